@@ -1,0 +1,157 @@
+# Hydra-C — top-level build.
+#
+#   make [all]        programs in build/bin, library build/libhydra.a
+#   make check        deps, build, unit + program tests (SANITIZE=1: ASan+UBSan)
+#   make check-gpu    GPU ops vs the CPU reference (skipped without a GPU)
+#   make demo         runs the pipeline on a default input
+#   make deps         installs missing Debian packages (as root) or names them
+#   make bench        benchmarks (bench/*.sh), figures on stdout
+#   make install      PREFIX=/usr/local: binaries and man pages
+#   make clean
+#
+# Options: NO_CUDA=1, SANITIZE=1, CC=..., OPT=...
+
+PREFIX    ?= /usr/local
+CC        ?= cc
+OPT       ?= -O2
+SHARED    ?= $(abspath ../shared)
+
+# Debian packages the project needs: named here and nowhere else.
+DEB_PACKAGES := build-essential pkg-config zlib1g-dev libzstd-dev libarchive-dev \
+	libhdf5-dev hdf5-tools libjansson-dev libexpat1-dev libssl-dev \
+	libopenblas-dev libcmocka-dev zstd gzip tar zip unzip
+
+PKGS := zlib libzstd libarchive jansson expat libcrypto hdf5 openblas
+TEST_PKGS := cmocka
+
+# ---------------------------------------------------------------- probes
+PKG_FOUND := $(foreach p,$(PKGS) $(TEST_PKGS),$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),$(p)))
+PKG_MISSING := $(filter-out $(PKG_FOUND),$(PKGS) $(TEST_PKGS))
+
+NVCC := $(if $(NO_CUDA),,$(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc)))
+CUDA_HOME := $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(NVCC)))
+HAVE_CUDNN := $(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h),y))
+HAVE_CUBLAS := $(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cublas_v2.h),y))
+HAVE_CUDA := $(if $(and $(NVCC),$(HAVE_CUDNN),$(HAVE_CUBLAS)),y)
+
+ifeq ($(filter deps clean help,$(MAKECMDGOALS)),)
+ifeq ($(MAKELEVEL),0)
+$(info hydra: libraries found: $(or $(PKG_FOUND),none))
+$(if $(PKG_MISSING),$(info hydra: libraries MISSING: $(PKG_MISSING) (run 'make deps')))
+$(info hydra: cuda: $(if $(NO_CUDA),disabled by NO_CUDA=1,$(if $(HAVE_CUDA),nvcc $(NVCC) with cuDNN and cuBLAS,$(if $(NVCC),nvcc found but cuDNN/cuBLAS missing: CPU only,not found: CPU only))))
+endif
+endif
+
+# ---------------------------------------------------------------- flags
+PKG_CFLAGS := $(if $(PKG_FOUND),$(shell pkg-config --cflags $(filter $(PKGS),$(PKG_FOUND))))
+PKG_LIBS   := $(if $(PKG_FOUND),$(shell pkg-config --libs $(filter $(PKGS),$(PKG_FOUND))))
+CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -Ilib $(PKG_CFLAGS) -fopenmp $(CFLAGS)
+LDLIBS_ALL := $(PKG_LIBS) -fopenmp -lm $(LDLIBS)
+ifneq ($(SANITIZE),)
+CFLAGS_ALL += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDLIBS_ALL += -fsanitize=address,undefined
+BUILD ?= build-san
+else
+BUILD ?= build
+endif
+ifneq ($(HAVE_CUDA),)
+CFLAGS_ALL += -DHY_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -lcudnn -lcublas -lcudart
+endif
+
+# ---------------------------------------------------------------- sources
+LIB_SRC  := $(sort $(shell find lib -name '*.c'))
+LIB_CU   := $(if $(HAVE_CUDA),$(sort $(shell find lib -name '*.cu')))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
+CMD_SRC  := $(sort $(wildcard cmd/*.c))
+PROGRAMS := $(CMD_SRC:cmd/%.c=%)
+BINS     := $(PROGRAMS:%=$(BUILD)/bin/%)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+LIBA     := $(BUILD)/libhydra.a
+
+.PHONY: all check check-gpu check-torch demo deps bench install clean test-run help
+.DEFAULT_GOAL := all
+
+all: $(BINS)
+
+# Rebuild everything when the flags change.
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_NOW := $(CC) $(CFLAGS_ALL) | $(LDLIBS_ALL) | $(NVCC)
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(FLAGS_NOW)' ]; then echo '$(FLAGS_NOW)' > $@; fi
+FORCE:
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.cu.o: %.cu $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) -O2 -Ilib -std=c++17 -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/bin/%: $(BUILD)/cmd/%.o $(LIBA)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDLIBS_ALL)
+
+$(BUILD)/tests/%.o: tests/unit/%.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBA)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(CMOCKA_LIBS) $(LDLIBS_ALL)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---------------------------------------------------------------- deps
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "hydra: all Debian packages present"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "hydra: installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else \
+	  echo "hydra: missing Debian packages; run as root:"; \
+	  echo "  apt-get update && apt-get install -y$$missing"; exit 1; \
+	fi
+
+# ---------------------------------------------------------------- tests
+check: deps
+	@$(MAKE) --no-print-directory test-run
+
+test-run: $(BINS) $(UNITS)
+	@BUILD=$(BUILD) SHARED=$(SHARED) sh tests/run.sh
+
+check-gpu: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) sh tests/gpu.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) SHARED=$(SHARED) sh pipelines/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@for b in bench/*.sh; do BUILD=$(BUILD) SHARED=$(SHARED) sh $$b || exit 1; done
+
+install: $(BINS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1
+
+clean:
+	rm -rf build build-san
+
+help:
+	@sed -n '3,13p' Makefile
