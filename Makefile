@@ -72,6 +72,8 @@ PROGRAMS := $(CMD_SRC:cmd/%.c=%)
 BINS     := $(PROGRAMS:%=$(BUILD)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIBA     := $(BUILD)/libhydra.a
 
 .PHONY: all check check-gpu check-torch demo deps bench install clean test-run help
@@ -110,6 +112,10 @@ $(BUILD)/tests/%.o: tests/unit/%.c $(FLAGS_STAMP)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBA)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
+$(BUILD)/bench/%: bench/%.c $(LIBA) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDLIBS_ALL)
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---------------------------------------------------------------- deps
@@ -142,7 +148,7 @@ demo: deps
 	@BUILD=$(BUILD) SHARED=$(SHARED) sh pipelines/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(BENCHES)
 	@for b in bench/*.sh; do BUILD=$(BUILD) SHARED=$(SHARED) sh $$b || exit 1; done
 
 install: $(BINS)
