@@ -1,0 +1,211 @@
+/* mjai-parse: game logs (mjai JSON lines, Tenhou mjlog XML, tenhou.net/6
+ * JSON, event streams; plain, gzip, zstd, tar/zip, directories) → event
+ * stream or mjai JSON lines. Option parsing and wiring only. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/status.h"
+#include "core/version.h"
+#include "events/event.h"
+#include "events/source.h"
+#include "events/stream.h"
+#include "io/input.h"
+#include "io/output.h"
+#include "mjai/mjai.h"
+
+static const char usage[] =
+	"usage: mjai-parse [options] [PATH...]\n"
+	"Reads game logs and writes a binary event stream (or mjai JSON lines).\n"
+	"PATH is a file, a directory (read recursively) or - for stdin (default).\n"
+	"Inputs may be mjai JSON lines, Tenhou mjlog XML, tenhou.net/6 JSON or\n"
+	"event streams, plain or gzip/zstd-compressed, or tar/zip archives of them.\n"
+	"\n"
+	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n"
+	"  -j, --json          write mjai JSON lines instead of the event stream\n"
+	"  -k, --keep-going    skip a bad game (counted) instead of failing\n"
+	"  -s, --stats         print games, kyoku and events per type to stderr\n"
+	"  -h, --help          show this help and exit\n"
+	"  -V, --version       show the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
+	"version mismatch.\n";
+
+static const char *prog = "mjai-parse";
+
+typedef struct run {
+	int json, keep_going, stats;
+	hy_output out;
+	hy_evs_writer *w;
+	uint64_t games, kyoku, events, skipped, docs;
+	uint64_t per_type[HY_EV_TYPE_COUNT];
+	int reported;       /* the failing game's message is already out */
+	hy_diag err;        /* write error, if any */
+} run;
+
+static void say(const hy_diag *d)
+{
+	char buf[1200];
+	fprintf(stderr, "%s: %s\n", prog, hy_diag_format(d, buf, sizeof buf));
+}
+
+static hy_status on_game(void *ctx, hy_game *g)
+{
+	run *r = ctx;
+	hy_status s = r->json ? hy_mjai_write_game(r->out.f, g)
+			      : hy_evs_write_game(r->w, g, &r->err);
+	if (s != HY_OK) {
+		if (r->json)
+			hy_diag_set(&r->err, s, 0, "write error");
+		return s;
+	}
+	r->games++;
+	r->events += g->n;
+	for (size_t i = 0; i < g->n; i++) {
+		r->per_type[g->ev[i].type]++;
+		r->kyoku += g->ev[i].type == HY_EV_START_KYOKU;
+	}
+	return HY_OK;
+}
+
+static hy_status on_bad(void *ctx, const hy_diag *d)
+{
+	run *r = ctx;
+	say(d);
+	if (!r->keep_going) {
+		r->reported = 1;
+		return d->status ? d->status : HY_EDATA;
+	}
+	r->skipped++;
+	return HY_OK;
+}
+
+static void print_stats(const run *r)
+{
+	fprintf(stderr, "%s: %llu documents, %llu games, %llu kyoku, %llu events",
+		prog, (unsigned long long)r->docs, (unsigned long long)r->games,
+		(unsigned long long)r->kyoku, (unsigned long long)r->events);
+	if (r->skipped)
+		fprintf(stderr, ", %llu bad games skipped", (unsigned long long)r->skipped);
+	fputc('\n', stderr);
+	for (int t = HY_EV_START_GAME; t < HY_EV_TYPE_COUNT; t++)
+		fprintf(stderr, "%s:   %-15s %llu\n", prog, hy_ev_type_name(t),
+			(unsigned long long)r->per_type[t]);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, 0, 'o'},
+		{"json", no_argument, 0, 'j'},
+		{"keep-going", no_argument, 0, 'k'},
+		{"stats", no_argument, 0, 's'},
+		{"help", no_argument, 0, 'h'},
+		{"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0},
+	};
+	run r;
+	memset(&r, 0, sizeof r);
+	hy_diag_init(&r.err, NULL);
+	const char *outpath = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "o:jksVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': outpath = optarg; break;
+		case 'j': r.json = 1; break;
+		case 'k': r.keep_going = 1; break;
+		case 's': r.stats = 1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case 'V': printf("mjai-parse (hydra-c) %s\n", HY_VERSION); return 0;
+		default:
+			fprintf(stderr, "%s: try 'mjai-parse --help'\n", prog);
+			return 2;
+		}
+	}
+	if ((!outpath || strcmp(outpath, "-") == 0) && !r.json && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: refusing to write a binary event stream to a terminal\n"
+			"hint: use -o FILE, a pipe, or --json\n", prog);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_DFL);
+
+	hy_diag d;
+	hy_diag_init(&d, outpath);
+	hy_status s = hy_output_open(&r.out, outpath, &d);
+	if (s != HY_OK) {
+		say(&d);
+		return hy_status_exit(s);
+	}
+	if (!r.json && (s = hy_evs_writer_open(&r.w, r.out.f)) != HY_OK) {
+		fprintf(stderr, "%s: %s\n", prog, hy_status_str(s));
+		hy_output_abort(&r.out);
+		return hy_status_exit(s);
+	}
+
+	hy_input *in = NULL;
+	const char *const *paths = (const char *const *)argv + optind;
+	s = hy_input_open(&in, paths, (size_t)(argc - optind));
+	hy_game_sink sink = {on_game, on_bad, &r};
+	hy_status first = HY_OK;
+	while (s == HY_OK) {
+		hy_doc doc;
+		hy_diag_init(&d, NULL);
+		s = hy_input_next(in, &doc, &d);
+		if (s == HY_STOP) {
+			s = HY_OK;
+			break;
+		}
+		if (s != HY_OK) {
+			say(&d);
+			if (r.keep_going && s != HY_ENOMEM) {
+				r.skipped++;
+				s = HY_OK;
+				continue;
+			}
+			break;
+		}
+		r.docs++;
+		s = hy_source_parse(doc.name, doc.data, doc.len, &sink, &d);
+		if (s == HY_OK || r.reported)
+			continue; /* a bad game is reported by on_bad */
+		if (r.err.status) {
+			say(&r.err); /* output failed: nothing more to do */
+			break;
+		}
+		if (d.msg[0])
+			say(&d);
+		else
+			fprintf(stderr, "%s: %s: %s\n", prog, doc.name, hy_status_str(s));
+		if (r.keep_going && s != HY_ENOMEM) {
+			r.skipped++;
+			s = HY_OK;
+		}
+	}
+	first = s;
+	if (in)
+		hy_input_close(in);
+
+	if (first == HY_OK && r.w) {
+		hy_evs_writer *w = r.w;
+		r.w = NULL;
+		first = hy_evs_writer_close(w, &r.err);
+		if (first != HY_OK)
+			say(&r.err);
+	}
+	if (first == HY_OK) {
+		hy_diag_init(&d, NULL);
+		first = hy_output_commit(&r.out, &d);
+		if (first != HY_OK && d.msg[0])
+			say(&d);
+	} else {
+		if (r.w)
+			hy_evs_writer_close(r.w, NULL);
+		hy_output_abort(&r.out);
+	}
+	if (r.stats || r.skipped)
+		print_stats(&r);
+	return hy_status_exit(first);
+}

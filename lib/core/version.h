@@ -1,0 +1,4 @@
+#ifndef HY_CORE_VERSION_H
+#define HY_CORE_VERSION_H
+#define HY_VERSION "0.1.0"
+#endif
