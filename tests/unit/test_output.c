@@ -1,0 +1,114 @@
+/* lib/io/output: atomic outputs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/output.h"
+
+static char dir[64];
+
+static int count_entries(void)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int setup(void **state)
+{
+	strcpy(dir, "/tmp/hydra-out.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_commit(void **state)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/a.bin", dir);
+	hy_output o;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	mode_t old = umask(022);
+	assert_int_equal(hy_output_open(&o, path, &d), HY_OK);
+	umask(old);
+	fputs("hello", o.f);
+	/* nothing at the target name until commit */
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(count_entries(), 1);
+	assert_int_equal(hy_output_commit(&o, &d), HY_OK);
+	FILE *f = fopen(path, "rb");
+	char buf[16] = {0};
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, sizeof buf, f), 5);
+	fclose(f);
+	assert_string_equal(buf, "hello");
+	assert_int_equal(count_entries(), 1);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644); /* umask-derived, not mkstemp's 0600 */
+}
+
+static void test_abort(void **state)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/b.bin", dir);
+	hy_output o;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	int before = count_entries();
+	assert_int_equal(hy_output_open(&o, path, &d), HY_OK);
+	fputs("partial", o.f);
+	hy_output_abort(&o);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(count_entries(), before);
+}
+
+static void test_bad_dir(void **state)
+{
+	hy_output o;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_output_open(&o, "/nonexistent-dir/x.bin", &d), HY_EIO);
+	assert_non_null(strstr(d.msg, "cannot create '/nonexistent-dir/x.bin'"));
+	assert_non_null(strstr(d.msg, "No such file"));
+}
+
+static void test_stdout(void **state)
+{
+	hy_output o;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_output_open(&o, "-", &d), HY_OK);
+	assert_ptr_equal(o.f, stdout);
+	assert_int_equal(hy_output_commit(&o, &d), HY_OK);
+	assert_int_equal(hy_output_open(&o, NULL, &d), HY_OK);
+	assert_ptr_equal(o.f, stdout);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_commit), cmocka_unit_test(test_abort),
+		cmocka_unit_test(test_bad_dir), cmocka_unit_test(test_stdout),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
