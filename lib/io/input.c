@@ -1,0 +1,972 @@
+/* The input layer (see input.h): paths → named documents.
+ *
+ * Layout of this file:
+ *   1. a streaming decoder for gzip (zlib, multi-member) and zstd
+ *      (multi-frame) over a buffer in memory, with truncation detection;
+ *   2. hy_decompress, built on it;
+ *   3. the sequence itself: a stack of path lists (the command line, then
+ *      one list per directory being walked) and at most one open archive.
+ *
+ * Content decides what a file is:
+ *   - gzip magic 1f 8b, zstd magic 28 b5 2f fd (or a zstd skippable frame)
+ *     → decompressed;
+ *   - after that, a tar header (valid "ustar" magic at 257 AND a valid header
+ *     checksum) or a zip local/end header ("PK\3\4" / "PK\5\6") at offset 0
+ *     → archive, read with libarchive, one document per regular entry named
+ *     "outer:entry/path" in archive order (hard links, directories and other
+ *     non-regular entries are skipped);
+ *   - anything else is one plain document.
+ *
+ * A compressed tar is decompressed by our own decoder and fed to libarchive
+ * in chunks through a read callback, so a tar.zst of many GB needs memory for
+ * the compressed file plus one entry, not for the whole tar. After the tar's
+ * end the decoder is drained to the end, so a truncated trailer is still an
+ * error. A zip needs seeking (we read its central directory, so a zip cut
+ * short is an error, not a shorter listing): it is opened from memory.
+ *
+ * Errors inside an archive: a bad entry payload (a truncated gzip entry)
+ * skips that entry only (source = "outer:entry"); a damaged archive skips the
+ * rest of the archive (source = the archive's path). */
+#include "io/input.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+/* Reports a failed library call with the call's name and our place. */
+#define LIBFAIL(d, st, call, detail) \
+	hy_diag_set((d), (st), 0, "%s failed: %s [%s:%d]", (call), (detail), __FILE__, __LINE__)
+
+enum { KIND_PLAIN = 0, KIND_GZIP = 1, KIND_ZSTD = 2 };
+
+static int magic_kind(const unsigned char *p, size_t len)
+{
+	if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return KIND_GZIP;
+	if (len >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd)
+		return KIND_ZSTD;
+	/* zstd skippable frame: 0x184D2A50..5F little-endian */
+	if (len >= 8 && (p[0] & 0xf0) == 0x50 && p[1] == 0x2a && p[2] == 0x4d && p[3] == 0x18)
+		return KIND_ZSTD;
+	return KIND_PLAIN;
+}
+
+/* Geometric growth of a buffer that always keeps room for a NUL after
+ * `need` bytes. */
+static hy_status grow(char **buf, size_t *cap, size_t need, hy_diag *d)
+{
+	if (need < *cap)
+		return HY_OK;
+	size_t n = *cap ? *cap : 4096;
+	while (n <= need) {
+		if (n > SIZE_MAX / 2)
+			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu bytes)", need);
+		n *= 2;
+	}
+	char *p = realloc(*buf, n);
+	if (!p)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu bytes)", n);
+	*buf = p;
+	*cap = n;
+	return HY_OK;
+}
+
+/* ------------------------------------------------------------ decoder */
+
+typedef struct unz {
+	int kind;
+	const unsigned char *in;
+	size_t len, pos;
+	z_stream zs;
+	int zs_live;        /* inflateInit2 succeeded */
+	int member_end;     /* gzip: between two members */
+	ZSTD_DCtx *zd;
+	size_t zret;        /* last ZSTD_decompressStream hint (0 = frame done) */
+	int done;
+} unz;
+
+static void unz_free(unz *u)
+{
+	if (u->zs_live)
+		inflateEnd(&u->zs);
+	u->zs_live = 0;
+	ZSTD_freeDCtx(u->zd); /* accepts NULL */
+	u->zd = NULL;
+}
+
+static hy_status unz_init(unz *u, int kind, const void *in, size_t len, hy_diag *d)
+{
+	memset(u, 0, sizeof *u);
+	u->kind = kind;
+	u->in = in;
+	u->len = len;
+	if (kind == KIND_GZIP) {
+		int r = inflateInit2(&u->zs, 16 + MAX_WBITS);
+		if (r != Z_OK)
+			return LIBFAIL(d, r == Z_MEM_ERROR ? HY_ENOMEM : HY_EIO, "inflateInit2",
+				       u->zs.msg ? u->zs.msg : zError(r));
+		u->zs_live = 1;
+	} else {
+		u->zd = ZSTD_createDCtx();
+		if (!u->zd)
+			return LIBFAIL(d, HY_ENOMEM, "ZSTD_createDCtx", "out of memory");
+		u->zret = 1;
+	}
+	return HY_OK;
+}
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+static hy_status gz_read(unz *u, unsigned char *out, size_t cap, size_t *got, hy_diag *d)
+{
+	size_t produced = 0;
+	while (produced < cap && !u->done) {
+		if (u->member_end) {
+			size_t rest = u->len - u->pos;
+			/* like gzip(1): zero padding after the last member is fine */
+			if (rest == 0 || all_zero(u->in + u->pos, rest)) {
+				u->done = 1;
+				break;
+			}
+			if (rest < 2 || u->in[u->pos] != 0x1f || u->in[u->pos + 1] != 0x8b)
+				return hy_diag_set(d, HY_EDATA, 0,
+						   "trailing garbage after gzip stream (byte %zu)", u->pos);
+			int r = inflateReset(&u->zs);
+			if (r != Z_OK)
+				return LIBFAIL(d, HY_EIO, "inflateReset", zError(r));
+			u->member_end = 0;
+		}
+		size_t in_n = u->len - u->pos, out_n = cap - produced;
+		u->zs.next_in = (unsigned char *)u->in + u->pos;
+		u->zs.avail_in = in_n > UINT_MAX ? UINT_MAX : (uInt)in_n;
+		u->zs.next_out = out + produced;
+		u->zs.avail_out = out_n > UINT_MAX ? UINT_MAX : (uInt)out_n;
+		uInt ain = u->zs.avail_in, aout = u->zs.avail_out;
+		int r = inflate(&u->zs, Z_NO_FLUSH);
+		u->pos += ain - u->zs.avail_in;
+		produced += aout - u->zs.avail_out;
+		switch (r) {
+		case Z_STREAM_END:
+			u->member_end = 1;
+			break;
+		case Z_OK:
+			break;
+		case Z_BUF_ERROR: /* no progress possible: input exhausted */
+			if (u->pos == u->len)
+				return hy_diag_set(d, HY_ETRUNC, 0, "truncated gzip stream");
+			return LIBFAIL(d, HY_EIO, "inflate", "no progress");
+		case Z_MEM_ERROR:
+			return LIBFAIL(d, HY_ENOMEM, "inflate", "out of memory");
+		case Z_NEED_DICT:
+			return hy_diag_set(d, HY_EDATA, 0, "corrupt gzip stream: needs a preset dictionary");
+		default: /* Z_DATA_ERROR, Z_STREAM_ERROR */
+			return hy_diag_set(d, HY_EDATA, 0, "corrupt gzip stream: %s",
+					   u->zs.msg ? u->zs.msg : zError(r));
+		}
+	}
+	*got = produced;
+	return HY_OK;
+}
+
+static hy_status zst_read(unz *u, unsigned char *out, size_t cap, size_t *got, hy_diag *d)
+{
+	size_t produced = 0;
+	while (produced < cap && !u->done) {
+		if (u->pos == u->len && u->zret == 0) {
+			u->done = 1;
+			break;
+		}
+		ZSTD_inBuffer ib = { u->in, u->len, u->pos };
+		ZSTD_outBuffer ob = { out, cap, produced };
+		size_t r = ZSTD_decompressStream(u->zd, &ob, &ib);
+		if (ZSTD_isError(r)) {
+			if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
+				return LIBFAIL(d, HY_ENOMEM, "ZSTD_decompressStream", ZSTD_getErrorName(r));
+			return hy_diag_set(d, HY_EDATA, 0, "corrupt zstd stream: %s",
+					   ZSTD_getErrorName(r));
+		}
+		int progress = ib.pos != u->pos || ob.pos != produced;
+		u->pos = ib.pos;
+		produced = ob.pos;
+		u->zret = r;
+		if (r == 0 && u->pos == u->len) {
+			u->done = 1;
+		} else if (!progress) {
+			if (u->pos == u->len)
+				return hy_diag_set(d, HY_ETRUNC, 0, "truncated zstd stream");
+			return LIBFAIL(d, HY_EIO, "ZSTD_decompressStream", "no progress");
+		}
+	}
+	*got = produced;
+	return HY_OK;
+}
+
+/* Fills out[0..cap) as far as the stream goes; *got == 0 only at the end. */
+static hy_status unz_read(unz *u, void *out, size_t cap, size_t *got, hy_diag *d)
+{
+	*got = 0;
+	if (u->kind == KIND_GZIP)
+		return gz_read(u, out, cap, got, d);
+	return zst_read(u, out, cap, got, d);
+}
+
+/* Decodes the rest of u into *buf (which already holds *len bytes),
+ * growing it geometrically; NUL-terminates. */
+static hy_status unz_read_all(unz *u, char **buf, size_t *len, size_t *cap, hy_diag *d)
+{
+	for (;;) {
+		hy_status s = grow(buf, cap, *len + 1, d); /* room for ≥1 byte + NUL */
+		if (s != HY_OK)
+			return s;
+		size_t got;
+		s = unz_read(u, *buf + *len, *cap - *len - 1, &got, d);
+		if (s != HY_OK)
+			return s;
+		*len += got;
+		if (u->done)
+			break;
+	}
+	(*buf)[*len] = '\0';
+	return HY_OK;
+}
+
+/* A first guess at the decoded size, so that most buffers are sized once. */
+static size_t size_hint(int kind, const unsigned char *p, size_t len)
+{
+	size_t h = len < SIZE_MAX / 4 ? len * 4 : len;
+	if (kind == KIND_GZIP && len >= 18) {
+		/* ISIZE of the last member: exact for single-member files < 4 GiB */
+		const unsigned char *t = p + len - 4;
+		size_t isize = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
+		if (isize > len && isize / 1032 <= len) /* deflate ratio ≤ 1032:1 */
+			h = isize + 2; /* + NUL + 1 byte to see the end without growing */
+	} else if (kind == KIND_ZSTD) {
+		unsigned long long fcs = ZSTD_getFrameContentSize(p, len);
+		if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != ZSTD_CONTENTSIZE_ERROR &&
+		    fcs < (unsigned long long)len * 64 + (1u << 20))
+			h = (size_t)fcs + 2;
+	}
+	return h < 4096 ? 4096 : h;
+}
+
+hy_status hy_decompress(const char *data, size_t len, char **out, size_t *outlen,
+			int *kind, hy_diag *d)
+{
+	*out = NULL;
+	*outlen = 0;
+	*kind = magic_kind((const unsigned char *)data, len);
+	if (*kind == KIND_PLAIN)
+		return HY_OK;
+	unz u;
+	hy_status s = unz_init(&u, *kind, data, len, d);
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	if (s == HY_OK) {
+		cap = size_hint(*kind, (const unsigned char *)data, len);
+		buf = malloc(cap);
+		if (!buf)
+			s = hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu bytes)", cap);
+	}
+	if (s == HY_OK)
+		s = unz_read_all(&u, &buf, &n, &cap, d);
+	unz_free(&u);
+	if (s != HY_OK) {
+		free(buf);
+		return s;
+	}
+	*out = buf;
+	*outlen = n;
+	return HY_OK;
+}
+
+/* ------------------------------------------------------------ detection */
+
+static unsigned long parse_octal(const unsigned char *p, size_t n, int *ok)
+{
+	size_t i = 0;
+	unsigned long v = 0;
+	while (i < n && p[i] == ' ')
+		i++;
+	size_t start = i;
+	while (i < n && p[i] >= '0' && p[i] <= '7')
+		v = v * 8 + (p[i++] - '0');
+	*ok = i > start && (i == n || p[i] == ' ' || p[i] == '\0');
+	return v;
+}
+
+/* A tar header: "ustar" at 257 and a matching header checksum. */
+static int is_tar(const unsigned char *p, size_t len)
+{
+	if (len < 512 || memcmp(p + 257, "ustar", 5) != 0)
+		return 0;
+	int ok;
+	unsigned long want = parse_octal(p + 148, 8, &ok);
+	if (!ok)
+		return 0;
+	unsigned long su = 0;
+	long ss = 0;
+	for (int i = 0; i < 512; i++) {
+		unsigned char c = (i >= 148 && i < 156) ? ' ' : p[i];
+		su += c;
+		ss += (signed char)c;
+	}
+	return want == su || (long)want == ss;
+}
+
+static int is_zip(const unsigned char *p, size_t len)
+{
+	return len >= 4 && p[0] == 'P' && p[1] == 'K' &&
+	       ((p[2] == 3 && p[3] == 4) || (p[2] == 5 && p[3] == 6));
+}
+
+/* ------------------------------------------------------------ sequence */
+
+typedef struct frame {
+	char **names;   /* full paths */
+	size_t n, i;
+	int is_dir;
+	dev_t dev;
+	ino_t ino;
+} frame;
+
+/* Feeds libarchive decoded chunks of a compressed tar. */
+typedef struct arc_src {
+	unz u;
+	int live;
+	char *buf;        /* owned; holds the already-decoded prefix first */
+	size_t cap, prefix;
+	int prefix_served;
+	hy_diag err;      /* the decoder's own diagnostic, if it failed */
+	int failed;
+} arc_src;
+
+struct hy_input {
+	frame *stack;
+	size_t depth, stack_cap;
+	char *raw;          /* bytes of the current file */
+	size_t rawlen;
+	char *dec;          /* decoded file (plain .gz/.zst document) */
+	char *ent;          /* current archive entry, reused */
+	size_t entcap;
+	char *entdec;       /* decoded archive entry */
+	char *name;         /* name of the current document */
+	/* the open archive */
+	struct archive *ar;
+	char *arc_name;     /* outer path, as given */
+	const char *arc_fmt;
+	int arc_kind;
+	char *arc_mem;      /* decoded zip held in memory (owned) */
+	arc_src src;
+};
+
+static void free_names(frame *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->names[i]);
+	free(f->names);
+	f->names = NULL;
+	f->n = f->i = 0;
+}
+
+static hy_status push_frame(hy_input *in, frame f, hy_diag *d)
+{
+	if (in->depth == in->stack_cap) {
+		size_t n = in->stack_cap ? in->stack_cap * 2 : 8;
+		frame *p = realloc(in->stack, n * sizeof *p);
+		if (!p) {
+			free_names(&f);
+			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+		}
+		in->stack = p;
+		in->stack_cap = n;
+	}
+	in->stack[in->depth++] = f;
+	return HY_OK;
+}
+
+hy_status hy_input_open(hy_input **inp, const char *const *paths, size_t npaths)
+{
+	if (!inp || (npaths && !paths))
+		return HY_EUSAGE;
+	*inp = NULL;
+	hy_input *in = calloc(1, sizeof *in);
+	if (!in)
+		return HY_ENOMEM;
+	frame f = { 0 };
+	size_t n = npaths ? npaths : 1;
+	f.names = calloc(n, sizeof *f.names);
+	if (!f.names) {
+		free(in);
+		return HY_ENOMEM;
+	}
+	f.n = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = npaths ? paths[i] : "-";
+		if (!p || !(f.names[i] = strdup(p))) {
+			free_names(&f);
+			free(in);
+			return p ? HY_ENOMEM : HY_EUSAGE;
+		}
+	}
+	hy_status s = push_frame(in, f, NULL);
+	if (s != HY_OK) {
+		free(in);
+		return s;
+	}
+	*inp = in;
+	return HY_OK;
+}
+
+static void close_archive(hy_input *in)
+{
+	if (in->ar)
+		archive_read_free(in->ar);
+	in->ar = NULL;
+	if (in->src.live)
+		unz_free(&in->src.u);
+	free(in->src.buf);
+	memset(&in->src, 0, sizeof in->src);
+	free(in->arc_mem);
+	in->arc_mem = NULL;
+	free(in->arc_name);
+	in->arc_name = NULL;
+	free(in->raw);
+	in->raw = NULL;
+	in->rawlen = 0;
+}
+
+/* Releases what the previous document held (not the open archive). */
+static void drop_doc(hy_input *in)
+{
+	free(in->name);
+	in->name = NULL;
+	free(in->dec);
+	in->dec = NULL;
+	free(in->entdec);
+	in->entdec = NULL;
+	if (!in->ar) {
+		free(in->raw);
+		in->raw = NULL;
+		in->rawlen = 0;
+	}
+}
+
+void hy_input_close(hy_input *in)
+{
+	if (!in)
+		return;
+	close_archive(in);
+	drop_doc(in);
+	free(in->ent);
+	while (in->depth)
+		free_names(&in->stack[--in->depth]);
+	free(in->stack);
+	free(in);
+}
+
+/* Fails with d->source = source. */
+static hy_status fail(hy_diag *d, const char *source, hy_status s, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static hy_status fail(hy_diag *d, const char *source, hy_status s, const char *fmt, ...)
+{
+	if (!d)
+		return s;
+	hy_diag_init(d, source);
+	d->status = s;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Copies a diagnostic made without a source into d, with source. */
+static hy_status fail_with(hy_diag *d, const char *source, hy_status s, const hy_diag *tmp)
+{
+	return fail(d, source, s, "%s", tmp->msg);
+}
+
+static const char *display(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "(stdin)" : path;
+}
+
+static char *join2(const char *a, const char *sep, const char *b)
+{
+	size_t na = strlen(a), ns = strlen(sep), nb = strlen(b);
+	char *p = malloc(na + ns + nb + 1);
+	if (p) {
+		memcpy(p, a, na);
+		memcpy(p + na, sep, ns);
+		memcpy(p + na + ns, b, nb + 1);
+	}
+	return p;
+}
+
+/* Reads fd to its end into a fresh buffer (NUL-terminated). */
+static hy_status read_fd(int fd, size_t hint, char **out, size_t *outlen, hy_diag *d)
+{
+	size_t cap = hint < SIZE_MAX - 2 ? hint + 2 : hint, len = 0;
+	if (cap < 65536)
+		cap = 65536;
+	char *buf = malloc(cap);
+	if (!buf)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu bytes)", cap);
+	for (;;) {
+		if (len + 1 >= cap) {
+			hy_status s = grow(&buf, &cap, len + 1, d);
+			if (s != HY_OK) {
+				free(buf);
+				return s;
+			}
+		}
+		size_t want = cap - len - 1;
+		if (want > (1u << 30))
+			want = 1u << 30;
+		ssize_t r = read(fd, buf + len, want);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			return hy_diag_set(d, HY_EIO, 0, "read error: %s", strerror(e));
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	return HY_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Lists a directory (fd is consumed) into a new frame. */
+static hy_status open_dir(hy_input *in, int fd, const char *path, const struct stat *st, hy_diag *d)
+{
+	for (size_t i = 0; i < in->depth; i++) {
+		if (in->stack[i].is_dir && in->stack[i].dev == st->st_dev && in->stack[i].ino == st->st_ino) {
+			close(fd);
+			return fail(d, path, HY_EIO, "directory loop: a link back to a directory being read");
+		}
+	}
+	DIR *dir = fdopendir(fd);
+	if (!dir) {
+		int e = errno;
+		close(fd);
+		return fail(d, path, HY_EIO, "cannot read directory: %s", strerror(e));
+	}
+	frame f = { .is_dir = 1, .dev = st->st_dev, .ino = st->st_ino };
+	size_t cap = 0;
+	hy_status s = HY_OK;
+	const char *sep = (*path && path[strlen(path) - 1] == '/') ? "" : "/";
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(dir);
+		if (!e) {
+			if (errno)
+				s = fail(d, path, HY_EIO, "cannot read directory: %s", strerror(errno));
+			break;
+		}
+		if (e->d_name[0] == '.')
+			continue;
+		if (f.n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			char **p = realloc(f.names, nc * sizeof *p);
+			if (!p) {
+				s = fail(d, path, HY_ENOMEM, "out of memory");
+				break;
+			}
+			f.names = p;
+			cap = nc;
+		}
+		if (!(f.names[f.n] = join2(path, sep, e->d_name))) {
+			s = fail(d, path, HY_ENOMEM, "out of memory");
+			break;
+		}
+		f.n++;
+	}
+	closedir(dir);
+	if (s != HY_OK) {
+		free_names(&f);
+		return s;
+	}
+	/* full paths share the prefix, so this is strcmp order of the names */
+	if (f.n > 1)
+		qsort(f.names, f.n, sizeof *f.names, cmp_str);
+	hy_status ps = push_frame(in, f, d);
+	if (ps != HY_OK)
+		return fail(d, path, ps, "out of memory");
+	return HY_OK;
+}
+
+static la_ssize_t arc_read_cb(struct archive *a, void *ctx, const void **buf)
+{
+	arc_src *src = ctx;
+	*buf = src->buf;
+	if (!src->prefix_served) {
+		src->prefix_served = 1;
+		if (src->prefix)
+			return (la_ssize_t)src->prefix;
+	}
+	size_t got;
+	hy_diag_init(&src->err, NULL);
+	if (unz_read(&src->u, src->buf, src->cap, &got, &src->err) != HY_OK) {
+		src->failed = 1;
+		archive_set_error(a, EIO, "%s", src->err.msg);
+		return ARCHIVE_FATAL;
+	}
+	return (la_ssize_t)got;
+}
+
+/* Error from libarchive (or from our decoder under it); closes the archive. */
+static hy_status archive_fail(hy_input *in, hy_diag *d, const char *what)
+{
+	hy_status s;
+	if (in->src.failed) {
+		s = fail_with(d, display(in->arc_name), in->src.err.status, &in->src.err);
+	} else {
+		const char *m = in->ar ? archive_error_string(in->ar) : NULL;
+		if (!m)
+			m = "unknown error";
+		s = strstr(m, "runcated") ? HY_ETRUNC : HY_EDATA;
+		if (strcmp(in->arc_fmt, "zip") == 0 && strstr(m, "Unrecognized archive format"))
+			m = "end of central directory not found (truncated?)";
+		fail(d, display(in->arc_name), s, "corrupt %s archive: %s%s", in->arc_fmt, m, what);
+	}
+	close_archive(in);
+	return s;
+}
+
+/* Opens an archive over in->raw (kind = outer compression, decoded prefix
+ * in *prefix, taken over) and transfers raw ownership to the archive. */
+static hy_status open_archive(hy_input *in, const char *path, int kind, int zip,
+			      char **prefix, size_t prefixlen, size_t prefixcap, hy_diag *d)
+{
+	in->arc_kind = kind;
+	in->arc_fmt = zip ? "zip" : "tar";
+	in->arc_name = strdup(path);
+	in->ar = archive_read_new();
+	if (!in->arc_name || !in->ar) {
+		free(*prefix);
+		*prefix = NULL;
+		close_archive(in);
+		return fail(d, display(path), HY_ENOMEM, "out of memory");
+	}
+	int r = zip ? archive_read_support_format_zip_seekable(in->ar)
+		    : archive_read_support_format_tar(in->ar);
+	if (r != ARCHIVE_OK) {
+		free(*prefix);
+		*prefix = NULL;
+		return archive_fail(in, d, "");
+	}
+	if (kind != KIND_PLAIN && !zip) {
+		/* stream the decoded tar: prefix first, then chunks */
+		in->src.buf = *prefix;
+		in->src.cap = prefixcap;
+		in->src.prefix = prefixlen;
+		*prefix = NULL;
+		r = archive_read_open(in->ar, &in->src, NULL, arc_read_cb, NULL);
+	} else if (kind != KIND_PLAIN) {
+		/* a compressed zip: decode whole, then read it from memory */
+		hy_diag tmp;
+		hy_diag_init(&tmp, NULL);
+		size_t len = prefixlen, cap = prefixcap;
+		char *buf = *prefix;
+		*prefix = NULL;
+		hy_status s = unz_read_all(&in->src.u, &buf, &len, &cap, &tmp);
+		unz_free(&in->src.u);
+		in->src.live = 0;
+		in->arc_mem = buf;
+		free(in->raw); /* the compressed bytes are no longer needed */
+		in->raw = NULL;
+		in->rawlen = 0;
+		if (s != HY_OK) {
+			close_archive(in);
+			return fail_with(d, display(path), s, &tmp);
+		}
+		r = archive_read_open_memory(in->ar, in->arc_mem, len);
+	} else {
+		r = archive_read_open_memory(in->ar, in->raw, in->rawlen);
+	}
+	if (r != ARCHIVE_OK)
+		return archive_fail(in, d, "");
+	return HY_OK;
+}
+
+/* Next regular entry of the open archive: HY_OK (doc filled), HY_STOP at
+ * its end (archive closed), or an error. */
+static hy_status archive_next(hy_input *in, hy_doc *doc, hy_diag *d)
+{
+	for (;;) {
+		struct archive_entry *e;
+		int r = archive_read_next_header(in->ar, &e);
+		if (r == ARCHIVE_EOF) {
+			if (in->src.live) {
+				/* the tar ended: the compressed stream must end cleanly too */
+				hy_diag tmp;
+				hy_diag_init(&tmp, NULL);
+				size_t got;
+				hy_status s;
+				do
+					s = unz_read(&in->src.u, in->src.buf, in->src.cap, &got, &tmp);
+				while (s == HY_OK && got);
+				if (s != HY_OK) {
+					s = fail_with(d, display(in->arc_name), s, &tmp);
+					close_archive(in);
+					return s;
+				}
+			}
+			close_archive(in);
+			return HY_STOP;
+		}
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) /* RETRY: a damaged header */
+			return archive_fail(in, d, "");
+		if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e))
+			continue;
+		const char *ep = archive_entry_pathname(e);
+		if (!ep)
+			ep = archive_entry_pathname_utf8(e);
+		if (!ep)
+			ep = "(unnamed)";
+		char *name = join2(display(in->arc_name), ":", ep);
+		if (!name) {
+			close_archive(in);
+			return fail(d, display(in->arc_name), HY_ENOMEM, "out of memory");
+		}
+		/* read the entry's data */
+		size_t len = 0;
+		if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0) {
+			int64_t sz = archive_entry_size(e);
+			size_t want = sz > (1 << 28) ? (1u << 28) : (size_t)sz;
+			hy_diag tmp;
+			hy_diag_init(&tmp, NULL);
+			if (grow(&in->ent, &in->entcap, want + 1, &tmp) != HY_OK) {
+				close_archive(in);
+				free(name);
+				return fail_with(d, display(in->arc_name), HY_ENOMEM, &tmp);
+			}
+		}
+		for (;;) {
+			hy_diag tmp;
+			hy_diag_init(&tmp, NULL);
+			if (grow(&in->ent, &in->entcap, len + 1, &tmp) != HY_OK) {
+				close_archive(in);
+				free(name);
+				return fail_with(d, display(in->arc_name), HY_ENOMEM, &tmp);
+			}
+			la_ssize_t n = archive_read_data(in->ar, in->ent + len, in->entcap - len - 1);
+			if (n == 0)
+				break;
+			if (n < 0) { /* ARCHIVE_WARN included: e.g. a zip CRC mismatch */
+				char what[600];
+				snprintf(what, sizeof what, " (entry '%s')", ep);
+				free(name);
+				return archive_fail(in, d, what);
+			}
+			len += (size_t)n;
+		}
+		in->ent[len] = '\0';
+		/* an entry that is itself compressed */
+		char *out;
+		size_t outlen;
+		int kind;
+		hy_diag tmp;
+		hy_diag_init(&tmp, NULL);
+		hy_status s = hy_decompress(in->ent, len, &out, &outlen, &kind, &tmp);
+		if (s != HY_OK) {
+			s = fail_with(d, name, s, &tmp);
+			free(name);
+			return s; /* the archive goes on with its next entry */
+		}
+		in->name = name;
+		in->entdec = out;
+		doc->name = name;
+		doc->data = out ? out : in->ent;
+		doc->len = out ? outlen : len;
+		doc->compressed = in->arc_kind ? in->arc_kind : kind;
+		return HY_OK;
+	}
+}
+
+/* Handles one file's bytes (in->raw): a document, or an opened archive
+ * (HY_STOP: nothing to deliver yet), or an error. */
+static hy_status take_file(hy_input *in, const char *path, hy_doc *doc, hy_diag *d)
+{
+	const unsigned char *raw = (const unsigned char *)in->raw;
+	int kind = magic_kind(raw, in->rawlen);
+	if (kind == KIND_PLAIN) {
+		int zip = is_zip(raw, in->rawlen);
+		if (zip || is_tar(raw, in->rawlen)) {
+			char *none = NULL;
+			hy_status s = open_archive(in, path, KIND_PLAIN, zip, &none, 0, 0, d);
+			return s == HY_OK ? HY_STOP : s;
+		}
+		if (!(in->name = strdup(path)))
+			return fail(d, display(path), HY_ENOMEM, "out of memory");
+		doc->name = in->name;
+		doc->data = in->raw;
+		doc->len = in->rawlen;
+		doc->compressed = 0;
+		return HY_OK;
+	}
+	/* decode a prefix (≥ 512 bytes when there is that much) to decide */
+	hy_diag tmp;
+	hy_diag_init(&tmp, NULL);
+	unz *u = &in->src.u;
+	hy_status s = unz_init(u, kind, raw, in->rawlen, &tmp);
+	if (s != HY_OK) {
+		unz_free(u);
+		return fail_with(d, display(path), s, &tmp);
+	}
+	in->src.live = 1;
+	size_t cap = 1u << 20, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		s = hy_diag_set(&tmp, HY_ENOMEM, 0, "out of memory (%zu bytes)", cap);
+	if (s == HY_OK)
+		s = unz_read(u, buf, 65536, &len, &tmp);
+	if (s == HY_OK) {
+		int zip = is_zip((unsigned char *)buf, len);
+		if (zip || is_tar((unsigned char *)buf, len)) {
+			s = open_archive(in, path, kind, zip, &buf, len, cap, d);
+			return s == HY_OK ? HY_STOP : s;
+		}
+		/* a plain document: size the buffer once from the header's hint */
+		size_t h = size_hint(kind, raw, in->rawlen);
+		if (!u->done && h > cap) {
+			char *p = realloc(buf, h);
+			if (p) {
+				buf = p;
+				cap = h;
+			}
+		}
+		s = unz_read_all(u, &buf, &len, &cap, &tmp);
+	}
+	unz_free(u);
+	in->src.live = 0;
+	if (s != HY_OK) {
+		free(buf);
+		return fail_with(d, display(path), s, &tmp);
+	}
+	/* shrink a generous buffer, free the compressed bytes */
+	if (cap - len > len / 4 + 4096) {
+		char *p = realloc(buf, len + 1);
+		if (p)
+			buf = p;
+	}
+	free(in->raw);
+	in->raw = NULL;
+	in->rawlen = 0;
+	in->dec = buf;
+	if (!(in->name = strdup(path)))
+		return fail(d, display(path), HY_ENOMEM, "out of memory");
+	doc->name = in->name;
+	doc->data = buf;
+	doc->len = len;
+	doc->compressed = kind;
+	return HY_OK;
+}
+
+/* One path from the stack: a document (HY_OK), nothing yet (HY_STOP: a
+ * directory was pushed, an archive opened, an entry skipped), or an error. */
+static hy_status take_path(hy_input *in, const char *path, int in_dir, hy_doc *doc, hy_diag *d)
+{
+	int fd;
+	int is_stdin = !in_dir && strcmp(path, "-") == 0;
+	struct stat st;
+	if (is_stdin) {
+		fd = STDIN_FILENO;
+	} else {
+		/* in a tree, a fifo must not block us: it is skipped below */
+		do
+			fd = open(path, O_RDONLY | O_CLOEXEC | (in_dir ? O_NONBLOCK : 0));
+		while (fd < 0 && errno == EINTR);
+		if (fd < 0)
+			return fail(d, path, HY_EIO, "cannot open: %s", strerror(errno));
+	}
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		if (!is_stdin)
+			close(fd);
+		return fail(d, display(path), HY_EIO, "cannot stat: %s", strerror(e));
+	}
+	if (S_ISDIR(st.st_mode) && !is_stdin) {
+		hy_status s = open_dir(in, fd, path, &st, d);
+		return s == HY_OK ? HY_STOP : s;
+	}
+	if (in_dir && !S_ISREG(st.st_mode)) { /* fifos, sockets, devices in a tree */
+		close(fd);
+		return HY_STOP;
+	}
+	hy_diag tmp;
+	hy_diag_init(&tmp, NULL);
+	size_t hint = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size : 0;
+	hy_status s = read_fd(fd, hint, &in->raw, &in->rawlen, &tmp);
+	if (!is_stdin)
+		close(fd);
+	if (s != HY_OK)
+		return fail_with(d, display(path), s, &tmp);
+	s = take_file(in, path, doc, d);
+	return s;
+}
+
+hy_status hy_input_next(hy_input *in, hy_doc *doc, hy_diag *d)
+{
+	memset(doc, 0, sizeof *doc);
+	if (!in)
+		return fail(d, NULL, HY_EUSAGE, "no input");
+	drop_doc(in);
+	for (;;) {
+		hy_status s;
+		if (in->ar) {
+			s = archive_next(in, doc, d);
+			if (s == HY_STOP)
+				continue;
+			if (s != HY_OK)
+				memset(doc, 0, sizeof *doc);
+			return s;
+		}
+		if (!in->depth)
+			return HY_STOP;
+		frame *f = &in->stack[in->depth - 1];
+		if (f->i == f->n) {
+			free_names(f);
+			in->depth--;
+			continue;
+		}
+		const char *path = f->names[f->i++];
+		s = take_path(in, path, f->is_dir, doc, d);
+		if (s == HY_STOP)
+			continue;
+		if (s != HY_OK) {
+			memset(doc, 0, sizeof *doc);
+			drop_doc(in);
+		}
+		return s;
+	}
+}
