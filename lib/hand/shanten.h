@@ -38,4 +38,8 @@ int hy_ukeire(const uint8_t c[34], int nmelds, const uint8_t *visible, uint64_t 
  * best value. Used by the encoder for every decision. */
 int hy_shanten_discards(const uint8_t c[34], int nmelds, int8_t out[34]);
 
+/* Standard-form shanten computed directly (a DP per suit, no tables, no
+ * SIMD): the slow reference the fast path is tested against. */
+int hy_shanten_standard_ref(const uint8_t c[34], int nmelds);
+
 #endif

@@ -127,7 +127,7 @@ static char *slow_variant(const char *p, size_t n, size_t *outlen)
 }
 
 /* Parses the line as given and with an escaped "type" key; the results
- * must agree. Returns the status of the normal parse. *
+ * must agree. Returns the status of the normal parse. */
 static hy_status parse_both(hy_game *g, const char *p, size_t n, uint32_t line, hy_event *ev,
 			    hy_diag *d, int *agree)
 {
