@@ -18,7 +18,7 @@ expect_err "try 'mjai-parse --help'"
 find "$DATA/logs" -type f \( -name '*.json' -o -name '*.jsonl' -o -name '*.mjson' \) | sort > "$T/cand"
 : > "$T/mjai"
 while read -r f; do
-	head -c 200 "$f" | grep -q '"type"' && echo "$f" >> "$T/mjai"
+	head -c 200 "$f" | grep '"type"' | grep -vq '"type":"hello"' && echo "$f" >> "$T/mjai"
 done < "$T/cand"
 n=$(wc -l < "$T/mjai")
 [ "$n" -ge 10 ] || fail "found only $n mjai logs"
@@ -117,7 +117,12 @@ expect_err "magic.bin: unrecognised input format"
 expect_exit 3 "$P" --json "$T/newer.bin"
 expect_err "newer.bin.*version 9 is newer"
 # golden streams of the format spec
-expect_exit 0 "$P" --json "$GOLDEN/events/good.bin"
+expect_exit 0 "$P" --json "$GOLDEN/events/empty.bin"
+[ ! -s "$T/out" ] || fail "empty.bin gave events"
+# good.bin is a valid stream of synthetic games that are not valid mjai games:
+# the check names the game's own provenance (source and line) from the stream
+expect_exit 1 "$P" --json "$GOLDEN/events/good.bin"
+expect_err "logs/2024/.*\.mjson:21: start_kyoku: missing or bad dora_marker"
 for b in bad-magic newer-version truncated no-trailer bad-crc; do
 	"$P" --json "$GOLDEN/events/$b.bin" > /dev/null 2>&1 && fail "$b.bin accepted"
 done

@@ -1,0 +1,93 @@
+#!/bin/sh
+# mjai-parse on Tenhou logs: mjlog XML and tenhou.net/6 JSON give the same
+# events; gzip mjlog; truncated logs; sanma rejection; score chains.
+. tests/shell/lib.sh
+need_data
+P="$BIN/mjai-parse"
+PY=python3
+MJX="$DATA/logs/mjx-project_mjx/tests_py/resources"
+TSU="$DATA/logs/tsubakisakura_mjlog2json/data"
+
+# same game, two formats, identical events (names aside: mjscore anonymises them)
+n=0
+for x in "$MJX"/mjlog/20*gm-*.mjlog; do
+	case $x in *-no-*) continue;; esac
+	id=$(basename "$x" .mjlog)
+	j="$MJX/mjscore/$id.json"
+	[ -f "$j" ] || continue
+	"$P" --json "$x" | grep -v '"start_game"' > "$T/a.json" || fail "convert $x"
+	"$P" --json "$j" | grep -v '"start_game"' > "$T/b.json" || fail "convert $j"
+	$PY tests/shell/jsoneq.py "$T/a.json" "$T/b.json" || fail "$id: mjlog and tenhou.net/6 differ"
+	n=$((n + 1))
+done
+[ "$n" -ge 30 ] || fail "only $n mjlog/mjscore pairs compared"
+for x in "$TSU"/*.xml; do
+	j="${x%.xml}.json"
+	"$P" --json "$x" > "$T/a.json" || fail "convert $x"
+	"$P" --json "$j" > "$T/b.json" || fail "convert $j"
+	$PY tests/shell/jsoneq.py "$T/a.json" "$T/b.json" || fail "$(basename "$x"): formats differ (names included)"
+done
+
+# score chains: start scores + deltas - 1000 per accepted riichi = next start,
+# and the last kyoku's end = end_game scores (leftover sticks to the top)
+"$P" --json "$MJX/mjlog" "$TSU" > "$T/all.json" 2>"$T/err" && fail "truncated copies accepted"
+"$P" --json --keep-going "$MJX/mjlog" "$TSU" > "$T/all.json" 2>"$T/err" || fail "keep-going"
+$PY - "$T/all.json" <<'PYEOF' || fail "score chain"
+import json, sys
+games, cur = [], None
+for line in open(sys.argv[1], encoding="utf-8"):
+    e = json.loads(line)
+    if e["type"] == "start_game":
+        cur = []
+        games.append(cur)
+    cur.append(e)
+checked = 0
+for g in games:
+    scores = None
+    for e in g:
+        t = e["type"]
+        if t == "start_kyoku":
+            if scores is not None and scores != e["scores"]:
+                sys.exit(f"kyoku start {e['scores']} != expected {scores}")
+            scores = list(e["scores"])
+        elif t == "reach_accepted":
+            scores[e["actor"]] -= 1000
+        elif t in ("hora", "ryukyoku"):
+            scores = [a + b for a, b in zip(scores, e["deltas"])]
+        elif t == "end_game" and "scores" in e:
+            top = max(range(4), key=lambda i: (scores[i], -i))
+            left = sum(e["scores"]) - sum(scores)
+            scores[top] += left
+            if scores != e["scores"]:
+                sys.exit(f"final {e['scores']} != chain {scores}")
+            checked += 1
+if checked < 30:
+    sys.exit(f"only {checked} games checked")
+PYEOF
+
+# gzip mjlog by content
+expect_exit 0 "$P" --json "$DATA/logs/gimite_mjai/test/test.mjlog"
+grep -q '"names":\["koudai23"' "$T/out" || fail "gimite names"
+
+# truncated copies: error naming the game; --keep-going keeps the complete kyoku
+expect_exit 1 "$P" --json "$MJX/mjlog/2011020401gm-00a9-0000-f6eff225-no-round-end.mjlog"
+expect_err "no-round-end.mjlog:[0-9]+: truncated log: kyoku .* has no result"
+expect_exit 1 "$P" --json "$MJX/mjlog/2011020401gm-00a9-0000-f6eff225-no-game-end.mjlog"
+expect_err "no-game-end.mjlog:[0-9]+: truncated log: no end of game"
+expect_exit 0 "$P" --json --keep-going --stats "$MJX/mjlog/2011020401gm-00a9-0000-f6eff225-no-round-end.mjlog"
+expect_err "1 bad games skipped"
+"$P" --json "$MJX/mjlog/2011020401gm-00a9-0000-f6eff225.mjlog" > "$T/full.json"
+k=$(grep -c '"start_kyoku"' "$T/out")
+[ "$k" -ge 1 ] || fail "keep-going kept no kyoku"
+head -n "$(wc -l < "$T/out")" "$T/full.json" > "$T/prefix.json"
+$PY tests/shell/jsoneq.py "$T/out" "$T/prefix.json" || fail "kept kyoku differ from the full game"
+grep -q '"end_game"' "$T/out" && fail "truncated game has an end_game"
+
+# sanma is rejected clearly (made from a four-player log's GO flag)
+sed 's/<GO type="\([0-9]*\)"/<GO type="SANMA\1"/' "$MJX/mjlog/2010081709gm-00a9-0000-fe3371ad.mjlog" |
+	awk '{ while (match($0, /type="SANMA[0-9]+"/)) { v = substr($0, RSTART + 11, RLENGTH - 12) + 16;
+		$0 = substr($0, 1, RSTART - 1) "type=\"" v "\"" substr($0, RSTART + RLENGTH) } print }' > "$T/sanma.mjlog"
+grep -q '<GO type="[0-9]*"' "$T/sanma.mjlog" || fail "fixture: no GO tag"
+expect_exit 1 "$P" --json "$T/sanma.mjlog"
+expect_err "three-player"
+exit 0

@@ -1,0 +1,123 @@
+#!/bin/sh
+# hydra-hand: the man page EXAMPLES give exactly the output shown; --help and
+# the man page agree; exit codes for bad input; --json and --batch write
+# valid JSON, one object per line.
+. "${HY_TOP:-.}/tests/shell/lib.sh"
+HH="$BIN/hydra-hand"
+MAN="$TOP/man/hydra-hand.1"
+[ -x "$HH" ] || fail "$HH not built"
+
+# ---------------------------------------------------------------- examples
+# Commands are the '$ ' lines of the .EX blocks under EXAMPLES; the lines up
+# to the next command or .EE are the expected output (roff escapes \- and \e
+# undone).
+sed -n '/^\.SH EXAMPLES/,/^\.SH SEE ALSO/p' "$MAN" | awk -v dir="$T" '
+	/^\.EX/ { inex = 1; next }
+	/^\.EE/ { inex = 0; next }
+	!inex { next }
+	{ gsub(/\\-/, "-"); gsub(/\\e/, "\\") }
+	/^\$ / { n++; print substr($0, 3) > (dir "/cmd." n); next }
+	{ print > (dir "/want." n) }
+	END { print n > (dir "/count") }'
+count=$(cat "$T/count")
+[ "$count" -ge 5 ] || fail "only ${count:-0} examples found in $MAN"
+i=1
+while [ "$i" -le "$count" ]; do
+	[ -f "$T/want.$i" ] || : > "$T/want.$i"
+	PATH="$BIN:$PATH" sh "$T/cmd.$i" > "$T/got.$i" 2> "$T/err.$i" ||
+		{ cat "$T/err.$i" >&2; fail "example $i exited non-zero: $(cat "$T/cmd.$i")"; }
+	if ! cmp -s "$T/want.$i" "$T/got.$i"; then
+		diff "$T/want.$i" "$T/got.$i" >&2
+		fail "example $i differs: $(cat "$T/cmd.$i")"
+	fi
+	i=$((i + 1))
+done
+
+# ---------------------------------------------------------------- help and man
+expect_exit 0 "$HH" --help
+grep -q '^usage: hydra-hand \[options\] HAND \[TILE\]$' "$T/out" || fail "--help: no usage line"
+# The SYNOPSIS, fonts and escapes removed, must hold both usage forms.
+syn=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$MAN" | sed '1d;$d;/^\.br/d' |
+	sed 's/^\.B //; s/\\f[BIR]//g; s/\\-/-/g' | tr '\n' ' ' | tr -s ' ')
+for form in 'hydra-hand [options] HAND [TILE]' 'hydra-hand --batch [options] < QUERIES'; do
+	case "$syn" in *"$form"*) ;; *) fail "man SYNOPSIS lacks '$form' ($syn)";; esac
+	grep -qF -- "$form" "$T/out" || fail "--help lacks '$form'"
+done
+# Every long option is in both, and nothing else.
+grep -o -- '--[a-z][a-z-]*' "$T/out" | sort -u > "$T/help.opts"
+sed -n '/^\.SH OPTIONS/,/^\.SH EXIT/p' "$MAN" | sed 's/\\-/-/g' |
+	grep -o -- '--[a-z][a-z-]*' | sort -u > "$T/man.opts"
+cmp -s "$T/help.opts" "$T/man.opts" || { diff "$T/help.opts" "$T/man.opts" >&2;
+	fail "--help and the man page OPTIONS list different options"; }
+expect_exit 0 "$HH" -V
+grep -q '^hydra-hand [0-9]' "$T/out" || fail "-V: no version"
+
+# ---------------------------------------------------------------- exit codes
+expect_exit 2 "$HH"
+expect_err 'no hand given'
+expect_exit 2 "$HH" --bogus 123m
+expect_err "unknown option '--bogus'"
+expect_exit 2 "$HH" --honba abc 123m456p789s1122z
+expect_err 'honba needs a number'
+expect_exit 2 "$HH" --honba 100 123m456p789s1122z
+expect_exit 2 "$HH" --seat X 123m456p789s1122z
+expect_err "'X' is not a seat"
+expect_exit 2 "$HH" 123m456p789s1122z 1z
+expect_err 'needs --tsumo or --ron'
+expect_exit 2 "$HH" --dora
+expect_err 'needs an argument'
+expect_exit 1 "$HH" 123x
+expect_err "bad hand '123x'"
+expect_exit 1 "$HH" 11111m456p789s11z
+expect_err '5 tiles of 1m'
+expect_exit 1 "$HH" 123m456p789s11z --ron 4z
+expect_err 'winning hand needs'
+expect_exit 1 "$HH" 123m456p789s11z222z --ron 5z
+expect_err 'not in the concealed hand'
+expect_exit 1 "$HH" --meld chi:135m 123m456p78s
+expect_err "meld 'chi:135m'"
+expect_exit 1 "$HH" 123m456p789s1122z --ron 2z --haitei
+expect_err 'haitei'
+expect_exit 1 "$HH" 123m456p78s11z --meld pon:222z --riichi --ron 9s
+expect_err 'riichi with an open hand'
+# not winning: an answer, exit 0
+expect_exit 0 "$HH" 123m456p789s1123z --ron 4z
+grep -q 'not a complete hand' "$T/out" || fail "incomplete hand not reported"
+expect_exit 0 "$HH" 123m456p789s99s --meld chi:678m --ron 9s
+grep -q 'no yaku' "$T/out" || fail "no-yaku hand not reported"
+
+# ---------------------------------------------------------------- JSON
+need_cmd python3
+check_json() { # file, expected line count
+	python3 -c '
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    json.loads(line); n += 1
+sys.exit(0 if n == int(sys.argv[2]) else 3)' "$1" "$2" || fail "$1: not $2 valid JSON lines"
+}
+expect_exit 0 "$HH" --json 123m456p789s1122z
+check_json "$T/out" 1
+expect_exit 0 "$HH" --json 22334455m66778p --tsumo 8p --riichi
+check_json "$T/out" 1
+grep -q '"points":18000' "$T/out" || fail "--json: wrong points (haneman 18000)"
+cat > "$T/batch" <<'EOF'
+# analysis, then scoring
+123m456p789s1122z
+234m567p55m345678s --tsumo --seat S
+
+19m19p19s1234567z --ron 1m --seat S
+123x
+11p -m pon:555z- -m pon:666z= -m pon:777z+ -m chi:123m --tsumo --seat S --pao E
+EOF
+"$HH" --batch --dora 1m < "$T/batch" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -eq 1 ] || fail "--batch with a bad line exited $rc, expected 1"
+expect_err '<stdin>:6: bad hand'
+check_json "$T/out" 5
+grep -q '"error":.*"line":6' "$T/out" || fail "--batch: no error object for line 6"
+grep -q '"tsumo_dealer":2600.*"line":3' "$T/out" || fail "--batch: line 3 (pinfu tsumo, dora 2m)"
+grep -q '"deltas":\[-32000,32000,0,0\],"line":7' "$T/out" || fail "--batch: pao line 7"
+printf '123m456p789s1122z\n' | "$HH" --batch > "$T/out" || fail "--batch: good input failed"
+check_json "$T/out" 1
+exit 0
