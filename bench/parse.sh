@@ -10,7 +10,9 @@ REPEAT=${REPEAT:-40}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hydra-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 find "$SHARED/data/logs" -type f \( -name '*.json' -o -name '*.jsonl' -o -name '*.mjson' \) | sort |
-while read -r f; do head -c 200 "$f" | grep -q '"type"' && { cat "$f"; echo; } ; done > "$tmp/one.json"
+while read -r f; do
+	if head -c 200 "$f" | grep '"type"' | grep -vq '"type":"hello"'; then cat "$f"; echo; fi
+done > "$tmp/one.json"
 i=0; while [ $i -lt "$REPEAT" ]; do cat "$tmp/one.json"; i=$((i + 1)); done | grep -v '^$' > "$tmp/big.json"
 bytes=$(wc -c < "$tmp/big.json")
 pin=""; command -v taskset >/dev/null && pin="taskset -c 0"
