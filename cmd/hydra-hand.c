@@ -1,0 +1,658 @@
+/* hydra-hand: hand calculator. Without a win: shanten (all forms), waits and
+ * tile acceptance; with --tsumo/--ron: yaku, han, fu, points and payments
+ * under the Tenhou rule set. Option parsing and wiring only: the logic is in
+ * lib/hand (shanten.h, agari.h, yaku.h, score.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/status.h"
+#include "core/tile.h"
+#include "core/version.h"
+#include "hand/score.h"
+#include "hand/shanten.h"
+
+static const char usage[] =
+	"usage: hydra-hand [options] HAND [TILE]\n"
+	"       hydra-hand --batch [options] < QUERIES\n"
+	"Without --tsumo or --ron: shanten (standard, chiitoitsu, kokushi), waits and\n"
+	"tile acceptance of HAND. With --tsumo or --ron: yaku, han, fu, points and\n"
+	"payments of the win on TILE (or --win TILE, or the last tile of HAND) under\n"
+	"Tenhou rules. HAND is mpsz notation (123m406p789s1122z, 0 = red five).\n"
+	"\n"
+	"  -t, --tsumo            win by self-draw\n"
+	"  -r, --ron              win on a discard\n"
+	"  -w, --win TILE         the winning tile (added when HAND has 3n+1 tiles)\n"
+	"  -f, --from SEAT        ron: the discarder's seat wind (default: kamicha)\n"
+	"  -m, --meld MELD        an open meld or ankan: chi:345m, pon:555z+,\n"
+	"                         kan:1111s=, ankan:5055p, kakan:777z- (source\n"
+	"                         - kamicha, = toimen, + shimocha; repeatable)\n"
+	"  -R, --riichi           riichi\n"
+	"      --double-riichi    double riichi\n"
+	"  -i, --ippatsu          ippatsu\n"
+	"      --haitei           tsumo on the last tile\n"
+	"      --houtei           ron on the last discard\n"
+	"      --rinshan          tsumo on a kan replacement tile\n"
+	"      --chankan          ron on an added kan\n"
+	"      --tenhou           dealer's first draw\n"
+	"      --chiihou          non-dealer's first draw\n"
+	"  -d, --dora IND         dora indicators in mpsz (repeatable)\n"
+	"  -u, --ura IND          ura dora indicators (counted with riichi)\n"
+	"      --round WIND       round wind E, S, W or N (default E)\n"
+	"  -s, --seat WIND        seat wind E, S, W or N (default E, the dealer)\n"
+	"      --honba N          honba counters (0-99)\n"
+	"      --sticks N         riichi sticks on the table (0-99)\n"
+	"      --pao SEAT         seat wind liable for daisangen/daisuushii\n"
+	"  -j, --json             one JSON object per query\n"
+	"  -b, --batch            read queries from stdin, one per line (the\n"
+	"                         arguments above); write one JSON line each\n"
+	"  -h, --help             show this help and exit\n"
+	"  -V, --version          show the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 bad hand (batch: any bad line), 2 usage.\n";
+
+static const char *prog = "hydra-hand";
+
+enum { MODE_ANALYSE, MODE_TSUMO, MODE_RON };
+
+enum {
+	OPT_DOUBLE_RIICHI = 256, OPT_HAITEI, OPT_HOUTEI, OPT_RINSHAN, OPT_CHANKAN,
+	OPT_TENHOU, OPT_CHIIHOU, OPT_ROUND, OPT_HONBA, OPT_STICKS, OPT_PAO,
+};
+
+static const struct option long_opts[] = {
+	{"tsumo", no_argument, 0, 't'},
+	{"ron", no_argument, 0, 'r'},
+	{"win", required_argument, 0, 'w'},
+	{"from", required_argument, 0, 'f'},
+	{"meld", required_argument, 0, 'm'},
+	{"riichi", no_argument, 0, 'R'},
+	{"double-riichi", no_argument, 0, OPT_DOUBLE_RIICHI},
+	{"ippatsu", no_argument, 0, 'i'},
+	{"haitei", no_argument, 0, OPT_HAITEI},
+	{"houtei", no_argument, 0, OPT_HOUTEI},
+	{"rinshan", no_argument, 0, OPT_RINSHAN},
+	{"chankan", no_argument, 0, OPT_CHANKAN},
+	{"tenhou", no_argument, 0, OPT_TENHOU},
+	{"chiihou", no_argument, 0, OPT_CHIIHOU},
+	{"dora", required_argument, 0, 'd'},
+	{"ura", required_argument, 0, 'u'},
+	{"round", required_argument, 0, OPT_ROUND},
+	{"seat", required_argument, 0, 's'},
+	{"honba", required_argument, 0, OPT_HONBA},
+	{"sticks", required_argument, 0, OPT_STICKS},
+	{"pao", required_argument, 0, OPT_PAO},
+	{"json", no_argument, 0, 'j'},
+	{"batch", no_argument, 0, 'b'},
+	{"help", no_argument, 0, 'h'},
+	{"version", no_argument, 0, 'V'},
+	{0, 0, 0, 0},
+};
+static const char short_opts[] = ":trw:f:m:Rid:u:s:jbhV";
+
+typedef struct query {
+	int mode, json, batch, help, version;
+	const char *hand, *win;
+	int from;                 /* discarder seat or -1 */
+	hy_hand_query q;          /* melds, flags, dora, winds, honba, sticks, pao */
+} query;
+
+/* Parse results: 0 ok, 1 bad hand data, 2 usage. */
+enum { P_OK = 0, P_DATA = 1, P_USAGE = 2 };
+
+static int wind_arg(const char *s)
+{
+	static const char *const w[4] = {"E", "S", "W", "N"};
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, w[i]))
+			return i;
+	return -1;
+}
+
+static int num_arg(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int indicators(const char *s, uint8_t *dst, uint8_t *n, char *err, size_t esize,
+		      const char *what)
+{
+	uint8_t t[8];
+	const char *end;
+	int k = hy_mpsz_parse(s, t, 8, &end);
+	if (k <= 0 || *end || *n + k > 5) {
+		snprintf(err, esize, "bad %s indicators '%s' (mpsz, at most 5 in all)", what, s);
+		return -1;
+	}
+	memcpy(dst + *n, t, (size_t)k);
+	*n = (uint8_t)(*n + k);
+	return 0;
+}
+
+/* Parses one argument vector into *o. */
+static int parse_args(int argc, char **argv, query *o, char *err, size_t esize)
+{
+	memset(o, 0, sizeof *o);
+	hy_hand_query_init(&o->q);
+	o->from = -1;
+	optind = 0;  /* GNU: full re-initialisation (batch lines) */
+	opterr = 0;
+	int c;
+	long v;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+		switch (c) {
+		case 't': o->mode = MODE_TSUMO; break;
+		case 'r': o->mode = MODE_RON; break;
+		case 'w': o->win = optarg; break;
+		case 'f':
+			if ((o->from = wind_arg(optarg)) < 0)
+				goto bad_wind;
+			break;
+		case 'm':
+			if (o->q.nmelds == 4) {
+				snprintf(err, esize, "at most 4 melds");
+				return P_USAGE;
+			}
+			if (hy_meld_parse(optarg, &o->q.melds[o->q.nmelds], &d) != HY_OK) {
+				snprintf(err, esize, "%s", d.msg);
+				return P_DATA;
+			}
+			o->q.nmelds++;
+			break;
+		case 'R': o->q.flags |= HY_WIN_RIICHI; break;
+		case OPT_DOUBLE_RIICHI: o->q.flags |= HY_WIN_DOUBLE_RIICHI; break;
+		case 'i': o->q.flags |= HY_WIN_IPPATSU; break;
+		case OPT_HAITEI: o->q.flags |= HY_WIN_HAITEI; break;
+		case OPT_HOUTEI: o->q.flags |= HY_WIN_HOUTEI; break;
+		case OPT_RINSHAN: o->q.flags |= HY_WIN_RINSHAN; break;
+		case OPT_CHANKAN: o->q.flags |= HY_WIN_CHANKAN; break;
+		case OPT_TENHOU: o->q.flags |= HY_WIN_TENHOU; break;
+		case OPT_CHIIHOU: o->q.flags |= HY_WIN_CHIIHOU; break;
+		case 'd':
+			if (indicators(optarg, o->q.dora, &o->q.ndora, err, esize, "dora"))
+				return P_USAGE;
+			break;
+		case 'u':
+			if (indicators(optarg, o->q.ura, &o->q.nura, err, esize, "ura"))
+				return P_USAGE;
+			break;
+		case OPT_ROUND:
+			if ((v = wind_arg(optarg)) < 0)
+				goto bad_wind;
+			o->q.round_wind = (uint8_t)v;
+			break;
+		case 's':
+			if ((v = wind_arg(optarg)) < 0)
+				goto bad_wind;
+			o->q.seat_wind = (uint8_t)v;
+			break;
+		case OPT_PAO:
+			if ((v = wind_arg(optarg)) < 0)
+				goto bad_wind;
+			o->q.pao_seat = (uint8_t)v;
+			break;
+		case OPT_HONBA:
+		case OPT_STICKS:
+			if (num_arg(optarg, 0, 99, &v)) {
+				snprintf(err, esize, "--%s needs a number 0-99, not '%s'",
+					 c == OPT_HONBA ? "honba" : "sticks", optarg);
+				return P_USAGE;
+			}
+			if (c == OPT_HONBA)
+				o->q.honba = (uint16_t)v;
+			else
+				o->q.sticks = (uint16_t)v;
+			break;
+		case 'j': o->json = 1; break;
+		case 'b': o->batch = 1; break;
+		case 'h': o->help = 1; break;
+		case 'V': o->version = 1; break;
+		case ':':
+			snprintf(err, esize, "option '%s' needs an argument", argv[optind - 1]);
+			return P_USAGE;
+		default:
+			snprintf(err, esize, "unknown option '%s'", argv[optind - 1]);
+			return P_USAGE;
+		}
+		continue;
+	bad_wind:
+		snprintf(err, esize, "'%s' is not a seat or wind (E, S, W, N)", optarg);
+		return P_USAGE;
+	}
+	int npos = argc - optind;
+	if (o->help || o->version || o->batch)
+		return npos ? (snprintf(err, esize, "unexpected argument '%s'", argv[optind]), P_USAGE)
+			    : P_OK;
+	if (npos < 1 || npos > 2) {
+		snprintf(err, esize, npos ? "too many arguments" : "no hand given");
+		return P_USAGE;
+	}
+	o->hand = argv[optind];
+	if (npos == 2) {
+		/* "--ron 5m HAND" reads as well as "HAND --ron 5m" */
+		uint8_t t[15];
+		const char *e1, *e2;
+		if (hy_mpsz_parse(argv[optind], t, 15, &e1) == 1 && !*e1 &&
+		    hy_mpsz_parse(argv[optind + 1], t, 15, &e2) > 1 && !*e2) {
+			char *tmp = argv[optind];
+			argv[optind] = argv[optind + 1];
+			argv[optind + 1] = tmp;
+			o->hand = argv[optind];
+		}
+		if (o->win) {
+			snprintf(err, esize, "winning tile given twice");
+			return P_USAGE;
+		}
+		o->win = argv[optind + 1];
+	}
+	if (o->win && o->mode == MODE_ANALYSE) {
+		snprintf(err, esize, "a winning tile needs --tsumo or --ron");
+		return P_USAGE;
+	}
+	if (o->from >= 0 && o->mode != MODE_RON) {
+		snprintf(err, esize, "--from needs --ron");
+		return P_USAGE;
+	}
+	return P_OK;
+}
+
+/* ------------------------------------------------------------ output */
+
+static const char *kind_name(int k, char buf[4])
+{
+	uint8_t t = (uint8_t)k;
+	hy_mpsz_format(&t, 1, buf, 4);
+	return buf;
+}
+
+static json_t *kinds_json(uint64_t mask)
+{
+	json_t *a = json_array();
+	char b[4];
+	for (int k = 0; k < 34; k++)
+		if (mask >> k & 1)
+			json_array_append_new(a, json_string(kind_name(k, b)));
+	return a;
+}
+
+static void kinds_text(FILE *f, uint64_t mask)
+{
+	char b[4];
+	int first = 1;
+	for (int k = 0; k < 34; k++)
+		if (mask >> k & 1) {
+			fprintf(f, "%s%s", first ? "" : " ", kind_name(k, b));
+			first = 0;
+		}
+	if (first)
+		fputs("-", f);
+}
+
+static json_t *melds_json(const hy_hand_query *q)
+{
+	json_t *a = json_array();
+	char b[32];
+	for (int i = 0; i < q->nmelds; i++) {
+		hy_meld_format(&q->melds[i], b, sizeof b);
+		json_array_append_new(a, json_string(b));
+	}
+	return a;
+}
+
+static void emit_json(json_t *o, int line)
+{
+	if (line > 0)
+		json_object_set_new(o, "line", json_integer(line));
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (s) {
+		puts(s);
+		free(s);
+	}
+	json_decref(o);
+}
+
+/* ------------------------------------------------------------ analysis */
+
+/* Sorts tile codes by kind, a red five before the plain ones. */
+static void sort_tiles(uint8_t *t, int n)
+{
+	for (int i = 1; i < n; i++) {
+		uint8_t x = t[i];
+		int key = 2 * hy_tile_kind(x) + !hy_tile_is_red(x), j = i;
+		for (; j > 0 && 2 * hy_tile_kind(t[j - 1]) + !hy_tile_is_red(t[j - 1]) > key; j--)
+			t[j] = t[j - 1];
+		t[j] = x;
+	}
+}
+
+
+static int analyse(const query *o, const uint8_t *tiles, int n, int line, char *err, size_t esize)
+{
+	uint8_t c[34] = {0}, visible[34] = {0};
+	int nm = o->q.nmelds;
+	for (int i = 0; i < n; i++)
+		c[hy_tile_kind(tiles[i])]++;
+	for (int i = 0; i < nm; i++)
+		for (int j = 0; j < o->q.melds[i].ntiles; j++)
+			visible[hy_tile_kind(o->q.melds[i].tiles[j])]++;
+	for (int k = 0; k < 34; k++)
+		if (c[k] + visible[k] > 4) {
+			char b[4];
+			snprintf(err, esize, "%d tiles of %s (at most 4)", c[k] + visible[k], kind_name(k, b));
+			return P_DATA;
+		}
+	int full = 3 * (4 - nm);
+	if (n != full + 1 && n != full + 2) {
+		snprintf(err, esize, "%d tiles with %d melds: expected %d or %d", n, nm, full + 1, full + 2);
+		return P_DATA;
+	}
+	hy_shanten_forms sf = hy_shanten_all(c, nm);
+	uint64_t waits = 0, uk = 0, best = 0;
+	int live = 0, bestsh = 0;
+	if (n == full + 1) {
+		waits = hy_hand_waits(c, nm);
+		live = hy_ukeire(c, nm, visible, &uk);
+	} else {
+		int8_t out[34];
+		bestsh = hy_shanten_discards(c, nm, out);
+		for (int k = 0; k < 34; k++)
+			if (c[k] && out[k] == bestsh)
+				best |= 1ull << k;
+	}
+	char hand[64];
+	uint8_t sorted[18];
+	memcpy(sorted, tiles, (size_t)n);
+	sort_tiles(sorted, n);
+	hy_mpsz_format(sorted, n, hand, sizeof hand);
+	if (o->json || line > 0) {
+		json_t *j = json_object();
+		json_object_set_new(j, "hand", json_string(hand));
+		json_object_set_new(j, "melds", melds_json(&o->q));
+		json_t *s = json_object();
+		json_object_set_new(s, "min", json_integer(sf.min));
+		json_object_set_new(s, "standard", json_integer(sf.standard));
+		json_object_set_new(s, "chiitoitsu",
+				    sf.chiitoi == HY_SHANTEN_NA ? json_null() : json_integer(sf.chiitoi));
+		json_object_set_new(s, "kokushi",
+				    sf.kokushi == HY_SHANTEN_NA ? json_null() : json_integer(sf.kokushi));
+		json_object_set_new(j, "shanten", s);
+		if (n == full + 1) {
+			json_object_set_new(j, "waits", kinds_json(waits));
+			json_object_set_new(j, "ukeire", kinds_json(uk));
+			json_object_set_new(j, "ukeire_tiles", json_integer(live));
+		} else {
+			json_object_set_new(j, "best_discards", kinds_json(best));
+			json_object_set_new(j, "shanten_after_discard", json_integer(bestsh));
+		}
+		emit_json(j, line);
+		return P_OK;
+	}
+	printf("hand: %s", hand);
+	char b[32];
+	for (int i = 0; i < nm; i++) {
+		hy_meld_format(&o->q.melds[i], b, sizeof b);
+		printf(" %s", b);
+	}
+	printf("\nshanten: %d (standard %d", sf.min, sf.standard);
+	if (sf.chiitoi != HY_SHANTEN_NA)
+		printf(", chiitoitsu %d", sf.chiitoi);
+	if (sf.kokushi != HY_SHANTEN_NA)
+		printf(", kokushi %d", sf.kokushi);
+	printf(")\n");
+	if (n == full + 1) {
+		printf("waits: ");
+		kinds_text(stdout, waits);
+		printf("\nukeire: ");
+		kinds_text(stdout, uk);
+		printf(" (%d tiles)\n", live);
+	} else {
+		printf("best discards: ");
+		kinds_text(stdout, best);
+		printf(" (shanten %d after)\n", bestsh);
+	}
+	return P_OK;
+}
+
+/* ------------------------------------------------------------ scoring */
+
+static const char *const outcome_names[] = {"win", "incomplete", "no_yaku"};
+
+static int score(query *o, uint8_t *tiles, int n, int line, char *err, size_t esize)
+{
+	hy_hand_query *q = &o->q;
+	int full = 14 - 3 * q->nmelds;
+	int win;
+	if (o->win) {
+		uint8_t t[2];
+		const char *end;
+		if (hy_mpsz_parse(o->win, t, 2, &end) != 1 || *end) {
+			snprintf(err, esize, "bad winning tile '%s'", o->win);
+			return P_DATA;
+		}
+		win = t[0];
+		if (n == full - 1)
+			tiles[n++] = (uint8_t)win;
+	} else {
+		if (n < 1) {
+			snprintf(err, esize, "empty hand");
+			return P_DATA;
+		}
+		win = tiles[n - 1];
+	}
+	if (n > 14) {
+		snprintf(err, esize, "%d concealed tiles", n);
+		return P_DATA;
+	}
+	memcpy(q->tiles, tiles, (size_t)n);
+	q->ntiles = (uint8_t)n;
+	q->win_tile = (uint8_t)win;
+	q->tsumo = o->mode == MODE_TSUMO;
+	q->ron_from = o->from >= 0 ? (uint8_t)o->from : HY_SEAT_NONE;
+	hy_hand_result r;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	if (hy_score_hand(q, &r, &d) != HY_OK) {
+		snprintf(err, esize, "%s", d.msg);
+		return P_DATA;
+	}
+	/* the hand without the winning tile, sorted; the tile shown apart */
+	uint8_t rest[14];
+	int nr = 0, skipped = 0;
+	for (int i = n - 1; i >= 0; i--) {
+		if (!skipped && tiles[i] == q->win_tile) {
+			skipped = 1;
+			continue;
+		}
+		rest[nr++] = tiles[i];
+	}
+	sort_tiles(rest, nr);
+	char hand[64], wname[8];
+	hy_mpsz_format(rest, nr, hand, sizeof hand);
+	hy_mpsz_format(&q->win_tile, 1, wname, sizeof wname);
+	if (o->json || line > 0) {
+		json_t *j = json_object();
+		json_object_set_new(j, "hand", json_string(hand));
+		json_object_set_new(j, "melds", melds_json(q));
+		json_object_set_new(j, "win", json_string(wname));
+		json_object_set_new(j, "tsumo", json_boolean(q->tsumo));
+		json_object_set_new(j, "outcome", json_string(outcome_names[r.outcome]));
+		json_t *y = json_array();
+		for (int i = 0; i < r.nyaku; i++) {
+			json_t *e = json_object();
+			json_object_set_new(e, "id", json_integer(r.yaku[i].id));
+			json_object_set_new(e, "name", json_string(hy_yaku_name(r.yaku[i].id)));
+			json_object_set_new(e, "han", json_integer(r.yaku[i].han));
+			json_array_append_new(y, e);
+		}
+		json_object_set_new(j, "yaku", y);
+		json_object_set_new(j, "han", json_integer(r.han));
+		json_object_set_new(j, "fu", json_integer(r.fu));
+		json_object_set_new(j, "yakuman", json_integer(r.yakuman));
+		json_object_set_new(j, "limit", json_string(hy_limit_name(r.limit)));
+		json_object_set_new(j, "wait", r.outcome == HY_HAND_WIN
+					? json_string(hy_wait_name(r.wait)) : json_null());
+		json_object_set_new(j, "points", json_integer(r.points));
+		json_object_set_new(j, "ron", json_integer(r.ron));
+		json_object_set_new(j, "tsumo_dealer", json_integer(r.tsumo_dealer));
+		json_object_set_new(j, "tsumo_other", json_integer(r.tsumo_other));
+		json_t *dl = json_array();
+		for (int i = 0; i < 4; i++)
+			json_array_append_new(dl, json_integer(r.deltas[i]));
+		json_object_set_new(j, "deltas", dl);
+		emit_json(j, line);
+		return P_OK;
+	}
+	printf("hand: %s", hand);
+	char b[32];
+	for (int i = 0; i < q->nmelds; i++) {
+		hy_meld_format(&q->melds[i], b, sizeof b);
+		printf(" %s", b);
+	}
+	printf(" (%s %s)\n", q->tsumo ? "tsumo" : "ron", wname);
+	if (r.outcome != HY_HAND_WIN) {
+		printf("result: %s\n", r.outcome == HY_HAND_INCOMPLETE
+		       ? "not a complete hand" : "no yaku");
+		return P_OK;
+	}
+	printf("yaku:");
+	for (int i = 0; i < r.nyaku; i++)
+		printf(" %s %d%s", hy_yaku_name(r.yaku[i].id), r.yaku[i].han,
+		       i + 1 < r.nyaku ? "," : "");
+	printf("\n");
+	if (r.yakuman)
+		printf("han: %d (%d yakuman)\n", r.han, r.yakuman);
+	else
+		printf("han: %d, fu: %d%s%s\n", r.han, r.fu, r.limit ? ", " : "",
+		       hy_limit_name(r.limit));
+	if (q->tsumo && q->seat_wind == 0)
+		printf("points: %d (%d all)\n", r.points, r.tsumo_other);
+	else if (q->tsumo)
+		printf("points: %d (%d/%d)\n", r.points, r.tsumo_other, r.tsumo_dealer);
+	else
+		printf("points: %d\n", r.points);
+	printf("deltas: E %+d, S %+d, W %+d, N %+d\n", r.deltas[0], r.deltas[1], r.deltas[2],
+	       r.deltas[3]);
+	return P_OK;
+}
+
+static int run_query(query *o, int line, char *err, size_t esize)
+{
+	uint8_t tiles[20];
+	const char *end;
+	int n = hy_mpsz_parse(o->hand, tiles, 18, &end);
+	if (n <= 0 || *end) {
+		snprintf(err, esize, "bad hand '%s' (mpsz notation, e.g. 123m406p789s1122z)", o->hand);
+		return P_DATA;
+	}
+	if (o->mode == MODE_ANALYSE)
+		return analyse(o, tiles, n, line, err, esize);
+	return score(o, tiles, n, line, err, esize);
+}
+
+/* ------------------------------------------------------------ batch */
+
+static int batch(int argc, char **argv)
+{
+	char *buf = NULL, err[600];
+	size_t cap = 0;
+	int lineno = 0, status = 0;
+	/* options given with --batch are defaults that lead every line */
+	char **args = malloc(sizeof(char *) * (size_t)(argc + 256));
+	char **base = malloc(sizeof(char *) * (size_t)(argc + 1));
+	if (!args || !base) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		free(args);
+		free(base);
+		return 1;
+	}
+	int nbase = 0;
+	base[nbase++] = argv[0];
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--batch") && strcmp(argv[i], "-b"))
+			base[nbase++] = argv[i];
+	while (getline(&buf, &cap, stdin) > 0) {
+		lineno++;
+		/* getopt permutes its vector: start from a fresh copy */
+		memcpy(args, base, sizeof(char *) * (size_t)nbase);
+		int na = nbase;
+		for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+			if (na == nbase + 250)
+				break;
+			args[na++] = tok;
+		}
+		if (na == nbase || args[nbase][0] == '#')
+			continue;
+		args[na] = NULL;
+		query o;
+		int rc = parse_args(na, args, &o, err, sizeof err);
+		if (rc == P_OK && (o.help || o.version || o.batch)) {
+			snprintf(err, sizeof err, "--help, --version and --batch are not queries");
+			rc = P_USAGE;
+		}
+		if (rc == P_OK)
+			rc = run_query(&o, lineno, err, sizeof err);
+		if (rc != P_OK) {
+			fprintf(stderr, "%s: <stdin>:%d: %s\n", prog, lineno, err);
+			json_t *j = json_object();
+			json_object_set_new(j, "error", json_string(err));
+			emit_json(j, lineno);
+			status = 1;
+		}
+	}
+	free(buf);
+	free(args);
+	free(base);
+	if (ferror(stdin)) {
+		fprintf(stderr, "%s: <stdin>: read error: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return status;
+}
+
+static int finish(int rc)
+{
+	if (fclose(stdout) != 0 && rc == 0) {
+		fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	query o;
+	char err[600];
+	int rc = parse_args(argc, argv, &o, err, sizeof err);
+	if (rc == P_OK && o.help) {
+		fputs(usage, stdout);
+		return finish(0);
+	}
+	if (rc == P_OK && o.version) {
+		printf("%s %s\n", prog, HY_VERSION);
+		return finish(0);
+	}
+	if (rc == P_USAGE) {
+		fprintf(stderr, "%s: %s\n%s", prog, err, "Try 'hydra-hand --help'.\n");
+		return 2;
+	}
+	if (rc == P_OK && o.batch)
+		return finish(batch(argc, argv));
+	if (rc == P_OK)
+		rc = run_query(&o, 0, err, sizeof err);
+	if (rc != P_OK) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return finish(rc);
+	}
+	return finish(0);
+}
