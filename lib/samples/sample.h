@@ -1,0 +1,41 @@
+/* One training sample: one decision of one seat (DESIGN §6). The in-memory
+ * form every sample producer fills and every consumer reads; the byte
+ * layouts of the sample stream and of HDF5 shards are in formats/samples.md
+ * and formats/shard.md. */
+#ifndef HY_SAMPLES_SAMPLE_H
+#define HY_SAMPLES_SAMPLE_H
+
+#include <stdint.h>
+
+enum {
+	HY_OBS_CHANNELS = 85,
+	HY_OBS_TILES = 34,
+	HY_OBS_SIZE = HY_OBS_CHANNELS * HY_OBS_TILES, /* obs[c*34 + t] */
+	HY_ACTIONS = 46,
+	HY_GRP_CLASSES = 24,
+};
+
+typedef struct hy_sample {
+	uint16_t obs[HY_OBS_SIZE]; /* IEEE binary16 bits, channel-major      */
+	uint64_t mask;             /* bit a set: action a legal (46 bits)    */
+	uint64_t game;             /* stable hash of source and game index   */
+	uint64_t opp_waits[3];     /* per opponent o (p = o+1): 34-bit masks */
+	int32_t score;             /* final score of the observer            */
+	int32_t kyoku_delta;       /* observer's score change this kyoku     */
+	float logp, value, reward, adv, ret; /* policy-gradient fields       */
+	uint16_t step;             /* decision index within the kyoku        */
+	uint8_t action;            /* label, 0–45, legal in mask             */
+	uint8_t seat;              /* absolute seat 0–3                      */
+	uint8_t grand_kyoku;       /* E1 = 0 … S4 = 7, W1 = 8 …              */
+	uint8_t honba;
+	uint8_t rank;              /* final rank of the observer 0–3         */
+	uint8_t grp;               /* 0–23, see DESIGN §6                    */
+	uint8_t opp_tenpai;        /* bit o: opponent o tenpai               */
+	uint8_t flags;             /* HY_SAMPLE_F_*                          */
+} hy_sample;
+
+enum {
+	HY_SAMPLE_F_OPP_KNOWN = 1u << 0, /* opp_tenpai/opp_waits are valid  */
+};
+
+#endif
