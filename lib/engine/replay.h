@@ -1,0 +1,50 @@
+/* Replay check: applies a game's mjai events to the engine, checking each
+ * against the legal set, and compares every hora/ryukyoku score change with
+ * the one the engine computes (and the scores of each start_kyoku with the
+ * engine's running scores).
+ *
+ * Problems are not errors: each one is handed to rep->issue (when set) and
+ * counted; after an illegal event the rest of that kyoku is skipped (the
+ * state is no longer trustworthy). A kyoku whose hands are not all known
+ * (`?` tiles, a player's-view log) is skipped and counted. This is what
+ * `mjai-parse --check` runs. */
+#ifndef HY_ENGINE_REPLAY_H
+#define HY_ENGINE_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "events/event.h"
+
+typedef enum hy_replay_issue_kind {
+	HY_REPLAY_ILLEGAL,   /* an event the rules do not allow in that state */
+	HY_REPLAY_DELTAS,    /* computed score changes differ from the log's  */
+	HY_REPLAY_SCORES,    /* start_kyoku scores differ from the running ones */
+} hy_replay_issue_kind;
+
+typedef struct hy_replay_issue {
+	uint8_t kind;        /* hy_replay_issue_kind */
+	size_t event;        /* index of the event in the game */
+	uint32_t line;       /* its source line (0 = unknown) */
+	const hy_game *game;
+	/* What was wrong: for ILLEGAL the event and the state that made it
+	 * illegal; for DELTAS computed vs logged with yaku/han/fu found. */
+	char msg[768];
+} hy_replay_issue;
+
+typedef struct hy_replay_report {
+	/* Counters, added to by every hy_replay_game call. */
+	uint64_t games, events, kyoku, hora, ryukyoku;
+	uint64_t illegal, mismatch, skipped_kyoku;
+	/* Optional: called for every issue; a status other than HY_OK stops
+	 * the replay and is returned. */
+	hy_status (*issue)(void *ctx, const hy_replay_issue *is);
+	void *ctx;
+} hy_replay_report;
+
+/* Replays one game. Returns HY_OK when the replay ran to the end (issues are
+ * in rep), or the status an issue callback returned. */
+hy_status hy_replay_game(const hy_game *g, hy_replay_report *rep, hy_diag *d);
+
+#endif
