@@ -256,22 +256,29 @@ static void payments(const hy_hand_query *q, hy_hand_result *r)
 	int32_t base = r->base, *dl = r->deltas;
 	memset(r->deltas, 0, sizeof r->deltas);
 	int payer = q->tsumo ? -1 : (q->ron_from == HY_SEAT_NONE ? (seat + 3) % 4 : q->ron_from);
-	int32_t pao_value = 0;
 	int pao = q->pao_seat;
 	if (pao != HY_SEAT_NONE && r->yakuman &&
 	    (has_yaku(r->yaku, r->nyaku, HY_YAKU_DAISANGEN) ||
 	     has_yaku(r->yaku, r->nyaku, HY_YAKU_DAISUUSHII))) {
-		/* the liable player pays the pao yakuman (one, no doubles), in
-		 * full on tsumo and half of it on ron */
-		int32_t pao_base = q->tsumo ? 8000 : 4000;
-		base -= pao_base;
-		pao_value = pao_base * mult;
-		dl[seat] += pao_value;
-		dl[pao] -= pao_value;
-		if (q->tsumo && base == 0)
-			payer = pao;  /* honba too */
-	} else {
-		pao = -1;
+		/* Tenhou: on tsumo the liable player pays everything (every
+		 * yakuman of the hand, and the honba: 2019103023gm-00a9-0000-
+		 * f90e0fe9, daisangen + tsuuiisou, paoWho pays 64,900); on ron
+		 * the liable player and the discarder split the value, the
+		 * discarder paying the honba. */
+		int32_t total = ceil100(base * mult);
+		if (q->tsumo) {
+			payer = pao;
+			base = 0;
+			dl[seat] += total;
+			dl[pao] -= total;
+		} else {
+			int32_t half = total / 2;
+			base = 0;
+			dl[seat] += half;
+			dl[pao] -= half;
+			dl[seat] += total - half;
+			dl[payer] -= total - half;
+		}
 	}
 	int32_t ron, fd, fo;
 	int32_t value = hy_score_value(r->base, dealer, q->tsumo, &ron, &fd, &fo);
@@ -280,7 +287,7 @@ static void payments(const hy_hand_query *q, hy_hand_result *r)
 	r->tsumo_dealer = fd;
 	r->tsumo_other = fo;
 	if (payer >= 0) {
-		int32_t pay = ceil100(base * mult);
+		int32_t pay = base ? ceil100(base * mult) : 0;
 		dl[seat] += pay + 300 * q->honba;
 		dl[payer] -= pay + 300 * q->honba;
 	} else {

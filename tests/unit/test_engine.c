@@ -208,10 +208,6 @@ static const struct {
 	 * not paid to the winner) */
 	{"confusing_nakis_1.json", "fixture: riichi stick missing from the winner's delta"},
 	{"confusing_nakis_2.json", "fixture: result names a winner who cannot win"},
-	/* Tenhou: on a pao tsumo the liable player pays the whole hand even
-	 * with a second yakuman (AGARI paoWho=2, sc: only seat 2 pays);
-	 * hand/score.c splits the non-pao yakuman among all (score.c's owner) */
-	{"2019103023gm-00a9-0000-f90e0fe9", "score.c: pao tsumo with double yakuman"},
 };
 
 static hy_status log_issue(void *ctx, const hy_replay_issue *is)
