@@ -10,6 +10,7 @@
 
 #include "core/status.h"
 #include "core/version.h"
+#include "engine/replay.h"
 #include "events/event.h"
 #include "events/source.h"
 #include "events/stream.h"
@@ -28,6 +29,10 @@ static const char usage[] =
 	"  -j, --json          write mjai JSON lines instead of the event stream\n"
 	"  -k, --keep-going    skip a bad game (counted) instead of failing\n"
 	"  -s, --stats         print games, kyoku and events per type to stderr\n"
+	"  -c, --check         replay every game with the rules engine: report\n"
+	"                      illegal events and score changes that differ from\n"
+	"                      the log; exit 1 if any (writes no output unless\n"
+	"                      -o or --json is given)\n"
 	"  -h, --help          show this help and exit\n"
 	"  -V, --version       show the version and exit\n"
 	"\n"
@@ -37,7 +42,9 @@ static const char usage[] =
 static const char *prog = "mjai-parse";
 
 typedef struct run {
-	int json, keep_going, stats;
+	int json, keep_going, stats, check, write;
+	hy_replay_report rep;
+	uint64_t bad_games;  /* games with replay issues */
 	hy_output out;
 	hy_evs_writer *w;
 	uint64_t games, kyoku, events, skipped, docs;
@@ -52,15 +59,47 @@ static void say(const hy_diag *d)
 	fprintf(stderr, "%s: %s\n", prog, hy_diag_format(d, buf, sizeof buf));
 }
 
+static hy_status on_issue(void *ctx, const hy_replay_issue *is)
+{
+	const char *src = is->game->source && is->game->source[0] ? is->game->source : "(input)";
+	static const char *const kinds[] = {"illegal event", "score change differs",
+					    "kyoku start scores differ"};
+	const char *kind = is->kind < 3 ? kinds[is->kind] : "issue";
+	if (is->line)
+		fprintf(stderr, "%s: %s:%u: %s: %s\n", prog, src, is->line, kind, is->msg);
+	else
+		fprintf(stderr, "%s: %s: game %u, event %zu: %s: %s\n", prog, src,
+			is->game->index + 1, is->event + 1, kind, is->msg);
+	return HY_OK;
+}
+
+static hy_status check_game(run *r, const hy_game *g)
+{
+	uint64_t before = r->rep.illegal + r->rep.mismatch;
+	hy_diag d;
+	hy_diag_init(&d, g->source);
+	hy_status s = hy_replay_game(g, &r->rep, &d);
+	if (s != HY_OK) {
+		say(&d);
+		return s;
+	}
+	r->bad_games += r->rep.illegal + r->rep.mismatch != before;
+	return HY_OK;
+}
+
 static hy_status on_game(void *ctx, hy_game *g)
 {
 	run *r = ctx;
-	hy_status s = r->json ? hy_mjai_write_game(r->out.f, g)
-			      : hy_evs_write_game(r->w, g, &r->err);
-	if (s != HY_OK) {
-		if (r->json)
-			hy_diag_set(&r->err, s, 0, "write error");
+	hy_status s = HY_OK;
+	if (r->check && (s = check_game(r, g)) != HY_OK)
 		return s;
+	if (r->write) {
+		s = r->json ? hy_mjai_write_game(r->out.f, g) : hy_evs_write_game(r->w, g, &r->err);
+		if (s != HY_OK) {
+			if (r->json)
+				hy_diag_set(&r->err, s, 0, "write error");
+			return s;
+		}
 	}
 	r->games++;
 	r->events += g->n;
@@ -103,6 +142,7 @@ int main(int argc, char **argv)
 		{"json", no_argument, 0, 'j'},
 		{"keep-going", no_argument, 0, 'k'},
 		{"stats", no_argument, 0, 's'},
+		{"check", no_argument, 0, 'c'},
 		{"help", no_argument, 0, 'h'},
 		{"version", no_argument, 0, 'V'},
 		{0, 0, 0, 0},
@@ -112,12 +152,13 @@ int main(int argc, char **argv)
 	hy_diag_init(&r.err, NULL);
 	const char *outpath = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "o:jksVh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:jkscVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
 		case 'j': r.json = 1; break;
 		case 'k': r.keep_going = 1; break;
 		case 's': r.stats = 1; break;
+		case 'c': r.check = 1; break;
 		case 'h': fputs(usage, stdout); return 0;
 		case 'V': printf("mjai-parse (hydra-c) %s\n", HY_VERSION); return 0;
 		default:
@@ -125,7 +166,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((!outpath || strcmp(outpath, "-") == 0) && !r.json && isatty(STDOUT_FILENO)) {
+	r.write = !r.check || outpath || r.json;
+	r.rep.issue = on_issue;
+	r.rep.ctx = &r;
+	if (r.write && (!outpath || strcmp(outpath, "-") == 0) && !r.json &&
+	    isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "%s: refusing to write a binary event stream to a terminal\n"
 			"hint: use -o FILE, a pipe, or --json\n", prog);
 		return 2;
@@ -139,7 +184,7 @@ int main(int argc, char **argv)
 		say(&d);
 		return hy_status_exit(s);
 	}
-	if (!r.json && (s = hy_evs_writer_open(&r.w, r.out.f)) != HY_OK) {
+	if (r.write && !r.json && (s = hy_evs_writer_open(&r.w, r.out.f)) != HY_OK) {
 		fprintf(stderr, "%s: %s\n", prog, hy_status_str(s));
 		hy_output_abort(&r.out);
 		return hy_status_exit(s);
@@ -207,5 +252,16 @@ int main(int argc, char **argv)
 	}
 	if (r.stats || r.skipped)
 		print_stats(&r);
+	if (r.check) {
+		fprintf(stderr,
+			"%s: check: %llu games, %llu kyoku (%llu skipped: hidden hands), %llu hora, "
+			"%llu ryukyoku: %llu illegal events, %llu score mismatches in %llu games\n",
+			prog, (unsigned long long)r.rep.games, (unsigned long long)r.rep.kyoku,
+			(unsigned long long)r.rep.skipped_kyoku, (unsigned long long)r.rep.hora,
+			(unsigned long long)r.rep.ryukyoku, (unsigned long long)r.rep.illegal,
+			(unsigned long long)r.rep.mismatch, (unsigned long long)r.bad_games);
+		if (first == HY_OK && r.bad_games)
+			return 1;
+	}
 	return hy_status_exit(first);
 }
