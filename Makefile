@@ -58,15 +58,17 @@ BUILD ?= build-san
 else
 BUILD ?= build
 endif
-ifneq ($(HAVE_CUDA),)
-CFLAGS_ALL += -DHY_HAVE_CUDA=1 -I$(CUDA_HOME)/include
-LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -lcudnn -lcublas -lcudart
-endif
 
 # ---------------------------------------------------------------- sources
 LIB_SRC  := $(sort $(shell find lib -name '*.c'))
 LIB_CU   := $(if $(HAVE_CUDA),$(sort $(shell find lib -name '*.cu')))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
+# CUDA objects exist only with a CUDA toolchain; then (and only then) the
+# programs link the CUDA runtime, cuDNN and cuBLAS.
+ifneq ($(LIB_CU),)
+CFLAGS_ALL += -DHY_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -lcudnn -lcublas -lcudart -lstdc++
+endif
 CMD_SRC  := $(sort $(wildcard cmd/*.c))
 PROGRAMS := $(CMD_SRC:cmd/%.c=%)
 BINS     := $(PROGRAMS:%=$(BUILD)/bin/%)
@@ -75,6 +77,9 @@ UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIBA     := $(BUILD)/libhydra.a
+
+# keep objects between runs (they are intermediate files to make)
+.SECONDARY:
 
 .PHONY: all check check-gpu check-torch demo deps bench install clean test-run help
 .DEFAULT_GOAL := all
