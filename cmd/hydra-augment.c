@@ -1,0 +1,323 @@
+/* hydra-augment: suit-permutation augmentation of sample streams and HDF5
+ * shards (DESIGN §6). Option parsing and wiring only: the permutations are
+ * lib/samples/augment, the formats lib/samples/{stream,shard,reader}. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/status.h"
+#include "core/version.h"
+#include "events/permute.h"
+#include "io/output.h"
+#include "samples/augment.h"
+#include "samples/reader.h"
+#include "samples/shard.h"
+#include "samples/stream.h"
+
+static const char usage[] =
+	"usage: hydra-augment [options] [PATH...]\n"
+	"Applies suit permutations (m, p, s; honours fixed) to training samples.\n"
+	"PATH is a sample stream or an HDF5 shard (told apart by content), or - for\n"
+	"stdin (the default). Writes a sample stream, or a shard with -o FILE.h5.\n"
+	"\n"
+	"  -p, --perms SPEC    all (the default): each sample in permutations 0-5;\n"
+	"                      random: one permutation per game, chosen from --seed\n"
+	"                      and the game id; or a list such as 0,3,5 (in order)\n"
+	"  -S, --seed S        seed for --perms random (decimal or 0x hex; default 0)\n"
+	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n"
+	"  -f, --format FMT    stream or shard (default: shard when FILE ends in .h5)\n"
+	"  -s, --stats         print samples read and written to stderr\n"
+	"  -h, --help          show this help and exit\n"
+	"  -V, --version       show the version and exit\n"
+	"\n"
+	"Permutations are numbered 0-5 in lexicographic order of (pi(m),pi(p),pi(s)):\n"
+	"0 identity, 1 p<>s, 2 m<>p, 3 m>p>s>m, 4 m>s>p>m, 5 m<>s.\n"
+	"Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
+	"version mismatch.\n";
+
+static const char *prog = "hydra-augment";
+
+enum { MODE_LIST, MODE_RANDOM };
+
+typedef struct run {
+	int mode;
+	int perms[64];
+	int nperms;
+	uint64_t seed;
+	hy_sms_writer *sw;
+	hy_shard_writer *hw;
+	uint64_t in, out;
+} run;
+
+static void say(const hy_diag *d)
+{
+	char buf[1200];
+	fprintf(stderr, "%s: %s\n", prog, hy_diag_format(d, buf, sizeof buf));
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s: try 'hydra-augment --help'\n", prog);
+	return 2;
+}
+
+static int parse_perms(run *r, const char *spec)
+{
+	if (strcmp(spec, "all") == 0) {
+		r->mode = MODE_LIST;
+		for (r->nperms = 0; r->nperms < HY_SUIT_PERMS; r->nperms++)
+			r->perms[r->nperms] = r->nperms;
+		return 0;
+	}
+	if (strcmp(spec, "random") == 0) {
+		r->mode = MODE_RANDOM;
+		return 0;
+	}
+	r->mode = MODE_LIST;
+	r->nperms = 0;
+	const char *p = spec;
+	for (;;) {
+		if (*p < '0' || *p > '5' || (p[1] != ',' && p[1] != '\0') ||
+		    r->nperms == (int)(sizeof r->perms / sizeof r->perms[0]))
+			return -1;
+		r->perms[r->nperms++] = *p - '0';
+		if (p[1] == '\0')
+			return 0;
+		p += 2;
+	}
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static hy_status emit(run *r, const hy_sample *s, hy_diag *d)
+{
+	r->out++;
+	return r->hw ? hy_shard_write(r->hw, s, d) : hy_sms_write(r->sw, s, d);
+}
+
+static hy_status augment_one(run *r, const hy_sample *s, hy_diag *d)
+{
+	hy_sample t;
+	if (r->mode == MODE_RANDOM) {
+		hy_augment_sample(s, &t, hy_augment_random_perm(r->seed, s->game));
+		return emit(r, &t, d);
+	}
+	for (int i = 0; i < r->nperms; i++) {
+		hy_augment_sample(s, &t, r->perms[i]);
+		hy_status st = emit(r, &t, d);
+		if (st)
+			return st;
+	}
+	return HY_OK;
+}
+
+/* Shell-like join of argv, for the shard's command_line attribute. */
+static char *join_args(int argc, char **argv)
+{
+	size_t n = 1;
+	for (int i = 0; i < argc; i++)
+		n += 4 * strlen(argv[i]) + 3;
+	char *s = malloc(n), *p = s;
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			*p++ = ' ';
+		const char *a = argv[i];
+		int plain = *a != '\0';
+		for (const char *c = a; *c; c++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				    "-_./,=:%+@", *c))
+				plain = 0;
+		if (plain) {
+			p += sprintf(p, "%s", a);
+			continue;
+		}
+		*p++ = '\'';
+		for (const char *c = a; *c; c++) {
+			if (*c == '\'')
+				p += sprintf(p, "'\\''");
+			else
+				*p++ = *c;
+		}
+		*p++ = '\'';
+	}
+	*p = '\0';
+	return s;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"perms", required_argument, 0, 'p'},
+		{"seed", required_argument, 0, 'S'},
+		{"output", required_argument, 0, 'o'},
+		{"format", required_argument, 0, 'f'},
+		{"stats", no_argument, 0, 's'},
+		{"help", no_argument, 0, 'h'},
+		{"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0},
+	};
+	run r;
+	memset(&r, 0, sizeof r);
+	parse_perms(&r, "all");
+	const char *outpath = NULL, *format = NULL;
+	int stats = 0, seed_given = 0, c;
+	while ((c = getopt_long(argc, argv, "p:S:o:f:shV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_perms(&r, optarg) != 0)
+				return usage_error("bad --perms '%s': use all, random or a list "
+						   "of 0-5 such as 0,3,5", optarg);
+			break;
+		case 'S':
+			if (parse_u64(optarg, &r.seed) != 0)
+				return usage_error("bad --seed '%s': an unsigned 64-bit number",
+						   optarg);
+			seed_given = 1;
+			break;
+		case 'o': outpath = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "stream") != 0 && strcmp(optarg, "shard") != 0)
+				return usage_error("bad --format '%s': stream or shard", optarg);
+			format = optarg;
+			break;
+		case 's': stats = 1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case 'V': printf("hydra-augment (hydra-c) %s\n", HY_VERSION); return 0;
+		default:
+			fprintf(stderr, "%s: try 'hydra-augment --help'\n", prog);
+			return 2;
+		}
+	}
+	if (seed_given && r.mode != MODE_RANDOM)
+		return usage_error("%s", "--seed needs --perms random");
+	int to_stdout = !outpath || strcmp(outpath, "-") == 0;
+	int shard = format ? strcmp(format, "shard") == 0 : !to_stdout && ends_with(outpath, ".h5");
+	if (shard && to_stdout)
+		return usage_error("%s", "a shard cannot go to stdout: use -o FILE.h5");
+	if (to_stdout && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: refusing to write a binary sample stream to a terminal\n"
+			"hint: use -o FILE or a pipe\n", prog);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_DFL);
+
+	int npaths = argc - optind;
+	const char *stdin_only[] = {"-"};
+	const char *const *paths = npaths ? (const char *const *)argv + optind : stdin_only;
+	if (!npaths)
+		npaths = 1;
+
+	hy_diag d;
+	hy_diag_init(&d, outpath);
+	hy_output out;
+	memset(&out, 0, sizeof out);
+	hy_status st = HY_OK;
+	char *cmdline = NULL;
+	if (shard) {
+		cmdline = join_args(argc, argv);
+		const char **srcs = malloc((size_t)npaths * sizeof *srcs);
+		if (!cmdline || !srcs) {
+			free(srcs);
+			free(cmdline);
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return 1;
+		}
+		for (int i = 0; i < npaths; i++)
+			srcs[i] = strcmp(paths[i], "-") == 0 ? "(stdin)" : paths[i];
+		hy_shard_meta m = {NULL, cmdline, srcs, (size_t)npaths, 0, 0};
+		st = hy_shard_writer_open(&r.hw, outpath, &m, &d);
+		free(srcs);
+	} else {
+		st = hy_output_open(&out, outpath, &d);
+		if (!st && (st = hy_sms_writer_open(&r.sw, out.f)) != HY_OK) {
+			hy_diag_set(&d, st, 0, "cannot start the sample stream");
+			hy_output_abort(&out);
+		}
+	}
+	if (st) {
+		say(&d);
+		free(cmdline);
+		return hy_status_exit(st);
+	}
+
+	for (int i = 0; i < npaths && !st; i++) {
+		hy_sample_reader *in = NULL;
+		hy_diag_init(&d, NULL);
+		st = hy_sample_reader_open(&in, paths[i], &d);
+		if (st) {
+			say(&d);
+			break;
+		}
+		hy_sample s;
+		while ((st = hy_sample_read(in, &s, &d)) == HY_OK) {
+			r.in++;
+			hy_diag wd;
+			hy_diag_init(&wd, to_stdout ? "standard output" : outpath);
+			if ((st = augment_one(&r, &s, &wd)) != HY_OK) {
+				say(&wd);
+				break;
+			}
+		}
+		if (st == HY_STOP)
+			st = HY_OK;
+		else if (st && d.status)
+			say(&d);
+		hy_sample_reader_close(in);
+	}
+
+	if (r.hw) {
+		if (!st) {
+			hy_diag_init(&d, outpath);
+			if ((st = hy_shard_writer_close(r.hw, &d)) != HY_OK)
+				say(&d);
+		} else {
+			hy_shard_writer_abort(r.hw);
+		}
+	} else {
+		hy_status cs = HY_OK;
+		hy_diag_init(&d, to_stdout ? "standard output" : outpath);
+		if (!st) {
+			cs = hy_sms_writer_close(r.sw, &d);
+			if (!cs)
+				cs = hy_output_commit(&out, &d);
+			if (cs && d.msg[0])
+				say(&d);
+			st = cs;
+		} else {
+			hy_sms_writer_abort(r.sw); /* no trailer: readers see the failure */
+		}
+		if (st && !to_stdout)
+			hy_output_abort(&out);
+	}
+	free(cmdline);
+	if (stats)
+		fprintf(stderr, "%s: %" PRIu64 " samples read, %" PRIu64 " written\n", prog, r.in,
+			st ? (uint64_t)0 : r.out);
+	return hy_status_exit(st);
+}

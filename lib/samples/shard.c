@@ -1,0 +1,871 @@
+/* HDF5 sample shards (formats/shard.md is the normative spec). */
+#include "samples/shard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/version.h"
+#include "samples/stream.h" /* hy_sample_check */
+
+/* ------------------------------------------------------------ fields */
+
+enum { K_F16, K_U8, K_U16, K_I32, K_U64, K_F32 };
+
+typedef struct field {
+	const char *name;
+	int kind;
+	int dim1, dim2;   /* trailing dims (0 = none)            */
+	size_t offset;    /* in hy_sample                        */
+	size_t size;      /* bytes per sample in memory          */
+} field;
+
+#define F1(n, k, t) {#n, k, 0, 0, offsetof(hy_sample, n), sizeof(t)}
+static const field fields[] = {
+	{"obs", K_F16, HY_OBS_CHANNELS, HY_OBS_TILES, offsetof(hy_sample, obs),
+	 sizeof(((hy_sample *)0)->obs)},
+	F1(mask, K_U64, uint64_t),
+	{"opp_waits", K_U64, 3, 0, offsetof(hy_sample, opp_waits), 3 * sizeof(uint64_t)},
+	F1(game, K_U64, uint64_t),
+	F1(score, K_I32, int32_t),
+	F1(kyoku_delta, K_I32, int32_t),
+	F1(logp, K_F32, float),
+	F1(value, K_F32, float),
+	F1(reward, K_F32, float),
+	F1(adv, K_F32, float),
+	F1(ret, K_F32, float),
+	F1(step, K_U16, uint16_t),
+	F1(action, K_U8, uint8_t),
+	F1(seat, K_U8, uint8_t),
+	F1(grand_kyoku, K_U8, uint8_t),
+	F1(honba, K_U8, uint8_t),
+	F1(rank, K_U8, uint8_t),
+	F1(grp, K_U8, uint8_t),
+	F1(opp_tenpai, K_U8, uint8_t),
+	F1(flags, K_U8, uint8_t),
+};
+#undef F1
+enum { NFIELDS = sizeof fields / sizeof fields[0] };
+
+_Static_assert(sizeof(((hy_sample *)0)->obs) == 2 * HY_OBS_SIZE, "obs is 2 bytes a cell");
+
+static int field_rank(const field *f)
+{
+	return 1 + (f->dim1 > 0) + (f->dim2 > 0);
+}
+
+static void field_dims(const field *f, hsize_t n, hsize_t dims[3])
+{
+	dims[0] = n;
+	dims[1] = (hsize_t)f->dim1;
+	dims[2] = (hsize_t)f->dim2;
+}
+
+/* IEEE binary16 (1 sign, 5 exponent bits with bias 15, 10 mantissa bits),
+ * derived from a 32-bit float type so that its byte order is base's. */
+static hid_t make_f16(hid_t base)
+{
+	hid_t t = H5Tcopy(base);
+	if (t < 0)
+		return t;
+	if (H5Tset_fields(t, 15, 10, 5, 0, 10) < 0 || H5Tset_offset(t, 0) < 0 ||
+	    H5Tset_precision(t, 16) < 0 || H5Tset_size(t, 2) < 0 || H5Tset_ebias(t, 15) < 0) {
+		H5Tclose(t);
+		return -1;
+	}
+	return t;
+}
+
+/* Predefined types are library globals: look them up at run time. */
+static hid_t std_type(int kind, int file)
+{
+	switch (kind) {
+	case K_U8: return file ? H5T_STD_U8LE : H5T_NATIVE_UINT8;
+	case K_U16: return file ? H5T_STD_U16LE : H5T_NATIVE_UINT16;
+	case K_I32: return file ? H5T_STD_I32LE : H5T_NATIVE_INT32;
+	case K_U64: return file ? H5T_STD_U64LE : H5T_NATIVE_UINT64;
+	case K_F32: return file ? H5T_IEEE_F32LE : H5T_NATIVE_FLOAT;
+	default: return -1;
+	}
+}
+
+/* ------------------------------------------------------------ errors */
+
+typedef struct h5err {
+	char first[160], last[160];
+	int truncated;
+} h5err;
+
+static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *ctx)
+{
+	h5err *x = ctx;
+	const char *desc = e->desc ? e->desc : "";
+	if (n == 0)
+		snprintf(x->first, sizeof x->first, "%s", desc);
+	snprintf(x->last, sizeof x->last, "%s", desc);
+	if (strstr(desc, "truncated"))
+		x->truncated = 1;
+	return 0;
+}
+
+/* Fills d from HDF5's error stack (then clears it). The status is st, or
+ * HY_ETRUNC when HDF5 says the file is truncated and st is a read error. */
+static hy_status h5_fail(hy_diag *d, hy_status st, const char *call, const char *file,
+			 int line)
+{
+	h5err x;
+	memset(&x, 0, sizeof x);
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &x);
+	H5Eclear2(H5E_DEFAULT);
+	if (x.truncated && (st == HY_EDATA || st == HY_EFORMAT))
+		st = HY_ETRUNC;
+	const char *what = x.last[0] ? x.last : "unknown error";
+	if (x.first[0] && strcmp(x.first, x.last) != 0)
+		return hy_diag_set(d, st, 0, "HDF5 error in %s (%s:%d): %s: %s", call, file, line,
+				   x.first, what);
+	return hy_diag_set(d, st, 0, "HDF5 error in %s (%s:%d): %s", call, file, line, what);
+}
+
+/* The check macro: every HDF5 call goes through it. `call` returns a
+ * negative value on failure (herr_t, hid_t, htri_t); on failure the
+ * function's `st` is set and control goes to `out`. */
+#define HY_H5(call, status)                                                     \
+	do {                                                                      \
+		if ((call) < 0) {                                                 \
+			st = h5_fail(d, (status), #call, __FILE__, __LINE__);     \
+			goto out;                                                 \
+		}                                                                 \
+	} while (0)
+
+static void h5_quiet(void)
+{
+	/* HDF5's error printing is library-global; turn it off: errors come
+	 * back through hy_diag. */
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+int hy_shard_is_hdf5(const void *data, size_t len)
+{
+	return data && len >= 8 && memcmp(data, "\x89HDF\r\n\x1a\n", 8) == 0;
+}
+
+/* ------------------------------------------------------------ writer */
+
+struct hy_shard_writer {
+	char *path, *tmp;
+	hid_t file, ftype16, mtype16;
+	hid_t ds[NFIELDS];
+	uint8_t *col[NFIELDS];
+	uint32_t chunk;
+	size_t nbuf;     /* samples buffered */
+	uint64_t nfile;  /* samples in the file */
+	hy_status err;
+};
+
+static hy_status put_str_attr(hid_t loc, const char *name, const char *const *v, size_t n,
+			      int array, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	hid_t t = -1, sp = -1, a = -1;
+	HY_H5(t = H5Tcopy(H5T_C_S1), HY_EIO);
+	HY_H5(H5Tset_size(t, H5T_VARIABLE), HY_EIO);
+	HY_H5(H5Tset_cset(t, H5T_CSET_UTF8), HY_EIO);
+	if (!array) {
+		HY_H5(sp = H5Screate(H5S_SCALAR), HY_EIO);
+	} else if (n == 0) {
+		HY_H5(sp = H5Screate(H5S_NULL), HY_EIO);
+	} else {
+		hsize_t dim = n;
+		HY_H5(sp = H5Screate_simple(1, &dim, NULL), HY_EIO);
+	}
+	HY_H5(a = H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT), HY_EIO);
+	if (!array || n)
+		HY_H5(H5Awrite(a, t, v), HY_EIO);
+out:
+	if (a >= 0)
+		H5Aclose(a);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	return st;
+}
+
+static hy_status w_attrs(hy_shard_writer *w, const hy_shard_meta *m, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	hid_t sp = -1, a = -1;
+	char enc[64];
+	snprintf(enc, sizeof enc, "hydra-c %s", HY_VERSION);
+	const char *fmt = HY_SHARD_FORMAT;
+	const char *ev = m && m->encoder_version ? m->encoder_version : enc;
+	const char *cl = m && m->command_line ? m->command_line : "";
+	uint32_t version = HY_SHARD_VERSION;
+	HY_H5(sp = H5Screate(H5S_SCALAR), HY_EIO);
+	HY_H5(a = H5Acreate2(w->file, "format_version", H5T_STD_U32LE, sp, H5P_DEFAULT,
+			       H5P_DEFAULT), HY_EIO);
+	HY_H5(H5Awrite(a, H5T_NATIVE_UINT32, &version), HY_EIO);
+	if ((st = put_str_attr(w->file, "format", &fmt, 1, 0, d)) ||
+	    (st = put_str_attr(w->file, "encoder_version", &ev, 1, 0, d)) ||
+	    (st = put_str_attr(w->file, "command_line", &cl, 1, 0, d)))
+		goto out;
+	for (size_t i = 0; m && i < m->nsources; i++)
+		if (!m->sources[i]) {
+			st = hy_diag_set(d, HY_EUSAGE, 0, "source %zu is NULL", i);
+			goto out;
+		}
+	st = put_str_attr(w->file, "sources", m ? m->sources : NULL, m ? m->nsources : 0, 1, d);
+out:
+	if (a >= 0)
+		H5Aclose(a);
+	if (sp >= 0)
+		H5Sclose(sp);
+	return st;
+}
+
+static hy_status w_datasets(hy_shard_writer *w, int level, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	hid_t dcpl = -1, sp = -1;
+	for (int i = 0; i < NFIELDS; i++) {
+		const field *f = &fields[i];
+		int rank = field_rank(f);
+		hsize_t dims[3], maxd[3], chunk[3];
+		field_dims(f, 0, dims);
+		field_dims(f, H5S_UNLIMITED, maxd);
+		field_dims(f, w->chunk, chunk);
+		HY_H5(sp = H5Screate_simple(rank, dims, maxd), HY_EIO);
+		HY_H5(dcpl = H5Pcreate(H5P_DATASET_CREATE), HY_EIO);
+		HY_H5(H5Pset_chunk(dcpl, rank, chunk), HY_EIO);
+		HY_H5(H5Pset_obj_track_times(dcpl, 0), HY_EIO);
+		if (level > 0) {
+			if (f->kind != K_U8)
+				HY_H5(H5Pset_shuffle(dcpl), HY_EIO);
+			HY_H5(H5Pset_deflate(dcpl, (unsigned)level), HY_EIO);
+		}
+		hid_t ft = f->kind == K_F16 ? w->ftype16 : std_type(f->kind, 1);
+		HY_H5(w->ds[i] = H5Dcreate2(w->file, f->name, ft, sp, H5P_DEFAULT, dcpl,
+					      H5P_DEFAULT), HY_EIO);
+		H5Pclose(dcpl);
+		H5Sclose(sp);
+		dcpl = sp = -1;
+	}
+out:
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	if (sp >= 0)
+		H5Sclose(sp);
+	return st;
+}
+
+static void w_free(hy_shard_writer *w)
+{
+	for (int i = 0; i < NFIELDS; i++) {
+		if (w->ds[i] >= 0)
+			H5Dclose(w->ds[i]);
+		free(w->col[i]);
+	}
+	if (w->ftype16 >= 0)
+		H5Tclose(w->ftype16);
+	if (w->mtype16 >= 0)
+		H5Tclose(w->mtype16);
+	if (w->file >= 0)
+		H5Fclose(w->file);
+	free(w->path);
+	free(w->tmp);
+	free(w);
+}
+
+void hy_shard_writer_abort(hy_shard_writer *w)
+{
+	if (!w)
+		return;
+	char *tmp = w->tmp;
+	w->tmp = NULL;
+	w_free(w);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+}
+
+hy_status hy_shard_writer_open(hy_shard_writer **wp, const char *path, const hy_shard_meta *m,
+			       hy_diag *d)
+{
+	if (!wp || !path || !*path || strcmp(path, "-") == 0)
+		return hy_diag_set(d, HY_EUSAGE, 0, "a shard needs a file name");
+	*wp = NULL;
+	h5_quiet();
+	hy_status st = HY_OK;
+	hid_t fapl = -1;
+	hy_shard_writer *w = calloc(1, sizeof *w);
+	if (!w)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	w->file = w->ftype16 = w->mtype16 = -1;
+	for (int i = 0; i < NFIELDS; i++)
+		w->ds[i] = -1;
+	w->chunk = m && m->chunk ? m->chunk : HY_SHARD_CHUNK;
+	int level = m && m->deflate ? m->deflate : HY_SHARD_DEFLATE;
+	if (level < 0)
+		level = 0; /* no compression */
+	if (level > 9) {
+		st = hy_diag_set(d, HY_EUSAGE, 0, "deflate level %d is over 9", level);
+		goto out;
+	}
+	size_t n = strlen(path);
+	w->path = strdup(path);
+	w->tmp = malloc(n + 16);
+	if (!w->path || !w->tmp) {
+		st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+		goto out;
+	}
+	memcpy(w->tmp, path, n);
+	memcpy(w->tmp + n, ".tmp-XXXXXX", 12);
+	int fd = mkstemp(w->tmp);
+	if (fd < 0) {
+		st = hy_diag_set(d, HY_EIO, 0, "cannot create '%s': %s", path, strerror(errno));
+		free(w->tmp);
+		w->tmp = NULL;
+		goto out;
+	}
+	close(fd);
+	for (int i = 0; i < NFIELDS; i++) {
+		w->col[i] = malloc((size_t)w->chunk * fields[i].size);
+		if (!w->col[i]) {
+			st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+			goto out;
+		}
+	}
+	HY_H5(fapl = H5Pcreate(H5P_FILE_ACCESS), HY_EIO);
+	HY_H5(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), HY_EIO);
+	HY_H5(w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), HY_EIO);
+	HY_H5(w->ftype16 = make_f16(H5T_IEEE_F32LE), HY_EIO);
+	HY_H5(w->mtype16 = make_f16(H5T_NATIVE_FLOAT), HY_EIO);
+	if ((st = w_attrs(w, m, d)) || (st = w_datasets(w, level, d)))
+		goto out;
+out:
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	if (st) {
+		hy_shard_writer_abort(w);
+		if (d && !d->source[0])
+			snprintf(d->source, sizeof d->source, "%s", path);
+		return st;
+	}
+	*wp = w;
+	return HY_OK;
+}
+
+static hy_status w_flush(hy_shard_writer *w, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	hid_t fs = -1, ms = -1;
+	if (!w->nbuf)
+		return HY_OK;
+	for (int i = 0; i < NFIELDS; i++) {
+		const field *f = &fields[i];
+		int rank = field_rank(f);
+		hsize_t dims[3], start[3] = {w->nfile, 0, 0}, count[3];
+		field_dims(f, w->nfile + w->nbuf, dims);
+		field_dims(f, w->nbuf, count);
+		HY_H5(H5Dset_extent(w->ds[i], dims), HY_EIO);
+		HY_H5(fs = H5Dget_space(w->ds[i]), HY_EIO);
+		HY_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL), HY_EIO);
+		HY_H5(ms = H5Screate_simple(rank, count, NULL), HY_EIO);
+		hid_t mt = f->kind == K_F16 ? w->mtype16 : std_type(f->kind, 0);
+		HY_H5(H5Dwrite(w->ds[i], mt, ms, fs, H5P_DEFAULT, w->col[i]), HY_EIO);
+		H5Sclose(fs);
+		H5Sclose(ms);
+		fs = ms = -1;
+	}
+	w->nfile += w->nbuf;
+	w->nbuf = 0;
+out:
+	if (fs >= 0)
+		H5Sclose(fs);
+	if (ms >= 0)
+		H5Sclose(ms);
+	if (st)
+		w->err = st;
+	return st;
+}
+
+hy_status hy_shard_write(hy_shard_writer *w, const hy_sample *s, hy_diag *d)
+{
+	if (!w || !s)
+		return HY_EUSAGE;
+	if (w->err)
+		return hy_diag_set(d, w->err, 0, "shard writer failed earlier");
+	const char *why = hy_sample_check(s);
+	if (why)
+		return hy_diag_set(d, HY_EUSAGE, 0, "sample %llu cannot be written: %s",
+				   (unsigned long long)(w->nfile + w->nbuf + 1), why);
+	for (int i = 0; i < NFIELDS; i++)
+		memcpy(w->col[i] + w->nbuf * fields[i].size, (const char *)s + fields[i].offset,
+		       fields[i].size);
+	if (++w->nbuf == w->chunk)
+		return w_flush(w, d);
+	return HY_OK;
+}
+
+uint64_t hy_shard_writer_count(const hy_shard_writer *w)
+{
+	return w ? w->nfile + w->nbuf : 0;
+}
+
+hy_status hy_shard_writer_close(hy_shard_writer *w, hy_diag *d)
+{
+	if (!w)
+		return HY_EUSAGE;
+	hy_status st = w->err;
+	if (st) {
+		hy_diag_set(d, st, 0, "shard writer failed earlier");
+		goto out;
+	}
+	if ((st = w_flush(w, d)))
+		goto out;
+	for (int i = 0; i < NFIELDS; i++) {
+		hid_t ds = w->ds[i];
+		w->ds[i] = -1;
+		HY_H5(H5Dclose(ds), HY_EIO);
+	}
+	hid_t file = w->file;
+	w->file = -1;
+	HY_H5(H5Fclose(file), HY_EIO);
+	int fd = open(w->tmp, O_RDONLY);
+	if (fd < 0 || fsync(fd) != 0) {
+		st = hy_diag_set(d, HY_EIO, 0, "cannot sync '%s': %s", w->tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	mode_t mask = umask(0);
+	umask(mask);
+	if (chmod(w->tmp, 0666 & ~mask) != 0) {
+		/* not fatal: the data is still right */
+	}
+	if (rename(w->tmp, w->path) != 0) {
+		st = hy_diag_set(d, HY_EIO, 0, "cannot rename '%s' to '%s': %s", w->tmp, w->path,
+				 strerror(errno));
+		goto out;
+	}
+	free(w->tmp);
+	w->tmp = NULL;
+out:
+	if (st && d)
+		snprintf(d->source, sizeof d->source, "%s", w->path);
+	hy_shard_writer_abort(w); /* frees; removes the temporary on failure */
+	return st;
+}
+
+/* ------------------------------------------------------------ reader */
+
+struct hy_shard {
+	char *name;
+	hid_t file, mtype16;
+	hid_t ds[NFIELDS];
+	uint64_t n;
+	uint8_t *col[NFIELDS];
+	size_t colcap; /* samples each col holds */
+	hy_shard_info info;
+	char *enc, *cmd;
+	char **src;
+	size_t nsrc;
+};
+
+void hy_shard_close(hy_shard *sh)
+{
+	if (!sh)
+		return;
+	for (int i = 0; i < NFIELDS; i++) {
+		if (sh->ds[i] >= 0)
+			H5Dclose(sh->ds[i]);
+		free(sh->col[i]);
+	}
+	if (sh->mtype16 >= 0)
+		H5Tclose(sh->mtype16);
+	if (sh->file >= 0)
+		H5Fclose(sh->file);
+	for (size_t i = 0; i < sh->nsrc; i++)
+		free(sh->src[i]);
+	free(sh->src);
+	free(sh->enc);
+	free(sh->cmd);
+	free(sh->name);
+	free(sh);
+}
+
+/* Reads a string attribute (scalar or 1-D; variable or fixed length) into
+ * *out[0..*n), malloc'ed. A missing attribute gives zero strings. */
+static hy_status get_str_attr(hid_t loc, const char *name, char ***out, size_t *n, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	hid_t a = -1, ft = -1, sp = -1, mt = -1;
+	char **v = NULL;
+	char *fixed = NULL;
+	size_t cnt = 0;
+	*out = NULL;
+	*n = 0;
+	htri_t has;
+	HY_H5(has = H5Aexists(loc, name), HY_EDATA);
+	if (!has)
+		return HY_OK;
+	HY_H5(a = H5Aopen(loc, name, H5P_DEFAULT), HY_EDATA);
+	HY_H5(ft = H5Aget_type(a), HY_EDATA);
+	if (H5Tget_class(ft) != H5T_STRING) {
+		st = hy_diag_set(d, HY_EFORMAT, 0, "attribute '%s' is not a string", name);
+		goto out;
+	}
+	HY_H5(sp = H5Aget_space(a), HY_EDATA);
+	H5S_class_t sc = H5Sget_simple_extent_type(sp);
+	hssize_t np = H5Sget_simple_extent_npoints(sp);
+	if (sc == H5S_NULL || np <= 0)
+		goto out;
+	cnt = (size_t)np;
+	v = calloc(cnt, sizeof *v);
+	if (!v) {
+		st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+		goto out;
+	}
+	HY_H5(mt = H5Tcopy(H5T_C_S1), HY_EDATA);
+	HY_H5(H5Tset_cset(mt, H5Tget_cset(ft)), HY_EDATA);
+	htri_t vl;
+	HY_H5(vl = H5Tis_variable_str(ft), HY_EDATA);
+	if (vl) {
+		HY_H5(H5Tset_size(mt, H5T_VARIABLE), HY_EDATA);
+		HY_H5(H5Aread(a, mt, v), HY_EDATA);
+		for (size_t i = 0; i < cnt; i++) {
+			char *c = strdup(v[i] ? v[i] : "");
+			H5free_memory(v[i]);
+			v[i] = c;
+			if (!c)
+				st = HY_ENOMEM;
+		}
+	} else {
+		size_t sz = H5Tget_size(ft);
+		HY_H5(H5Tset_size(mt, sz + 1), HY_EDATA);
+		fixed = calloc(cnt, sz + 1);
+		if (!fixed) {
+			st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+			goto out;
+		}
+		HY_H5(H5Aread(a, mt, fixed), HY_EDATA);
+		for (size_t i = 0; i < cnt; i++)
+			if (!(v[i] = strndup(fixed + i * (sz + 1), sz)))
+				st = HY_ENOMEM;
+	}
+	if (st)
+		hy_diag_set(d, st, 0, "out of memory");
+out:
+	free(fixed);
+	if (st && v) {
+		for (size_t i = 0; i < cnt; i++)
+			free(v[i]);
+		free(v);
+		v = NULL;
+		cnt = 0;
+	}
+	*out = v;
+	*n = v ? cnt : 0;
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (ft >= 0)
+		H5Tclose(ft);
+	if (a >= 0)
+		H5Aclose(a);
+	return st;
+}
+
+static hy_status get_one_str(hid_t loc, const char *name, char **out, hy_diag *d)
+{
+	char **v;
+	size_t n;
+	hy_status st = get_str_attr(loc, name, &v, &n, d);
+	if (st)
+		return st;
+	*out = n ? v[0] : strdup("");
+	for (size_t i = 1; i < n; i++)
+		free(v[i]);
+	free(v);
+	return *out ? HY_OK : hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+}
+
+static hy_status r_structure(hy_shard *sh, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	hid_t a = -1, t = -1, sp = -1, dapl = -1, pl = -1;
+	htri_t has;
+	HY_H5(has = H5Aexists(sh->file, "format_version"), HY_EDATA);
+	if (!has) {
+		st = hy_diag_set(d, HY_EFORMAT, 0,
+				 "not a sample shard (HDF5 file without a format_version attribute)");
+		goto out;
+	}
+	HY_H5(a = H5Aopen(sh->file, "format_version", H5P_DEFAULT), HY_EDATA);
+	HY_H5(t = H5Aget_type(a), HY_EDATA);
+	HY_H5(sp = H5Aget_space(a), HY_EDATA);
+	if (H5Tget_class(t) != H5T_INTEGER || H5Sget_simple_extent_npoints(sp) != 1) {
+		st = hy_diag_set(d, HY_EFORMAT, 0, "attribute format_version is not an integer");
+		goto out;
+	}
+	HY_H5(H5Aread(a, H5T_NATIVE_UINT32, &sh->info.format_version), HY_EDATA);
+	if (sh->info.format_version > HY_SHARD_VERSION) {
+		st = hy_diag_set(d, HY_EVERSION, 0,
+				 "sample shard version %lu is newer than this program supports (%d)",
+				 (unsigned long)sh->info.format_version, HY_SHARD_VERSION);
+		goto out;
+	}
+	if (sh->info.format_version == 0) {
+		st = hy_diag_set(d, HY_EFORMAT, 0, "sample shard version 0 is invalid");
+		goto out;
+	}
+	if ((st = get_one_str(sh->file, "encoder_version", &sh->enc, d)) ||
+	    (st = get_one_str(sh->file, "command_line", &sh->cmd, d)) ||
+	    (st = get_str_attr(sh->file, "sources", &sh->src, &sh->nsrc, d)))
+		goto out;
+	H5Sclose(sp);
+	H5Tclose(t);
+	sp = t = -1;
+	for (int i = 0; i < NFIELDS; i++) {
+		const field *f = &fields[i];
+		HY_H5(has = H5Lexists(sh->file, f->name, H5P_DEFAULT), HY_EDATA);
+		if (!has) {
+			st = hy_diag_set(d, HY_EFORMAT, 0, "not a sample shard: no dataset '%s'",
+					 f->name);
+			goto out;
+		}
+		HY_H5(dapl = H5Pcreate(H5P_DATASET_ACCESS), HY_EDATA);
+		HY_H5(sh->ds[i] = H5Dopen2(sh->file, f->name, dapl), HY_EFORMAT);
+		HY_H5(t = H5Dget_type(sh->ds[i]), HY_EDATA);
+		HY_H5(sp = H5Dget_space(sh->ds[i]), HY_EDATA);
+		H5T_class_t cls = H5Tget_class(t);
+		int want_float = f->kind == K_F16 || f->kind == K_F32;
+		if (cls != (want_float ? H5T_FLOAT : H5T_INTEGER)) {
+			st = hy_diag_set(d, HY_EFORMAT, 0, "dataset '%s' is not of %s type", f->name,
+					 want_float ? "a float" : "an integer");
+			goto out;
+		}
+		int rank = H5Sget_simple_extent_ndims(sp);
+		hsize_t dims[3] = {0, 0, 0}, want[3];
+		if (rank != field_rank(f) || H5Sget_simple_extent_dims(sp, dims, NULL) < 0) {
+			st = hy_diag_set(d, HY_EFORMAT, 0,
+					 "dataset '%s' has %d dimensions; expected %d", f->name, rank,
+					 field_rank(f));
+			goto out;
+		}
+		field_dims(f, dims[0], want);
+		if (i == 0)
+			sh->n = dims[0];
+		if (dims[0] != sh->n || dims[1] != want[1] || dims[2] != want[2]) {
+			char got[64], exp[64];
+			snprintf(got, sizeof got, "[%llu", (unsigned long long)dims[0]);
+			snprintf(exp, sizeof exp, "[%llu", (unsigned long long)sh->n);
+			for (int k = 1; k < rank; k++) {
+				size_t l = strlen(got), m = strlen(exp);
+				snprintf(got + l, sizeof got - l, ",%llu", (unsigned long long)dims[k]);
+				snprintf(exp + m, sizeof exp - m, ",%llu", (unsigned long long)want[k]);
+			}
+			st = hy_diag_set(d, HY_EFORMAT, 0, "dataset '%s' has dims %s]; expected %s]",
+					 f->name, got, exp);
+			goto out;
+		}
+		/* chunk cache: two chunks, so that block reads never decompress twice */
+		HY_H5(pl = H5Dget_create_plist(sh->ds[i]), HY_EDATA);
+		if (H5Pget_layout(pl) == H5D_CHUNKED) {
+			hsize_t cd[3] = {0, 0, 0};
+			HY_H5(H5Pget_chunk(pl, 3, cd), HY_EDATA);
+			if (i == 0)
+				sh->info.chunk = (uint32_t)cd[0];
+			size_t bytes = (size_t)cd[0] * f->size * 2 + (1u << 20);
+			H5Dclose(sh->ds[i]);
+			sh->ds[i] = -1;
+			HY_H5(H5Pset_chunk_cache(dapl, 1009, bytes, 0.75), HY_EDATA);
+			HY_H5(sh->ds[i] = H5Dopen2(sh->file, f->name, dapl), HY_EFORMAT);
+		}
+		H5Pclose(pl);
+		H5Pclose(dapl);
+		H5Sclose(sp);
+		H5Tclose(t);
+		pl = dapl = sp = t = -1;
+	}
+	sh->info.encoder_version = sh->enc;
+	sh->info.command_line = sh->cmd;
+	sh->info.sources = (const char *const *)sh->src;
+	sh->info.nsources = sh->nsrc;
+out:
+	if (pl >= 0)
+		H5Pclose(pl);
+	if (dapl >= 0)
+		H5Pclose(dapl);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+	return st;
+}
+
+static hy_status r_open(hy_shard **shp, const char *name, const char *path, const void *data,
+			size_t len, hy_diag *d)
+{
+	*shp = NULL;
+	h5_quiet();
+	hy_status st = HY_OK;
+	hid_t fapl = -1;
+	hy_shard *sh = calloc(1, sizeof *sh);
+	if (!sh)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	sh->file = sh->mtype16 = -1;
+	for (int i = 0; i < NFIELDS; i++)
+		sh->ds[i] = -1;
+	sh->name = strdup(name ? name : "");
+	if (!sh->name) {
+		st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+		goto out;
+	}
+	HY_H5(fapl = H5Pcreate(H5P_FILE_ACCESS), HY_EIO);
+	HY_H5(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), HY_EIO);
+	if (!path) {
+		HY_H5(H5Pset_fapl_core(fapl, 1u << 20, 0), HY_EIO);
+		HY_H5(H5Pset_file_image(fapl, (void *)data, len), HY_EIO);
+		HY_H5(sh->file = H5Fopen("hydra-shard-image", H5F_ACC_RDONLY, fapl), HY_EDATA);
+	} else {
+		HY_H5(sh->file = H5Fopen(path, H5F_ACC_RDONLY, fapl), HY_EDATA);
+	}
+	HY_H5(sh->mtype16 = make_f16(H5T_NATIVE_FLOAT), HY_EIO);
+	st = r_structure(sh, d);
+out:
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	if (st) {
+		if (d)
+			snprintf(d->source, sizeof d->source, "%s", name ? name : "");
+		hy_shard_close(sh);
+		return st;
+	}
+	*shp = sh;
+	return HY_OK;
+}
+
+hy_status hy_shard_open(hy_shard **shp, const char *path, hy_diag *d)
+{
+	if (!shp || !path)
+		return HY_EUSAGE;
+	*shp = NULL;
+	/* Look first, for plain messages on the usual mistakes. */
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		hy_status st = hy_diag_set(d, HY_EIO, 0, "cannot open: %s", strerror(errno));
+		if (d)
+			snprintf(d->source, sizeof d->source, "%s", path);
+		return st;
+	}
+	unsigned char sig[8];
+	size_t got = fread(sig, 1, sizeof sig, f);
+	fclose(f);
+	if (!hy_shard_is_hdf5(sig, got)) {
+		hy_status st = got == 0 ? hy_diag_set(d, HY_ETRUNC, 0, "empty file, not a shard")
+					: hy_diag_set(d, HY_EFORMAT, 0,
+						      "not an HDF5 sample shard (bad signature)");
+		if (d)
+			snprintf(d->source, sizeof d->source, "%s", path);
+		return st;
+	}
+	return r_open(shp, path, path, NULL, 0, d);
+}
+
+hy_status hy_shard_open_mem(hy_shard **shp, const char *name, const void *data, size_t len,
+			    hy_diag *d)
+{
+	if (!shp || !data)
+		return HY_EUSAGE;
+	*shp = NULL;
+	if (!hy_shard_is_hdf5(data, len)) {
+		hy_status st = hy_diag_set(d, HY_EFORMAT, 0, "not an HDF5 sample shard (bad signature)");
+		if (d)
+			snprintf(d->source, sizeof d->source, "%s", name ? name : "");
+		return st;
+	}
+	return r_open(shp, name, NULL, data, len, d);
+}
+
+uint64_t hy_shard_count(const hy_shard *sh)
+{
+	return sh ? sh->n : 0;
+}
+
+const hy_shard_info *hy_shard_get_info(const hy_shard *sh)
+{
+	return sh ? &sh->info : NULL;
+}
+
+hy_status hy_shard_read(hy_shard *sh, uint64_t start, size_t n, hy_sample *out, hy_diag *d)
+{
+	if (!sh || (!out && n))
+		return HY_EUSAGE;
+	if (start > sh->n || n > sh->n - start)
+		return hy_diag_set(d, HY_EUSAGE, 0,
+				   "samples %llu..%llu are past the end of the shard (%llu samples)",
+				   (unsigned long long)start, (unsigned long long)(start + n),
+				   (unsigned long long)sh->n);
+	if (n == 0)
+		return HY_OK;
+	hy_status st = HY_OK;
+	hid_t fs = -1, ms = -1;
+	if (n > sh->colcap) {
+		for (int i = 0; i < NFIELDS; i++) {
+			uint8_t *c = realloc(sh->col[i], n * fields[i].size);
+			if (!c) {
+				st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+				goto out;
+			}
+			sh->col[i] = c;
+		}
+		sh->colcap = n;
+	}
+	memset(out, 0, n * sizeof *out);
+	for (int i = 0; i < NFIELDS; i++) {
+		const field *f = &fields[i];
+		int rank = field_rank(f);
+		hsize_t fstart[3] = {start, 0, 0}, count[3];
+		field_dims(f, n, count);
+		HY_H5(fs = H5Dget_space(sh->ds[i]), HY_EDATA);
+		HY_H5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, fstart, NULL, count, NULL), HY_EDATA);
+		HY_H5(ms = H5Screate_simple(rank, count, NULL), HY_EDATA);
+		hid_t mt = f->kind == K_F16 ? sh->mtype16 : std_type(f->kind, 0);
+		HY_H5(H5Dread(sh->ds[i], mt, ms, fs, H5P_DEFAULT, sh->col[i]), HY_EDATA);
+		H5Sclose(fs);
+		H5Sclose(ms);
+		fs = ms = -1;
+		for (size_t k = 0; k < n; k++)
+			memcpy((char *)&out[k] + f->offset, sh->col[i] + k * f->size, f->size);
+	}
+	for (size_t k = 0; k < n; k++) {
+		const char *why = hy_sample_check(&out[k]);
+		if (why) {
+			uint64_t idx = start + k + 1;
+			st = hy_diag_set(d, HY_EDATA, idx > UINT32_MAX ? UINT32_MAX : (uint32_t)idx,
+					 "bad sample %llu: %s", (unsigned long long)idx, why);
+			goto out;
+		}
+	}
+out:
+	if (fs >= 0)
+		H5Sclose(fs);
+	if (ms >= 0)
+		H5Sclose(ms);
+	if (st && d)
+		snprintf(d->source, sizeof d->source, "%s", sh->name);
+	return st;
+}

@@ -1,0 +1,89 @@
+/* HDF5 sample shards (formats/shard.md is the normative spec): one dataset
+ * per hy_sample field with leading dimension N, chunked and compressed
+ * (shuffle + deflate, readable by stock h5dump), plus attributes: format
+ * version, encoder version, producing command line, source list.
+ *
+ * libhdf5 is not thread-safe in the Debian build: use one shard per thread
+ * at most and never two threads in HDF5 at once. Opening a shard turns off
+ * HDF5's own printing of its error stack (H5Eset_auto); HDF5 errors come
+ * back as hy_diag messages naming the failed call, file and line. */
+#ifndef HY_SAMPLES_SHARD_H
+#define HY_SAMPLES_SHARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "samples/sample.h"
+
+#define HY_SHARD_FORMAT "hydra-samples" /* value of the `format` attribute */
+#define HY_SHARD_VERSION 1
+#define HY_SHARD_CHUNK 128               /* default samples per chunk     */
+#define HY_SHARD_DEFLATE 1               /* default deflate level         */
+
+/* What a writer records besides the samples, and how. Every field may be
+ * zero/NULL (and m itself NULL): encoder_version defaults to
+ * "hydra-c HY_VERSION", command_line to "", chunk to HY_SHARD_CHUNK,
+ * deflate to HY_SHARD_DEFLATE (1–9: that level; -1: no compression). */
+typedef struct hy_shard_meta {
+	const char *encoder_version;
+	const char *command_line;
+	const char *const *sources;
+	size_t nsources;
+	uint32_t chunk;
+	int deflate;
+} hy_shard_meta;
+
+/* Writer: creates "path.tmp-XXXXXX" beside path and renames it to path at
+ * close (after fsync), so a partial shard never appears under its name.
+ * Samples are buffered one chunk at a time. For rotation (train-%04d.h5),
+ * close one writer and open the next. A sample failing hy_sample_check is
+ * refused with HY_EUSAGE. */
+typedef struct hy_shard_writer hy_shard_writer;
+hy_status hy_shard_writer_open(hy_shard_writer **w, const char *path, const hy_shard_meta *m,
+			       hy_diag *d);
+hy_status hy_shard_write(hy_shard_writer *w, const hy_sample *s, hy_diag *d);
+uint64_t hy_shard_writer_count(const hy_shard_writer *w);
+/* Flushes, closes, fsyncs and renames into place; frees w. On failure the
+ * temporary file is removed. */
+hy_status hy_shard_writer_close(hy_shard_writer *w, hy_diag *d);
+/* Removes the temporary file; frees w. */
+void hy_shard_writer_abort(hy_shard_writer *w);
+
+/* Reader with random access. Opening checks the structure: HY_EFORMAT when
+ * the file is not HDF5 or not a sample shard (no `format_version`
+ * attribute, a missing dataset, wrong dims or types, datasets of different
+ * lengths), HY_EVERSION for a newer format_version, HY_ETRUNC when HDF5
+ * reports a truncated file. Reads check every sample (hy_sample_check):
+ * HY_EDATA with d->line = 1-based sample index. Float observation types
+ * other than IEEE half are converted by HDF5 on reading. */
+typedef struct hy_shard hy_shard;
+hy_status hy_shard_open(hy_shard **sh, const char *path, hy_diag *d);
+/* The same over a file image in memory (copied; e.g. a shard on stdin). */
+hy_status hy_shard_open_mem(hy_shard **sh, const char *name, const void *data, size_t len,
+			    hy_diag *d);
+uint64_t hy_shard_count(const hy_shard *sh);
+/* Samples [start, start + n) into out[0..n); HY_EUSAGE when the range
+ * passes the end. Reads go through HDF5's chunk cache, sized to hold two
+ * chunks of every dataset, so neighbouring reads are cheap; random single
+ * samples cost one chunk decompression each (read chunk-sized blocks and
+ * shuffle within them when that matters). */
+hy_status hy_shard_read(hy_shard *sh, uint64_t start, size_t n, hy_sample *out, hy_diag *d);
+
+/* Attributes of an open shard; strings valid until hy_shard_close. */
+typedef struct hy_shard_info {
+	uint32_t format_version;
+	const char *encoder_version;
+	const char *command_line;
+	const char *const *sources;
+	size_t nsources;
+	uint32_t chunk; /* samples per chunk of `obs` (0: not chunked) */
+} hy_shard_info;
+const hy_shard_info *hy_shard_get_info(const hy_shard *sh);
+void hy_shard_close(hy_shard *sh);
+
+/* True when data starts with the HDF5 signature (at offset 0: shards have
+ * no user block). */
+int hy_shard_is_hdf5(const void *data, size_t len);
+
+#endif

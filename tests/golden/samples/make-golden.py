@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""Writes the sample-stream golden files (formats/samples.md) next to this
+script. An implementation independent of lib/samples/stream.c, written from
+the spec: tests/unit/test_samples.c decodes these files, checks every field
+against golden_sample() there (a mirror of sample() below: change both
+together) and re-encodes good.bin byte for byte.
+
+    /usr/bin/python3 tests/golden/samples/make-golden.py
+
+good.h5 (the golden shard) is not written here (no h5py needed): it is
+good.bin converted by the C writer, committed once so that later readers
+are checked against a shard of format version 1:
+
+    hydra-augment --perms 0 -o tests/golden/samples/good.h5 tests/golden/samples/good.bin
+"""
+import os
+import struct
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+REC = 5888
+OBS = 85 * 34
+REC_SAMPLE, REC_TRAILER = 1, 3
+HALVES = [0x0000, 0x3C00, 0x3800, 0x0000, 0x2E66]  # 0, 1, 0.5, 0, ~0.1
+M64 = (1 << 64) - 1
+
+
+def header(version=1, hsize=32, rsize=REC, dtype=1, ch=85, tiles=34, actions=46):
+    return (b"HYSAMPLE" + struct.pack("<HHIBBHHH", version, hsize, rsize, dtype, 0,
+                                      ch, tiles, actions) + bytes(8))
+
+
+def sample(k):
+    """Fields of golden sample k (mirrored by golden_sample() in C)."""
+    action = (k * 11) % 46
+    return dict(
+        action=action,
+        mask=((1 << action) | (k * 0x123456789)) & ((1 << 46) - 1),
+        game=(0x0123456789ABCDEF * (k + 1)) & M64,
+        opp_waits=[(((k + 1) * 0x1F3A5) << o) & ((1 << 34) - 1) for o in range(3)],
+        score=25000 - 7000 * k, kyoku_delta=-8000 + 3900 * k,
+        logp=-0.5 * k, value=0.25 * k, reward=1.5 - k, adv=0.125 * k, ret=-2.0 + k,
+        step=300 * k + 1, seat=k % 4, grand_kyoku=k + 3, honba=k, rank=(k + 1) % 4,
+        grp=(k * 5) % 24, opp_tenpai=k % 8, flags=k & 1,
+        obs=[HALVES[(j * 7 + k * 13) % 5] for j in range(OBS)])
+
+
+def record(s):
+    r = struct.pack("<BBBBBBBBBBH", REC_SAMPLE, s["action"], s["seat"], s["grand_kyoku"],
+                    s["honba"], s["rank"], s["grp"], s["opp_tenpai"], s["flags"], 0,
+                    s["step"])
+    r += struct.pack("<ii5f", s["score"], s["kyoku_delta"], s["logp"], s["value"],
+                     s["reward"], s["adv"], s["ret"])
+    r += struct.pack("<QQ3Q", s["mask"], s["game"], *s["opp_waits"])
+    r += bytes(96 - len(r))
+    r += struct.pack("<%dH" % OBS, *s["obs"])
+    r += bytes(REC - len(r))
+    assert len(r) == REC
+    return r
+
+
+def trailer(count, crc):
+    t = bytes([REC_TRAILER]) + bytes(7) + b"HYSMEND\0" + struct.pack("<QI", count, crc)
+    return t + bytes(REC - len(t))
+
+
+def frame(samples, **hdr):
+    recs = b"".join(record(s) for s in samples)
+    return header(**hdr) + recs + trailer(len(samples), zlib.crc32(recs))
+
+
+def write(name, data):
+    with open(os.path.join(HERE, name), "wb") as f:
+        f.write(data)
+
+
+def main():
+    s = [sample(k) for k in range(5)]
+    good = frame(s[:3]) + frame(s[3:])
+    write("good.bin", good)
+    write("empty.bin", frame([]))
+    one = frame(s[:1])
+    write("bad-magic.bin", b"HYSAMPLX" + one[8:])
+    write("newer-version.bin", frame(s[:1], version=2))
+    write("wrong-record-size.bin", frame(s[:1], rsize=REC + 128))
+    write("wrong-dims.bin", frame(s[:1], ch=84))
+    write("truncated.bin", good[:32 + 2 * REC + 100])           # record 3 cut short
+    write("no-trailer.bin", good[:32 + 3 * REC])                # frame 1 ends early
+    bad = bytearray(one)
+    bad[32 + 96 + 10] ^= 0x01                                   # an obs byte flipped
+    write("bad-crc.bin", bytes(bad))
+    recs = record(s[0]) + record(s[1])
+    write("bad-count.bin", header() + recs + trailer(3, zlib.crc32(recs)))
+    illegal = dict(s[1], mask=0)                                # action not legal
+    write("bad-action.bin", frame([s[0], illegal]))
+
+
+if __name__ == "__main__":
+    main()
