@@ -1,0 +1,17 @@
+#!/bin/sh
+# Network training throughput (issue 7): samples/s of forward + backward +
+# AdamW of `small` and `base` at batch 256 on 2 threads, Hydra-C's CPU
+# backend beside the same net and optimiser in PyTorch, and peak RSS.
+# Needs $BUILD/bench/nn_bench; the PyTorch lines need /usr/bin/python3 with
+# python3-torch (skipped otherwise). STEPS=n overrides the timed steps.
+B=${BUILD:-build}/bench
+steps=${STEPS:-10}
+echo "nn: load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+for arch in small base; do
+	"$B/nn_bench" "$arch" 256 2 "$steps" || exit 1
+	if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+		/usr/bin/python3 "$(dirname "$0")/../tests/torch/bench_torch.py" "$arch" 256 2 "$steps" || exit 1
+	else
+		echo "pytorch  $arch: skipped (no python3-torch)"
+	fi
+done

@@ -1,0 +1,85 @@
+/* Training throughput of the CPU backend: samples/s of forward + backward
+ * + AdamW update at a given architecture and batch, and peak RSS.
+ *   nn_bench ARCH [BATCH [THREADS [STEPS]]]     (defaults 256 2 10)
+ * One warm-up step, then STEPS timed steps on fixed synthetic samples. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "nn/model.h"
+#include "nn/optim.h"
+#include "nn/synth.h"
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int die(const hy_diag *d)
+{
+	char buf[1100];
+	fprintf(stderr, "nn_bench: %s\n", hy_diag_format(d, buf, sizeof buf));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: nn_bench ARCH [BATCH [THREADS [STEPS]]]\n");
+		return 2;
+	}
+	int B = argc > 2 ? atoi(argv[2]) : 256, T = argc > 3 ? atoi(argv[3]) : 2;
+	int steps = argc > 4 ? atoi(argv[4]) : 10;
+	hy_diag d;
+	hy_diag_init(&d, "nn_bench");
+	hy_nn_arch a;
+	if (hy_nn_arch_preset(argv[1], &a, &d))
+		return die(&d);
+	if (B < 1 || T < 1 || steps < 1) {
+		fprintf(stderr, "nn_bench: batch, threads and steps must be positive\n");
+		return 2;
+	}
+	hy_nn_ctx ctx;
+	hy_nn_ctx_init(&ctx, T);
+	hy_nn_model m;
+	hy_nn_work w;
+	hy_rng r;
+	hy_rng_seed(&r, 1);
+	if (hy_nn_model_init(&m, a, hy_nn_backend_cpu(), &ctx, &d) ||
+		hy_nn_model_init_params(&m, &r, &d) || hy_nn_work_init(&w, &m, B, &d))
+		return die(&d);
+	hy_sample *s = malloc((size_t)B * sizeof *s);
+	if (!s)
+		return 1;
+	hy_nn_synth_samples(&r, s, B);
+	if (hy_nn_work_load(&w, &m, s, B, &d))
+		return die(&d);
+	hy_nn_optim_cfg c;
+	hy_nn_optim_defaults(&c, 1000);
+	int64_t step = 0;
+	double t0 = 0, loss = 0;
+	for (int i = 0; i <= steps; i++) {
+		if (i == 1)
+			t0 = now();
+		hy_nn_losses l;
+		hy_nn_forward(&m, &w);
+		hy_nn_loss(&m, &w, &l);
+		hy_nn_backward(&m, &w);
+		hy_nn_optim_step(&m, &c, &step, NULL);
+		loss = l.total;
+	}
+	double dt = now() - t0;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("hydra-c  %-5s %dx%d batch %d threads %d: %.1f samples/s (%.3f s/step), "
+		"peak RSS %.0f MiB, loss %.4f\n",
+		argv[1], a.blocks, a.channels, B, T, steps * (double)B / dt, dt / steps,
+		ru.ru_maxrss / 1024.0, loss);
+	free(s);
+	hy_nn_work_free(&w, &m);
+	hy_nn_model_free(&m);
+	return 0;
+}

@@ -1,0 +1,135 @@
+/* Op-level interface of the network (DESIGN §8): every op the model needs,
+ * behind one table of function pointers, so that a CUDA backend can sit
+ * beside the CPU one (hy_nn_backend_cpu() here, a later
+ * hy_nn_backend_cuda()). Pointers passed to ops live in the backend's
+ * memory (host for the CPU, device for CUDA); the structs are identical in
+ * both builds.
+ *
+ * Activation layout, written once: [B][36][C] — sample outermost, then the
+ * 34 tiles padded by one zero row on each side (row 0 and row 35), channels
+ * fastest. Row r = b·36 + 1 + t holds tile t of sample b. Every op that
+ * writes an activation or an activation gradient leaves the pad rows zero;
+ * ops may rely on zero pads in their inputs. A 3-tap convolution is then
+ * three shifted GEMMs over all B·36 − 2 rows at once.
+ *
+ * Conv weights are stored [Cout][3][Cin] (tap before input channel), linear
+ * weights [out][in]. Weight and bias gradients are ACCUMULATED (+=); the
+ * caller zeroes them once per step. Reductions are done in a fixed order
+ * for a fixed thread count, so results are bit-reproducible run to run. */
+#ifndef HY_NN_BACKEND_H
+#define HY_NN_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	HY_NN_T = 34,      /* tiles                       */
+	HY_NN_TP = 36,     /* padded rows per sample      */
+	HY_NN_GROUPS = 32, /* GroupNorm groups            */
+};
+
+/* Execution context of a backend: thread count. On the CPU it sizes the
+ * OpenMP loops and the row split of every GEMM; OpenBLAS itself is set to
+ * one thread by hy_nn_ctx_init (one thread pool, no spinning against it). */
+typedef struct hy_nn_ctx {
+	int threads;
+	int device; /* CUDA device ordinal; unused on the CPU */
+	void *priv; /* backend handles (cuBLAS, streams); NULL on the CPU */
+} hy_nn_ctx;
+
+typedef struct hy_nn_backend {
+	const char *name;
+
+	/* memory: zeroed allocation of n floats / bytes, free, copies */
+	void *(*alloc)(size_t bytes);
+	void (*free)(void *p);
+	void (*to_dev)(void *dst, const void *src, size_t bytes);
+	void (*to_host)(void *dst, const void *src, size_t bytes);
+	void (*zero)(void *p, size_t bytes);
+
+	/* Row-major C[M][N] = alpha·op(A)·op(B) + beta·C. */
+	void (*gemm)(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
+		const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+
+	/* 3-tap, pad-1 convolution, no bias: x [B][36][cin] → y [B][36][cout]. */
+	void (*conv3_fwd)(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
+		const float *w, float *y);
+	/* dx (NULL: not wanted) = conv3ᵀ(dy), overwritten; dw += ∂/∂w. */
+	void (*conv3_bwd)(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
+		const float *w, const float *dy, float *dx, float *dw);
+
+	/* Linear over rows: y[r][out] = x[r]·wᵀ + b (b may be NULL); ldx/ldy
+	 * row strides. Used for 1×1 convolutions (rows = B·36; pads are zeroed
+	 * afterwards when pad_B > 0: pad_B samples of 36 rows). */
+	void (*linear_fwd)(const hy_nn_ctx *c, int rows, int in, int out, const float *x, int ldx,
+		const float *w, const float *b, float *y, int ldy, int pad_B);
+	/* dx (NULL: not wanted) = dy·w (beta 0 or 1 per dx_acc); dw += dyᵀx;
+	 * db += Σ_r dy (db may be NULL). */
+	void (*linear_bwd)(const hy_nn_ctx *c, int rows, int in, int out, const float *x, int ldx,
+		const float *w, const float *dy, int ldy, float *dx, int dx_acc, float *dw, float *db);
+
+	/* Fused GroupNorm (32 groups, eps 1e-5, affine) + Mish over [B][36][C]:
+	 * z = GN(x), a = Mish(z); mean/rstd [B][32] saved for backward. */
+	void (*gn_mish_fwd)(const hy_nn_ctx *c, int B, int C, const float *x, const float *gamma,
+		const float *beta, float *z, float *a, float *mean, float *rstd);
+	/* From da = ∂L/∂a: dx (= or += per dx_acc), dgamma += , dbeta += .
+	 * scratch: 2·B·C floats. */
+	void (*gn_mish_bwd)(const hy_nn_ctx *c, int B, int C, const float *x, const float *z,
+		const float *gamma, const float *mean, const float *rstd, const float *da,
+		float *dx, int dx_acc, float *dgamma, float *dbeta, float *scratch);
+
+	/* Elementwise: a = Mish(z) over n; dz = da·Mish'(z). */
+	void (*mish_fwd)(const hy_nn_ctx *c, size_t n, const float *z, float *a);
+	void (*mish_bwd)(const hy_nn_ctx *c, size_t n, const float *z, const float *da, float *dz);
+	/* In place ReLU, and dh *= (h > 0). */
+	void (*relu_fwd)(const hy_nn_ctx *c, size_t n, float *h);
+	void (*relu_bwd)(const hy_nn_ctx *c, size_t n, const float *h, float *dh);
+
+	/* Pools over the 34 tiles: avg[b][c] and max[b][c] (argmax tile in
+	 * arg, may be NULL for avg-only: max is skipped when max == NULL).
+	 * avg/max rows have stride ldp. */
+	void (*pool_fwd)(const hy_nn_ctx *c, int B, int C, const float *x, float *avg, float *max,
+		uint8_t *arg, int ldp);
+	/* dx += davg/34 broadcast (+ dmax at the argmax when dmax != NULL). */
+	void (*pool_bwd)(const hy_nn_ctx *c, int B, int C, const float *davg, const float *dmax,
+		const uint8_t *arg, int ldp, float *dx);
+
+	/* Squeeze-excitation gate: e2 [2B][C] = MLP(avg) rows then MLP(max)
+	 * rows; s = σ(e2[b] + e2[B+b]) [B][C]; out = x + y·s. */
+	void (*se_fwd)(const hy_nn_ctx *c, int B, int C, const float *x, const float *y,
+		const float *e2, float *s, float *out);
+	/* From dout: dy = dout·s (overwritten), de2[b] = de2[B+b] = Σ_t dout·y·s(1−s). */
+	void (*se_bwd)(const hy_nn_ctx *c, int B, int C, const float *y, const float *s,
+		const float *dout, float *dy, float *de2);
+
+	/* Losses. Each returns Σ of per-item losses and writes
+	 * dlogits = scale·∂(Σ)/∂logits (so scale = weight / count gives the
+	 * gradient of weight·mean). */
+	/* Softmax cross-entropy over n classes, restricted to the legal classes
+	 * of mask[b] (mask NULL: all legal); correct += argmax == label. */
+	double (*softmax_ce)(const hy_nn_ctx *c, int B, int n, const float *logits,
+		const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, int *correct);
+	/* Sigmoid BCE with per-element weights w ∈ {0, 1} (NULL: all 1). */
+	double (*bce)(const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
+		const float *w, float scale, float *dlogits);
+	double (*mse)(const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
+		float scale, float *dpred);
+
+	/* Optimiser pieces: Σ g² (double, fixed order); g *= s; AdamW step
+	 * (see hy_nn_adamw_elem) with bc1 = 1 − β1^t, sqrt_bc2 = √(1 − β2^t). */
+	double (*sumsq)(const hy_nn_ctx *c, size_t n, const float *g);
+	void (*scale)(const hy_nn_ctx *c, size_t n, float *g, float s);
+	void (*adamw)(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m, float *v,
+		float lr, float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2);
+} hy_nn_backend;
+
+const hy_nn_backend *hy_nn_backend_cpu(void);
+
+/* Sets the thread count (≥ 1) and openblas_set_num_threads(1). Results are
+ * bit-identical run to run for a given thread count. */
+void hy_nn_ctx_init(hy_nn_ctx *c, int threads);
+
+/* Zeroes the two pad rows of every sample of a [B][36][C] buffer. */
+void hy_nn_zero_pads_cpu(const hy_nn_ctx *c, int B, int C, float *x);
+
+#endif

@@ -1,0 +1,40 @@
+/* Checkpoints (DESIGN §8): one HDF5 file holding every parameter by name
+ * (/params/<name>, fp32, the shape of the parameter table), the AdamW
+ * moments (/adam/m/<name>, /adam/v/<name>), and as root attributes: format
+ * "hydra-checkpoint", version, blocks, channels, step, the optimiser
+ * hyper-parameters, the seed and the RNG state. Written atomically: a temp
+ * file beside the target, fsync, rename. Parameters are stored in our
+ * layouts (see backend.h; tests/torch/hydra_torch.py converts to PyTorch). */
+#ifndef HY_NN_CHECKPOINT_H
+#define HY_NN_CHECKPOINT_H
+
+#include <stdint.h>
+
+#include "core/status.h"
+#include "nn/model.h"
+#include "nn/optim.h"
+#include "nn/rng.h"
+
+enum { HY_NN_CKPT_VERSION = 1 };
+
+typedef struct hy_nn_ckpt_meta {
+	int64_t step;
+	hy_nn_optim_cfg opt;
+	uint64_t seed;
+	hy_rng rng;
+} hy_nn_ckpt_meta;
+
+hy_status hy_nn_ckpt_save(const char *path, const hy_nn_model *m, const hy_nn_ckpt_meta *meta,
+	hy_diag *d);
+
+/* Reads the architecture recorded in a checkpoint. */
+hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d);
+
+/* Loads parameters (and, unless weights_only, the AdamW moments) into m,
+ * which must have the checkpoint's architecture (HY_EFORMAT otherwise,
+ * naming both); meta may be NULL. A truncated or unreadable file gives
+ * HY_ETRUNC / HY_EFORMAT with the path in the message. */
+hy_status hy_nn_ckpt_load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
+	int weights_only, hy_diag *d);
+
+#endif

@@ -1,0 +1,88 @@
+/* Per-element maths of the network (DESIGN §7), written once as static
+ * inline functions usable from C and from CUDA (compile with
+ * HY_NN_DEVICE defined to `__host__ __device__`). Every backend uses these,
+ * so the CPU and CUDA results differ only by summation order. */
+#ifndef HY_NN_MATH_H
+#define HY_NN_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef HY_NN_DEVICE
+#define HY_NN_DEVICE
+#endif
+
+/* softplus with PyTorch's threshold: x for x > 20. */
+static inline HY_NN_DEVICE float hy_nn_softplus(float x)
+{
+	return x > 20.0f ? x : log1pf(expf(x));
+}
+
+static inline HY_NN_DEVICE float hy_nn_sigmoid(float x)
+{
+	if (x >= 0.0f)
+		return 1.0f / (1.0f + expf(-x));
+	float e = expf(x);
+	return e / (1.0f + e);
+}
+
+/* eˣ for the elementwise passes: branch-free and inlinable, so that loops
+ * over it vectorise. x is clamped to [−87, 88]; k = round(x/ln 2) by the
+ * 1.5·2²³ trick, r = x − k·ln 2 in two parts, e^r by its degree-6 Taylor
+ * polynomial (|r| ≤ 0.35: relative error < 2e-7), times 2^k built in the
+ * exponent bits. */
+static inline HY_NN_DEVICE float hy_nn_exp(float x)
+{
+	x = fminf(fmaxf(x, -87.0f), 88.0f);
+	float kf = x * 1.44269504f + 12582912.0f;
+	kf -= 12582912.0f;
+	float r = (x - kf * 0.693145751953125f) - kf * 1.428606765330187e-06f;
+	float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 +
+		r * (1.0f / 120 + r * (1.0f / 720))))));
+	int32_t k = (int32_t)kf;
+	int32_t bits = (k + 127) << 23;
+	float sc;
+	memcpy(&sc, &bits, sizeof sc);
+	return p * sc;
+}
+
+/* Mish(x) = x·tanh(softplus(x)), with one exponential: for n = eˣ,
+ * tanh(log(1 + n)) = w / (w + 2) where w = n(n + 2). Above 20 it is x (as
+ * PyTorch's softplus threshold; tanh(20) rounds to 1 in fp32). */
+static inline HY_NN_DEVICE float hy_nn_mish(float x)
+{
+	float n = hy_nn_exp(fminf(x, 20.0f)), w = n * (n + 2.0f);
+	return x > 20.0f ? x : x * w / (w + 2.0f);
+}
+
+/* d Mish / dx = tanh(sp) + x·σ(x)·(1 − tanh²(sp)) = t + 4x·n(n + 1)/(w + 2)². */
+static inline HY_NN_DEVICE float hy_nn_mish_grad(float x)
+{
+	float n = hy_nn_exp(fminf(x, 20.0f)), w = n * (n + 2.0f), q = 1.0f / (w + 2.0f);
+	float d = w * q + 4.0f * x * n * (n + 1.0f) * q * q;
+	return x > 20.0f ? 1.0f : d;
+}
+
+/* Binary cross-entropy with logits, numerically stable:
+ * max(x,0) − x·y + log(1 + e^{−|x|}); its gradient is σ(x) − y. */
+static inline HY_NN_DEVICE float hy_nn_bce_logits(float x, float y)
+{
+	return fmaxf(x, 0.0f) - x * y + log1pf(expf(-fabsf(x)));
+}
+
+/* One AdamW update of one parameter, PyTorch's formulation: decoupled decay
+ * p ← p(1 − lr·wd), then p ← p − (lr/bc1)·m / (√v/√bc2 + eps), where
+ * bc1 = 1 − β1^t and bc2 = 1 − β2^t. */
+static inline HY_NN_DEVICE void hy_nn_adamw_elem(float *p, float g, float *m, float *v,
+	float lr, float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2)
+{
+	float mm = b1 * *m + (1.0f - b1) * g;
+	float vv = b2 * *v + (1.0f - b2) * g * g;
+	*m = mm;
+	*v = vv;
+	float q = *p * (1.0f - lr * wd);
+	*p = q - (lr / bc1) * mm / (sqrtf(vv) / sqrt_bc2 + eps);
+}
+
+#endif

@@ -1,0 +1,505 @@
+#include "nn/model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+hy_status hy_nn_arch_check(hy_nn_arch a, hy_diag *d)
+{
+	if (a.channels < HY_NN_GROUPS || a.channels > 4096 || a.channels % HY_NN_GROUPS)
+		return hy_diag_set(d, HY_EUSAGE, 0,
+			"channels %d: must be a multiple of 32 between 32 and 4096", a.channels);
+	if (a.blocks < 0 || a.blocks > 1000)
+		return hy_diag_set(d, HY_EUSAGE, 0, "blocks %d: must be between 0 and 1000", a.blocks);
+	return HY_OK;
+}
+
+hy_status hy_nn_arch_preset(const char *name, hy_nn_arch *a, hy_diag *d)
+{
+	static const struct {
+		const char *name;
+		int blocks, channels;
+	} presets[] = {{"tiny", 2, 32}, {"small", 6, 64}, {"base", 12, 128}, {"full", 40, 256}};
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+		if (!strcmp(name, presets[i].name)) {
+			a->blocks = presets[i].blocks;
+			a->channels = presets[i].channels;
+			return HY_OK;
+		}
+	return hy_diag_set(d, HY_EUSAGE, 0, "unknown architecture '%s' (tiny, small, base, full)",
+		name);
+}
+
+/* ------------------------------------------------------------ table */
+
+static int add(hy_nn_params *p, int *fail, const char *name, int ndim, int s0, int s1, int s2,
+	hy_nn_init init, int fan_in, float scale, int decay)
+{
+	int shape[3] = {s0, s1, s2};
+	int i = hy_nn_params_add(p, name, ndim, shape, init, fan_in, scale, decay);
+	if (i < 0)
+		*fail = 1;
+	return i;
+}
+
+#define KAIM HY_NN_INIT_KAIMING
+#define ZERO HY_NN_INIT_ZERO
+#define ONE HY_NN_INIT_ONE
+
+static int build_table(hy_nn_model *m)
+{
+	hy_nn_params *p = &m->table;
+	const int C = m->arch.channels, r = C / 16, N = m->arch.blocks;
+	int f = 0;
+	char nm[HY_NN_NAME_MAX];
+	m->stem = add(p, &f, "stem/conv/weight", 3, C, 3, HY_NN_IN, KAIM, 3 * HY_NN_IN, 1, 1);
+	for (int i = 0; i < N; i++) {
+		hy_nn_block_idx *b = &m->blk[i];
+#define NAME(s) (snprintf(nm, sizeof nm, "blocks/%02d/%s", i, s), nm)
+		b->gn1w = add(p, &f, NAME("gn1/weight"), 1, C, 0, 0, ONE, 0, 1, 0);
+		b->gn1b = add(p, &f, NAME("gn1/bias"), 1, C, 0, 0, ZERO, 0, 1, 0);
+		b->conv1 = add(p, &f, NAME("conv1/weight"), 3, C, 3, C, KAIM, 3 * C, 1, 1);
+		b->gn2w = add(p, &f, NAME("gn2/weight"), 1, C, 0, 0, ONE, 0, 1, 0);
+		b->gn2b = add(p, &f, NAME("gn2/bias"), 1, C, 0, 0, ZERO, 0, 1, 0);
+		b->conv2 = add(p, &f, NAME("conv2/weight"), 3, C, 3, C, KAIM, 3 * C, 1, 1);
+		b->fc1w = add(p, &f, NAME("se/fc1/weight"), 2, r, C, 0, KAIM, C, 1, 1);
+		b->fc1b = add(p, &f, NAME("se/fc1/bias"), 1, r, 0, 0, ZERO, 0, 1, 0);
+		b->fc2w = add(p, &f, NAME("se/fc2/weight"), 2, C, r, 0, KAIM, r, 1, 1);
+		b->fc2b = add(p, &f, NAME("se/fc2/bias"), 1, C, 0, 0, ZERO, 0, 1, 0);
+#undef NAME
+	}
+	m->tgnw = add(p, &f, "trunk/gn/weight", 1, C, 0, 0, ONE, 0, 1, 0);
+	m->tgnb = add(p, &f, "trunk/gn/bias", 1, C, 0, 0, ZERO, 0, 1, 0);
+	m->pconvw = add(p, &f, "policy/conv/weight", 2, HY_NN_POL_CH, C, 0, KAIM, C, 1, 1);
+	m->pconvb = add(p, &f, "policy/conv/bias", 1, HY_NN_POL_CH, 0, 0, ZERO, 0, 1, 0);
+	/* flattened input in our layout: tile-major [34][64] */
+	m->pfcw = add(p, &f, "policy/fc/weight", 3, HY_ACTIONS, HY_NN_T, HY_NN_POL_CH, KAIM,
+		HY_NN_T * HY_NN_POL_CH, 0.1f, 1);
+	m->pfcb = add(p, &f, "policy/fc/bias", 1, HY_ACTIONS, 0, 0, ZERO, 0, 1, 0);
+	m->v1w = add(p, &f, "value/fc1/weight", 2, HY_NN_VAL_HID, C, 0, KAIM, C, 1, 1);
+	m->v1b = add(p, &f, "value/fc1/bias", 1, HY_NN_VAL_HID, 0, 0, ZERO, 0, 1, 0);
+	m->v2w = add(p, &f, "value/fc2/weight", 2, 1, HY_NN_VAL_HID, 0, KAIM, HY_NN_VAL_HID, 0.1f, 1);
+	m->v2b = add(p, &f, "value/fc2/bias", 1, 1, 0, 0, ZERO, 0, 1, 0);
+	m->g1w = add(p, &f, "grp/fc1/weight", 2, HY_NN_GRP_HID, C, 0, KAIM, C, 1, 1);
+	m->g1b = add(p, &f, "grp/fc1/bias", 1, HY_NN_GRP_HID, 0, 0, ZERO, 0, 1, 0);
+	m->g2w = add(p, &f, "grp/fc2/weight", 2, HY_GRP_CLASSES, HY_NN_GRP_HID, 0, KAIM,
+		HY_NN_GRP_HID, 0.1f, 1);
+	m->g2b = add(p, &f, "grp/fc2/bias", 1, HY_GRP_CLASSES, 0, 0, ZERO, 0, 1, 0);
+	m->t1w = add(p, &f, "tenpai/fc1/weight", 2, HY_NN_TEN_HID, C, 0, KAIM, C, 1, 1);
+	m->t1b = add(p, &f, "tenpai/fc1/bias", 1, HY_NN_TEN_HID, 0, 0, ZERO, 0, 1, 0);
+	m->t2w = add(p, &f, "tenpai/fc2/weight", 2, HY_NN_OPP, HY_NN_TEN_HID, 0, KAIM,
+		HY_NN_TEN_HID, 0.1f, 1);
+	m->t2b = add(p, &f, "tenpai/fc2/bias", 1, HY_NN_OPP, 0, 0, ZERO, 0, 1, 0);
+	m->dconvw = add(p, &f, "danger/conv/weight", 2, HY_NN_OPP, C, 0, KAIM, C, 0.1f, 1);
+	m->dconvb = add(p, &f, "danger/conv/bias", 1, HY_NN_OPP, 0, 0, ZERO, 0, 1, 0);
+	return f ? -1 : 0;
+}
+
+hy_status hy_nn_model_init(hy_nn_model *m, hy_nn_arch a, const hy_nn_backend *be,
+	const hy_nn_ctx *ctx, hy_diag *d)
+{
+	memset(m, 0, sizeof *m);
+	hy_status st = hy_nn_arch_check(a, d);
+	if (st)
+		return st;
+	m->arch = a;
+	m->be = be;
+	m->ctx = ctx;
+	hy_nn_params_init(&m->table);
+	m->blk = calloc(a.blocks ? (size_t)a.blocks : 1, sizeof *m->blk);
+	if (!m->blk || build_table(m) < 0)
+		goto nomem;
+	size_t bytes = m->table.total * sizeof(float);
+	m->w = be->alloc(bytes);
+	m->g = be->alloc(bytes);
+	m->m = be->alloc(bytes);
+	m->v = be->alloc(bytes);
+	if (!m->w || !m->g || !m->m || !m->v)
+		goto nomem;
+	return HY_OK;
+nomem:
+	hy_nn_model_free(m);
+	return hy_diag_set(d, HY_ENOMEM, 0, "out of memory for a %d×%d model", a.blocks, a.channels);
+}
+
+void hy_nn_model_free(hy_nn_model *m)
+{
+	if (m->be) {
+		m->be->free(m->w);
+		m->be->free(m->g);
+		m->be->free(m->m);
+		m->be->free(m->v);
+	}
+	hy_nn_params_free(&m->table);
+	free(m->blk);
+	memset(m, 0, sizeof *m);
+}
+
+hy_status hy_nn_model_init_params(hy_nn_model *m, hy_rng *r, hy_diag *d)
+{
+	size_t bytes = m->table.total * sizeof(float);
+	float *host = malloc(bytes ? bytes : 1);
+	if (!host)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory initialising parameters");
+	hy_nn_params_fill(&m->table, host, r);
+	m->be->to_dev(m->w, host, bytes);
+	free(host);
+	m->be->zero(m->m, bytes);
+	m->be->zero(m->v, bytes);
+	m->be->zero(m->g, bytes);
+	return HY_OK;
+}
+
+size_t hy_nn_model_param_count(const hy_nn_model *m)
+{
+	size_t n = 0;
+	for (int i = 0; i < m->table.count; i++)
+		n += m->table.t[i].size;
+	return n;
+}
+
+float *hy_nn_model_param(const hy_nn_model *m, int i)
+{
+	return m->w + m->table.t[i].offset;
+}
+
+float *hy_nn_model_grad(const hy_nn_model *m, int i)
+{
+	return m->g + m->table.t[i].offset;
+}
+
+/* ------------------------------------------------------------ workspace */
+
+static void *walloc(hy_nn_work *w, const hy_nn_model *m, size_t bytes, int *fail)
+{
+	void *p = m->be->alloc(bytes);
+	if (!p) {
+		*fail = 1;
+		return NULL;
+	}
+	w->allocs[w->nallocs++] = p;
+	return p;
+}
+
+hy_status hy_nn_work_init(hy_nn_work *w, const hy_nn_model *m, int max_batch, hy_diag *d)
+{
+	memset(w, 0, sizeof *w);
+	if (max_batch < 1)
+		return hy_diag_set(d, HY_EUSAGE, 0, "batch size %d: must be at least 1", max_batch);
+	const int B = max_batch, C = m->arch.channels, N = m->arch.blocks, r = C / 16;
+	const size_t R = (size_t)B * HY_NN_TP, RC = R * C * sizeof(float), F = sizeof(float);
+	int fail = 0;
+	w->cap = B;
+	w->allocs = calloc((size_t)N * 16 + 64, sizeof *w->allocs);
+	w->X = calloc((size_t)N + 1, sizeof *w->X);
+	w->act = calloc(N ? (size_t)N : 1, sizeof *w->act);
+	if (!w->allocs || !w->X || !w->act)
+		fail = 1;
+#define A(bytes) walloc(w, m, (bytes), &fail)
+	if (!fail) {
+		w->xin = A(R * HY_NN_IN * F);
+		for (int i = 0; i <= N; i++)
+			w->X[i] = A(RC);
+		for (int i = 0; i < N; i++) {
+			hy_nn_block_act *a = &w->act[i];
+			a->z1 = A(RC), a->a1 = A(RC), a->c1 = A(RC), a->z2 = A(RC), a->a2 = A(RC);
+			a->y = A(RC);
+			a->mean1 = A(4 * (size_t)B * HY_NN_GROUPS * F);
+			a->rstd1 = a->mean1 ? a->mean1 + B * HY_NN_GROUPS : NULL;
+			a->mean2 = a->mean1 ? a->rstd1 + B * HY_NN_GROUPS : NULL;
+			a->rstd2 = a->mean1 ? a->mean2 + B * HY_NN_GROUPS : NULL;
+			a->P = A(2 * (size_t)B * C * F), a->H = A(2 * (size_t)B * r * F);
+			a->E = A(2 * (size_t)B * C * F), a->S = A((size_t)B * C * F);
+			a->arg = A((size_t)B * C);
+		}
+		w->zf = A(RC), w->h = A(RC);
+		w->meanf = A((size_t)B * HY_NN_GROUPS * F), w->rstdf = A((size_t)B * HY_NN_GROUPS * F);
+		w->gvec = A((size_t)B * C * F);
+		w->pz = A(R * HY_NN_POL_CH * F), w->pa = A(R * HY_NN_POL_CH * F);
+		w->plog = A((size_t)B * HY_ACTIONS * F);
+		w->vh = A((size_t)B * HY_NN_VAL_HID * F), w->vout = A((size_t)B * F);
+		w->gh = A((size_t)B * HY_NN_GRP_HID * F), w->gout = A((size_t)B * HY_GRP_CLASSES * F);
+		w->th = A((size_t)B * HY_NN_TEN_HID * F), w->tout = A((size_t)B * HY_NN_OPP * F);
+		w->dan = A(R * HY_NN_OPP * F);
+		w->mask = A((size_t)B * 8), w->action = A((size_t)B), w->grp = A((size_t)B);
+		w->vt = A((size_t)B * F);
+		w->ten_t = A((size_t)B * HY_NN_OPP * F), w->ten_w = A((size_t)B * HY_NN_OPP * F);
+		w->dan_t = A(R * HY_NN_OPP * F), w->dan_w = A(R * HY_NN_OPP * F);
+		w->dplog = A((size_t)B * HY_ACTIONS * F), w->dvout = A((size_t)B * F);
+		w->dgout = A((size_t)B * HY_GRP_CLASSES * F), w->dtout = A((size_t)B * HY_NN_OPP * F);
+		w->ddan = A(R * HY_NN_OPP * F);
+		w->dh = A(RC), w->dX = A(RC), w->dA = A(RC), w->dB = A(RC);
+		w->dpa = A(R * HY_NN_POL_CH * F), w->dpz = A(R * HY_NN_POL_CH * F);
+		w->dg = A((size_t)B * C * F);
+		w->dvh = A((size_t)B * HY_NN_VAL_HID * F), w->dgh = A((size_t)B * HY_NN_GRP_HID * F);
+		w->dth = A((size_t)B * HY_NN_TEN_HID * F);
+		w->dP = A(2 * (size_t)B * C * F), w->dH = A(2 * (size_t)B * r * F);
+		w->dE = A(2 * (size_t)B * C * F);
+		w->scratch = A(2 * (size_t)B * C * F);
+	}
+#undef A
+	w->host_bytes = (size_t)B * (8 + 2 + F * (1 + 2 * HY_NN_OPP)) + 2 * R * HY_NN_OPP * F +
+		R * HY_NN_IN * F;
+	w->host = fail ? NULL : malloc(w->host_bytes);
+	if (fail || !w->host) {
+		hy_nn_work_free(w, m);
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory for the workspace of batch %d",
+			max_batch);
+	}
+	return HY_OK;
+}
+
+void hy_nn_work_free(hy_nn_work *w, const hy_nn_model *m)
+{
+	for (int i = 0; i < w->nallocs; i++)
+		m->be->free(w->allocs[i]);
+	free(w->allocs);
+	free(w->X);
+	free(w->act);
+	free(w->host);
+	memset(w, 0, sizeof *w);
+}
+
+/* ------------------------------------------------------------ inputs */
+
+static float half_to_float(uint16_t h)
+{
+	uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, f = h & 1023, u;
+	if (e == 0) {
+		if (f == 0) {
+			u = s;
+		} else { /* subnormal: renormalise */
+			int k = -1;
+			do {
+				k++;
+				f <<= 1;
+			} while (!(f & 1024));
+			u = s | (uint32_t)(127 - 15 - k) << 23 | (f & 1023) << 13;
+		}
+	} else if (e == 31) {
+		u = s | 0x7f800000u | f << 13;
+	} else {
+		u = s | (e + 127 - 15) << 23 | f << 13;
+	}
+	float x;
+	memcpy(&x, &u, sizeof x);
+	return x;
+}
+
+float hy_nn_value_target(int rank)
+{
+	static const float pts[4] = {0.90f, 0.45f, 0.0f, -1.35f};
+	return rank >= 0 && rank < 4 ? pts[rank] : 0.0f;
+}
+
+hy_status hy_nn_work_load(hy_nn_work *w, const hy_nn_model *m, const hy_sample *s, int n,
+	hy_diag *d)
+{
+	if (n < 1 || n > w->cap)
+		return hy_diag_set(d, HY_EUSAGE, 0, "batch of %d samples: workspace holds 1 to %d", n,
+			w->cap);
+	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
+	char *h = w->host;
+	uint64_t *mask = (uint64_t *)h;
+	h += (size_t)n * 8;
+	float *vt = (float *)h;
+	h += (size_t)n * F;
+	float *ten_t = (float *)h, *ten_w = ten_t + (size_t)n * HY_NN_OPP;
+	h += 2 * (size_t)n * HY_NN_OPP * F;
+	float *dan_t = (float *)h, *dan_w = dan_t + R * HY_NN_OPP;
+	h += 2 * R * HY_NN_OPP * F;
+	float *xin = (float *)h;
+	h += R * HY_NN_IN * F;
+	uint8_t *action = (uint8_t *)h, *grp = action + n;
+	memset(dan_t, 0, 2 * R * HY_NN_OPP * F);
+	memset(xin, 0, R * HY_NN_IN * F);
+	int known = 0, danger = 0;
+	for (int b = 0; b < n; b++) {
+		const hy_sample *x = &s[b];
+		if (x->action >= HY_ACTIONS || x->rank > 3 || x->grp >= HY_GRP_CLASSES)
+			return hy_diag_set(d, HY_EDATA, (uint32_t)b + 1,
+				"sample label out of range (action %u, rank %u, grp %u)", x->action, x->rank,
+				x->grp);
+		for (int c = 0; c < HY_NN_IN; c++)
+			for (int t = 0; t < HY_NN_T; t++)
+				xin[((size_t)b * HY_NN_TP + 1 + t) * HY_NN_IN + c] =
+					half_to_float(x->obs[c * HY_NN_T + t]);
+		mask[b] = x->mask & ((1ull << HY_ACTIONS) - 1);
+		action[b] = x->action;
+		grp[b] = x->grp;
+		vt[b] = hy_nn_value_target(x->rank);
+		int kn = (x->flags & HY_SAMPLE_F_OPP_KNOWN) != 0;
+		known += kn;
+		for (int o = 0; o < HY_NN_OPP; o++) {
+			int tp = x->opp_tenpai >> o & 1;
+			ten_t[b * HY_NN_OPP + o] = (float)tp;
+			ten_w[b * HY_NN_OPP + o] = (float)kn;
+			if (!(kn && tp))
+				continue;
+			danger++;
+			for (int t = 0; t < HY_NN_T; t++) {
+				size_t i = ((size_t)b * HY_NN_TP + 1 + t) * HY_NN_OPP + o;
+				dan_t[i] = (float)(x->opp_waits[o] >> t & 1);
+				dan_w[i] = 1.0f;
+			}
+		}
+	}
+	const hy_nn_backend *be = m->be;
+	be->to_dev(w->xin, xin, R * HY_NN_IN * F);
+	be->to_dev(w->mask, mask, (size_t)n * 8);
+	be->to_dev(w->action, action, (size_t)n);
+	be->to_dev(w->grp, grp, (size_t)n);
+	be->to_dev(w->vt, vt, (size_t)n * F);
+	be->to_dev(w->ten_t, ten_t, (size_t)n * HY_NN_OPP * F);
+	be->to_dev(w->ten_w, ten_w, (size_t)n * HY_NN_OPP * F);
+	be->to_dev(w->dan_t, dan_t, R * HY_NN_OPP * F);
+	be->to_dev(w->dan_w, dan_w, R * HY_NN_OPP * F);
+	w->B = n;
+	w->n_known = known;
+	w->n_danger = danger;
+	return HY_OK;
+}
+
+/* ------------------------------------------------------------ forward */
+
+#define P(i) hy_nn_model_param(m, (i))
+#define G(i) hy_nn_model_grad(m, (i))
+
+void hy_nn_forward(const hy_nn_model *m, hy_nn_work *w)
+{
+	const hy_nn_backend *be = m->be;
+	const hy_nn_ctx *c = m->ctx;
+	const int B = w->B, C = m->arch.channels, N = m->arch.blocks, r = C / 16;
+	const int R = B * HY_NN_TP;
+	be->conv3_fwd(c, B, HY_NN_IN, C, w->xin, P(m->stem), w->X[0]);
+	for (int i = 0; i < N; i++) {
+		const hy_nn_block_idx *k = &m->blk[i];
+		hy_nn_block_act *a = &w->act[i];
+		be->gn_mish_fwd(c, B, C, w->X[i], P(k->gn1w), P(k->gn1b), a->z1, a->a1, a->mean1,
+			a->rstd1);
+		be->conv3_fwd(c, B, C, C, a->a1, P(k->conv1), a->c1);
+		be->gn_mish_fwd(c, B, C, a->c1, P(k->gn2w), P(k->gn2b), a->z2, a->a2, a->mean2,
+			a->rstd2);
+		be->conv3_fwd(c, B, C, C, a->a2, P(k->conv2), a->y);
+		be->pool_fwd(c, B, C, a->y, a->P, a->P + (size_t)B * C, a->arg, C);
+		be->linear_fwd(c, 2 * B, C, r, a->P, C, P(k->fc1w), P(k->fc1b), a->H, r, 0);
+		be->relu_fwd(c, (size_t)2 * B * r, a->H);
+		be->linear_fwd(c, 2 * B, r, C, a->H, r, P(k->fc2w), P(k->fc2b), a->E, C, 0);
+		be->se_fwd(c, B, C, w->X[i], a->y, a->E, a->S, w->X[i + 1]);
+	}
+	be->gn_mish_fwd(c, B, C, w->X[N], P(m->tgnw), P(m->tgnb), w->zf, w->h, w->meanf, w->rstdf);
+	be->pool_fwd(c, B, C, w->h, w->gvec, NULL, NULL, C);
+	/* policy */
+	be->linear_fwd(c, R, C, HY_NN_POL_CH, w->h, C, P(m->pconvw), P(m->pconvb), w->pz,
+		HY_NN_POL_CH, B);
+	be->mish_fwd(c, (size_t)R * HY_NN_POL_CH, w->pz, w->pa);
+	be->linear_fwd(c, B, HY_NN_T * HY_NN_POL_CH, HY_ACTIONS, w->pa + HY_NN_POL_CH,
+		HY_NN_TP * HY_NN_POL_CH, P(m->pfcw), P(m->pfcb), w->plog, HY_ACTIONS, 0);
+	/* value, grp, tenpai */
+	be->linear_fwd(c, B, C, HY_NN_VAL_HID, w->gvec, C, P(m->v1w), P(m->v1b), w->vh,
+		HY_NN_VAL_HID, 0);
+	be->relu_fwd(c, (size_t)B * HY_NN_VAL_HID, w->vh);
+	be->linear_fwd(c, B, HY_NN_VAL_HID, 1, w->vh, HY_NN_VAL_HID, P(m->v2w), P(m->v2b), w->vout,
+		1, 0);
+	be->linear_fwd(c, B, C, HY_NN_GRP_HID, w->gvec, C, P(m->g1w), P(m->g1b), w->gh,
+		HY_NN_GRP_HID, 0);
+	be->relu_fwd(c, (size_t)B * HY_NN_GRP_HID, w->gh);
+	be->linear_fwd(c, B, HY_NN_GRP_HID, HY_GRP_CLASSES, w->gh, HY_NN_GRP_HID, P(m->g2w),
+		P(m->g2b), w->gout, HY_GRP_CLASSES, 0);
+	be->linear_fwd(c, B, C, HY_NN_TEN_HID, w->gvec, C, P(m->t1w), P(m->t1b), w->th,
+		HY_NN_TEN_HID, 0);
+	be->relu_fwd(c, (size_t)B * HY_NN_TEN_HID, w->th);
+	be->linear_fwd(c, B, HY_NN_TEN_HID, HY_NN_OPP, w->th, HY_NN_TEN_HID, P(m->t2w), P(m->t2b),
+		w->tout, HY_NN_OPP, 0);
+	/* danger: [B][36][3] logits, pads zero */
+	be->linear_fwd(c, R, C, HY_NN_OPP, w->h, C, P(m->dconvw), P(m->dconvb), w->dan, HY_NN_OPP,
+		B);
+}
+
+void hy_nn_loss(const hy_nn_model *m, hy_nn_work *w, hy_nn_losses *out)
+{
+	const hy_nn_backend *be = m->be;
+	const hy_nn_ctx *c = m->ctx;
+	const int B = w->B;
+	const size_t R = (size_t)B * HY_NN_TP;
+	memset(out, 0, sizeof *out);
+	out->n = B;
+	double lp = be->softmax_ce(c, B, HY_ACTIONS, w->plog, w->mask, w->action,
+		HY_NN_W_POLICY / B, w->dplog, &out->correct);
+	double lv = be->mse(c, (size_t)B, w->vout, w->vt, HY_NN_W_VALUE / B, w->dvout);
+	double lg = be->softmax_ce(c, B, HY_GRP_CLASSES, w->gout, NULL, w->grp, HY_NN_W_GRP / B,
+		w->dgout, NULL);
+	double nt = (double)w->n_known * HY_NN_OPP, nd = (double)w->n_danger * HY_NN_T;
+	double lt = be->bce(c, (size_t)B * HY_NN_OPP, w->tout, w->ten_t, w->ten_w,
+		nt > 0 ? (float)(HY_NN_W_TENPAI / nt) : 0.0f, w->dtout);
+	double ld = be->bce(c, R * HY_NN_OPP, w->dan, w->dan_t, w->dan_w,
+		nd > 0 ? (float)(HY_NN_W_DANGER / nd) : 0.0f, w->ddan);
+	out->policy = lp / B;
+	out->value = lv / B;
+	out->grp = lg / B;
+	out->tenpai = nt > 0 ? lt / nt : 0.0;
+	out->danger = nd > 0 ? ld / nd : 0.0;
+	out->total = HY_NN_W_POLICY * out->policy + HY_NN_W_VALUE * out->value +
+		HY_NN_W_GRP * out->grp + HY_NN_W_TENPAI * out->tenpai + HY_NN_W_DANGER * out->danger;
+}
+
+/* ------------------------------------------------------------ backward */
+
+void hy_nn_backward(const hy_nn_model *m, hy_nn_work *w)
+{
+	const hy_nn_backend *be = m->be;
+	const hy_nn_ctx *c = m->ctx;
+	const int B = w->B, C = m->arch.channels, N = m->arch.blocks, r = C / 16;
+	const int R = B * HY_NN_TP;
+	be->zero(m->g, m->table.total * sizeof(float));
+	/* policy: fc (valid rows of dpa only), Mish, 1×1 conv → dh */
+	be->zero(w->dpa, (size_t)R * HY_NN_POL_CH * sizeof(float));
+	be->linear_bwd(c, B, HY_NN_T * HY_NN_POL_CH, HY_ACTIONS, w->pa + HY_NN_POL_CH,
+		HY_NN_TP * HY_NN_POL_CH, P(m->pfcw), w->dplog, HY_ACTIONS, w->dpa + HY_NN_POL_CH, 0,
+		G(m->pfcw), G(m->pfcb));
+	be->mish_bwd(c, (size_t)R * HY_NN_POL_CH, w->pz, w->dpa, w->dpz);
+	be->linear_bwd(c, R, C, HY_NN_POL_CH, w->h, C, P(m->pconvw), w->dpz, HY_NN_POL_CH, w->dh, 0,
+		G(m->pconvw), G(m->pconvb));
+	/* danger */
+	be->linear_bwd(c, R, C, HY_NN_OPP, w->h, C, P(m->dconvw), w->ddan, HY_NN_OPP, w->dh, 1,
+		G(m->dconvw), G(m->dconvb));
+	/* value, grp, tenpai → dg */
+	be->linear_bwd(c, B, HY_NN_VAL_HID, 1, w->vh, HY_NN_VAL_HID, P(m->v2w), w->dvout, 1, w->dvh,
+		0, G(m->v2w), G(m->v2b));
+	be->relu_bwd(c, (size_t)B * HY_NN_VAL_HID, w->vh, w->dvh);
+	be->linear_bwd(c, B, C, HY_NN_VAL_HID, w->gvec, C, P(m->v1w), w->dvh, HY_NN_VAL_HID, w->dg,
+		0, G(m->v1w), G(m->v1b));
+	be->linear_bwd(c, B, HY_NN_GRP_HID, HY_GRP_CLASSES, w->gh, HY_NN_GRP_HID, P(m->g2w),
+		w->dgout, HY_GRP_CLASSES, w->dgh, 0, G(m->g2w), G(m->g2b));
+	be->relu_bwd(c, (size_t)B * HY_NN_GRP_HID, w->gh, w->dgh);
+	be->linear_bwd(c, B, C, HY_NN_GRP_HID, w->gvec, C, P(m->g1w), w->dgh, HY_NN_GRP_HID, w->dg,
+		1, G(m->g1w), G(m->g1b));
+	be->linear_bwd(c, B, HY_NN_TEN_HID, HY_NN_OPP, w->th, HY_NN_TEN_HID, P(m->t2w), w->dtout,
+		HY_NN_OPP, w->dth, 0, G(m->t2w), G(m->t2b));
+	be->relu_bwd(c, (size_t)B * HY_NN_TEN_HID, w->th, w->dth);
+	be->linear_bwd(c, B, C, HY_NN_TEN_HID, w->gvec, C, P(m->t1w), w->dth, HY_NN_TEN_HID, w->dg,
+		1, G(m->t1w), G(m->t1b));
+	be->pool_bwd(c, B, C, w->dg, NULL, NULL, C, w->dh);
+	/* trunk */
+	be->gn_mish_bwd(c, B, C, w->X[N], w->zf, P(m->tgnw), w->meanf, w->rstdf, w->dh, w->dX, 0,
+		G(m->tgnw), G(m->tgnb), w->scratch);
+	for (int i = N - 1; i >= 0; i--) {
+		const hy_nn_block_idx *k = &m->blk[i];
+		hy_nn_block_act *a = &w->act[i];
+		be->se_bwd(c, B, C, a->y, a->S, w->dX, w->dA, w->dE);
+		be->linear_bwd(c, 2 * B, r, C, a->H, r, P(k->fc2w), w->dE, C, w->dH, 0, G(k->fc2w),
+			G(k->fc2b));
+		be->relu_bwd(c, (size_t)2 * B * r, a->H, w->dH);
+		be->linear_bwd(c, 2 * B, C, r, a->P, C, P(k->fc1w), w->dH, r, w->dP, 0, G(k->fc1w),
+			G(k->fc1b));
+		be->pool_bwd(c, B, C, w->dP, w->dP + (size_t)B * C, a->arg, C, w->dA);
+		be->conv3_bwd(c, B, C, C, a->a2, P(k->conv2), w->dA, w->dB, G(k->conv2));
+		be->gn_mish_bwd(c, B, C, a->c1, a->z2, P(k->gn2w), a->mean2, a->rstd2, w->dB, w->dA, 0,
+			G(k->gn2w), G(k->gn2b), w->scratch);
+		be->conv3_bwd(c, B, C, C, a->a1, P(k->conv1), w->dA, w->dB, G(k->conv1));
+		be->gn_mish_bwd(c, B, C, w->X[i], a->z1, P(k->gn1w), a->mean1, a->rstd1, w->dB, w->dX,
+			1, G(k->gn1w), G(k->gn1b), w->scratch);
+	}
+	be->conv3_bwd(c, B, HY_NN_IN, C, w->xin, P(m->stem), w->dX, NULL, G(m->stem));
+}

@@ -1,0 +1,125 @@
+/* SE-ResNet of DESIGN §7 with its five heads and masked losses: forward,
+ * hand-written backward, on any backend (backend.h). The parameters are
+ * described by one named table (params.h); the workspace for a batch size
+ * is allocated once (hy_nn_work_init) and reused every step. */
+#ifndef HY_NN_MODEL_H
+#define HY_NN_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "nn/backend.h"
+#include "nn/params.h"
+#include "nn/rng.h"
+#include "samples/sample.h"
+
+enum {
+	HY_NN_IN = HY_OBS_CHANNELS, /* 85 input planes     */
+	HY_NN_POL_CH = 64,          /* policy 1×1 channels */
+	HY_NN_VAL_HID = 512,
+	HY_NN_GRP_HID = 256,
+	HY_NN_TEN_HID = 64,
+	HY_NN_OPP = 3,
+};
+
+/* Loss weights of DESIGN §7. */
+#define HY_NN_W_POLICY 1.0f
+#define HY_NN_W_VALUE 0.5f
+#define HY_NN_W_GRP 0.1f
+#define HY_NN_W_TENPAI 0.05f
+#define HY_NN_W_DANGER 0.05f
+
+typedef struct hy_nn_arch {
+	int blocks, channels;
+} hy_nn_arch;
+
+/* "tiny" 2×32, "small" 6×64, "base" 12×128, "full" 40×256. */
+hy_status hy_nn_arch_preset(const char *name, hy_nn_arch *a, hy_diag *d);
+/* channels a multiple of 32 in [32, 4096], blocks in [0, 1000]. */
+hy_status hy_nn_arch_check(hy_nn_arch a, hy_diag *d);
+
+typedef struct hy_nn_block_idx {
+	int gn1w, gn1b, conv1, gn2w, gn2b, conv2, fc1w, fc1b, fc2w, fc2b;
+} hy_nn_block_idx;
+
+typedef struct hy_nn_model {
+	hy_nn_arch arch;
+	const hy_nn_backend *be;
+	const hy_nn_ctx *ctx;
+	hy_nn_params table;
+	float *w, *g, *m, *v; /* backend memory, table.total floats each */
+	int stem;
+	hy_nn_block_idx *blk;
+	int tgnw, tgnb;
+	int pconvw, pconvb, pfcw, pfcb;
+	int v1w, v1b, v2w, v2b, g1w, g1b, g2w, g2b, t1w, t1b, t2w, t2b;
+	int dconvw, dconvb;
+} hy_nn_model;
+
+/* Builds the table and allocates parameters, gradients and moments
+ * (zeroed). ctx must outlive the model. */
+hy_status hy_nn_model_init(hy_nn_model *m, hy_nn_arch a, const hy_nn_backend *be,
+	const hy_nn_ctx *ctx, hy_diag *d);
+void hy_nn_model_free(hy_nn_model *m);
+/* Initialises the parameters (DESIGN §7 rules) from r, zeroes moments. */
+hy_status hy_nn_model_init_params(hy_nn_model *m, hy_rng *r, hy_diag *d);
+/* Number of parameters (Σ tensor sizes, without alignment padding). */
+size_t hy_nn_model_param_count(const hy_nn_model *m);
+/* Parameter / gradient pointer of tensor i (backend memory). */
+float *hy_nn_model_param(const hy_nn_model *m, int i);
+float *hy_nn_model_grad(const hy_nn_model *m, int i);
+
+typedef struct hy_nn_losses {
+	double total;                              /* weighted sum     */
+	double policy, value, grp, tenpai, danger; /* unweighted means */
+	int correct, n;                            /* policy top-1     */
+} hy_nn_losses;
+
+/* Per-block activations kept for backward. */
+typedef struct hy_nn_block_act {
+	float *z1, *a1, *c1, *z2, *a2, *y, *mean1, *rstd1, *mean2, *rstd2;
+	float *P, *H, *E, *S;
+	uint8_t *arg;
+} hy_nn_block_act;
+
+typedef struct hy_nn_work {
+	int cap, B;
+	float *xin;      /* [B][36][85]                */
+	float **X;       /* blocks+1 × [B][36][C]     */
+	hy_nn_block_act *act;
+	float *zf, *h, *meanf, *rstdf, *gvec;
+	float *pz, *pa, *plog, *vh, *vout, *gh, *gout, *th, *tout, *dan;
+	/* labels (backend memory) */
+	uint64_t *mask;
+	uint8_t *action, *grp;
+	float *vt, *ten_t, *ten_w, *dan_t, *dan_w;
+	int n_known, n_danger; /* samples with opponent labels; counted danger opponents */
+	/* gradients of outputs and scratch */
+	float *dplog, *dvout, *dgout, *dtout, *ddan;
+	float *dh, *dX, *dA, *dB, *dpa, *dpz, *dg, *dvh, *dgh, *dth, *dP, *dH, *dE, *scratch;
+	/* host staging for labels */
+	void *host;
+	size_t host_bytes;
+	void **allocs;
+	int nallocs;
+} hy_nn_work;
+
+hy_status hy_nn_work_init(hy_nn_work *w, const hy_nn_model *m, int max_batch, hy_diag *d);
+void hy_nn_work_free(hy_nn_work *w, const hy_nn_model *m);
+
+/* Loads n ≤ cap samples: obs f16 → f32 in the padded layout, labels.
+ * HY_EDATA for an out-of-range label (names the sample index). */
+hy_status hy_nn_work_load(hy_nn_work *w, const hy_nn_model *m, const hy_sample *s, int n,
+	hy_diag *d);
+
+/* Value target of a rank: placement points [90, 45, 0, −135] / 100. */
+float hy_nn_value_target(int rank);
+
+void hy_nn_forward(const hy_nn_model *m, hy_nn_work *w);
+/* Losses of the last forward; also writes the output gradients. */
+void hy_nn_loss(const hy_nn_model *m, hy_nn_work *w, hy_nn_losses *out);
+/* Zeroes m->g and accumulates ∂loss/∂params (after hy_nn_loss). */
+void hy_nn_backward(const hy_nn_model *m, hy_nn_work *w);
+
+#endif
