@@ -3,6 +3,7 @@
 #   make [all]        programs in build/bin, library build/libhydra.a
 #   make check        deps, build, unit + program tests (SANITIZE=1: ASan+UBSan)
 #   make check-gpu    GPU ops vs the CPU reference (skipped without a GPU)
+#   make check-torch  the model against PyTorch (skipped without python3-torch)
 #   make demo         runs the pipeline on a default input
 #   make deps         installs missing Debian packages (as root) or names them
 #   make bench        benchmarks (bench/*.sh), figures on stdout
@@ -148,6 +149,13 @@ check-gpu: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) sh tests/gpu.sh
 
+# PyTorch cross-check of the model (Debian python3-torch, python3-h5py);
+# skipped with a message when they are absent.
+check-torch: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/nn_dump
+	@BUILD=$(BUILD) sh tests/torch/check.sh; rc=$$?; \
+	if [ $$rc -eq 77 ]; then echo "check-torch: skipped"; exit 0; fi; exit $$rc
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) SHARED=$(SHARED) sh pipelines/demo.sh
@@ -165,4 +173,4 @@ clean:
 	rm -rf build build-san
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,14p' Makefile

@@ -379,8 +379,18 @@ hy_status hy_replay_game(const hy_game *g, hy_replay_report *rep, hy_diag *d)
 	hy_engine_init(&c->e, &r, NULL);
 	rep->games++;
 	for (size_t i = 0; i < g->n && c->stop == HY_OK; i++) {
+		if (rep->before) {
+			const hy_event *ev = &g->ev[i];
+			int live = c->in_kyoku && !c->skipping && ev->type != HY_EV_START_KYOKU &&
+				   ev->type != HY_EV_START_GAME && ev->type != HY_EV_END_GAME;
+			hy_status s = rep->before(rep->ctx, &c->e, g, i, live);
+			if (s != HY_OK)
+				return s;
+		}
 		rep->events++;
 		i = step(c, i);
 	}
+	if (c->stop == HY_OK && rep->before)
+		return rep->before(rep->ctx, &c->e, g, g->n, 0);
 	return c->stop;
 }

@@ -17,6 +17,8 @@
 #include "core/status.h"
 #include "events/event.h"
 
+struct hy_engine;
+
 typedef enum hy_replay_issue_kind {
 	HY_REPLAY_ILLEGAL,   /* an event the rules do not allow in that state */
 	HY_REPLAY_DELTAS,    /* computed score changes differ from the log's  */
@@ -41,6 +43,16 @@ typedef struct hy_replay_report {
 	 * the replay and is returned. */
 	hy_status (*issue)(void *ctx, const hy_replay_issue *is);
 	void *ctx;
+	/* Optional: called before each event i of the game is applied, with
+	 * the engine in the state the event acts on, and once more after the
+	 * last event with i == g->n. live is 1 when the event will be replayed
+	 * (inside a kyoku whose hands are known and that had no illegal event
+	 * so far), 0 when it is skipped. Events consumed together with an
+	 * earlier one (the second hora of a double ron) are not announced on
+	 * their own. A status other than HY_OK stops the replay and is
+	 * returned. Shares ctx with issue. Leaving it NULL changes nothing. */
+	hy_status (*before)(void *ctx, const struct hy_engine *e, const hy_game *g, size_t i,
+			    int live);
 } hy_replay_report;
 
 /* Replays one game. Returns HY_OK when the replay ran to the end (issues are
