@@ -1,0 +1,492 @@
+/* hydra-encode: event streams (or any game log) → training samples
+ * (DESIGN §5–6) as a sample stream or HDF5 shards. Option parsing and
+ * wiring only: the encoder is lib/encode, the formats lib/samples. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/status.h"
+#include "core/version.h"
+#include "encode/encode.h"
+#include "events/event.h"
+#include "events/source.h"
+#include "io/input.h"
+#include "io/output.h"
+#include "samples/shard.h"
+#include "samples/stream.h"
+
+static const char usage[] =
+	"usage: hydra-encode [options] [PATH...]\n"
+	"Replays games with the rules engine and writes one training sample per\n"
+	"decision (85x34 observation, legal mask, labels).\n"
+	"PATH is an event stream (mjai-parse output) or any log mjai-parse reads\n"
+	"(a file, a directory, or - for stdin, the default).\n"
+	"\n"
+	"  -o, --output PATH       write to PATH instead of stdout: an HDF5 shard\n"
+	"                          when PATH ends in .h5, else a sample stream; a\n"
+	"                          printf pattern such as 'dir/train-%04d.h5' with\n"
+	"                          --shard-size numbers the files from 0\n"
+	"  -n, --shard-size N      at most N samples per output file (needs a\n"
+	"                          pattern in -o / --val-output)\n"
+	"      --val-fraction F    send this fraction of games (0-1, chosen by a\n"
+	"                          stable hash of the game id) to --val-output\n"
+	"      --val-output PATH   where validation games go (same rules as -o)\n"
+	"      --seats LIST        only these absolute seats, e.g. 0,2\n"
+	"  -k, --keep-going        skip a bad game (counted) instead of failing\n"
+	"  -s, --stats             print games, kyoku and samples per action type\n"
+	"                          to stderr\n"
+	"  -h, --help              show this help and exit\n"
+	"  -V, --version           show the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
+	"version mismatch.\n";
+
+static const char *prog = "hydra-encode";
+
+/* One output: a stream or shards, possibly rotated. */
+typedef struct sink {
+	const char *path;   /* NULL: stdout */
+	int shard, pattern;
+	uint64_t per_file;  /* 0: no rotation */
+	int index;          /* file number of the pattern */
+	int open;
+	hy_output out;
+	hy_sms_writer *w;
+	hy_shard_writer *sw;
+	uint64_t in_file, total, files;
+	const hy_shard_meta *meta;
+} sink;
+
+typedef struct run {
+	hy_encoder *enc;
+	sink train, val;
+	double val_fraction;
+	int keep_going, stats;
+	uint64_t skipped, docs, val_games, train_games;
+	int reported;
+	hy_status werr;  /* output failure */
+} run;
+
+static void say(const hy_diag *d)
+{
+	char buf[1200];
+	fprintf(stderr, "%s: %s\n", prog, hy_diag_format(d, buf, sizeof buf));
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+/* 1 if s holds exactly one %d conversion (flags 0 and a width allowed),
+ * 0 if none, -1 if anything else follows a '%'. */
+static int pattern_kind(const char *s)
+{
+	int n = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] == '%') {
+			p++;
+			continue;
+		}
+		p++;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p != 'd')
+			return -1;
+		n++;
+	}
+	return n == 0 ? 0 : n == 1 ? 1 : -1;
+}
+
+static hy_status sink_open(sink *k, hy_diag *d)
+{
+	char name[4096];
+	const char *path = k->path;
+	if (k->pattern) {
+		int len = snprintf(name, sizeof name, k->path, k->index);
+		if (len < 0 || (size_t)len >= sizeof name)
+			return hy_diag_set(d, HY_EUSAGE, 0, "output name too long");
+		path = name;
+	}
+	hy_status s;
+	if (k->shard) {
+		hy_diag_init(d, path);
+		s = hy_shard_writer_open(&k->sw, path, k->meta, d);
+	} else {
+		hy_diag_init(d, path);
+		s = hy_output_open(&k->out, path, d);
+		if (s == HY_OK && (s = hy_sms_writer_open(&k->w, k->out.f)) != HY_OK) {
+			hy_output_abort(&k->out);
+			hy_diag_set(d, s, 0, "cannot start the sample stream");
+		}
+	}
+	if (s == HY_OK) {
+		k->open = 1;
+		k->in_file = 0;
+	}
+	return s;
+}
+
+static hy_status sink_close(sink *k, hy_diag *d)
+{
+	if (!k->open)
+		return HY_OK;
+	k->open = 0;
+	k->files++;
+	k->index++;
+	if (k->shard) {
+		hy_shard_writer *w = k->sw;
+		k->sw = NULL;
+		return hy_shard_writer_close(w, d);
+	}
+	hy_sms_writer *w = k->w;
+	k->w = NULL;
+	hy_status s = hy_sms_writer_close(w, d);
+	if (s != HY_OK) {
+		hy_output_abort(&k->out);
+		return s;
+	}
+	return hy_output_commit(&k->out, d);
+}
+
+static void sink_abort(sink *k)
+{
+	if (!k->open)
+		return;
+	k->open = 0;
+	if (k->shard) {
+		hy_shard_writer_abort(k->sw);
+		k->sw = NULL;
+	} else {
+		hy_sms_writer_close(k->w, NULL);
+		k->w = NULL;
+		hy_output_abort(&k->out);
+	}
+}
+
+static hy_status sink_write(sink *k, const hy_sample *s, hy_diag *d)
+{
+	hy_status st;
+	if (!k->open && (st = sink_open(k, d)) != HY_OK)
+		return st;
+	st = k->shard ? hy_shard_write(k->sw, s, d) : hy_sms_write(k->w, s, d);
+	if (st != HY_OK)
+		return st;
+	k->in_file++;
+	k->total++;
+	if (k->per_file && k->in_file >= k->per_file)
+		return sink_close(k, d);
+	return HY_OK;
+}
+
+/* An empty input still gives one (empty) output file. */
+static hy_status sink_finish(sink *k, hy_diag *d)
+{
+	if (!k->files && !k->open) {
+		hy_status s = sink_open(k, d);
+		if (s != HY_OK)
+			return s;
+	}
+	return sink_close(k, d);
+}
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += UINT64_C(0x9E3779B97F4A7C15);
+	x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return x ^ (x >> 31);
+}
+
+static hy_status on_game(void *ctx, hy_game *g)
+{
+	run *r = ctx;
+	const hy_sample *s;
+	size_t n;
+	hy_diag d;
+	hy_status st = hy_encode_game(r->enc, g, &s, &n, &d);
+	if (st != HY_OK) {
+		say(&d);
+		if (r->keep_going && st == HY_EDATA) {
+			r->skipped++;
+			return HY_OK;
+		}
+		r->reported = 1;
+		return st;
+	}
+	sink *k = &r->train;
+	if (r->val_fraction > 0 && n) {
+		double u = (double)(splitmix64(s[0].game) >> 11) * 0x1.0p-53;
+		if (u < r->val_fraction)
+			k = &r->val;
+	}
+	if (k == &r->val)
+		r->val_games++;
+	else
+		r->train_games++;
+	for (size_t i = 0; i < n; i++) {
+		if ((st = sink_write(k, &s[i], &d)) != HY_OK) {
+			say(&d);
+			r->reported = 1;
+			r->werr = st;
+			return st;
+		}
+	}
+	return HY_OK;
+}
+
+static hy_status on_bad(void *ctx, const hy_diag *d)
+{
+	run *r = ctx;
+	say(d);
+	if (!r->keep_going) {
+		r->reported = 1;
+		return d->status ? d->status : HY_EDATA;
+	}
+	r->skipped++;
+	return HY_OK;
+}
+
+static void print_stats(const run *r)
+{
+	const hy_encode_stats *st = hy_encoder_stats(r->enc);
+	fprintf(stderr,
+		"%s: %" PRIu64 " documents, %" PRIu64 " games, %" PRIu64 " kyoku (%" PRIu64
+		" skipped: hidden hands), %" PRIu64 " samples",
+		prog, r->docs, st->games, st->kyoku, st->skipped_kyoku, st->samples);
+	if (r->val_fraction > 0)
+		fprintf(stderr, " (%" PRIu64 " in %" PRIu64 " validation games)", r->val.total,
+			r->val_games);
+	if (r->skipped)
+		fprintf(stderr, ", %" PRIu64 " bad games skipped", r->skipped);
+	fputc('\n', stderr);
+	uint64_t cls[HY_ACTION_CLASSES] = {0};
+	for (int a = 0; a < HY_ACTIONS; a++)
+		cls[hy_action_class(a)] += st->per_action[a];
+	for (int c = 0; c < HY_ACTION_CLASSES; c++)
+		fprintf(stderr, "%s:   %-8s %" PRIu64 "\n", prog, hy_action_class_name(c), cls[c]);
+	if (st->mismatches)
+		fprintf(stderr, "%s: %" PRIu64 " score changes differ from the logs (kept)\n",
+			prog, st->mismatches);
+}
+
+static int parse_seats(const char *s, unsigned *mask)
+{
+	*mask = 0;
+	for (const char *p = s; *p;) {
+		if (*p < '0' || *p > '3')
+			return -1;
+		*mask |= 1u << (*p - '0');
+		p++;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return *mask ? 0 : -1;
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+	if (arg)
+		fprintf(stderr, "%s: %s '%s'\n", prog, msg, arg);
+	else
+		fprintf(stderr, "%s: %s\n", prog, msg);
+	fprintf(stderr, "%s: try 'hydra-encode --help'\n", prog);
+	return 2;
+}
+
+/* Sets up one sink from a path; returns 0 or a usage exit code. */
+static int sink_setup(sink *k, const char *path, uint64_t per_file, const hy_shard_meta *meta)
+{
+	memset(k, 0, sizeof *k);
+	k->path = path && strcmp(path, "-") != 0 ? path : NULL;
+	k->meta = meta;
+	if (!k->path) {
+		if (per_file)
+			return usage_error("--shard-size needs an output file pattern", NULL);
+		if (isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "%s: refusing to write a binary sample stream to a terminal\n"
+				"hint: use -o FILE, or a pipe\n", prog);
+			return 2;
+		}
+		return 0;
+	}
+	int pk = pattern_kind(k->path);
+	if (pk < 0)
+		return usage_error("output pattern must hold exactly one %d conversion:", k->path);
+	k->pattern = pk;
+	if (per_file && !pk)
+		return usage_error("--shard-size needs a pattern such as 'train-%04d.h5', got",
+				   k->path);
+	if (pk && !per_file)
+		return usage_error("an output pattern needs --shard-size:", k->path);
+	k->per_file = per_file;
+	k->shard = ends_with(k->path, ".h5") || ends_with(k->path, ".hdf5");
+	return 0;
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t n = 1;
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	char *s = malloc(n);
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_VAL_FRACTION = 256, OPT_VAL_OUTPUT, OPT_SEATS };
+	static const struct option opts[] = {
+		{"output", required_argument, 0, 'o'},
+		{"shard-size", required_argument, 0, 'n'},
+		{"val-fraction", required_argument, 0, OPT_VAL_FRACTION},
+		{"val-output", required_argument, 0, OPT_VAL_OUTPUT},
+		{"seats", required_argument, 0, OPT_SEATS},
+		{"keep-going", no_argument, 0, 'k'},
+		{"stats", no_argument, 0, 's'},
+		{"help", no_argument, 0, 'h'},
+		{"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0},
+	};
+	run r;
+	memset(&r, 0, sizeof r);
+	const char *outpath = NULL, *valpath = NULL;
+	uint64_t per_file = 0;
+	hy_encode_opts eo = {0};
+	int c;
+	char *end;
+	while ((c = getopt_long(argc, argv, "o:n:ksVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': outpath = optarg; break;
+		case 'n':
+			errno = 0;
+			per_file = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || per_file == 0 || optarg[0] == '-')
+				return usage_error("bad --shard-size", optarg);
+			break;
+		case OPT_VAL_FRACTION:
+			errno = 0;
+			r.val_fraction = strtod(optarg, &end);
+			if (errno || *end || !*optarg || !(r.val_fraction >= 0 && r.val_fraction <= 1))
+				return usage_error("bad --val-fraction (want 0 to 1)", optarg);
+			break;
+		case OPT_VAL_OUTPUT: valpath = optarg; break;
+		case OPT_SEATS:
+			if (parse_seats(optarg, &eo.seats) != 0)
+				return usage_error("bad --seats (want a list of 0-3 such as 0,2)", optarg);
+			break;
+		case 'k': r.keep_going = 1; break;
+		case 's': r.stats = 1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case 'V': printf("hydra-encode (hydra-c) %s\n", HY_VERSION); return 0;
+		default:
+			fprintf(stderr, "%s: try 'hydra-encode --help'\n", prog);
+			return 2;
+		}
+	}
+	if (r.val_fraction > 0 && !valpath)
+		return usage_error("--val-fraction needs --val-output", NULL);
+	if (valpath && r.val_fraction <= 0)
+		return usage_error("--val-output needs --val-fraction", NULL);
+
+	char *cmdline = join_args(argc, argv);
+	const char *const *sources = (const char *const *)argv + optind;
+	static const char *const stdin_src[] = {"-"};
+	hy_shard_meta meta = {
+		.encoder_version = "hydra-encode (hydra-c) " HY_VERSION,
+		.command_line = cmdline ? cmdline : "",
+		.sources = optind < argc ? sources : stdin_src,
+		.nsources = optind < argc ? (size_t)(argc - optind) : 1,
+		.deflate = HY_SHARD_DEFLATE, /* explicit: the same under either reading of 0 / -1 */
+	};
+	int rc = sink_setup(&r.train, outpath, per_file, &meta);
+	if (!rc && valpath)
+		rc = sink_setup(&r.val, valpath, per_file, &meta);
+	if (!rc && valpath && r.train.path && strcmp(valpath, r.train.path) == 0)
+		rc = usage_error("--val-output must differ from -o", NULL);
+	if (rc) {
+		free(cmdline);
+		return rc;
+	}
+	signal(SIGPIPE, SIG_DFL);
+	if (hy_encoder_new(&r.enc, &eo) != HY_OK) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		free(cmdline);
+		return 1;
+	}
+
+	hy_diag d;
+	hy_input *in = NULL;
+	hy_status s = hy_input_open(&in, sources, (size_t)(argc - optind));
+	hy_game_sink gsink = {on_game, on_bad, &r};
+	while (s == HY_OK) {
+		hy_doc doc;
+		hy_diag_init(&d, NULL);
+		s = hy_input_next(in, &doc, &d);
+		if (s == HY_STOP) {
+			s = HY_OK;
+			break;
+		}
+		if (s != HY_OK) {
+			say(&d);
+			if (r.keep_going && s != HY_ENOMEM) {
+				r.skipped++;
+				s = HY_OK;
+				continue;
+			}
+			break;
+		}
+		r.docs++;
+		hy_diag_init(&d, doc.name);
+		s = hy_source_parse(doc.name, doc.data, doc.len, &gsink, &d);
+		if (s == HY_OK)
+			continue;
+		if (r.reported)
+			break; /* the game's or the output's message is out */
+		if (d.msg[0])
+			say(&d);
+		else
+			fprintf(stderr, "%s: %s: %s\n", prog, doc.name, hy_status_str(s));
+		if (r.keep_going && s != HY_ENOMEM) {
+			r.skipped++;
+			s = HY_OK;
+		}
+	}
+	if (in)
+		hy_input_close(in);
+	if (s == HY_OK) {
+		hy_diag_init(&d, NULL);
+		s = sink_finish(&r.train, &d);
+		if (s == HY_OK && valpath)
+			s = sink_finish(&r.val, &d);
+		if (s != HY_OK)
+			say(&d);
+	}
+	if (s != HY_OK) {
+		sink_abort(&r.train);
+		sink_abort(&r.val);
+	}
+	if (r.stats || r.skipped)
+		print_stats(&r);
+	hy_encoder_free(r.enc);
+	free(cmdline);
+	return hy_status_exit(s);
+}

@@ -1,0 +1,93 @@
+/* Game → samples (DESIGN §6): replays a game's mjai events with the rules
+ * engine (engine/replay.h, through its per-event hook) and turns every
+ * decision of a seat into one hy_sample with its labels.
+ *
+ * Which decisions become samples (the state is the one the event acts on):
+ *   - own turn (after a draw or a chi/pon): the next action of the seat on
+ *     turn — dahai → its tile code 0–36, reach → 37 (the declaration
+ *     discard is then a second sample, masked to tenpai-keeping discards),
+ *     ankan/kakan → 42, tsumo → 43, kyuushu ryukyoku → 44;
+ *   - call window after a discard (or the chankan window after a kakan):
+ *     every seat that could act — the caller's chi 38–40 / pon 41 /
+ *     daiminkan 42; every winner of a (double) ron 43 (the three of a
+ *     sanchahou too); pass 45 only when unambiguous: the window closed with
+ *     nobody taking anything (next event a draw, or the exhaustive draw), or
+ *     every option the seat had outranks the call that was made (ron or
+ *     pon/kan declined when someone chis; ron declined when someone pons).
+ *     Seats whose chance was interrupted (someone else's ron; a chi chance
+ *     under someone's pon) and windows closed by an abortive draw give no
+ *     sample;
+ *   - a decision counts only when the seat had a choice: a legal mask with
+ *     a single action (a riichi hand that can only discard its draw) is not
+ *     a sample.
+ * Every label must be in the legal mask; a violation is HY_EDATA naming
+ * the game and the event. So is an event the engine finds illegal (the
+ * replay issue); a replayed score change that differs from the log's is
+ * only counted (stats.mismatches). Kyoku whose hands are not all known
+ * (`?`) are skipped and counted: the engine replays only full logs.
+ *
+ * Labels besides obs/mask/action:
+ *   game        hy_encode_game_id(g->source, g->index)
+ *   step        index of the decision within the kyoku (all seats, counted
+ *               before the seat filter, so it does not depend on it)
+ *   kyoku_delta observer's score after the kyoku's result minus at its
+ *               start (riichi deposits included)
+ *   score       final score: the end_game event's scores when the log has
+ *               them, else the last kyoku's scores with leftover riichi
+ *               sticks to the top seat
+ *   rank, grp   from the final scores, ties by seat order from the East-1
+ *               dealer (seat 0)
+ *   opp_*       always known here (full logs): HY_SAMPLE_F_OPP_KNOWN set;
+ *               tenpai = the 13-tile hand waits on a kind it does not hold
+ *               all 4 of (Tenhou's rule); waits minus such kinds. */
+#ifndef HY_ENCODE_ENCODE_H
+#define HY_ENCODE_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "events/event.h"
+#include "samples/sample.h"
+
+typedef struct hy_encode_opts {
+	unsigned seats; /* bit mask of absolute seats to emit; 0 = all */
+} hy_encode_opts;
+
+typedef struct hy_encode_stats {
+	uint64_t games, kyoku, skipped_kyoku, events;
+	uint64_t samples;                /* emitted                        */
+	uint64_t filtered;               /* decisions of filtered-out seats */
+	uint64_t per_action[HY_ACTIONS]; /* emitted, by label              */
+	uint64_t mismatches;             /* replay score differences       */
+} hy_encode_stats;
+
+typedef struct hy_encoder hy_encoder;
+
+/* o may be NULL (all seats). */
+hy_status hy_encoder_new(hy_encoder **enc, const hy_encode_opts *o);
+void hy_encoder_free(hy_encoder *enc);
+
+/* Encodes one game. On HY_OK *out points to *n samples (in decision
+ * order), valid until the next call. On an error nothing is counted in
+ * the stats but `games`, and d names the source, game and event. */
+hy_status hy_encode_game(hy_encoder *enc, const hy_game *g, const hy_sample **out, size_t *n,
+			 hy_diag *d);
+
+const hy_encode_stats *hy_encoder_stats(const hy_encoder *enc);
+
+/* Game id: the first 8 bytes, read little-endian, of
+ * SHA-256(source bytes ‖ 0x00 ‖ u32le(index)) (libcrypto); source NULL
+ * counts as "". HY_EIO if libcrypto fails. */
+hy_status hy_encode_game_id(const char *source, uint32_t index, uint64_t *id, hy_diag *d);
+
+/* Action classes for statistics: 0 discard (0–36), 1 riichi, 2 chi, 3 pon,
+ * 4 kan, 5 win, 6 kyuushu, 7 pass. */
+enum { HY_ACTION_CLASSES = 8 };
+int hy_action_class(int action);
+const char *hy_action_class_name(int cls);
+
+/* Index 0–23 of a permutation of (0,1,2,3) in lexicographic order. */
+int hy_perm4_index(const uint8_t p[4]);
+
+#endif
