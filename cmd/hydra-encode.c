@@ -434,44 +434,11 @@ int main(int argc, char **argv)
 	}
 
 	hy_diag d;
-	hy_input *in = NULL;
-	hy_status s = hy_input_open(&in, sources, (size_t)(argc - optind));
 	hy_game_sink gsink = {on_game, on_bad, &r};
-	while (s == HY_OK) {
-		hy_doc doc;
-		hy_diag_init(&d, NULL);
-		s = hy_input_next(in, &doc, &d);
-		if (s == HY_STOP) {
-			s = HY_OK;
-			break;
-		}
-		if (s != HY_OK) {
-			say(&d);
-			if (r.keep_going && s != HY_ENOMEM) {
-				r.skipped++;
-				s = HY_OK;
-				continue;
-			}
-			break;
-		}
-		r.docs++;
-		hy_diag_init(&d, doc.name);
-		s = hy_source_parse(doc.name, doc.data, doc.len, &gsink, &d);
-		if (s == HY_OK)
-			continue;
-		if (r.reported)
-			break; /* the game's or the output's message is out */
-		if (d.msg[0])
-			say(&d);
-		else
-			fprintf(stderr, "%s: %s: %s\n", prog, doc.name, hy_status_str(s));
-		if (r.keep_going && s != HY_ENOMEM) {
-			r.skipped++;
-			s = HY_OK;
-		}
-	}
-	if (in)
-		hy_input_close(in);
+	hy_diag_init(&d, NULL);
+	hy_status s = hy_source_parse_paths(sources, (size_t)(argc - optind), &gsink, &r.docs, &d);
+	if (s != HY_OK && !r.reported)
+		say(&d);
 	if (s == HY_OK) {
 		hy_diag_init(&d, NULL);
 		s = sink_finish(&r.train, &d);

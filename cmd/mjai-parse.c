@@ -14,7 +14,6 @@
 #include "events/event.h"
 #include "events/source.h"
 #include "events/stream.h"
-#include "io/input.h"
 #include "io/output.h"
 #include "mjai/mjai.h"
 
@@ -190,48 +189,16 @@ int main(int argc, char **argv)
 		return hy_status_exit(s);
 	}
 
-	hy_input *in = NULL;
-	const char *const *paths = (const char *const *)argv + optind;
-	s = hy_input_open(&in, paths, (size_t)(argc - optind));
 	hy_game_sink sink = {on_game, on_bad, &r};
-	hy_status first = HY_OK;
-	while (s == HY_OK) {
-		hy_doc doc;
-		hy_diag_init(&d, NULL);
-		s = hy_input_next(in, &doc, &d);
-		if (s == HY_STOP) {
-			s = HY_OK;
-			break;
-		}
-		if (s != HY_OK) {
+	hy_diag_init(&d, NULL);
+	hy_status first = hy_source_parse_paths((const char *const *)argv + optind,
+						(size_t)(argc - optind), &sink, &r.docs, &d);
+	if (first != HY_OK) {
+		if (r.err.status)
+			say(&r.err); /* the output failed */
+		else if (!r.reported)
 			say(&d);
-			if (r.keep_going && s != HY_ENOMEM) {
-				r.skipped++;
-				s = HY_OK;
-				continue;
-			}
-			break;
-		}
-		r.docs++;
-		s = hy_source_parse(doc.name, doc.data, doc.len, &sink, &d);
-		if (s == HY_OK || r.reported)
-			continue; /* a bad game is reported by on_bad */
-		if (r.err.status) {
-			say(&r.err); /* output failed: nothing more to do */
-			break;
-		}
-		if (d.msg[0])
-			say(&d);
-		else
-			fprintf(stderr, "%s: %s: %s\n", prog, doc.name, hy_status_str(s));
-		if (r.keep_going && s != HY_ENOMEM) {
-			r.skipped++;
-			s = HY_OK;
-		}
 	}
-	first = s;
-	if (in)
-		hy_input_close(in);
 
 	if (first == HY_OK && r.w) {
 		hy_evs_writer *w = r.w;

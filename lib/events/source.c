@@ -4,6 +4,7 @@
 
 #include "events/stream.h"
 #include "events/validate.h"
+#include "io/input.h"
 #include "mjai/mjai.h"
 #include "tenhou/tenhou.h"
 
@@ -48,13 +49,10 @@ const char *hy_source_kind_name(hy_source_kind k)
 	}
 }
 
-static hy_status parse_stream(const char *name, const char *data, size_t len,
-			      const hy_game_sink *sink, hy_diag *d)
+/* Games of an open event-stream reader to the sink; closes the reader. */
+static hy_status parse_stream(hy_evs_reader *r, const hy_game_sink *sink, hy_diag *d)
 {
-	hy_evs_reader *r;
-	hy_status s = hy_evs_reader_open_mem(&r, name, data, len);
-	if (s != HY_OK)
-		return hy_diag_set(d, s, 0, "%s", hy_status_str(s));
+	hy_status s;
 	hy_game g;
 	hy_game_init(&g);
 	for (;;) {
@@ -97,8 +95,13 @@ hy_status hy_source_parse(const char *name, const char *data, size_t len,
 	switch (hy_source_detect(data, len)) {
 	case HY_SOURCE_EMPTY:
 		return HY_OK;
-	case HY_SOURCE_EVENTS:
-		return parse_stream(name, data, len, sink, d);
+	case HY_SOURCE_EVENTS: {
+		hy_evs_reader *r;
+		hy_status s = hy_evs_reader_open_mem(&r, name, data, len);
+		if (s != HY_OK)
+			return hy_diag_set(d, s, 0, "%s", hy_status_str(s));
+		return parse_stream(r, sink, d);
+	}
 	case HY_SOURCE_MJLOG:
 	case HY_SOURCE_TENHOU6:
 		return hy_tenhou_parse_doc(name, data, len, sink, d);
@@ -109,4 +112,105 @@ hy_status hy_source_parse(const char *name, const char *data, size_t len,
 				   "unrecognised input format (expected mjai JSON lines, "
 				   "Tenhou mjlog XML, tenhou.net/6 JSON or an event stream)");
 	}
+}
+
+hy_status hy_source_parse_events_file(const char *name, FILE *f, const hy_game_sink *sink,
+				      hy_diag *d)
+{
+	hy_diag_init(d, name);
+	hy_evs_reader *r;
+	hy_status s = hy_evs_reader_open_file(&r, name, f);
+	if (s != HY_OK)
+		return hy_diag_set(d, s, 0, "%s", hy_status_str(s));
+	return parse_stream(r, sink, d);
+}
+
+/* A document-level problem (unreadable path, unknown format) goes to `bad`
+ * like a bad game; HY_OK from it means skip and go on. */
+static hy_status doc_problem(const hy_game_sink *sink, hy_status s, hy_diag *d)
+{
+	if (s == HY_ENOMEM || !sink->bad)
+		return s;
+	if (!d->status)
+		d->status = s;
+	return sink->bad(sink->ctx, d) == HY_OK ? HY_OK : s;
+}
+
+/* Wraps a sink to tell "the sink said stop" from a document's own failure. */
+typedef struct watched {
+	const hy_game_sink *inner;
+	int stopped;
+} watched;
+
+static hy_status watched_game(void *ctx, hy_game *g)
+{
+	watched *w = ctx;
+	hy_status s = w->inner->game(w->inner->ctx, g);
+	w->stopped |= s != HY_OK;
+	return s;
+}
+
+static hy_status watched_bad(void *ctx, const hy_diag *d)
+{
+	watched *w = ctx;
+	hy_status s = w->inner->bad ? w->inner->bad(w->inner->ctx, d)
+				    : (d->status ? d->status : HY_EDATA);
+	w->stopped |= s != HY_OK;
+	return s;
+}
+
+hy_status hy_source_parse_paths(const char *const *paths, size_t npaths,
+				const hy_game_sink *outer, uint64_t *docs, hy_diag *d)
+{
+	watched w = {outer, 0};
+	const hy_game_sink wrapped = {watched_game, watched_bad, &w}, *sink = &wrapped;
+	hy_input *in;
+	hy_status s = hy_input_open(&in, paths, npaths);
+	if (s != HY_OK)
+		return hy_diag_set(d, s, 0, "%s", hy_status_str(s));
+	int only_stdin = npaths == 0 || (npaths == 1 && strcmp(paths[0], "-") == 0);
+	if (only_stdin) {
+		const char *head;
+		size_t got;
+		if (hy_input_peek_stdin(in, 8, &head, &got) == HY_OK && hy_evs_is_stream(head, got)) {
+			FILE *f = hy_input_stdin_file(in);
+			if (!f) {
+				hy_input_close(in);
+				return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+			}
+			if (docs)
+				++*docs;
+			s = hy_source_parse_events_file("-", f, sink, d);
+			fclose(f);
+			hy_input_close(in);
+			return s;
+		}
+	}
+	for (;;) {
+		hy_doc doc;
+		hy_diag_init(d, NULL);
+		s = hy_input_next(in, &doc, d);
+		if (s == HY_STOP) {
+			s = HY_OK;
+			break;
+		}
+		if (s != HY_OK) {
+			if ((s = doc_problem(sink, s, d)) != HY_OK)
+				break;
+			continue;
+		}
+		if (docs)
+			++*docs;
+		s = hy_source_parse(doc.name, doc.data, doc.len, sink, d);
+		if (s == HY_OK)
+			continue;
+		if (w.stopped)
+			break; /* the sink said stop and has reported for itself */
+		if (!d->msg[0])
+			hy_diag_set(d, s, 0, "%s", hy_status_str(s));
+		if ((s = doc_problem(sink, s, d)) != HY_OK)
+			break;
+	}
+	hy_input_close(in);
+	return s;
 }

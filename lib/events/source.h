@@ -5,9 +5,11 @@
 #define HY_EVENTS_SOURCE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/status.h"
 #include "events/event.h"
+#include <stdint.h>
 
 typedef enum hy_source_kind {
 	HY_SOURCE_UNKNOWN = 0,
@@ -27,5 +29,21 @@ const char *hy_source_kind_name(hy_source_kind k);
  * ends the document (after `bad`, if it returns HY_OK). */
 hy_status hy_source_parse(const char *name, const char *data, size_t len,
 			  const hy_game_sink *sink, hy_diag *d);
+
+/* Like hy_source_parse for an event stream read sequentially from f (a
+ * pipe): constant memory however long the stream. */
+hy_status hy_source_parse_events_file(const char *name, FILE *f, const hy_game_sink *sink,
+				      hy_diag *d);
+
+/* Every document of paths (the input layer: files, directories, stdin,
+ * compressed files and archives), each parsed by content, games to the sink.
+ * When standard input is the only input and holds an event stream, it is
+ * read sequentially in constant memory. A path or document that cannot be
+ * read or recognised goes to sink->bad like a bad game (HY_OK from it skips
+ * it). *docs (if not NULL) counts the documents read. Returns HY_OK, or the
+ * status that stopped the run with d describing it — unless the sink stopped
+ * it (a status from game/bad), which reported for itself. */
+hy_status hy_source_parse_paths(const char *const *paths, size_t npaths,
+				const hy_game_sink *sink, uint64_t *docs, hy_diag *d);
 
 #endif

@@ -376,6 +376,8 @@ struct hy_input {
 	int arc_kind;
 	char *arc_mem;      /* decoded zip held in memory (owned) */
 	arc_src src;
+	char peek[64];      /* bytes already read from stdin (hy_input_peek_stdin) */
+	size_t npeek, peek_pos;
 };
 
 static void free_names(frame *f)
@@ -522,15 +524,19 @@ static char *join2(const char *a, const char *sep, const char *b)
 	return p;
 }
 
-/* Reads fd to its end into a fresh buffer (NUL-terminated). */
-static hy_status read_fd(int fd, size_t hint, char **out, size_t *outlen, hy_diag *d)
+/* Reads fd to its end into a fresh buffer (NUL-terminated), after the
+ * npre bytes of pre (bytes of fd read earlier). */
+static hy_status read_fd(int fd, size_t hint, const char *pre, size_t npre, char **out,
+			 size_t *outlen, hy_diag *d)
 {
-	size_t cap = hint < SIZE_MAX - 2 ? hint + 2 : hint, len = 0;
+	size_t cap = hint < SIZE_MAX - 2 ? hint + 2 : hint, len = npre;
 	if (cap < 65536)
 		cap = 65536;
 	char *buf = malloc(cap);
 	if (!buf)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu bytes)", cap);
+	if (npre)
+		memcpy(buf, pre, npre);
 	for (;;) {
 		if (len + 1 >= cap) {
 			hy_status s = grow(&buf, &cap, len + 1, d);
@@ -926,7 +932,10 @@ static hy_status take_path(hy_input *in, const char *path, int in_dir, hy_doc *d
 	hy_diag tmp;
 	hy_diag_init(&tmp, NULL);
 	size_t hint = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size : 0;
-	hy_status s = read_fd(fd, hint, &in->raw, &in->rawlen, &tmp);
+	hy_status s = read_fd(fd, hint, is_stdin ? in->peek + in->peek_pos : NULL,
+			      is_stdin ? in->npeek - in->peek_pos : 0, &in->raw, &in->rawlen, &tmp);
+	if (is_stdin)
+		in->peek_pos = in->npeek;
 	if (!is_stdin)
 		close(fd);
 	if (s != HY_OK)
@@ -969,4 +978,48 @@ hy_status hy_input_next(hy_input *in, hy_doc *doc, hy_diag *d)
 		}
 		return s;
 	}
+}
+
+hy_status hy_input_peek_stdin(hy_input *in, size_t n, const char **bytes, size_t *got)
+{
+	if (n > sizeof in->peek)
+		n = sizeof in->peek;
+	while (in->npeek < n) {
+		ssize_t r = read(STDIN_FILENO, in->peek + in->npeek, n - in->npeek);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return HY_EIO;
+		if (r == 0)
+			break;
+		in->npeek += (size_t)r;
+	}
+	*bytes = in->peek;
+	*got = in->npeek;
+	return HY_OK;
+}
+
+/* fopencookie read function: the peeked bytes, then standard input. */
+static ssize_t stdin_cookie_read(void *cookie, char *buf, size_t size)
+{
+	hy_input *in = cookie;
+	if (in->peek_pos < in->npeek) {
+		size_t n = in->npeek - in->peek_pos;
+		if (n > size)
+			n = size;
+		memcpy(buf, in->peek + in->peek_pos, n);
+		in->peek_pos += n;
+		return (ssize_t)n;
+	}
+	ssize_t r;
+	do
+		r = read(STDIN_FILENO, buf, size);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+FILE *hy_input_stdin_file(hy_input *in)
+{
+	cookie_io_functions_t io = {.read = stdin_cookie_read};
+	return fopencookie(in, "rb", io);
 }

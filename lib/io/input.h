@@ -17,6 +17,7 @@
 #define HY_IO_INPUT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/status.h"
 
@@ -37,6 +38,17 @@ hy_status hy_input_open(hy_input **in, const char *const *paths, size_t npaths);
  * may be continued (the failed path or archive is skipped). */
 hy_status hy_input_next(hy_input *in, hy_doc *doc, hy_diag *d);
 void hy_input_close(hy_input *in);
+
+/* Reads up to n (at most 64) bytes of standard input ahead, so that a
+ * program can sniff the content before choosing how to read it; *bytes and
+ * *got describe all bytes peeked so far. Peeked bytes are not lost: a later
+ * "-" document, or hy_input_stdin_file, starts with them. */
+hy_status hy_input_peek_stdin(hy_input *in, size_t n, const char **bytes, size_t *got);
+/* Standard input as a FILE* that first yields the peeked bytes, for reading
+ * a long stream sequentially in constant memory (an event stream on a pipe)
+ * instead of as one document. The caller fcloses it before
+ * hy_input_close. NULL on failure. */
+FILE *hy_input_stdin_file(hy_input *in);
 
 /* Decompression helpers used by the layer, exposed for tests and for
  * programs that read a single stream: if data starts with a gzip or zstd
