@@ -1,0 +1,413 @@
+/* hydra-fit: trains the SE-ResNet policy/value network on training samples
+ * (DESIGN §7-8). Option parsing, device choice, messages and progress only:
+ * the loop is lib/train/loop, the data sources lib/train/data, the model
+ * and optimiser lib/nn. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/status.h"
+#include "core/version.h"
+#include "nn/model.h"
+#include "train/loop.h"
+
+static const char usage[] =
+	"usage: hydra-fit [options] [PATH...]\n"
+	"Trains the SE-ResNet policy/value network (supervised, on logs) on sample\n"
+	"streams or HDF5 shards. PATH is a stream or a shard (told apart by content),\n"
+	"or - for stdin (the default). Shards are read for epochs in shuffled order;\n"
+	"streams are read once through a shuffle buffer (files again per epoch).\n"
+	"\n"
+	"Model and device:\n"
+	"  -a, --arch NAME        tiny (2x32), small (6x64), base (12x128) or full\n"
+	"                         (40x256, the default)\n"
+	"      --blocks N         residual blocks (overrides --arch)\n"
+	"      --channels N       channels, a multiple of 32 (overrides --arch)\n"
+	"      --device DEV       auto (the default), cpu or cuda\n"
+	"  -j, --threads N        CPU threads (default: all online CPUs)\n"
+	"      --mode MODE        bc (supervised, the default); ppo is not implemented\n"
+	"Training:\n"
+	"  -n, --steps N          optimiser steps (streams need it)\n"
+	"  -e, --epochs X         epochs over shard inputs (default 1 without --steps)\n"
+	"  -b, --batch N          samples per step (default 256)\n"
+	"      --lr X             peak learning rate (default 5e-4; cosine to 1e-5)\n"
+	"      --warmup N         linear warmup steps (default 5% of the steps)\n"
+	"  -S, --seed S           seed of initialisation and data order (default 0)\n"
+	"      --shuffle-buffer N samples in the shuffle buffer (default 8192)\n"
+	"      --val PATH         validation samples (repeatable), evaluated every\n"
+	"      --eval-every N     N steps (default 500) and at the end\n"
+	"Output:\n"
+	"  -o, --out DIR          output directory (default runs/YYYYmmdd-HHMMSS)\n"
+	"      --save-every N     checkpoint every N steps (default 1000) and at the end\n"
+	"      --keep N           keep the N most recent checkpoints (default 3) and best\n"
+	"      --log-every N      a metrics.jsonl line every N steps (default 10)\n"
+	"      --resume DIR|CKPT  continue a run exactly (DIR: its latest checkpoint)\n"
+	"      --init CKPT        start from the weights of a checkpoint\n"
+	"  -q, --quiet            no progress lines\n"
+	"  -h, --help             show this help and exit\n"
+	"  -V, --version          show the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 bad data, non-finite loss or I/O error, 2 usage,\n"
+	"3 format or version mismatch (e.g. a checkpoint of another architecture),\n"
+	"4 requested device unavailable, 130 interrupted (a checkpoint is saved).\n";
+
+static const char *prog = "hydra-fit";
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s: try 'hydra-fit --help'\n", prog);
+	return 2;
+}
+
+static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
+{
+	char *end;
+	errno = 0;
+	long long x = strtoll(s, &end, 10);
+	if (errno || end == s || *end || x < lo || x > hi)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int parse_double(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(x) || x <= 0)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* True when a GPU device node or driver entry exists. */
+static int gpu_present(void)
+{
+	struct stat sb;
+	return stat("/dev/nvidia0", &sb) == 0 || stat("/proc/driver/nvidia/gpus", &sb) == 0;
+}
+
+typedef struct ui {
+	int quiet, tty;
+	double last;
+} ui;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void fmt_eta(double s, char *buf, size_t n)
+{
+	if (s < 0 || !isfinite(s)) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	long t = (long)(s + 0.5);
+	snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+}
+
+static void on_progress(void *u, const hy_train_progress *p)
+{
+	ui *g = u;
+	if (g->quiet)
+		return;
+	char eta[32];
+	fmt_eta(p->eta_s, eta, sizeof eta);
+	if (g->tty) {
+		double t = now_s();
+		if (p->step != p->total && t - g->last < 0.2)
+			return;
+		g->last = t;
+		fprintf(stderr, "\rstep %" PRId64 "/%" PRId64 "  loss %.4f  %.0f samples/s  ETA %s\033[K",
+			p->step, p->total, p->loss_avg, p->samples_per_s, eta);
+		if (p->step == p->total)
+			fputc('\n', stderr);
+	} else if (p->logged) {
+		fprintf(stderr, "%s: step %" PRId64 "/%" PRId64 " loss %.4f", prog, p->step, p->total,
+			p->loss_avg);
+		if (p->evaluated)
+			fprintf(stderr, " val_loss %.4f", p->val_loss);
+		fprintf(stderr, " %.0f samples/s ETA %s\n", p->samples_per_s, eta);
+	}
+}
+
+static void on_notice(void *u, const char *msg)
+{
+	ui *g = u;
+	if (g->tty && !g->quiet)
+		fputs("\r\033[K", stderr);
+	fprintf(stderr, "%s: %s\n", prog, msg);
+}
+
+enum {
+	O_BLOCKS = 256, O_CHANNELS, O_DEVICE, O_MODE, O_LR, O_WARMUP, O_SHUF, O_VAL, O_EVAL,
+	O_SAVE, O_KEEP, O_LOG, O_RESUME, O_INIT,
+};
+
+static int fit_main(int argc, char **argv, const char **val)
+{
+	static const struct option opts[] = {
+		{"arch", required_argument, 0, 'a'},
+		{"blocks", required_argument, 0, O_BLOCKS},
+		{"channels", required_argument, 0, O_CHANNELS},
+		{"device", required_argument, 0, O_DEVICE},
+		{"threads", required_argument, 0, 'j'},
+		{"mode", required_argument, 0, O_MODE},
+		{"steps", required_argument, 0, 'n'},
+		{"epochs", required_argument, 0, 'e'},
+		{"batch", required_argument, 0, 'b'},
+		{"lr", required_argument, 0, O_LR},
+		{"warmup", required_argument, 0, O_WARMUP},
+		{"seed", required_argument, 0, 'S'},
+		{"shuffle-buffer", required_argument, 0, O_SHUF},
+		{"val", required_argument, 0, O_VAL},
+		{"eval-every", required_argument, 0, O_EVAL},
+		{"out", required_argument, 0, 'o'},
+		{"save-every", required_argument, 0, O_SAVE},
+		{"keep", required_argument, 0, O_KEEP},
+		{"log-every", required_argument, 0, O_LOG},
+		{"resume", required_argument, 0, O_RESUME},
+		{"init", required_argument, 0, O_INIT},
+		{"quiet", no_argument, 0, 'q'},
+		{"help", no_argument, 0, 'h'},
+		{"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0},
+	};
+	hy_train_cfg cfg;
+	memset(&cfg, 0, sizeof cfg);
+	const char *device = "auto", *arch_name = NULL;
+	int64_t blocks = -1, channels = -1, v;
+	double x;
+	int quiet = 0, c;
+	while ((c = getopt_long(argc, argv, "a:j:n:e:b:S:o:qhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': arch_name = optarg; break;
+		case O_BLOCKS:
+			if (parse_i64(optarg, 0, 1000, &blocks))
+				return usage_error("bad --blocks '%s': 0 to 1000", optarg);
+			break;
+		case O_CHANNELS:
+			if (parse_i64(optarg, 32, 4096, &channels) || channels % 32)
+				return usage_error("bad --channels '%s': a multiple of 32 from 32 to 4096",
+					optarg);
+			break;
+		case O_DEVICE:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+				return usage_error("bad --device '%s': auto, cpu or cuda", optarg);
+			device = optarg;
+			break;
+		case 'j':
+			if (parse_i64(optarg, 1, 1024, &v))
+				return usage_error("bad --threads '%s': 1 to 1024", optarg);
+			cfg.threads = (int)v;
+			break;
+		case O_MODE:
+			if (strcmp(optarg, "ppo") == 0)
+				return usage_error("--mode '%s' is not implemented in this version", optarg);
+			if (strcmp(optarg, "bc"))
+				return usage_error("bad --mode '%s': bc or ppo", optarg);
+			break;
+		case 'n':
+			if (parse_i64(optarg, 1, INT64_MAX / 2, &cfg.steps))
+				return usage_error("bad --steps '%s': a positive integer", optarg);
+			break;
+		case 'e':
+			if (parse_double(optarg, &cfg.epochs))
+				return usage_error("bad --epochs '%s': a positive number", optarg);
+			break;
+		case 'b':
+			if (parse_i64(optarg, 1, 1 << 20, &v))
+				return usage_error("bad --batch '%s': 1 to 1048576", optarg);
+			cfg.batch = (int)v;
+			break;
+		case O_LR:
+			if (parse_double(optarg, &x) || x > 10)
+				return usage_error("bad --lr '%s': a positive number", optarg);
+			cfg.lr = (float)x;
+			break;
+		case O_WARMUP:
+			if (parse_i64(optarg, 0, INT64_MAX / 2, &cfg.warmup))
+				return usage_error("bad --warmup '%s': steps, 0 or more", optarg);
+			cfg.warmup_set = 1;
+			break;
+		case 'S':
+			if (parse_u64(optarg, &cfg.seed))
+				return usage_error("bad --seed '%s': an unsigned 64-bit number", optarg);
+			cfg.seed_set = 1;
+			break;
+		case O_SHUF:
+			if (parse_i64(optarg, 1, 1 << 26, &v))
+				return usage_error("bad --shuffle-buffer '%s': 1 to 67108864", optarg);
+			cfg.shuffle_buffer = (size_t)v;
+			break;
+		case O_VAL: val[cfg.nval++] = optarg; break;
+		case O_EVAL:
+			if (parse_i64(optarg, 1, INT64_MAX / 2, &cfg.eval_every))
+				return usage_error("bad --eval-every '%s': a positive integer", optarg);
+			break;
+		case 'o': cfg.out = optarg; break;
+		case O_SAVE:
+			if (parse_i64(optarg, 1, INT64_MAX / 2, &cfg.save_every))
+				return usage_error("bad --save-every '%s': a positive integer", optarg);
+			break;
+		case O_KEEP:
+			if (parse_i64(optarg, 1, 1000000, &v))
+				return usage_error("bad --keep '%s': a positive integer", optarg);
+			cfg.keep = (int)v;
+			break;
+		case O_LOG:
+			if (parse_i64(optarg, 1, INT64_MAX / 2, &cfg.log_every))
+				return usage_error("bad --log-every '%s': a positive integer", optarg);
+			break;
+		case O_RESUME: cfg.resume = optarg; break;
+		case O_INIT: cfg.init = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case 'V': printf("hydra-fit (hydra-c) %s\n", HY_VERSION); return 0;
+		default:
+			fprintf(stderr, "%s: try 'hydra-fit --help'\n", prog);
+			return 2;
+		}
+	}
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	if (arch_name && hy_nn_arch_preset(arch_name, &cfg.arch, &d) != HY_OK)
+		return usage_error("bad --arch '%s': tiny, small, base or full", arch_name);
+	if (blocks >= 0 || channels >= 0) {
+		if (!cfg.arch.channels)
+			cfg.arch = (hy_nn_arch){40, 256};
+		if (blocks >= 0)
+			cfg.arch.blocks = (int)blocks;
+		if (channels >= 0)
+			cfg.arch.channels = (int)channels;
+	}
+	if (cfg.steps && cfg.epochs > 0)
+		return usage_error("%s", "--steps and --epochs exclude each other");
+	if (cfg.resume && cfg.init)
+		return usage_error("%s", "--resume and --init exclude each other");
+
+	/* device: no CUDA backend in this version */
+	int gpu = gpu_present();
+	if (strcmp(device, "cuda") == 0) {
+		fprintf(stderr, "%s: requested device unavailable: --device cuda: %s\n", prog,
+			gpu ? "this build has no CUDA backend" : "no GPU found");
+		return 4;
+	}
+	if (strcmp(device, "auto") == 0 && gpu)
+		fprintf(stderr, "%s: a GPU is present but this build has no CUDA backend: "
+			"training on the CPU\n", prog);
+
+	cfg.ninputs = (size_t)(argc - optind);
+	cfg.inputs = (const char *const *)argv + optind;
+	cfg.val = val;
+	int reads_stdin = cfg.ninputs == 0;
+	for (size_t i = 0; i < cfg.ninputs; i++)
+		if (strcmp(cfg.inputs[i], "-") == 0)
+			reads_stdin = 1;
+	if (reads_stdin && isatty(STDIN_FILENO)) {
+		fprintf(stderr, "%s: no input: standard input is a terminal\n"
+			"hint: give sample streams or shards, or pipe hydra-encode into hydra-fit\n",
+			prog);
+		return 2;
+	}
+
+	char outbuf[PATH_MAX];
+	if (!cfg.out && cfg.resume) {
+		struct stat sb;
+		if (stat(cfg.resume, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			cfg.out = cfg.resume;
+		} else {
+			snprintf(outbuf, sizeof outbuf, "%s", cfg.resume);
+			char *sl = strrchr(outbuf, '/');
+			if (sl)
+				*sl = '\0';
+			else
+				strcpy(outbuf, ".");
+			cfg.out = outbuf;
+		}
+	}
+	if (!cfg.out) {
+		time_t t = time(NULL);
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(outbuf, sizeof outbuf, "runs/%Y%m%d-%H%M%S", &tm);
+		cfg.out = outbuf;
+		fprintf(stderr, "%s: writing to '%s'\n", prog, cfg.out);
+	}
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	cfg.stop = &stop_flag;
+
+	ui g = {.quiet = quiet, .tty = isatty(STDERR_FILENO)};
+	hy_train_hooks hooks = {.progress = on_progress, .notice = on_notice, .u = &g};
+	hy_train_result res;
+	hy_status st = hy_train_run(&cfg, &hooks, &res, &d);
+	if (st && st != HY_STOP) {
+		char buf[1200];
+		if (g.tty && !quiet)
+			fputs("\r\033[K", stderr);
+		fprintf(stderr, "%s: %s\n", prog,
+			d.source[0] || d.line ? hy_diag_format(&d, buf, sizeof buf) : d.msg);
+		if (st == HY_EUSAGE)
+			fprintf(stderr, "%s: try 'hydra-fit --help'\n", prog);
+		return hy_status_exit(st);
+	}
+	if (!quiet)
+		fprintf(stderr, "%s: %s at step %" PRId64 ": %s\n", prog,
+			st == HY_STOP ? "interrupted, saved" : "done", res.step, res.last_ckpt);
+	return st == HY_STOP ? 130 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	/* room for every --val PATH */
+	const char **val = calloc((size_t)argc + 1, sizeof *val);
+	if (!val) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	int rc = fit_main(argc, argv, val);
+	free(val);
+	return rc;
+}

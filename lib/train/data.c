@@ -1,0 +1,474 @@
+/* Training data sources: shuffled epochs over shards, a shuffle buffer over
+ * streams (see data.h). */
+#include "train/data.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/rng.h"
+#include "samples/reader.h"
+
+#define STREAM_TAG 0x53545245414dull /* "STREAM" */
+
+typedef struct unit {
+	uint32_t shard;
+	uint32_t len;
+	uint64_t start;
+} unit;
+
+struct hy_train_data {
+	hy_train_data_mode mode;
+	uint64_t seed;
+	size_t bufcap;
+	const char **paths;
+	size_t npaths;
+	uint64_t epoch, pos;
+	hy_sample *buf;
+
+	/* shards */
+	hy_sample_reader **rd;
+	uint64_t total;
+	unit *units;
+	uint32_t *perm;
+	size_t nunits, per_buf, nbufs;
+	int64_t cur_buf; /* −1: none loaded in this epoch */
+	uint32_t *order;
+	size_t bn, bi;
+
+	/* streams */
+	int rereadable;
+	hy_sample_reader *r; /* current input, NULL between inputs */
+	size_t pi;           /* index of the next input to open    */
+	size_t size;         /* samples in the shuffle buffer      */
+	int filled, input_done, ended;
+	hy_rng rng;
+};
+
+uint64_t hy_train_mix(uint64_t seed, uint64_t a, uint64_t b)
+{
+	uint64_t x = seed ^ (a * 0x9e3779b97f4a7c15ull) ^ (b * 0xc2b2ae3d27d4eb4full);
+	for (int i = 0; i < 2; i++) {
+		x += 0x9e3779b97f4a7c15ull;
+		x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+		x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+		x ^= x >> 31;
+	}
+	return x;
+}
+
+static int is_stdin(const char *p)
+{
+	return !p || strcmp(p, "-") == 0;
+}
+
+hy_train_data_mode hy_train_data_get_mode(const hy_train_data *td)
+{
+	return td->mode;
+}
+
+uint64_t hy_train_data_epoch_size(const hy_train_data *td)
+{
+	return td->mode == HY_TRAIN_DATA_SHARDS ? td->total : 0;
+}
+
+void hy_train_data_get_cursor(const hy_train_data *td, hy_train_cursor *c)
+{
+	c->epoch = td->epoch;
+	c->pos = td->pos;
+}
+
+void hy_train_data_close(hy_train_data *td)
+{
+	if (!td)
+		return;
+	if (td->rd) {
+		for (size_t i = 0; i < td->npaths; i++)
+			if (td->rd[i])
+				hy_sample_reader_close(td->rd[i]);
+		free(td->rd);
+	}
+	if (td->r)
+		hy_sample_reader_close(td->r);
+	free(td->units);
+	free(td->perm);
+	free(td->order);
+	free(td->buf);
+	free(td->paths);
+	free(td);
+}
+
+/* ---------------------------------------------------------------- shards */
+
+static void shard_start_epoch(hy_train_data *td, uint64_t e)
+{
+	hy_rng r;
+	hy_rng_seed(&r, hy_train_mix(td->seed, e, 0));
+	for (size_t i = 0; i < td->nunits; i++)
+		td->perm[i] = (uint32_t)i;
+	for (size_t i = td->nunits; i > 1; i--) {
+		size_t j = (size_t)hy_rng_below(&r, i);
+		uint32_t t = td->perm[i - 1];
+		td->perm[i - 1] = td->perm[j];
+		td->perm[j] = t;
+	}
+	td->epoch = e;
+	td->pos = 0;
+	td->cur_buf = -1;
+	td->bn = td->bi = 0;
+}
+
+static size_t buf_samples(const hy_train_data *td, size_t b)
+{
+	size_t n = 0;
+	for (size_t k = b * td->per_buf; k < td->nunits && k < (b + 1) * td->per_buf; k++)
+		n += td->units[td->perm[k]].len;
+	return n;
+}
+
+static hy_status shard_load(hy_train_data *td, size_t b, hy_diag *d)
+{
+	size_t n = 0;
+	for (size_t k = b * td->per_buf; k < td->nunits && k < (b + 1) * td->per_buf; k++) {
+		const unit *u = &td->units[td->perm[k]];
+		hy_status st = hy_sample_read_at(td->rd[u->shard], u->start, u->len, td->buf + n, d);
+		if (st)
+			return st;
+		n += u->len;
+	}
+	hy_rng r;
+	hy_rng_seed(&r, hy_train_mix(td->seed, td->epoch, b + 1));
+	for (size_t i = 0; i < n; i++)
+		td->order[i] = (uint32_t)i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)hy_rng_below(&r, i);
+		uint32_t t = td->order[i - 1];
+		td->order[i - 1] = td->order[j];
+		td->order[j] = t;
+	}
+	td->cur_buf = (int64_t)b;
+	td->bn = n;
+	td->bi = 0;
+	return HY_OK;
+}
+
+static hy_status shard_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n, hy_diag *d)
+{
+	*n = 0;
+	while (*n < max) {
+		if (td->bi == td->bn) {
+			size_t b = (size_t)(td->cur_buf + 1);
+			if (b == td->nbufs) {
+				shard_start_epoch(td, td->epoch + 1);
+				b = 0;
+			}
+			hy_status st = shard_load(td, b, d);
+			if (st)
+				return st;
+		}
+		s[(*n)++] = td->buf[td->order[td->bi++]];
+		td->pos++;
+	}
+	return HY_OK;
+}
+
+static hy_status shard_seek(hy_train_data *td, const hy_train_cursor *c, hy_diag *d)
+{
+	uint64_t e = c->epoch + c->pos / td->total, p = c->pos % td->total;
+	shard_start_epoch(td, e);
+	size_t b = 0;
+	uint64_t before = 0;
+	for (;;) {
+		size_t k = buf_samples(td, b);
+		if (p < before + k)
+			break;
+		before += k;
+		b++;
+	}
+	hy_status st = shard_load(td, b, d);
+	if (st)
+		return st;
+	td->bi = (size_t)(p - before);
+	td->pos = p;
+	return HY_OK;
+}
+
+static hy_status shard_setup(hy_train_data *td, hy_diag *d)
+{
+	size_t maxchunk = 1, nunits = 0;
+	for (size_t i = 0; i < td->npaths; i++) {
+		uint64_t cnt = 0;
+		hy_sample_reader_count(td->rd[i], &cnt);
+		const hy_shard_info *info = hy_sample_reader_info(td->rd[i]);
+		size_t ch = info && info->chunk ? info->chunk : 128;
+		if (ch > maxchunk)
+			maxchunk = ch;
+		nunits += (size_t)((cnt + ch - 1) / ch);
+		td->total += cnt;
+	}
+	if (td->total == 0)
+		return hy_diag_set(d, HY_EDATA, 0, "no samples in the input shards");
+	if (nunits > UINT32_MAX)
+		return hy_diag_set(d, HY_EUNSUP, 0, "too many shard chunks (%zu)", nunits);
+	td->units = malloc(nunits * sizeof *td->units);
+	td->perm = malloc(nunits * sizeof *td->perm);
+	if (!td->units || !td->perm)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu shard chunks)", nunits);
+	for (size_t i = 0; i < td->npaths; i++) {
+		uint64_t cnt = 0;
+		hy_sample_reader_count(td->rd[i], &cnt);
+		const hy_shard_info *info = hy_sample_reader_info(td->rd[i]);
+		size_t ch = info && info->chunk ? info->chunk : 128;
+		for (uint64_t st = 0; st < cnt; st += ch) {
+			unit *u = &td->units[td->nunits++];
+			u->shard = (uint32_t)i;
+			u->start = st;
+			u->len = (uint32_t)(cnt - st < ch ? cnt - st : ch);
+		}
+	}
+	td->per_buf = (td->bufcap + maxchunk - 1) / maxchunk;
+	if (td->per_buf < 1)
+		td->per_buf = 1;
+	td->nbufs = (td->nunits + td->per_buf - 1) / td->per_buf;
+	size_t cap = td->per_buf * maxchunk;
+	td->buf = malloc(cap * sizeof *td->buf);
+	td->order = malloc(cap * sizeof *td->order);
+	if (!td->buf || !td->order)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (shuffle buffer of %zu samples)",
+			cap);
+	shard_start_epoch(td, 0);
+	return HY_OK;
+}
+
+/* ---------------------------------------------------------------- streams */
+
+/* The next sample of the concatenated inputs into *s; HY_STOP at the end. */
+static hy_status stream_read(hy_train_data *td, hy_sample *s, hy_diag *d)
+{
+	for (;;) {
+		if (!td->r) {
+			if (td->pi == td->npaths)
+				return HY_STOP;
+			hy_status st = hy_sample_reader_open(&td->r, td->paths[td->pi], d);
+			if (st) {
+				td->r = NULL;
+				return st;
+			}
+		}
+		hy_status st = hy_sample_read(td->r, s, d);
+		if (st != HY_STOP)
+			return st;
+		hy_sample_reader_close(td->r);
+		td->r = NULL;
+		td->pi++;
+	}
+}
+
+static hy_status stream_start_epoch(hy_train_data *td, uint64_t e)
+{
+	if (td->r) {
+		hy_sample_reader_close(td->r);
+		td->r = NULL;
+	}
+	td->pi = 0;
+	td->size = 0;
+	td->filled = td->input_done = 0;
+	td->epoch = e;
+	td->pos = 0;
+	hy_rng_seed(&td->rng, hy_train_mix(td->seed, e, STREAM_TAG));
+	return HY_OK;
+}
+
+static hy_status stream_draw(hy_train_data *td, hy_sample *out, hy_diag *d)
+{
+	for (;;) {
+		if (td->ended)
+			return HY_STOP;
+		if (!td->filled) {
+			while (td->size < td->bufcap) {
+				hy_status st = stream_read(td, &td->buf[td->size], d);
+				if (st == HY_STOP) {
+					td->input_done = 1;
+					break;
+				}
+				if (st)
+					return st;
+				td->size++;
+			}
+			td->filled = 1;
+		}
+		if (td->size > 0)
+			break;
+		/* the epoch is over */
+		if (td->pos == 0)
+			return hy_diag_set(d, HY_EDATA, 0, "no samples in the input");
+		if (!td->rereadable) {
+			td->ended = 1;
+			return HY_STOP;
+		}
+		stream_start_epoch(td, td->epoch + 1);
+	}
+	size_t j = (size_t)hy_rng_below(&td->rng, td->size);
+	*out = td->buf[j];
+	td->pos++;
+	if (!td->input_done) {
+		hy_status st = stream_read(td, &td->buf[j], d);
+		if (st == HY_OK)
+			return HY_OK;
+		if (st != HY_STOP)
+			return st;
+		td->input_done = 1;
+	}
+	td->buf[j] = td->buf[td->size - 1];
+	td->size--;
+	return HY_OK;
+}
+
+static hy_status stream_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n, hy_diag *d)
+{
+	*n = 0;
+	while (*n < max) {
+		hy_status st = stream_draw(td, &s[*n], d);
+		if (st == HY_STOP)
+			return *n ? HY_OK : HY_STOP;
+		if (st)
+			return st;
+		(*n)++;
+	}
+	return HY_OK;
+}
+
+static hy_status stream_seek(hy_train_data *td, const hy_train_cursor *c, hy_diag *d)
+{
+	if (c->epoch < td->epoch || (c->epoch == td->epoch && c->pos < td->pos))
+		return hy_diag_set(d, HY_EUSAGE, 0, "cannot seek a stream backwards");
+	if (c->epoch > 0 && !td->rereadable)
+		return hy_diag_set(d, HY_EUSAGE, 0,
+			"cannot resume standard input at epoch %llu: it is read once",
+			(unsigned long long)c->epoch);
+	hy_sample tmp;
+	while (td->epoch < c->epoch || td->pos < c->pos) {
+		hy_status st = stream_draw(td, &tmp, d);
+		if (st == HY_STOP)
+			return hy_diag_set(d, HY_STOP, 0,
+				"the input ended after %llu samples, before the resume point "
+				"(epoch %llu, sample %llu): not the same input?",
+				(unsigned long long)td->pos, (unsigned long long)c->epoch,
+				(unsigned long long)c->pos);
+		if (st)
+			return st;
+	}
+	return HY_OK;
+}
+
+/* ---------------------------------------------------------------- common */
+
+hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, hy_diag *d)
+{
+	*out = NULL;
+	hy_train_data *td = calloc(1, sizeof *td);
+	size_t np = cfg->npaths ? cfg->npaths : 1;
+	if (!td || !(td->paths = calloc(np, sizeof *td->paths))) {
+		free(td);
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	}
+	td->npaths = np;
+	td->seed = cfg->seed;
+	td->bufcap = cfg->shuffle_buffer ? cfg->shuffle_buffer : 1;
+	int any_stdin = 0;
+	for (size_t i = 0; i < np; i++) {
+		td->paths[i] = cfg->npaths ? cfg->paths[i] : "-";
+		if (is_stdin(td->paths[i])) {
+			td->paths[i] = "-";
+			any_stdin++;
+		}
+	}
+	if (any_stdin > 1) {
+		hy_train_data_close(td);
+		return hy_diag_set(d, HY_EUSAGE, 0, "standard input named more than once");
+	}
+	hy_status st = HY_OK;
+	int shards = !any_stdin;
+	if (shards) {
+		td->rd = calloc(np, sizeof *td->rd);
+		if (!td->rd)
+			st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+		for (size_t i = 0; !st && i < np; i++) {
+			st = hy_sample_reader_open(&td->rd[i], td->paths[i], d);
+			if (st)
+				td->rd[i] = NULL;
+			else if (hy_sample_reader_format(td->rd[i]) != HY_SAMPLES_SHARD)
+				shards = 0;
+		}
+		if (st) {
+			hy_train_data_close(td);
+			return st;
+		}
+	}
+	if (shards) {
+		td->mode = HY_TRAIN_DATA_SHARDS;
+		st = shard_setup(td, d);
+	} else {
+		if (td->rd) {
+			for (size_t i = 0; i < np; i++)
+				if (td->rd[i])
+					hy_sample_reader_close(td->rd[i]);
+			free(td->rd);
+			td->rd = NULL;
+		}
+		td->mode = HY_TRAIN_DATA_STREAM;
+		td->rereadable = !any_stdin;
+		td->buf = malloc(td->bufcap * sizeof *td->buf);
+		if (!td->buf)
+			st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory (shuffle buffer of %zu samples)",
+				td->bufcap);
+		else
+			stream_start_epoch(td, 0);
+	}
+	if (st) {
+		hy_train_data_close(td);
+		return st;
+	}
+	*out = td;
+	return HY_OK;
+}
+
+hy_status hy_train_data_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+	hy_diag *d)
+{
+	return td->mode == HY_TRAIN_DATA_SHARDS ? shard_next(td, s, max, n, d)
+						: stream_next(td, s, max, n, d);
+}
+
+hy_status hy_train_data_seek(hy_train_data *td, const hy_train_cursor *c, hy_diag *d)
+{
+	return td->mode == HY_TRAIN_DATA_SHARDS ? shard_seek(td, c, d) : stream_seek(td, c, d);
+}
+
+hy_status hy_train_data_scan(const char *const *paths, size_t npaths, hy_sample *buf,
+	size_t max, int (*fn)(void *u, const hy_sample *s, size_t n), void *u, hy_diag *d)
+{
+	for (size_t i = 0; i < npaths; i++) {
+		hy_sample_reader *r;
+		hy_status st = hy_sample_reader_open(&r, paths[i], d);
+		if (st)
+			return st;
+		for (;;) {
+			size_t n = 0;
+			st = hy_sample_read_batch(r, buf, max, &n, d);
+			if (st == HY_STOP) {
+				st = HY_OK;
+				break;
+			}
+			if (st)
+				break;
+			if (fn(u, buf, n)) {
+				st = HY_STOP;
+				break;
+			}
+		}
+		hy_sample_reader_close(r);
+		if (st)
+			return st;
+	}
+	return HY_OK;
+}

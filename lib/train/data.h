@@ -1,0 +1,81 @@
+/* Training data sources for hydra-fit (DESIGN §8): an endless, shuffled,
+ * resumable sequence of samples over the inputs.
+ *
+ * Two modes, chosen by content:
+ *
+ *  - shards: every input is an HDF5 shard named by path. An epoch visits
+ *    every sample exactly once: the chunk-sized blocks of all shards are
+ *    permuted, grouped into buffers of ~shuffle_buffer samples, and the
+ *    samples of each buffer are shuffled (formats/shard.md: read whole
+ *    chunks, shuffle within a buffer of chunks). The order of epoch e is a
+ *    pure function of (seed, e, the shard sizes).
+ *
+ *  - streams: any input is a sample stream or standard input. The inputs
+ *    are read one after the other in a single pass through a shuffle
+ *    buffer of shuffle_buffer samples (a draw takes a uniformly random
+ *    sample out of the buffer and refills its slot from the input). Files
+ *    are read again for the next epoch; standard input ends the data.
+ *
+ * The cursor (epoch, samples delivered within the epoch) is the whole
+ * state: hy_train_data_seek on a freshly opened source reproduces the
+ * sequence from there exactly (streams are re-read and the draws replayed,
+ * so a resumed stream must be the same stream). */
+#ifndef HY_TRAIN_DATA_H
+#define HY_TRAIN_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "samples/sample.h"
+
+typedef enum hy_train_data_mode {
+	HY_TRAIN_DATA_SHARDS = 1,
+	HY_TRAIN_DATA_STREAM = 2,
+} hy_train_data_mode;
+
+typedef struct hy_train_data_cfg {
+	const char *const *paths; /* NULL or "-": standard input       */
+	size_t npaths;            /* 0: standard input                 */
+	uint64_t seed;
+	size_t shuffle_buffer;    /* samples (≥ 1)                     */
+} hy_train_data_cfg;
+
+typedef struct hy_train_cursor {
+	uint64_t epoch; /* 0-based                          */
+	uint64_t pos;   /* samples delivered in this epoch  */
+} hy_train_cursor;
+
+typedef struct hy_train_data hy_train_data;
+
+/* Opens every input (errors name the input). An input with no samples at
+ * all is HY_EDATA in shard mode. */
+hy_status hy_train_data_open(hy_train_data **td, const hy_train_data_cfg *cfg, hy_diag *d);
+void hy_train_data_close(hy_train_data *td);
+
+hy_train_data_mode hy_train_data_get_mode(const hy_train_data *td);
+/* Samples per epoch in shard mode; 0 (unknown) for streams. */
+uint64_t hy_train_data_epoch_size(const hy_train_data *td);
+
+/* Up to max samples into s[0..*n). HY_OK with *n ≥ 1; HY_STOP with *n = 0
+ * when standard input has ended (files and shards never end: the next
+ * epoch starts); or an error naming the input and record. */
+hy_status hy_train_data_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+	hy_diag *d);
+
+void hy_train_data_get_cursor(const hy_train_data *td, hy_train_cursor *c);
+/* Moves to cursor c. Shards: immediate. Streams: only forward from the
+ * current position (re-reading and replaying the draws; an earlier epoch of
+ * standard input is HY_EUSAGE); HY_STOP if the input ends before c. */
+hy_status hy_train_data_seek(hy_train_data *td, const hy_train_cursor *c, hy_diag *d);
+
+/* Reads every sample of the inputs once, in order, in batches of up to max:
+ * calls fn(u, s, n) per batch until it returns non-zero (HY_STOP) or the
+ * inputs end (HY_OK). For validation sets. */
+hy_status hy_train_data_scan(const char *const *paths, size_t npaths, hy_sample *buf,
+	size_t max, int (*fn)(void *u, const hy_sample *s, size_t n), void *u, hy_diag *d);
+
+/* A 64-bit mix of (seed, a, b) for deriving independent RNG seeds. */
+uint64_t hy_train_mix(uint64_t seed, uint64_t a, uint64_t b);
+
+#endif

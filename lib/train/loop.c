@@ -1,0 +1,853 @@
+/* The training loop of hydra-fit (see loop.h). */
+#include "train/loop.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nn/checkpoint.h"
+#include "nn/optim.h"
+#include "nn/rng.h"
+#include "train/data.h"
+
+#define MODEL_TAG 0x4d4f44454cull /* "MODEL" */
+#define CKPT_FMT "ckpt-%08lld.h5"
+
+typedef struct train_state {
+	uint64_t epoch, pos, samples;
+	int64_t batch;
+	uint64_t shuffle_buffer;
+	int32_t threads;
+	double best;
+	int64_t log_every, save_every, eval_every, keep;
+} train_state;
+
+typedef struct run {
+	const hy_train_cfg *cfg;
+	const hy_train_hooks *hk;
+	hy_nn_ctx ctx;
+	hy_nn_model m;
+	hy_nn_work w;
+	int have_m, have_w;
+	hy_nn_optim_cfg opt;
+	int64_t step;
+	uint64_t seed;
+	hy_rng rng;
+	int batch;
+	size_t shuffle_buffer;
+	hy_train_data *data;
+	hy_sample *buf;
+	const char *out;
+	FILE *metrics;
+	train_state ts;
+	int keep;
+	int64_t save_every, eval_every, log_every;
+	int64_t last_saved;
+	char last_ckpt[4096];
+	double best; /* lower is better; INFINITY: none */
+	double save_loss_sum;
+	int64_t save_loss_n;
+	double t0;
+} run;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void notice(const run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void notice(const run *r, const char *fmt, ...)
+{
+	if (!r->hk || !r->hk->notice)
+		return;
+	char msg[1400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	r->hk->notice(r->hk->u, msg);
+}
+
+/* ---------------------------------------------------------------- files */
+
+static int join(char *dst, size_t size, const char *dir, const char *name)
+{
+	int n = snprintf(dst, size, "%s/%s", dir, name);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+static hy_status fsync_path(const char *path, hy_diag *d)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0 || fsync(fd) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return hy_diag_set(d, HY_EIO, 0, "cannot sync '%s': %s", path, strerror(e));
+	}
+	close(fd);
+	return HY_OK;
+}
+
+static hy_status mkdir_p(const char *dir, hy_diag *d)
+{
+	char p[PATH_MAX];
+	if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
+		return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", dir);
+	for (char *s = p + 1;; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, 0777) < 0 && errno != EEXIST)
+				return hy_diag_set(d, HY_EIO, 0, "cannot create directory '%s': %s", p,
+					strerror(errno));
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	struct stat sb;
+	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return hy_diag_set(d, HY_EIO, 0, "'%s' is not a directory", dir);
+	return HY_OK;
+}
+
+/* Points link dir/name at target (a file name in dir), atomically. */
+static hy_status set_link(const char *dir, const char *name, const char *target, hy_diag *d)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 32];
+	if (join(path, sizeof path, dir, name) < 0)
+		return hy_diag_set(d, HY_EUSAGE, 0, "path too long in '%s'", dir);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+	unlink(tmp);
+	if (symlink(target, tmp) < 0 || rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return hy_diag_set(d, HY_EIO, 0, "cannot link '%s' to '%s': %s", path, target,
+			strerror(e));
+	}
+	return HY_OK;
+}
+
+/* Step of a checkpoint file name, or −1. */
+static long long ckpt_step(const char *name)
+{
+	long long s;
+	int n = 0;
+	if (sscanf(name, "ckpt-%lld.h5%n", &s, &n) == 1 && name[n] == '\0' && s >= 0 &&
+		strlen(name) >= 16)
+		return s;
+	return -1;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Checkpoint steps in dir, sorted; *n of them (caller frees). */
+static hy_status list_ckpts(const char *dir, long long **out, size_t *n, hy_diag *d)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return hy_diag_set(d, HY_EIO, 0, "cannot read directory '%s': %s", dir,
+			strerror(errno));
+	size_t cap = 0;
+	struct dirent *e;
+	while ((e = readdir(dp))) {
+		long long s = ckpt_step(e->d_name);
+		if (s < 0)
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			long long *t = realloc(*out, cap * sizeof *t);
+			if (!t) {
+				closedir(dp);
+				free(*out);
+				*out = NULL;
+				return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+			}
+			*out = t;
+		}
+		(*out)[(*n)++] = s;
+	}
+	closedir(dp);
+	if (*n)
+		qsort(*out, *n, sizeof **out, cmp_ll);
+	return HY_OK;
+}
+
+/* Keeps the `keep` most recent checkpoints and the one `best` names. */
+static hy_status prune(run *r, hy_diag *d)
+{
+	long long *steps;
+	size_t n;
+	hy_status st = list_ckpts(r->out, &steps, &n, d);
+	if (st)
+		return st;
+	char path[PATH_MAX], best[PATH_MAX] = "";
+	if (join(path, sizeof path, r->out, "best") == 0) {
+		ssize_t k = readlink(path, best, sizeof best - 1);
+		best[k > 0 ? k : 0] = '\0';
+	}
+	for (size_t i = 0; i + (size_t)r->keep < n; i++) {
+		char name[64];
+		snprintf(name, sizeof name, CKPT_FMT, steps[i]);
+		if (strcmp(name, best) == 0)
+			continue;
+		if (join(path, sizeof path, r->out, name) == 0 && unlink(path) < 0 && errno != ENOENT)
+			st = hy_diag_set(d, HY_EIO, 0, "cannot remove '%s': %s", path, strerror(errno));
+	}
+	free(steps);
+	return st;
+}
+
+/* ---------------------------------------------------------------- state attrs */
+
+static herr_t put_attr(hid_t f, const char *name, hid_t type, const void *v)
+{
+	hid_t sp = H5Screate(H5S_SCALAR);
+	if (sp < 0)
+		return -1;
+	if (H5Aexists(f, name) > 0)
+		H5Adelete(f, name);
+	hid_t a = H5Acreate2(f, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+	herr_t rc = a < 0 ? -1 : H5Awrite(a, type, v);
+	if (a >= 0 && H5Aclose(a) < 0)
+		rc = -1;
+	H5Sclose(sp);
+	return rc;
+}
+
+static herr_t get_attr(hid_t f, const char *name, hid_t type, void *v)
+{
+	if (H5Aexists(f, name) <= 0)
+		return -1;
+	hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	herr_t rc = H5Aread(a, type, v);
+	H5Aclose(a);
+	return rc;
+}
+
+static hy_status write_state(const char *path, const train_state *s, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	H5E_BEGIN_TRY
+	{
+		hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+		if (f < 0 || put_attr(f, "train_epoch", H5T_STD_U64LE, &s->epoch) < 0 ||
+			put_attr(f, "train_pos", H5T_STD_U64LE, &s->pos) < 0 ||
+			put_attr(f, "train_samples", H5T_STD_U64LE, &s->samples) < 0 ||
+			put_attr(f, "train_batch", H5T_STD_I64LE, &s->batch) < 0 ||
+			put_attr(f, "train_shuffle_buffer", H5T_STD_U64LE, &s->shuffle_buffer) < 0 ||
+			put_attr(f, "train_threads", H5T_STD_I32LE, &s->threads) < 0 ||
+			put_attr(f, "train_best", H5T_IEEE_F64LE, &s->best) < 0 ||
+			put_attr(f, "train_log_every", H5T_STD_I64LE, &s->log_every) < 0 ||
+			put_attr(f, "train_save_every", H5T_STD_I64LE, &s->save_every) < 0 ||
+			put_attr(f, "train_eval_every", H5T_STD_I64LE, &s->eval_every) < 0 ||
+			put_attr(f, "train_keep", H5T_STD_I64LE, &s->keep) < 0)
+			st = hy_diag_set(d, HY_EIO, 0, "cannot write the trainer state into '%s' "
+				"(HDF5 error, %s:%d)", path, __FILE__, __LINE__);
+		if (f >= 0 && H5Fclose(f) < 0 && !st)
+			st = hy_diag_set(d, HY_EIO, 0, "H5Fclose('%s') failed (%s:%d)", path, __FILE__,
+				__LINE__);
+	}
+	H5E_END_TRY;
+	return st;
+}
+
+static hy_status read_state(const char *path, train_state *s, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	H5E_BEGIN_TRY
+	{
+		hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+		if (f < 0)
+			st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': not a readable HDF5 checkpoint "
+				"(truncated or corrupt)", path);
+		else if (get_attr(f, "train_epoch", H5T_NATIVE_UINT64, &s->epoch) < 0 ||
+			get_attr(f, "train_pos", H5T_NATIVE_UINT64, &s->pos) < 0 ||
+			get_attr(f, "train_samples", H5T_NATIVE_UINT64, &s->samples) < 0 ||
+			get_attr(f, "train_batch", H5T_NATIVE_INT64, &s->batch) < 0 ||
+			get_attr(f, "train_shuffle_buffer", H5T_NATIVE_UINT64, &s->shuffle_buffer) < 0 ||
+			get_attr(f, "train_threads", H5T_NATIVE_INT32, &s->threads) < 0 ||
+			get_attr(f, "train_best", H5T_NATIVE_DOUBLE, &s->best) < 0 ||
+			get_attr(f, "train_log_every", H5T_NATIVE_INT64, &s->log_every) < 0 ||
+			get_attr(f, "train_save_every", H5T_NATIVE_INT64, &s->save_every) < 0 ||
+			get_attr(f, "train_eval_every", H5T_NATIVE_INT64, &s->eval_every) < 0 ||
+			get_attr(f, "train_keep", H5T_NATIVE_INT64, &s->keep) < 0)
+			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': no trainer state (train_* "
+				"attributes): not written by hydra-fit; use --init to load its weights",
+				path);
+		if (f >= 0)
+			H5Fclose(f);
+	}
+	H5E_END_TRY;
+	return st;
+}
+
+hy_status hy_train_resolve_ckpt(const char *path, char *out, size_t size, hy_diag *d)
+{
+	struct stat sb;
+	if (stat(path, &sb) < 0)
+		return hy_diag_set(d, HY_EIO, 0, "cannot open '%s': %s", path, strerror(errno));
+	if (!S_ISDIR(sb.st_mode)) {
+		if (snprintf(out, size, "%s", path) >= (int)size)
+			return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", path);
+		return HY_OK;
+	}
+	char link[PATH_MAX], target[PATH_MAX];
+	if (join(link, sizeof link, path, "latest") < 0)
+		return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", path);
+	ssize_t k = readlink(link, target, sizeof target - 1);
+	if (k < 0)
+		return hy_diag_set(d, HY_EIO, 0, "cannot resume from '%s': no 'latest' checkpoint "
+			"link (%s)", path, strerror(errno));
+	target[k] = '\0';
+	int n = target[0] == '/' ? snprintf(out, size, "%s", target)
+				 : snprintf(out, size, "%s/%s", path, target);
+	if (n < 0 || (size_t)n >= size)
+		return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", path);
+	return HY_OK;
+}
+
+/* ---------------------------------------------------------------- checkpoints */
+
+static hy_status save_ckpt(run *r, hy_diag *d)
+{
+	char name[64], path[PATH_MAX], tmp[PATH_MAX + 64];
+	snprintf(name, sizeof name, CKPT_FMT, (long long)r->step);
+	if (join(path, sizeof path, r->out, name) < 0)
+		return hy_diag_set(d, HY_EUSAGE, 0, "path too long in '%s'", r->out);
+	snprintf(tmp, sizeof tmp, "%s/.%s.part.%ld", r->out, name, (long)getpid());
+	hy_nn_ckpt_meta meta = {.step = r->step, .opt = r->opt, .seed = r->seed, .rng = r->rng};
+	hy_status st = hy_nn_ckpt_save(tmp, &r->m, &meta, d);
+	if (!st) {
+		hy_train_cursor c;
+		hy_train_data_get_cursor(r->data, &c);
+		r->ts.epoch = c.epoch;
+		r->ts.pos = c.pos;
+		r->ts.batch = r->batch;
+		r->ts.shuffle_buffer = r->shuffle_buffer;
+		r->ts.threads = r->ctx.threads;
+		r->ts.best = r->best;
+		r->ts.log_every = r->log_every;
+		r->ts.save_every = r->save_every;
+		r->ts.eval_every = r->eval_every;
+		r->ts.keep = r->keep;
+		st = write_state(tmp, &r->ts, d);
+	}
+	if (!st)
+		st = fsync_path(tmp, d);
+	if (!st && rename(tmp, path) < 0)
+		st = hy_diag_set(d, HY_EIO, 0, "cannot rename '%s' to '%s': %s", tmp, path,
+			strerror(errno));
+	if (st) {
+		unlink(tmp);
+		return st;
+	}
+	fsync_path(r->out, NULL);
+	st = set_link(r->out, "latest", name, d);
+	if (st)
+		return st;
+	r->last_saved = r->step;
+	snprintf(r->last_ckpt, sizeof r->last_ckpt, "%.4000s", path);
+	return HY_OK;
+}
+
+/* Saves when the step is periodic or improves the best metric (val loss
+ * at an evaluation, else the mean train loss since the previous save), then
+ * updates `best` and prunes. */
+static hy_status checkpoint_step(run *r, int periodic, const double *val, hy_diag *d)
+{
+	int improved = 0;
+	if (val && val[0] < r->best) {
+		r->best = val[0];
+		improved = 1;
+	}
+	if (!r->cfg->nval && periodic && r->save_loss_n) {
+		double mean = r->save_loss_sum / (double)r->save_loss_n;
+		if (mean < r->best) {
+			r->best = mean;
+			improved = 1;
+		}
+	}
+	if (periodic) {
+		r->save_loss_sum = 0;
+		r->save_loss_n = 0;
+	}
+	if (!periodic && !improved)
+		return HY_OK;
+	hy_status st = HY_OK;
+	if (r->last_saved != r->step)
+		st = save_ckpt(r, d);
+	if (!st && improved) {
+		char name[64];
+		snprintf(name, sizeof name, CKPT_FMT, (long long)r->step);
+		st = set_link(r->out, "best", name, d);
+	}
+	if (!st)
+		st = prune(r, d);
+	return st;
+}
+
+/* ---------------------------------------------------------------- metrics */
+
+/* Keeps the lines of metrics.jsonl with step ≤ k (after a resume). */
+static hy_status metrics_open(run *r, int resuming, hy_diag *d)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 32];
+	if (join(path, sizeof path, r->out, "metrics.jsonl") < 0)
+		return hy_diag_set(d, HY_EUSAGE, 0, "path too long in '%s'", r->out);
+	if (resuming) {
+		FILE *in = fopen(path, "r");
+		if (in) {
+			snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+			FILE *o = fopen(tmp, "w");
+			if (!o) {
+				fclose(in);
+				return hy_diag_set(d, HY_EIO, 0, "cannot create '%s': %s", tmp,
+					strerror(errno));
+			}
+			char line[8192];
+			while (fgets(line, sizeof line, in)) {
+				long long s;
+				if (sscanf(line, "{\"step\":%lld", &s) == 1 && s <= r->step)
+					fputs(line, o);
+			}
+			fclose(in);
+			if (fclose(o) != 0 || rename(tmp, path) < 0) {
+				unlink(tmp);
+				return hy_diag_set(d, HY_EIO, 0, "cannot rewrite '%s': %s", path,
+					strerror(errno));
+			}
+		}
+	}
+	r->metrics = fopen(path, resuming ? "a" : "w");
+	if (!r->metrics)
+		return hy_diag_set(d, HY_EIO, 0, "cannot open '%s': %s", path, strerror(errno));
+	return HY_OK;
+}
+
+typedef struct eval_acc {
+	run *r;
+	double sum[6];
+	int64_t correct, n;
+	hy_status st;
+	hy_diag *d;
+} eval_acc;
+
+static int eval_batch(void *u, const hy_sample *s, size_t n)
+{
+	eval_acc *a = u;
+	run *r = a->r;
+	a->st = hy_nn_work_load(&r->w, &r->m, s, (int)n, a->d);
+	if (a->st)
+		return 1;
+	hy_nn_losses l;
+	hy_nn_forward(&r->m, &r->w);
+	hy_nn_loss(&r->m, &r->w, &l);
+	double v[6] = {l.total, l.policy, l.value, l.grp, l.tenpai, l.danger};
+	for (int i = 0; i < 6; i++)
+		a->sum[i] += v[i] * (double)n;
+	a->correct += l.correct;
+	a->n += (int64_t)n;
+	return 0;
+}
+
+static hy_status evaluate(run *r, double out[7], hy_diag *d)
+{
+	eval_acc a = {.r = r, .d = d};
+	hy_status st = hy_train_data_scan(r->cfg->val, r->cfg->nval, r->buf, (size_t)r->batch,
+		eval_batch, &a, d);
+	if (st == HY_STOP)
+		st = a.st;
+	if (st)
+		return st;
+	if (a.n == 0)
+		return hy_diag_set(d, HY_EDATA, 0, "no samples in the validation input");
+	for (int i = 0; i < 6; i++)
+		out[i] = a.sum[i] / (double)a.n;
+	out[6] = (double)a.correct / (double)a.n;
+	return HY_OK;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static const char *const head_names[5] = {"policy", "value", "grp", "tenpai", "danger"};
+
+static hy_status check_finite(const run *r, const hy_nn_losses *l, hy_diag *d)
+{
+	double v[5] = {l->policy, l->value, l->grp, l->tenpai, l->danger};
+	for (int i = 0; i < 5; i++)
+		if (!isfinite(v[i]))
+			return hy_diag_set(d, HY_EDATA, 0,
+				"step %lld: loss of head '%s' is %s; stopping, nothing new saved%s%s",
+				(long long)r->step + 1, head_names[i], isnan(v[i]) ? "nan" : "inf",
+				r->last_ckpt[0] ? " (last checkpoint: " : "",
+				r->last_ckpt[0] ? r->last_ckpt : "");
+	if (!isfinite(l->total))
+		return hy_diag_set(d, HY_EDATA, 0, "step %lld: total loss is not finite; stopping, "
+			"nothing new saved", (long long)r->step + 1);
+	return HY_OK;
+}
+
+static int dir_has_ckpts(const char *dir)
+{
+	long long *s;
+	size_t n;
+	if (list_ckpts(dir, &s, &n, NULL))
+		return 0;
+	free(s);
+	return n > 0;
+}
+
+static hy_status setup(run *r, hy_diag *d)
+{
+	const hy_train_cfg *c = r->cfg;
+	hy_status st;
+	char resume[PATH_MAX] = "";
+	hy_nn_ckpt_meta meta;
+	memset(&meta, 0, sizeof meta);
+	r->best = INFINITY;
+
+	if (c->resume && c->init)
+		return hy_diag_set(d, HY_EUSAGE, 0, "--resume and --init exclude each other");
+	hy_nn_arch arch = c->arch;
+	if (c->resume) {
+		if ((st = hy_train_resolve_ckpt(c->resume, resume, sizeof resume, d)))
+			return st;
+		hy_nn_arch ca;
+		if ((st = hy_nn_ckpt_arch(resume, &ca, d)))
+			return st;
+		if (arch.channels && (arch.blocks != ca.blocks || arch.channels != ca.channels))
+			return hy_diag_set(d, HY_EFORMAT, 0, "checkpoint '%s' is %d blocks x %d "
+				"channels; the requested architecture is %d x %d", resume, ca.blocks,
+				ca.channels, arch.blocks, arch.channels);
+		arch = ca;
+		if ((st = read_state(resume, &r->ts, d)))
+			return st;
+	} else if (c->init && !arch.channels) {
+		if ((st = hy_nn_ckpt_arch(c->init, &arch, d)))
+			return st;
+	}
+	if (!arch.channels)
+		arch = (hy_nn_arch){40, 256};
+	if ((st = hy_nn_arch_check(arch, d)))
+		return st;
+
+	/* threads, batch, seed, shuffle buffer: the checkpoint's unless given */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int threads = c->threads > 0 ? c->threads : c->resume ? r->ts.threads : (int)(ncpu > 0 ? ncpu : 1);
+	if (c->resume && c->threads > 0 && c->threads != r->ts.threads)
+		notice(r, "--threads %d differs from the checkpoint's %d: losses will not be "
+			"bit-identical to an uninterrupted run", c->threads, r->ts.threads);
+	hy_nn_ctx_init(&r->ctx, threads);
+	r->batch = c->batch > 0 ? c->batch : c->resume ? (int)r->ts.batch : 256;
+	r->shuffle_buffer = c->shuffle_buffer ? c->shuffle_buffer
+			    : c->resume ? (size_t)r->ts.shuffle_buffer : 8192;
+	if (c->resume && ((c->batch > 0 && c->batch != r->ts.batch) ||
+			(c->shuffle_buffer && c->shuffle_buffer != r->ts.shuffle_buffer)))
+		notice(r, "--batch/--shuffle-buffer differ from the checkpoint's (%lld, %llu): the "
+			"data order changes", (long long)r->ts.batch,
+			(unsigned long long)r->ts.shuffle_buffer);
+	if (r->batch < 1 || r->batch > 1 << 20)
+		return hy_diag_set(d, HY_EUSAGE, 0, "bad batch size %d", r->batch);
+
+	/* cheap usage checks before the model is built */
+	if (!c->resume && c->out && dir_has_ckpts(c->out))
+		return hy_diag_set(d, HY_EUSAGE, 0, "'%s' already holds checkpoints: use --resume "
+			"'%s' to continue, or another --out", c->out, c->out);
+	if (!c->resume && c->steps <= 0) {
+		hy_train_data_cfg pc = {.paths = c->inputs, .npaths = c->ninputs, .seed = c->seed,
+			.shuffle_buffer = 1};
+		hy_train_data *td;
+		if ((st = hy_train_data_open(&td, &pc, d)))
+			return st;
+		uint64_t es = hy_train_data_epoch_size(td);
+		hy_train_data_close(td);
+		if (!es)
+			return hy_diag_set(d, HY_EUSAGE, 0, "%s: the length of a sample stream is "
+				"unknown; give --steps (the LR schedule needs the total)",
+				c->epochs > 0 ? "--epochs needs shard inputs" : "no --steps");
+	}
+
+	r->m.arch = arch;
+	if ((st = hy_nn_model_init(&r->m, arch, hy_nn_backend_cpu(), &r->ctx, d)))
+		return st;
+	r->have_m = 1;
+	if (c->resume) {
+		if ((st = hy_nn_ckpt_load(resume, &r->m, &meta, 0, d)))
+			return st;
+		r->seed = c->seed_set ? c->seed : meta.seed;
+		if (c->seed_set && c->seed != meta.seed)
+			notice(r, "--seed differs from the checkpoint's: the data order changes");
+		r->rng = meta.rng;
+		r->step = meta.step;
+		r->best = r->ts.best;
+	} else {
+		r->seed = c->seed;
+		hy_rng_seed(&r->rng, hy_train_mix(r->seed, MODEL_TAG, 0));
+		if ((st = hy_nn_model_init_params(&r->m, &r->rng, d)))
+			return st;
+		if (c->init && (st = hy_nn_ckpt_load(c->init, &r->m, NULL, 1, d)))
+			return st;
+	}
+
+	/* data */
+	hy_train_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
+		.shuffle_buffer = r->shuffle_buffer};
+	if ((st = hy_train_data_open(&r->data, &dc, d)))
+		return st;
+	int64_t total;
+	uint64_t esize = hy_train_data_epoch_size(r->data);
+	if (c->steps > 0) {
+		total = c->steps;
+	} else if (c->resume) {
+		total = meta.opt.total;
+	} else if (esize) {
+		double ep = c->epochs > 0 ? c->epochs : 1.0;
+		double t = ceil(ep * (double)esize / (double)r->batch);
+		total = t < 1 ? 1 : (int64_t)t;
+	} else {
+		return hy_diag_set(d, HY_EUSAGE, 0, "%s: the length of a sample stream is unknown; "
+			"give --steps (the LR schedule needs the total)",
+			c->epochs > 0 ? "--epochs needs shard inputs" : "no --steps");
+	}
+	if (c->resume) {
+		r->opt = meta.opt;
+		if (c->steps > 0 && c->steps != meta.opt.total)
+			notice(r, "--steps %lld changes the planned total (%lld in the checkpoint) and "
+				"with it the LR schedule", (long long)c->steps,
+				(long long)meta.opt.total);
+		r->opt.total = total;
+		if (c->lr > 0)
+			r->opt.lr = c->lr;
+		if (c->warmup_set)
+			r->opt.warmup = c->warmup;
+	} else {
+		hy_nn_optim_defaults(&r->opt, total);
+		if (c->lr > 0)
+			r->opt.lr = c->lr;
+		if (c->warmup_set)
+			r->opt.warmup = c->warmup;
+		if (r->opt.lr_min > r->opt.lr)
+			r->opt.lr_min = r->opt.lr;
+	}
+	if (r->step >= total)
+		return hy_diag_set(d, HY_EUSAGE, 0, "checkpoint '%s' is at step %lld: nothing to do "
+			"for --steps %lld", resume, (long long)r->step, (long long)total);
+	if (c->resume) {
+		hy_train_cursor cur = {r->ts.epoch, r->ts.pos};
+		st = hy_train_data_seek(r->data, &cur, d);
+		if (st == HY_STOP)
+			st = HY_EDATA;
+		if (st)
+			return st;
+	}
+
+	if ((st = hy_nn_work_init(&r->w, &r->m, r->batch, d)))
+		return st;
+	r->have_w = 1;
+	r->buf = malloc((size_t)r->batch * sizeof *r->buf);
+	if (!r->buf)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (batch of %d samples)", r->batch);
+
+	/* output directory */
+	r->out = c->out;
+	if (!r->out)
+		return hy_diag_set(d, HY_EUSAGE, 0, "no output directory");
+	if ((st = mkdir_p(r->out, d)))
+		return st;
+	if (!c->resume && dir_has_ckpts(r->out))
+		return hy_diag_set(d, HY_EUSAGE, 0, "'%s' already holds checkpoints: use --resume "
+			"'%s' to continue, or another --out", r->out, r->out);
+	if ((st = metrics_open(r, c->resume != NULL, d)))
+		return st;
+	r->last_saved = c->resume ? r->step : -1;
+	if (c->resume) {
+		snprintf(r->last_ckpt, sizeof r->last_ckpt, "%.4000s", resume);
+		notice(r, "resuming from '%s' at step %lld (epoch %llu, sample %llu)", resume,
+			(long long)r->step, (unsigned long long)r->ts.epoch,
+			(unsigned long long)r->ts.pos);
+	}
+	/* the checkpoint's intervals unless given */
+	int rs = c->resume != NULL;
+	r->keep = c->keep > 0 ? c->keep : rs && r->ts.keep > 0 ? (int)r->ts.keep : 3;
+	r->save_every = c->save_every > 0 ? c->save_every
+			: rs && r->ts.save_every > 0 ? r->ts.save_every : 1000;
+	r->eval_every = c->eval_every > 0 ? c->eval_every
+			: rs && r->ts.eval_every > 0 ? r->ts.eval_every : 500;
+	r->log_every = c->log_every > 0 ? c->log_every
+		       : rs && r->ts.log_every > 0 ? r->ts.log_every : 10;
+	return HY_OK;
+}
+
+/* ---------------------------------------------------------------- loop */
+
+static void write_metrics(run *r, const hy_nn_losses *l, const hy_nn_step_info *info,
+	double sps, const double *val)
+{
+	uint64_t es = hy_train_data_epoch_size(r->data);
+	hy_train_cursor c;
+	hy_train_data_get_cursor(r->data, &c);
+	double epoch = es ? (double)c.epoch + (double)c.pos / (double)es : (double)c.epoch;
+	fprintf(r->metrics,
+		"{\"step\":%lld,\"epoch\":%.6g,\"samples\":%llu,\"loss\":%.9g,\"policy\":%.9g,"
+		"\"value\":%.9g,\"grp\":%.9g,\"tenpai\":%.9g,\"danger\":%.9g,\"acc\":%.6g,"
+		"\"lr\":%.9g,\"grad_norm\":%.9g,\"samples_per_s\":%.6g,\"elapsed_s\":%.3f",
+		(long long)r->step, epoch, (unsigned long long)r->ts.samples, l->total, l->policy,
+		l->value, l->grp, l->tenpai, l->danger, l->n ? (double)l->correct / l->n : 0.0,
+		(double)info->lr, info->grad_norm, sps, now_s() - r->t0);
+	if (val)
+		fprintf(r->metrics,
+			",\"val_loss\":%.9g,\"val_policy\":%.9g,\"val_value\":%.9g,\"val_grp\":%.9g,"
+			"\"val_tenpai\":%.9g,\"val_danger\":%.9g,\"val_acc\":%.6g",
+			val[0], val[1], val[2], val[3], val[4], val[5], val[6]);
+	fputs("}\n", r->metrics);
+	fflush(r->metrics);
+}
+
+static hy_status train(run *r, hy_train_result *res, hy_diag *d)
+{
+	const hy_train_cfg *c = r->cfg;
+	const int64_t total = r->opt.total;
+	double win_t = now_s(), win_loss = 0;
+	int64_t win_steps = 0, win_samples = 0;
+	double last_sps = 0;
+	hy_status st = HY_OK;
+	while (r->step < total) {
+		if (c->stop && *c->stop) {
+			res->stopped = 1;
+			notice(r, "interrupted at step %lld", (long long)r->step);
+			break;
+		}
+		size_t n = 0;
+		st = hy_train_data_next(r->data, r->buf, (size_t)r->batch, &n, d);
+		if (st == HY_STOP) {
+			st = HY_OK;
+			res->input_ended = 1;
+			notice(r, "the input ended at step %lld of %lld", (long long)r->step,
+				(long long)total);
+			break;
+		}
+		if (st)
+			return st;
+		if ((st = hy_nn_work_load(&r->w, &r->m, r->buf, (int)n, d)))
+			return st;
+		hy_nn_losses l;
+		hy_nn_forward(&r->m, &r->w);
+		hy_nn_loss(&r->m, &r->w, &l);
+		if ((st = check_finite(r, &l, d)))
+			return st;
+		hy_nn_backward(&r->m, &r->w);
+		hy_nn_step_info info;
+		hy_nn_optim_step(&r->m, &r->opt, &r->step, &info);
+		if (!isfinite(info.grad_norm))
+			return hy_diag_set(d, HY_EDATA, 0, "step %lld: the gradient norm is %s; "
+				"stopping, nothing new saved", (long long)r->step,
+				isnan(info.grad_norm) ? "nan" : "inf");
+		r->ts.samples += n;
+		if (r->hk && r->hk->step)
+			r->hk->step(r->hk->u, r->step, &l);
+		win_loss += l.total;
+		win_steps++;
+		win_samples += (int64_t)n;
+		r->save_loss_sum += l.total;
+		r->save_loss_n++;
+
+		int last = r->step == total;
+		double val[7];
+		int evaluated = 0;
+		if (c->nval && (r->step % r->eval_every == 0 || last)) {
+			double te = now_s();
+			if ((st = evaluate(r, val, d)))
+				return st;
+			evaluated = 1;
+			win_t += now_s() - te; /* samples/s counts training time only */
+		}
+		int logged = evaluated || last || r->step % r->log_every == 0;
+		hy_train_progress p = {.step = r->step, .total = total, .loss = l.total,
+			.eta_s = -1, .logged = logged, .evaluated = evaluated,
+			.val_loss = evaluated ? val[0] : 0};
+		uint64_t es = hy_train_data_epoch_size(r->data);
+		hy_train_cursor cur;
+		hy_train_data_get_cursor(r->data, &cur);
+		p.epoch = es ? (double)cur.epoch + (double)cur.pos / (double)es : (double)cur.epoch;
+		double t = now_s();
+		p.samples_per_s = t > win_t ? (double)win_samples / (t - win_t) : 0;
+		p.loss_avg = win_loss / (double)win_steps;
+		if (t > win_t)
+			p.eta_s = (double)(total - r->step) * (t - win_t) / (double)win_steps;
+		if (logged) {
+			last_sps = p.samples_per_s;
+			write_metrics(r, &l, &info, last_sps, evaluated ? val : NULL);
+			if (ferror(r->metrics))
+				return hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'",
+					r->out);
+		}
+		if (r->hk && r->hk->progress)
+			r->hk->progress(r->hk->u, &p);
+		if (logged) {
+			win_t = t;
+			win_loss = 0;
+			win_steps = win_samples = 0;
+		}
+
+		double ts = now_s();
+		if ((st = checkpoint_step(r, r->step % r->save_every == 0 || last,
+			     evaluated ? val : NULL, d)))
+			return st;
+		win_t += now_s() - ts;
+	}
+	if (r->last_saved != r->step && (st = checkpoint_step(r, 1, NULL, d)))
+		return st;
+	return res->stopped ? HY_STOP : HY_OK;
+}
+
+hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
+	hy_train_result *res, hy_diag *d)
+{
+	hy_train_result dummy;
+	if (!res)
+		res = &dummy;
+	memset(res, 0, sizeof *res);
+	run *r = calloc(1, sizeof *r);
+	if (!r)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	r->cfg = cfg;
+	r->hk = hooks;
+	r->t0 = now_s();
+	hy_status st = setup(r, d);
+	if (!st)
+		st = train(r, res, d);
+	res->step = r->step;
+	snprintf(res->last_ckpt, sizeof res->last_ckpt, "%s", r->last_ckpt);
+	if (r->metrics && fclose(r->metrics) != 0 && (!st || st == HY_STOP))
+		st = hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'", r->out);
+	free(r->buf);
+	hy_train_data_close(r->data);
+	if (r->have_w)
+		hy_nn_work_free(&r->w, &r->m);
+	if (r->have_m)
+		hy_nn_model_free(&r->m);
+	free(r);
+	return st;
+}

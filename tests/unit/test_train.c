@@ -1,0 +1,418 @@
+/* The trainer (lib/train): a run resumed from step k gives bit-identical
+ * losses to the uninterrupted run (shards and streams); the stream shuffle
+ * buffer is deterministic; shard epochs visit every sample exactly once and
+ * seeking reproduces the order; a non-finite loss names the step and the
+ * head and saves nothing; checkpoints of another architecture and truncated
+ * ones are clear errors. Synthetic samples in a temporary directory. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nn/synth.h"
+#include "samples/shard.h"
+#include "samples/stream.h"
+#include "train/data.h"
+#include "train/loop.h"
+
+static char dir[256];
+static const uint64_t SEED = 20261122;
+
+static void path(char *buf, const char *name)
+{
+	snprintf(buf, 512, "%s/%s", dir, name);
+}
+
+/* n synthetic samples with game = first_id + i (to identify them). */
+static hy_sample *make_samples(int n, uint64_t first_id, uint64_t seed)
+{
+	hy_sample *s = malloc((size_t)n * sizeof *s);
+	assert_non_null(s);
+	hy_rng r;
+	hy_rng_seed(&r, seed);
+	hy_nn_synth_samples(&r, s, n);
+	for (int i = 0; i < n; i++)
+		s[i].game = first_id + (uint64_t)i;
+	return s;
+}
+
+static void write_stream(const char *p, const hy_sample *s, int n)
+{
+	FILE *f = fopen(p, "wb");
+	assert_non_null(f);
+	hy_sms_writer *w;
+	hy_diag d;
+	hy_diag_init(&d, p);
+	assert_int_equal(hy_sms_writer_open(&w, f), HY_OK);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(hy_sms_write(w, &s[i], &d), HY_OK);
+	assert_int_equal(hy_sms_writer_close(w, &d), HY_OK);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void write_shard(const char *p, const hy_sample *s, int n, uint32_t chunk)
+{
+	hy_shard_writer *w;
+	hy_diag d;
+	hy_diag_init(&d, p);
+	hy_shard_meta m = {.chunk = chunk};
+	assert_int_equal(hy_shard_writer_open(&w, p, &m, &d), HY_OK);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(hy_shard_write(w, &s[i], &d), HY_OK);
+	assert_int_equal(hy_shard_writer_close(w, &d), HY_OK);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "%s/hydra-train.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		return -1;
+	printf("# seed %llu, temp dir %s\n", (unsigned long long)SEED, dir);
+	char p[512];
+	hy_sample *a = make_samples(300, 0, SEED), *b = make_samples(77, 300, SEED + 1);
+	path(p, "a.h5");
+	write_shard(p, a, 300, 32);
+	path(p, "b.h5");
+	write_shard(p, b, 77, 32);
+	path(p, "a.bin");
+	write_stream(p, a, 300);
+	free(a);
+	free(b);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- data */
+
+static void draw(hy_train_data *td, uint64_t *ids, size_t n, size_t batch)
+{
+	hy_sample *s = malloc(batch * sizeof *s);
+	assert_non_null(s);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	for (size_t got = 0; got < n;) {
+		size_t want = n - got < batch ? n - got : batch, k = 0;
+		hy_status st = hy_train_data_next(td, s, want, &k, &d);
+		if (st)
+			fail_msg("hy_train_data_next: %s: %s", hy_status_str(st), d.msg);
+		assert_int_equal(k, want);
+		for (size_t i = 0; i < k; i++)
+			ids[got + i] = s[i].game;
+		got += k;
+	}
+	free(s);
+}
+
+static void assert_permutation(const uint64_t *ids, size_t n)
+{
+	char *seen = calloc(n, 1);
+	assert_non_null(seen);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(ids[i] < n);
+		if (seen[ids[i]])
+			fail_msg("sample %llu delivered twice in one epoch", (unsigned long long)ids[i]);
+		seen[ids[i]] = 1;
+	}
+	free(seen);
+}
+
+static void test_shard_epochs(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	path(a, "a.h5");
+	path(b, "b.h5");
+	const char *paths[] = {a, b};
+	hy_train_data_cfg cfg = {.paths = paths, .npaths = 2, .seed = SEED, .shuffle_buffer = 64};
+	hy_train_data *td;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	assert_int_equal(hy_train_data_get_mode(td), HY_TRAIN_DATA_SHARDS);
+	assert_int_equal(hy_train_data_epoch_size(td), 377);
+	uint64_t ids[3 * 377];
+	draw(td, ids, 3 * 377, 50);
+	for (int e = 0; e < 3; e++)
+		assert_permutation(ids + e * 377, 377);
+	/* shuffled, and differently each epoch */
+	int moved = 0;
+	for (int i = 0; i < 377; i++)
+		moved += ids[i] != (uint64_t)i;
+	assert_true(moved > 300);
+	assert_true(memcmp(ids, ids + 377, 377 * sizeof *ids) != 0);
+	hy_train_cursor c;
+	hy_train_data_get_cursor(td, &c);
+	assert_true((c.epoch == 3 && c.pos == 0) || (c.epoch == 2 && c.pos == 377));
+	hy_train_data_close(td);
+
+	/* a fresh source seeked to (1, 123) continues the same sequence */
+	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	hy_train_cursor at = {1, 123};
+	assert_int_equal(hy_train_data_seek(td, &at, &d), HY_OK);
+	uint64_t more[400];
+	draw(td, more, 400, 33);
+	assert_memory_equal(more, ids + 377 + 123, 400 * sizeof *more);
+	hy_train_data_close(td);
+}
+
+static void test_stream_buffer(void **state)
+{
+	(void)state;
+	char a[512];
+	path(a, "a.bin");
+	const char *paths[] = {a};
+	hy_train_data_cfg cfg = {.paths = paths, .npaths = 1, .seed = SEED, .shuffle_buffer = 40};
+	hy_train_data *td;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	uint64_t x[600], y[600], z[300];
+	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	assert_int_equal(hy_train_data_get_mode(td), HY_TRAIN_DATA_STREAM);
+	assert_int_equal(hy_train_data_epoch_size(td), 0);
+	draw(td, x, 600, 64);
+	hy_train_data_close(td);
+	/* every sample once per epoch (a file is read again for epoch 2) */
+	assert_permutation(x, 300);
+	assert_permutation(x + 300, 300);
+	/* a buffer of 40 moves a sample at most ~40 places earlier */
+	for (int i = 0; i < 300; i++)
+		assert_true(x[i] <= (uint64_t)i + 40);
+	/* same seed, same sequence, whatever the batch size */
+	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	draw(td, y, 600, 7);
+	hy_train_data_close(td);
+	assert_memory_equal(x, y, sizeof x);
+	/* seeking replays the draws */
+	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	hy_train_cursor at = {0, 250};
+	assert_int_equal(hy_train_data_seek(td, &at, &d), HY_OK);
+	draw(td, z, 300, 64);
+	hy_train_data_close(td);
+	assert_memory_equal(z, x + 250, sizeof z);
+	/* another seed, another order */
+	cfg.seed = SEED + 1;
+	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	draw(td, y, 300, 64);
+	hy_train_data_close(td);
+	assert_true(memcmp(x, y, 300 * sizeof *x) != 0);
+}
+
+/* ---------------------------------------------------------------- training */
+
+typedef struct rec {
+	double loss[64][6];
+	int64_t n, stop_at;
+	volatile sig_atomic_t *stop;
+} rec;
+
+static void on_step(void *u, int64_t step, const hy_nn_losses *l)
+{
+	rec *r = u;
+	assert_true(r->n < 64);
+	double v[6] = {l->total, l->policy, l->value, l->grp, l->tenpai, l->danger};
+	memcpy(r->loss[r->n++], v, sizeof v);
+	if (step == r->stop_at)
+		*r->stop = 1;
+}
+
+static void base_cfg(hy_train_cfg *c, const char *const *in, size_t nin, const char *out)
+{
+	memset(c, 0, sizeof *c);
+	c->arch = (hy_nn_arch){2, 32};
+	c->threads = 2;
+	c->inputs = in;
+	c->ninputs = nin;
+	c->steps = 12;
+	c->batch = 24;
+	c->lr = 1e-3f;
+	c->seed = 7;
+	c->seed_set = 1;
+	c->shuffle_buffer = 50;
+	c->out = out;
+	c->save_every = 5;
+	c->log_every = 1;
+	c->keep = 2;
+}
+
+static void resume_exact(const char *const *in, size_t nin, const char *tag)
+{
+	char o1[512], o2[512], name[64];
+	snprintf(name, sizeof name, "run-%s-full", tag);
+	path(o1, name);
+	snprintf(name, sizeof name, "run-%s-part", tag);
+	path(o2, name);
+	volatile sig_atomic_t stop = 0;
+	hy_train_cfg c;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_train_result res;
+
+	rec full = {.stop_at = -1, .stop = &stop};
+	hy_train_hooks h = {.step = on_step, .u = &full};
+	base_cfg(&c, in, nin, o1);
+	hy_status st = hy_train_run(&c, &h, &res, &d);
+	if (st)
+		fail_msg("%s: %s", hy_status_str(st), d.msg);
+	assert_int_equal(full.n, 12);
+	assert_int_equal(res.step, 12);
+
+	/* interrupted after step 6 (a checkpoint is saved), then resumed */
+	rec part = {.stop_at = 6, .stop = &stop};
+	h.u = &part;
+	base_cfg(&c, in, nin, o2);
+	c.stop = &stop;
+	assert_int_equal(hy_train_run(&c, &h, &res, &d), HY_STOP);
+	assert_int_equal(res.step, 6);
+	stop = 0;
+	part.stop_at = -1;
+	hy_train_cfg rc;
+	memset(&rc, 0, sizeof rc);
+	rc.inputs = in;
+	rc.ninputs = nin;
+	rc.out = o2;
+	rc.resume = o2;
+	st = hy_train_run(&rc, &h, &res, &d);
+	if (st)
+		fail_msg("resume: %s: %s", hy_status_str(st), d.msg);
+	assert_int_equal(part.n, 12);
+	for (int i = 0; i < 12; i++)
+		for (int k = 0; k < 6; k++)
+			if (memcmp(&full.loss[i][k], &part.loss[i][k], sizeof(double)))
+				fail_msg("%s: step %d loss %d: %.17g (uninterrupted) vs %.17g (resumed)",
+					tag, i + 1, k, full.loss[i][k], part.loss[i][k]);
+	/* the loss is not constant (training happens) */
+	assert_true(full.loss[0][0] != full.loss[11][0]);
+}
+
+static void test_resume_exact_shards(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	path(a, "a.h5");
+	path(b, "b.h5");
+	const char *in[] = {a, b};
+	resume_exact(in, 2, "shards");
+}
+
+static void test_resume_exact_stream(void **state)
+{
+	(void)state;
+	char a[512];
+	path(a, "a.bin");
+	const char *in[] = {a};
+	resume_exact(in, 1, "stream");
+}
+
+static int count_ckpts(const char *p)
+{
+	DIR *dp = opendir(p);
+	if (!dp)
+		return 0;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(dp)))
+		n += strncmp(e->d_name, "ckpt-", 5) == 0;
+	closedir(dp);
+	return n;
+}
+
+static void test_nan_detection(void **state)
+{
+	(void)state;
+	char in[512], out[512];
+	path(in, "nan.bin");
+	path(out, "run-nan");
+	hy_sample *s = make_samples(32, 1000, SEED + 2);
+	for (int i = 0; i < 10 * 34; i++)
+		s[17].obs[i] = 0x7c00; /* +inf halves */
+	write_stream(in, s, 32);
+	free(s);
+	const char *ins[] = {in};
+	hy_train_cfg c;
+	base_cfg(&c, ins, 1, out);
+	c.batch = 32;
+	c.shuffle_buffer = 32;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_status st = hy_train_run(&c, NULL, NULL, &d);
+	assert_int_equal(st, HY_EDATA);
+	printf("# %s\n", d.msg);
+	assert_non_null(strstr(d.msg, "step 1:"));
+	assert_non_null(strstr(d.msg, "head 'policy'"));
+	assert_int_equal(count_ckpts(out), 0);
+}
+
+static void test_bad_checkpoints(void **state)
+{
+	(void)state;
+	char a[512], o[512], ck[512], bad[512];
+	path(a, "a.bin");
+	path(o, "run-stream-full");
+	const char *in[] = {a};
+	hy_train_cfg c;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	/* another architecture */
+	memset(&c, 0, sizeof c);
+	c.inputs = in;
+	c.ninputs = 1;
+	c.resume = o;
+	c.out = o;
+	c.steps = 20;
+	c.arch = (hy_nn_arch){6, 64};
+	assert_int_equal(hy_train_run(&c, NULL, NULL, &d), HY_EFORMAT);
+	printf("# %s\n", d.msg);
+	assert_non_null(strstr(d.msg, "6 x 64"));
+	/* truncated */
+	assert_int_equal(hy_train_resolve_ckpt(o, ck, sizeof ck, &d), HY_OK);
+	path(bad, "trunc.h5");
+	FILE *f = fopen(ck, "rb"), *g = fopen(bad, "wb");
+	assert_non_null(f);
+	assert_non_null(g);
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof buf, f);
+	assert_true(n > 0);
+	assert_int_equal(fwrite(buf, 1, n, g), n);
+	fclose(f);
+	fclose(g);
+	c.arch = (hy_nn_arch){0, 0};
+	c.resume = bad;
+	path(o, "run-trunc");
+	c.out = o;
+	hy_status st = hy_train_run(&c, NULL, NULL, &d);
+	printf("# %s\n", d.msg);
+	assert_true(st == HY_ETRUNC || st == HY_EFORMAT);
+	assert_non_null(strstr(d.msg, "trunc.h5"));
+	/* an output directory with checkpoints is not overwritten */
+	path(o, "run-stream-full");
+	base_cfg(&c, in, 1, o);
+	assert_int_equal(hy_train_run(&c, NULL, NULL, &d), HY_EUSAGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shard_epochs),
+		cmocka_unit_test(test_stream_buffer),
+		cmocka_unit_test(test_resume_exact_shards),
+		cmocka_unit_test(test_resume_exact_stream),
+		cmocka_unit_test(test_nan_detection),
+		cmocka_unit_test(test_bad_checkpoints),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
