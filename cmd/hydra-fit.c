@@ -36,7 +36,8 @@ static const char usage[] =
 	"  -j, --threads N        CPU threads (default: all online CPUs)\n"
 	"      --mode MODE        bc (supervised, the default); ppo is not implemented\n"
 	"Training:\n"
-	"  -n, --steps N          optimiser steps (streams need it)\n"
+	"  -n, --steps N          optimiser steps (default: one pass over a stream,\n"
+	"                         with warmup then a constant LR; or --epochs)\n"
 	"  -e, --epochs X         epochs over shard inputs (default 1 without --steps)\n"
 	"  -b, --batch N          samples per step (default 256)\n"
 	"      --lr X             peak learning rate (default 5e-4; cosine to 1e-5)\n"
@@ -146,20 +147,21 @@ static void on_progress(void *u, const hy_train_progress *p)
 	ui *g = u;
 	if (g->quiet)
 		return;
-	char eta[32];
+	char eta[32], of[32] = "";
 	fmt_eta(p->eta_s, eta, sizeof eta);
+	if (p->total > 0) /* 0: open-ended, one pass over a stream */
+		snprintf(of, sizeof of, "/%" PRId64, p->total);
 	if (g->tty) {
 		double t = now_s();
 		if (p->step != p->total && t - g->last < 0.2)
 			return;
 		g->last = t;
-		fprintf(stderr, "\rstep %" PRId64 "/%" PRId64 "  loss %.4f  %.0f samples/s  ETA %s\033[K",
-			p->step, p->total, p->loss_avg, p->samples_per_s, eta);
+		fprintf(stderr, "\rstep %" PRId64 "%s  loss %.4f  %.0f samples/s  ETA %s\033[K",
+			p->step, of, p->loss_avg, p->samples_per_s, eta);
 		if (p->step == p->total)
 			fputc('\n', stderr);
 	} else if (p->logged) {
-		fprintf(stderr, "%s: step %" PRId64 "/%" PRId64 " loss %.4f", prog, p->step, p->total,
-			p->loss_avg);
+		fprintf(stderr, "%s: step %" PRId64 "%s loss %.4f", prog, p->step, of, p->loss_avg);
 		if (p->evaluated)
 			fprintf(stderr, " val_loss %.4f", p->val_loss);
 		fprintf(stderr, " %.0f samples/s ETA %s\n", p->samples_per_s, eta);

@@ -11,7 +11,7 @@ void hy_nn_optim_defaults(hy_nn_optim_cfg *c, int64_t total_steps)
 	c->eps = 1e-8f;
 	c->wd = 0.01f;
 	c->clip = 1.0f;
-	c->total = total_steps > 0 ? total_steps : 1;
+	c->total = total_steps > 0 ? total_steps : 0; /* 0: open-ended */
 	c->warmup = c->total / 20;
 }
 
@@ -19,6 +19,8 @@ float hy_nn_lr_at(const hy_nn_optim_cfg *c, int64_t s)
 {
 	if (s < c->warmup)
 		return (float)((double)c->lr * (double)(s + 1) / (double)c->warmup);
+	if (c->total <= 0) /* open-ended (a stream of unknown length): constant peak */
+		return c->lr;
 	double span = (double)(c->total - c->warmup);
 	double prog = span > 0 ? (double)(s - c->warmup) / span : 1.0;
 	if (prog > 1.0)

@@ -14,14 +14,17 @@ typedef struct hy_nn_optim_cfg {
 	float beta1, beta2, eps, wd; /* 0.9, 0.999, 1e-8, 0.01 */
 	float clip;     /* global-norm clip, 1.0 (≤ 0: none) */
 	int64_t warmup; /* steps of linear warmup            */
-	int64_t total;  /* steps of the whole schedule       */
+	int64_t total;  /* steps of the whole schedule; 0 = open-ended:
+			 * warmup, then the peak LR until the data ends */
 } hy_nn_optim_cfg;
 
-/* DESIGN defaults; warmup = 5% of total. */
+/* DESIGN defaults; warmup = 5% of total (0 for an open-ended schedule:
+ * the caller sets one). */
 void hy_nn_optim_defaults(hy_nn_optim_cfg *c, int64_t total_steps);
 
 /* LR of 0-based step s: peak·(s+1)/warmup during warmup, then
- * lr_min + ½(peak − lr_min)(1 + cos(π·min(1, (s − warmup)/(total − warmup)))). */
+ * lr_min + ½(peak − lr_min)(1 + cos(π·min(1, (s − warmup)/(total − warmup))));
+ * with total = 0 (open-ended) the peak after the warmup. */
 float hy_nn_lr_at(const hy_nn_optim_cfg *c, int64_t s);
 
 typedef struct hy_nn_step_info {

@@ -22,6 +22,9 @@
 
 #define MODEL_TAG 0x4d4f44454cull /* "MODEL" */
 #define CKPT_FMT "ckpt-%08lld.h5"
+/* Warmup steps of an open-ended run (a stream without --steps), where 5% of
+ * the total cannot be known. */
+#define OPEN_ENDED_WARMUP 500
 
 typedef struct train_state {
 	uint64_t epoch, pos, samples;
@@ -575,18 +578,22 @@ static hy_status setup(run *r, hy_diag *d)
 	if (!c->resume && c->out && dir_has_ckpts(c->out))
 		return hy_diag_set(d, HY_EUSAGE, 0, "'%s' already holds checkpoints: use --resume "
 			"'%s' to continue, or another --out", c->out, c->out);
-	if (!c->resume && c->steps <= 0) {
-		hy_train_data_cfg pc = {.paths = c->inputs, .npaths = c->ninputs, .seed = c->seed,
-			.shuffle_buffer = 1};
-		hy_train_data *td;
-		if ((st = hy_train_data_open(&td, &pc, d)))
-			return st;
-		uint64_t es = hy_train_data_epoch_size(td);
-		hy_train_data_close(td);
+	/* --epochs needs inputs of known length (shards). Standard input is
+	 * always read as a stream and must not be opened twice. */
+	if (!c->resume && c->steps <= 0 && c->epochs > 0) {
+		uint64_t es = 0;
+		if (c->ninputs > 0) {
+			hy_train_data_cfg pc = {.paths = c->inputs, .npaths = c->ninputs,
+				.seed = c->seed, .shuffle_buffer = 1};
+			hy_train_data *td;
+			if ((st = hy_train_data_open(&td, &pc, d)))
+				return st;
+			es = hy_train_data_epoch_size(td);
+			hy_train_data_close(td);
+		}
 		if (!es)
-			return hy_diag_set(d, HY_EUSAGE, 0, "%s: the length of a sample stream is "
-				"unknown; give --steps (the LR schedule needs the total)",
-				c->epochs > 0 ? "--epochs needs shard inputs" : "no --steps");
+			return hy_diag_set(d, HY_EUSAGE, 0, "--epochs needs shard inputs: the length "
+				"of a sample stream is unknown; give --steps, or neither (one pass)");
 	}
 
 	r->m.arch = arch;
@@ -627,9 +634,9 @@ static hy_status setup(run *r, hy_diag *d)
 		double t = ceil(ep * (double)esize / (double)r->batch);
 		total = t < 1 ? 1 : (int64_t)t;
 	} else {
-		return hy_diag_set(d, HY_EUSAGE, 0, "%s: the length of a sample stream is unknown; "
-			"give --steps (the LR schedule needs the total)",
-			c->epochs > 0 ? "--epochs needs shard inputs" : "no --steps");
+		/* a stream of unknown length, no --steps: one pass, open-ended
+		 * schedule (warmup, then the peak LR) */
+		total = 0;
 	}
 	if (c->resume) {
 		r->opt = meta.opt;
@@ -644,6 +651,8 @@ static hy_status setup(run *r, hy_diag *d)
 			r->opt.warmup = c->warmup;
 	} else {
 		hy_nn_optim_defaults(&r->opt, total);
+		if (total == 0)
+			r->opt.warmup = OPEN_ENDED_WARMUP;
 		if (c->lr > 0)
 			r->opt.lr = c->lr;
 		if (c->warmup_set)
@@ -651,7 +660,7 @@ static hy_status setup(run *r, hy_diag *d)
 		if (r->opt.lr_min > r->opt.lr)
 			r->opt.lr_min = r->opt.lr;
 	}
-	if (r->step >= total)
+	if (total > 0 && r->step >= total)
 		return hy_diag_set(d, HY_EUSAGE, 0, "checkpoint '%s' is at step %lld: nothing to do "
 			"for --steps %lld", resume, (long long)r->step, (long long)total);
 	if (c->resume) {
@@ -733,7 +742,7 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 	int64_t win_steps = 0, win_samples = 0;
 	double last_sps = 0;
 	hy_status st = HY_OK;
-	while (r->step < total) {
+	while (total <= 0 || r->step < total) {
 		if (c->stop && *c->stop) {
 			res->stopped = 1;
 			notice(r, "interrupted at step %lld", (long long)r->step);
@@ -744,8 +753,12 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		if (st == HY_STOP) {
 			st = HY_OK;
 			res->input_ended = 1;
-			notice(r, "the input ended at step %lld of %lld", (long long)r->step,
-				(long long)total);
+			if (total > 0)
+				notice(r, "the input ended at step %lld of %lld", (long long)r->step,
+					(long long)total);
+			else
+				notice(r, "the input ended after %lld steps (one pass)",
+					(long long)r->step);
 			break;
 		}
 		if (st)
@@ -794,7 +807,7 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		double t = now_s();
 		p.samples_per_s = t > win_t ? (double)win_samples / (t - win_t) : 0;
 		p.loss_avg = win_loss / (double)win_steps;
-		if (t > win_t)
+		if (t > win_t && total > 0)
 			p.eta_s = (double)(total - r->step) * (t - win_t) / (double)win_steps;
 		if (logged) {
 			last_sps = p.samples_per_s;

@@ -108,8 +108,16 @@ expect_err "s.bin': not a readable HDF5 checkpoint"
 # --init takes the weights only (a fresh step count)
 expect_exit 0 "$F" -q --init "$T/run/latest" --steps 3 --batch 16 -o "$T/r5" "$T/s.bin"
 [ -f "$T/r5/ckpt-00000003.h5" ] || fail "--init run"
-# streams need --steps; empty input is an error
-expect_exit 2 "$F" -o "$T/r6" "$T/s.bin"
-expect_err "give --steps"
+# a stream without --steps: one pass, warmup then a constant LR; --epochs
+# needs shards; empty input is an error
+expect_exit 0 "$F" --arch tiny --batch 64 --log-every 1 -o "$T/r6" < "$T/s.bin"
+expect_err "the input ended after [0-9]+ steps \(one pass\)"
+n=$("$BIN/hydra-augment" --perms 0 -s "$T/s.bin" 2>&1 >/dev/null | sed -n 's/.*: \([0-9][0-9]*\) samples read.*/\1/p' | head -n 1)
+steps=$(wc -l < "$T/r6/metrics.jsonl")
+[ -n "$n" ] || fail "sample count of s.bin"
+[ "$steps" -eq $(( (n + 63) / 64 )) ] || fail "one pass over $n samples took $steps steps"
+[ -e "$T/r6/latest" ] || fail "no checkpoint after one pass"
+expect_exit 2 "$F" --epochs 2 -o "$T/r6b" < "$T/s.bin"
+expect_err "--epochs needs shard inputs"
 expect_exit 1 "$F" --steps 2 -o "$T/r7" < /dev/null
 exit 0
