@@ -156,15 +156,17 @@ static void on_progress(void *u, const hy_train_progress *p)
 		if (p->step != p->total && t - g->last < 0.2)
 			return;
 		g->last = t;
-		fprintf(stderr, "\rstep %" PRId64 "%s  loss %.4f  %.0f samples/s  ETA %s\033[K",
-			p->step, of, p->loss_avg, p->samples_per_s, eta);
+		fprintf(stderr, "\rstep %" PRId64 "%s  loss %.4f  %.0f samples/s%s%s\033[K", p->step, of,
+			p->loss_avg, p->samples_per_s, p->total > 0 ? "  ETA " : "",
+			p->total > 0 ? eta : "");
 		if (p->step == p->total)
 			fputc('\n', stderr);
 	} else if (p->logged) {
 		fprintf(stderr, "%s: step %" PRId64 "%s loss %.4f", prog, p->step, of, p->loss_avg);
 		if (p->evaluated)
 			fprintf(stderr, " val_loss %.4f", p->val_loss);
-		fprintf(stderr, " %.0f samples/s ETA %s\n", p->samples_per_s, eta);
+		fprintf(stderr, " %.0f samples/s%s%s\n", p->samples_per_s, p->total > 0 ? " ETA " : "",
+			p->total > 0 ? eta : "");
 	}
 }
 

@@ -87,7 +87,9 @@ static void notice(const run *r, const char *fmt, ...)
 
 static int join(char *dst, size_t size, const char *dir, const char *name)
 {
-	int n = snprintf(dst, size, "%s/%s", dir, name);
+	size_t len = strlen(dir);
+	const char *sep = len && dir[len - 1] == '/' ? "" : "/";
+	int n = snprintf(dst, size, "%s%s%s", dir, sep, name);
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
