@@ -18,6 +18,7 @@
 #include "nn/checkpoint.h"
 #include "nn/optim.h"
 #include "nn/rng.h"
+#include "samples/reader.h"
 #include "train/data.h"
 
 #define MODEL_TAG 0x4d4f44454cull /* "MODEL" */
@@ -477,6 +478,33 @@ static int eval_batch(void *u, const hy_sample *s, size_t n)
 	return 0;
 }
 
+/* Fails before any training when the validation inputs hold no sample (a
+ * split that routed no game there), instead of at the first evaluation. */
+static hy_status check_val_nonempty(const hy_train_cfg *c, hy_diag *d)
+{
+	for (size_t i = 0; i < c->nval; i++) {
+		hy_sample_reader *rd;
+		hy_status st = hy_sample_reader_open(&rd, c->val[i], d);
+		if (st)
+			return st;
+		uint64_t n = 0;
+		if (hy_sample_reader_count(rd, &n) != HY_OK) {
+			hy_sample *one = malloc(sizeof *one); /* a stream: a first sample? */
+			if (!one) {
+				hy_sample_reader_close(rd);
+				return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+			}
+			n = hy_sample_read(rd, one, d) == HY_OK;
+			free(one);
+		}
+		hy_sample_reader_close(rd);
+		if (n)
+			return HY_OK;
+	}
+	return hy_diag_set(d, HY_EUSAGE, 0, "the validation input%s hold%s no samples",
+		c->nval > 1 ? "s" : "", c->nval > 1 ? "" : "s");
+}
+
 static hy_status evaluate(run *r, double out[7], hy_diag *d)
 {
 	eval_acc a = {.r = r, .d = d};
@@ -624,6 +652,8 @@ static hy_status setup(run *r, hy_diag *d)
 	hy_train_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
 		.shuffle_buffer = r->shuffle_buffer};
 	if ((st = hy_train_data_open(&r->data, &dc, d)))
+		return st;
+	if (c->nval && (st = check_val_nonempty(c, d)))
 		return st;
 	int64_t total;
 	uint64_t esize = hy_train_data_epoch_size(r->data);
