@@ -1,5 +1,6 @@
 /* Self-play walls: SHA-256 keys and a SHA-256 counter stream driving
  * Fisher–Yates (layout documented in wall.h). */
+#include "core/le.h"
 #include "engine/wall.h"
 
 #include <string.h>
@@ -15,18 +16,12 @@ static hy_status sha256(const uint8_t *msg, size_t len, uint8_t out[32], hy_diag
 	return HY_OK;
 }
 
-static void put_u64le(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 hy_status hy_wall_game_key(uint64_t seed, uint64_t game_index, uint8_t key[32], hy_diag *d)
 {
 	uint8_t msg[26];
 	memcpy(msg, "hydra/game", 10);
-	put_u64le(msg + 10, seed);
-	put_u64le(msg + 18, game_index);
+	hy_put_u64le(msg + 10, seed);
+	hy_put_u64le(msg + 18, game_index);
 	return sha256(msg, sizeof msg, key, d);
 }
 
@@ -50,7 +45,7 @@ typedef struct stream {
 static hy_status next_word(stream *s, uint32_t *w, hy_diag *d)
 {
 	if (s->pos == 8) {
-		put_u64le(s->msg + 32, s->block++);
+		hy_put_u64le(s->msg + 32, s->block++);
 		hy_status st = sha256(s->msg, sizeof s->msg, s->buf, d);
 		if (st != HY_OK)
 			return st;

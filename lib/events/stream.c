@@ -1,6 +1,8 @@
 /* The binary event stream (formats/events.md is the normative spec). */
 #include "events/stream.h"
 
+#include "core/le.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -62,48 +64,6 @@ _Static_assert(EV_TEHAIS + 4 * 13 == EV_END && EV_END <= HY_EVS_RECORD_SIZE,
 	       "event fields fit a record");
 _Static_assert(sizeof(((hy_event *)0)->tehais) == 52, "tehais are 4 x 13 bytes");
 _Static_assert(HY_EV_TYPE_COUNT <= 256, "event type fits a byte");
-
-static inline void put_u16le(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static inline void put_u32le(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static inline void put_u64le(uint8_t *p, uint64_t v)
-{
-	put_u32le(p, (uint32_t)v);
-	put_u32le(p + 4, (uint32_t)(v >> 32));
-}
-
-static inline uint16_t get_u16le(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
-}
-
-static inline uint32_t get_u32le(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t get_u64le(const uint8_t *p)
-{
-	return (uint64_t)get_u32le(p) | (uint64_t)get_u32le(p + 4) << 32;
-}
-
-/* Two's complement, without relying on implementation-defined conversion. */
-static inline int32_t get_i32le(const uint8_t *p)
-{
-	uint32_t u = get_u32le(p);
-	return u <= INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
-}
 
 static const char *text_kind_name(unsigned kind)
 {
@@ -190,9 +150,9 @@ static void w_header(hy_evs_writer *w)
 	uint8_t *p = w->buf + w->len; /* len is 0: nothing written yet */
 	memset(p, 0, HY_EVS_HEADER_SIZE);
 	memcpy(p, HY_EVS_MAGIC, 8);
-	put_u16le(p + 8, HY_EVS_VERSION);
-	put_u16le(p + 10, HY_EVS_HEADER_SIZE);
-	put_u32le(p + 12, HY_EVS_RECORD_SIZE);
+	hy_put_u16le(p + 8, HY_EVS_VERSION);
+	hy_put_u16le(p + 10, HY_EVS_HEADER_SIZE);
+	hy_put_u32le(p + 12, HY_EVS_RECORD_SIZE);
 	w->len += HY_EVS_HEADER_SIZE;
 	w->crc_from = w->len;
 	w->header_done = 1;
@@ -228,8 +188,8 @@ static hy_status w_text(hy_evs_writer *w, unsigned kind, uint32_t game, const ch
 		p[1] = (uint8_t)kind;
 		p[2] = off + n < len ? TEXT_CONTINUED : 0;
 		p[3] = (uint8_t)n;
-		put_u32le(p + 4, game);
-		put_u32le(p + 8, (uint32_t)len);
+		hy_put_u32le(p + 4, game);
+		hy_put_u32le(p + 8, (uint32_t)len);
 		memcpy(p + TEXT_HDR, s + off, n);
 		off += n;
 	} while (off < len);
@@ -240,9 +200,9 @@ static void w_event(uint8_t *p, const hy_event *e, uint32_t game)
 {
 	p[0] = REC_EVENT;
 	p[EV_TYPE] = e->type;
-	put_u16le(p + EV_FLAGS, e->flags);
-	put_u32le(p + EV_GAME, game);
-	put_u32le(p + EV_LINE, e->line);
+	hy_put_u16le(p + EV_FLAGS, e->flags);
+	hy_put_u32le(p + EV_GAME, game);
+	hy_put_u32le(p + EV_LINE, e->line);
 	p[EV_ACTOR] = e->actor;
 	p[EV_TARGET] = e->target;
 	p[EV_PAI] = e->pai;
@@ -258,8 +218,8 @@ static void w_event(uint8_t *p, const hy_event *e, uint32_t game)
 	p[EV_NURA] = e->nura;
 	memcpy(p + EV_URA, e->ura, 5);
 	for (int i = 0; i < 4; i++) {
-		put_u32le(p + EV_SCORES + 4 * i, (uint32_t)e->scores[i]);
-		put_u32le(p + EV_DELTAS + 4 * i, (uint32_t)e->deltas[i]);
+		hy_put_u32le(p + EV_SCORES + 4 * i, (uint32_t)e->scores[i]);
+		hy_put_u32le(p + EV_DELTAS + 4 * i, (uint32_t)e->deltas[i]);
 	}
 	for (int s = 0; s < 4; s++)
 		memcpy(p + EV_TEHAIS + 13 * s, e->tehais[s], 13);
@@ -313,8 +273,8 @@ hy_status hy_evs_writer_close(hy_evs_writer *w, hy_diag *d)
 		uint8_t t[HY_EVS_RECORD_SIZE] = {0};
 		t[0] = REC_TRAILER;
 		memcpy(t + TR_MAGIC, TRAILER_MAGIC, 8);
-		put_u64le(t + TR_COUNT, w->nrec);
-		put_u32le(t + TR_CRC, w->crc);
+		hy_put_u64le(t + TR_COUNT, w->nrec);
+		hy_put_u32le(t + TR_CRC, w->crc);
 		if (fwrite(t, 1, sizeof t, w->f) != sizeof t || fflush(w->f) != 0 ||
 		    ferror(w->f)) {
 			int e = errno;
@@ -522,7 +482,7 @@ static hy_status r_header(hy_evs_reader *r, hy_diag *d)
 	if (memcmp(p, HY_EVS_MAGIC, 8) != 0)
 		return r_fail(r, d, HY_EFORMAT, r->records, UINT32_MAX,
 			      "not an event stream (bad magic)%s", where);
-	unsigned version = get_u16le(p + 8);
+	unsigned version = hy_get_u16le(p + 8);
 	if (version > HY_EVS_VERSION)
 		return r_fail(r, d, HY_EVERSION, r->records, UINT32_MAX,
 			      "event stream version %u is newer than this program supports (%d)%s",
@@ -530,12 +490,12 @@ static hy_status r_header(hy_evs_reader *r, hy_diag *d)
 	if (version == 0)
 		return r_fail(r, d, HY_EFORMAT, r->records, UINT32_MAX,
 			      "event stream version 0 is invalid%s", where);
-	unsigned hsize = get_u16le(p + 10);
+	unsigned hsize = hy_get_u16le(p + 10);
 	if (hsize != HY_EVS_HEADER_SIZE)
 		return r_fail(r, d, HY_EFORMAT, r->records, UINT32_MAX,
 			      "event stream header size %u is not %d%s", hsize,
 			      HY_EVS_HEADER_SIZE, where);
-	uint32_t rsize = get_u32le(p + 12);
+	uint32_t rsize = hy_get_u32le(p + 12);
 	if (rsize != HY_EVS_RECORD_SIZE)
 		return r_fail(r, d, HY_EFORMAT, r->records, UINT32_MAX,
 			      "event stream record size %lu is not %d%s", (unsigned long)rsize,
@@ -587,12 +547,12 @@ static hy_status r_trailer(hy_evs_reader *r, const uint8_t *p, hy_diag *d)
 	if (memcmp(p + TR_MAGIC, TRAILER_MAGIC, 8) != 0)
 		return r_fail(r, d, HY_EDATA, rec, UINT32_MAX,
 			      "bad trailer record: magic is not \"HYEVEND\"");
-	uint64_t count = get_u64le(p + TR_COUNT);
+	uint64_t count = hy_get_u64le(p + TR_COUNT);
 	if (count != r->frame_records)
 		return r_fail(r, d, HY_EDATA, rec, UINT32_MAX,
 			      "record count mismatch: trailer says %llu, frame has %llu",
 			      (unsigned long long)count, (unsigned long long)r->frame_records);
-	uint32_t crc = get_u32le(p + TR_CRC);
+	uint32_t crc = hy_get_u32le(p + TR_CRC);
 	if (crc != r->crc)
 		return r_fail(r, d, HY_EDATA, rec, UINT32_MAX,
 			      "checksum mismatch: trailer says CRC-32 %08lx, records give %08lx",
@@ -621,8 +581,8 @@ static hy_status r_event(hy_evs_reader *r, const uint8_t *p, hy_game *g, hy_diag
 	if (e.nura > 5)
 		return r_fail(r, d, HY_EDATA, rec, g->index,
 			      "bad event record: nura %u is over 5", e.nura);
-	e.flags = get_u16le(p + EV_FLAGS);
-	e.line = get_u32le(p + EV_LINE);
+	e.flags = hy_get_u16le(p + EV_FLAGS);
+	e.line = hy_get_u32le(p + EV_LINE);
 	e.actor = p[EV_ACTOR];
 	e.target = p[EV_TARGET];
 	e.pai = p[EV_PAI];
@@ -636,8 +596,8 @@ static hy_status r_event(hy_evs_reader *r, const uint8_t *p, hy_game *g, hy_diag
 	e.dora_marker = p[EV_DORA];
 	memcpy(e.ura, p + EV_URA, 5);
 	for (int i = 0; i < 4; i++) {
-		e.scores[i] = get_i32le(p + EV_SCORES + 4 * i);
-		e.deltas[i] = get_i32le(p + EV_DELTAS + 4 * i);
+		e.scores[i] = hy_get_i32le(p + EV_SCORES + 4 * i);
+		e.deltas[i] = hy_get_i32le(p + EV_DELTAS + 4 * i);
 	}
 	for (int s = 0; s < 4; s++)
 		memcpy(e.tehais[s], p + EV_TEHAIS + 13 * s, 13);
@@ -653,8 +613,8 @@ static hy_status r_text(hy_evs_reader *r, const uint8_t *p, unsigned *kind, size
 			uint32_t *game, hy_diag *d)
 {
 	*kind = p[1];
-	*game = get_u32le(p + 4);
-	uint32_t total = get_u32le(p + 8);
+	*game = hy_get_u32le(p + 4);
+	uint32_t total = hy_get_u32le(p + 8);
 	const char *kname = text_kind_name(*kind);
 	uint32_t g = *game;
 	if (*kind >= TEXT_KINDS)
@@ -698,8 +658,8 @@ static hy_status r_text(hy_evs_reader *r, const uint8_t *p, unsigned *kind, size
 		p = r_peek(r, g, d);
 		if (!p)
 			return r->err;
-		if (p[0] != REC_TEXT || p[1] != *kind || get_u32le(p + 4) != g ||
-		    get_u32le(p + 8) != total)
+		if (p[0] != REC_TEXT || p[1] != *kind || hy_get_u32le(p + 4) != g ||
+		    hy_get_u32le(p + 8) != total)
 			return r_fail(r, d, HY_EDATA, r->records + 1, g,
 				      "bad text record: continuation of the %s string expected",
 				      kname);
@@ -786,7 +746,7 @@ hy_status hy_evs_read_game(hy_evs_reader *r, hy_game *g, hy_diag *d)
 				return r_fail(r, d, HY_EDATA, rec, UINT32_MAX,
 					      "bad event record: no source record before it "
 					      "in its frame");
-			uint32_t eg = get_u32le(p + EV_GAME);
+			uint32_t eg = hy_get_u32le(p + EV_GAME);
 			if (eg != g->index)
 				return r_fail(r, d, HY_EDATA, rec, gi,
 					      "bad event record: game index %lu differs from the "

@@ -1,6 +1,8 @@
 /* The sample stream (formats/samples.md is the normative spec). */
 #include "samples/stream.h"
 
+#include "core/le.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -60,62 +62,6 @@ _Static_assert(SR_OBS_END == 5876 && SR_OBS_END <= HY_SMS_RECORD_SIZE, "obs fits
 _Static_assert(HY_SMS_RECORD_SIZE % 128 == 0, "records are a multiple of 128 bytes");
 _Static_assert(sizeof(float) == 4, "IEEE binary32 floats");
 
-static inline void put_u16le(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static inline void put_u32le(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static inline void put_u64le(uint8_t *p, uint64_t v)
-{
-	put_u32le(p, (uint32_t)v);
-	put_u32le(p + 4, (uint32_t)(v >> 32));
-}
-
-static inline uint16_t get_u16le(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
-}
-
-static inline uint32_t get_u32le(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t get_u64le(const uint8_t *p)
-{
-	return (uint64_t)get_u32le(p) | (uint64_t)get_u32le(p + 4) << 32;
-}
-
-static inline int32_t get_i32le(const uint8_t *p)
-{
-	uint32_t u = get_u32le(p);
-	return u <= INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
-}
-
-static inline void put_f32le(uint8_t *p, float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	put_u32le(p, u);
-}
-
-static inline float get_f32le(const uint8_t *p)
-{
-	uint32_t u = get_u32le(p);
-	float f;
-	memcpy(&f, &u, 4);
-	return f;
-}
-
 int hy_sms_is_stream(const void *data, size_t len)
 {
 	return data && len >= 8 && memcmp(data, HY_SMS_MAGIC, 8) == 0;
@@ -155,24 +101,24 @@ void hy_sms_encode(const hy_sample *s, uint8_t *p)
 	p[SR_GRP] = s->grp;
 	p[SR_OPP_TENPAI] = s->opp_tenpai;
 	p[SR_FLAGS] = s->flags;
-	put_u16le(p + SR_STEP, s->step);
-	put_u32le(p + SR_SCORE, (uint32_t)s->score);
-	put_u32le(p + SR_KYOKU_DELTA, (uint32_t)s->kyoku_delta);
-	put_f32le(p + SR_LOGP, s->logp);
-	put_f32le(p + SR_VALUE, s->value);
-	put_f32le(p + SR_REWARD, s->reward);
-	put_f32le(p + SR_ADV, s->adv);
-	put_f32le(p + SR_RET, s->ret);
-	put_u64le(p + SR_MASK, s->mask);
-	put_u64le(p + SR_GAME, s->game);
+	hy_put_u16le(p + SR_STEP, s->step);
+	hy_put_u32le(p + SR_SCORE, (uint32_t)s->score);
+	hy_put_u32le(p + SR_KYOKU_DELTA, (uint32_t)s->kyoku_delta);
+	hy_put_f32le(p + SR_LOGP, s->logp);
+	hy_put_f32le(p + SR_VALUE, s->value);
+	hy_put_f32le(p + SR_REWARD, s->reward);
+	hy_put_f32le(p + SR_ADV, s->adv);
+	hy_put_f32le(p + SR_RET, s->ret);
+	hy_put_u64le(p + SR_MASK, s->mask);
+	hy_put_u64le(p + SR_GAME, s->game);
 	for (int o = 0; o < 3; o++)
-		put_u64le(p + SR_OPP_WAITS + 8 * o, s->opp_waits[o]);
+		hy_put_u64le(p + SR_OPP_WAITS + 8 * o, s->opp_waits[o]);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	memcpy(p + SR_OBS, s->obs, 2 * HY_OBS_SIZE);
 #else
 	uint8_t *q = p + SR_OBS;
 	for (int i = 0; i < HY_OBS_SIZE; i++, q += 2)
-		put_u16le(q, s->obs[i]);
+		hy_put_u16le(q, s->obs[i]);
 #endif
 }
 
@@ -187,24 +133,24 @@ void hy_sms_decode(const uint8_t *p, hy_sample *s)
 	s->grp = p[SR_GRP];
 	s->opp_tenpai = p[SR_OPP_TENPAI];
 	s->flags = p[SR_FLAGS];
-	s->step = get_u16le(p + SR_STEP);
-	s->score = get_i32le(p + SR_SCORE);
-	s->kyoku_delta = get_i32le(p + SR_KYOKU_DELTA);
-	s->logp = get_f32le(p + SR_LOGP);
-	s->value = get_f32le(p + SR_VALUE);
-	s->reward = get_f32le(p + SR_REWARD);
-	s->adv = get_f32le(p + SR_ADV);
-	s->ret = get_f32le(p + SR_RET);
-	s->mask = get_u64le(p + SR_MASK);
-	s->game = get_u64le(p + SR_GAME);
+	s->step = hy_get_u16le(p + SR_STEP);
+	s->score = hy_get_i32le(p + SR_SCORE);
+	s->kyoku_delta = hy_get_i32le(p + SR_KYOKU_DELTA);
+	s->logp = hy_get_f32le(p + SR_LOGP);
+	s->value = hy_get_f32le(p + SR_VALUE);
+	s->reward = hy_get_f32le(p + SR_REWARD);
+	s->adv = hy_get_f32le(p + SR_ADV);
+	s->ret = hy_get_f32le(p + SR_RET);
+	s->mask = hy_get_u64le(p + SR_MASK);
+	s->game = hy_get_u64le(p + SR_GAME);
 	for (int o = 0; o < 3; o++)
-		s->opp_waits[o] = get_u64le(p + SR_OPP_WAITS + 8 * o);
+		s->opp_waits[o] = hy_get_u64le(p + SR_OPP_WAITS + 8 * o);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	memcpy(s->obs, p + SR_OBS, 2 * HY_OBS_SIZE);
 #else
 	const uint8_t *q = p + SR_OBS;
 	for (int i = 0; i < HY_OBS_SIZE; i++, q += 2)
-		s->obs[i] = get_u16le(q);
+		s->obs[i] = hy_get_u16le(q);
 #endif
 }
 
@@ -212,13 +158,13 @@ static void put_header(uint8_t *p)
 {
 	memset(p, 0, HY_SMS_HEADER_SIZE);
 	memcpy(p, HY_SMS_MAGIC, 8);
-	put_u16le(p + H_VERSION, HY_SMS_VERSION);
-	put_u16le(p + H_HSIZE, HY_SMS_HEADER_SIZE);
-	put_u32le(p + H_RSIZE, HY_SMS_RECORD_SIZE);
+	hy_put_u16le(p + H_VERSION, HY_SMS_VERSION);
+	hy_put_u16le(p + H_HSIZE, HY_SMS_HEADER_SIZE);
+	hy_put_u32le(p + H_RSIZE, HY_SMS_RECORD_SIZE);
 	p[H_DTYPE] = HY_SMS_DTYPE_F16;
-	put_u16le(p + H_CHANNELS, HY_OBS_CHANNELS);
-	put_u16le(p + H_TILES, HY_OBS_TILES);
-	put_u16le(p + H_ACTIONS, HY_ACTIONS);
+	hy_put_u16le(p + H_CHANNELS, HY_OBS_CHANNELS);
+	hy_put_u16le(p + H_TILES, HY_OBS_TILES);
+	hy_put_u16le(p + H_ACTIONS, HY_ACTIONS);
 }
 
 /* ------------------------------------------------------------ writer */
@@ -340,8 +286,8 @@ hy_status hy_sms_writer_close(hy_sms_writer *w, hy_diag *d)
 		memset(t, 0, HY_SMS_RECORD_SIZE);
 		t[0] = REC_TRAILER;
 		memcpy(t + TR_MAGIC, TRAILER_MAGIC, 8);
-		put_u64le(t + TR_COUNT, w->nrec);
-		put_u32le(t + TR_CRC, w->crc);
+		hy_put_u64le(t + TR_COUNT, w->nrec);
+		hy_put_u32le(t + TR_CRC, w->crc);
 		w->len += HY_SMS_RECORD_SIZE;
 		s = w_flush(w, d);
 	}
@@ -530,7 +476,7 @@ static hy_status r_header(hy_sms_reader *r, hy_diag *d)
 	if (memcmp(p, HY_SMS_MAGIC, 8) != 0)
 		return r_fail(r, d, HY_EFORMAT, r->records, "not a sample stream (bad magic)%s",
 			      where);
-	unsigned version = get_u16le(p + H_VERSION);
+	unsigned version = hy_get_u16le(p + H_VERSION);
 	if (version > HY_SMS_VERSION)
 		return r_fail(r, d, HY_EVERSION, r->records,
 			      "sample stream version %u is newer than this program supports (%d)%s",
@@ -538,12 +484,12 @@ static hy_status r_header(hy_sms_reader *r, hy_diag *d)
 	if (version == 0)
 		return r_fail(r, d, HY_EFORMAT, r->records, "sample stream version 0 is invalid%s",
 			      where);
-	unsigned hsize = get_u16le(p + H_HSIZE);
+	unsigned hsize = hy_get_u16le(p + H_HSIZE);
 	if (hsize != HY_SMS_HEADER_SIZE)
 		return r_fail(r, d, HY_EFORMAT, r->records,
 			      "sample stream header size %u is not %d%s", hsize,
 			      HY_SMS_HEADER_SIZE, where);
-	uint32_t rsize = get_u32le(p + H_RSIZE);
+	uint32_t rsize = hy_get_u32le(p + H_RSIZE);
 	if (rsize != HY_SMS_RECORD_SIZE)
 		return r_fail(r, d, HY_EFORMAT, r->records,
 			      "sample stream record size %lu is not %d%s", (unsigned long)rsize,
@@ -552,8 +498,8 @@ static hy_status r_header(hy_sms_reader *r, hy_diag *d)
 		return r_fail(r, d, HY_EFORMAT, r->records,
 			      "sample stream obs dtype %u is not %d (IEEE half)%s", p[H_DTYPE],
 			      HY_SMS_DTYPE_F16, where);
-	unsigned ch = get_u16le(p + H_CHANNELS), ti = get_u16le(p + H_TILES),
-		 ac = get_u16le(p + H_ACTIONS);
+	unsigned ch = hy_get_u16le(p + H_CHANNELS), ti = hy_get_u16le(p + H_TILES),
+		 ac = hy_get_u16le(p + H_ACTIONS);
 	if (ch != HY_OBS_CHANNELS || ti != HY_OBS_TILES || ac != HY_ACTIONS)
 		return r_fail(r, d, HY_EFORMAT, r->records,
 			      "sample stream shape is obs %ux%u, %u actions; this program "
@@ -571,12 +517,12 @@ static hy_status r_trailer(hy_sms_reader *r, const uint8_t *p, hy_diag *d)
 	uint64_t rec = r->records + 1;
 	if (memcmp(p + TR_MAGIC, TRAILER_MAGIC, 8) != 0)
 		return r_fail(r, d, HY_EDATA, rec, "bad trailer record: magic is not \"HYSMEND\"");
-	uint64_t count = get_u64le(p + TR_COUNT);
+	uint64_t count = hy_get_u64le(p + TR_COUNT);
 	if (count != r->frame_samples)
 		return r_fail(r, d, HY_EDATA, rec,
 			      "sample count mismatch: trailer says %llu, frame has %llu",
 			      (unsigned long long)count, (unsigned long long)r->frame_samples);
-	uint32_t crc = get_u32le(p + TR_CRC);
+	uint32_t crc = hy_get_u32le(p + TR_CRC);
 	if (crc != r->crc)
 		return r_fail(r, d, HY_EDATA, rec,
 			      "checksum mismatch: trailer says CRC-32 %08lx, records give %08lx",
