@@ -172,112 +172,152 @@ static void cpu_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const 
 		colsum_acc(c, rows, out, dy, ldy, db);
 }
 
-/* Per-channel sums in the inner loops (vectorisable), folded into groups. */
-static void cpu_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const float *x,
-	const float *gamma, const float *beta, float *z, float *a, float *mean, float *rstd)
+/* The elementwise per-sample kernels are compiled for AVX-512, AVX2 and
+ * the baseline, picked at load time (GCC function multiversioning), since
+ * the build targets baseline x86-64. The OpenMP loops call them per
+ * sample: the outlined loop bodies themselves would not be cloned. Every
+ * clone does the same operations in the same order (no FMA contraction
+ * under -std=c11, no reduction across vector lanes), so every clone gives
+ * the same results. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__)
+#define HY_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define HY_CLONES
+#endif
+
+/* One sample of GroupNorm + Mish: per-channel sums in the inner loops
+ * (vectorisable), folded into groups. */
+HY_CLONES static void gn_fwd_sample(int C, const float *xb, const float *gamma,
+	const float *beta, float *zb, float *ab, float *mean, float *rstd)
 {
 	const int G = HY_NN_GROUPS, cpg = C / G;
 	const double n = (double)cpg * HY_NN_T;
+	float cs[C], mc[C], sc[C], sh[C];
+#pragma omp simd
+	for (int ch = 0; ch < C; ch++)
+		cs[ch] = 0.0f;
+	for (int t = 0; t < HY_NN_T; t++)
+#pragma omp simd
+		for (int ch = 0; ch < C; ch++)
+			cs[ch] += xb[(size_t)t * C + ch];
+	for (int g = 0; g < G; g++) {
+		double s = 0;
+		for (int j = 0; j < cpg; j++)
+			s += cs[g * cpg + j];
+		mean[g] = (float)(s / n);
+		for (int j = 0; j < cpg; j++)
+			mc[g * cpg + j] = mean[g];
+	}
+#pragma omp simd
+	for (int ch = 0; ch < C; ch++)
+		cs[ch] = 0.0f;
+	for (int t = 0; t < HY_NN_T; t++)
+#pragma omp simd
+		for (int ch = 0; ch < C; ch++) {
+			float dv = xb[(size_t)t * C + ch] - mc[ch];
+			cs[ch] += dv * dv;
+		}
+	for (int g = 0; g < G; g++) {
+		double ss = 0;
+		for (int j = 0; j < cpg; j++)
+			ss += cs[g * cpg + j];
+		float r = (float)(1.0 / sqrt(ss / n + 1e-5));
+		rstd[g] = r;
+		for (int j = 0; j < cpg; j++) {
+			int ch = g * cpg + j;
+			sc[ch] = r * gamma[ch];
+			sh[ch] = beta[ch] - mc[ch] * sc[ch];
+		}
+	}
+	for (int t = 0; t < HY_NN_T; t++)
+#pragma omp simd
+		for (int ch = 0; ch < C; ch++) {
+			size_t i = (size_t)t * C + ch;
+			float v = xb[i] * sc[ch] + sh[ch];
+			zb[i] = v;
+			ab[i] = hy_nn_mish(v);
+		}
+}
+
+static void cpu_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const float *x,
+	const float *gamma, const float *beta, float *z, float *a, float *mean, float *rstd)
+{
+	const int G = HY_NN_GROUPS;
 #pragma omp parallel for NT(c) schedule(static)
 	for (int b = 0; b < B; b++) {
-		const float *xb = x + ((size_t)b * HY_NN_TP + 1) * C;
-		float *zb = z + ((size_t)b * HY_NN_TP + 1) * C;
-		float *ab = a + ((size_t)b * HY_NN_TP + 1) * C;
-		float cs[C], mc[C], sc[C], sh[C];
-		for (int ch = 0; ch < C; ch++)
-			cs[ch] = 0.0f;
-		for (int t = 0; t < HY_NN_T; t++)
-			for (int ch = 0; ch < C; ch++)
-				cs[ch] += xb[(size_t)t * C + ch];
-		for (int g = 0; g < G; g++) {
-			double s = 0;
-			for (int j = 0; j < cpg; j++)
-				s += cs[g * cpg + j];
-			mean[b * G + g] = (float)(s / n);
-			for (int j = 0; j < cpg; j++)
-				mc[g * cpg + j] = mean[b * G + g];
+		size_t off = ((size_t)b * HY_NN_TP + 1) * C;
+		gn_fwd_sample(C, x + off, gamma, beta, z + off, a + off, mean + b * G, rstd + b * G);
+	}
+	hy_nn_zero_pads_cpu(c, B, C, z);
+	hy_nn_zero_pads_cpu(c, B, C, a);
+}
+
+/* One sample of the GroupNorm + Mish backward; pgb/pbb: this sample's
+ * dgamma/dbeta partials. */
+HY_CLONES static void gn_bwd_sample(int C, const float *xb, const float *zb,
+	const float *gamma, const float *mean, const float *rstd, const float *dab, float *dxb,
+	int dx_acc, float *pgb, float *pbb)
+{
+	const int G = HY_NN_GROUPS, cpg = C / G;
+	const double n = (double)cpg * HY_NN_T;
+	float dz[HY_NN_T * C], mc[C], rc[C], m1[C], m2[C];
+	for (int ch = 0; ch < C; ch++) {
+		pgb[ch] = pbb[ch] = 0.0f;
+		mc[ch] = mean[ch / cpg];
+		rc[ch] = rstd[ch / cpg];
+	}
+	for (int t = 0; t < HY_NN_T; t++)
+#pragma omp simd
+		for (int ch = 0; ch < C; ch++) {
+			size_t i = (size_t)t * C + ch;
+			float d = dab[i] * hy_nn_mish_grad(zb[i]);
+			dz[i] = d;
+			pgb[ch] += d * (xb[i] - mc[ch]) * rc[ch];
+			pbb[ch] += d;
 		}
-		for (int ch = 0; ch < C; ch++)
-			cs[ch] = 0.0f;
-		for (int t = 0; t < HY_NN_T; t++)
-			for (int ch = 0; ch < C; ch++) {
-				float dv = xb[(size_t)t * C + ch] - mc[ch];
-				cs[ch] += dv * dv;
-			}
-		for (int g = 0; g < G; g++) {
-			double ss = 0;
-			for (int j = 0; j < cpg; j++)
-				ss += cs[g * cpg + j];
-			float r = (float)(1.0 / sqrt(ss / n + 1e-5));
-			rstd[b * G + g] = r;
-			for (int j = 0; j < cpg; j++) {
-				int ch = g * cpg + j;
-				sc[ch] = r * gamma[ch];
-				sh[ch] = beta[ch] - mc[ch] * sc[ch];
-			}
+	/* Σ dx̂ = Σ_c γ_c·Σ dz, Σ dx̂·x̂ = Σ_c γ_c·Σ dz·x̂ over the group */
+	for (int g = 0; g < HY_NN_GROUPS; g++) {
+		double s1 = 0, s2 = 0;
+		for (int j = 0; j < cpg; j++) {
+			int ch = g * cpg + j;
+			s1 += (double)gamma[ch] * pbb[ch];
+			s2 += (double)gamma[ch] * pgb[ch];
 		}
+		for (int j = 0; j < cpg; j++) {
+			m1[g * cpg + j] = (float)(s1 / n);
+			m2[g * cpg + j] = (float)(s2 / n);
+		}
+	}
+	if (dx_acc) {
 		for (int t = 0; t < HY_NN_T; t++)
 #pragma omp simd
 			for (int ch = 0; ch < C; ch++) {
 				size_t i = (size_t)t * C + ch;
-				float v = xb[i] * sc[ch] + sh[ch];
-				zb[i] = v;
-				ab[i] = hy_nn_mish(v);
+				float xh = (xb[i] - mc[ch]) * rc[ch];
+				dxb[i] += rc[ch] * (dz[i] * gamma[ch] - m1[ch] - xh * m2[ch]);
+			}
+	} else {
+		for (int t = 0; t < HY_NN_T; t++)
+#pragma omp simd
+			for (int ch = 0; ch < C; ch++) {
+				size_t i = (size_t)t * C + ch;
+				float xh = (xb[i] - mc[ch]) * rc[ch];
+				dxb[i] = rc[ch] * (dz[i] * gamma[ch] - m1[ch] - xh * m2[ch]);
 			}
 	}
-	hy_nn_zero_pads_cpu(c, B, C, z);
-	hy_nn_zero_pads_cpu(c, B, C, a);
 }
 
 static void cpu_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const float *x, const float *z,
 	const float *gamma, const float *mean, const float *rstd, const float *da, float *dx,
 	int dx_acc, float *dgamma, float *dbeta, float *scratch)
 {
-	const int G = HY_NN_GROUPS, cpg = C / G;
-	const double n = (double)cpg * HY_NN_T;
+	const int G = HY_NN_GROUPS;
 	float *pg = scratch, *pb = scratch + (size_t)B * C;
 #pragma omp parallel for NT(c) schedule(static)
 	for (int b = 0; b < B; b++) {
 		size_t off = ((size_t)b * HY_NN_TP + 1) * C;
-		const float *xb = x + off, *zb = z + off, *dab = da + off;
-		float *dxb = dx + off;
-		float dz[HY_NN_T * C], mc[C], rc[C], m1[C], m2[C];
-		float *pgb = pg + (size_t)b * C, *pbb = pb + (size_t)b * C;
-		for (int ch = 0; ch < C; ch++) {
-			pgb[ch] = pbb[ch] = 0.0f;
-			mc[ch] = mean[b * G + ch / cpg];
-			rc[ch] = rstd[b * G + ch / cpg];
-		}
-		for (int t = 0; t < HY_NN_T; t++)
-#pragma omp simd
-			for (int ch = 0; ch < C; ch++) {
-				size_t i = (size_t)t * C + ch;
-				float d = dab[i] * hy_nn_mish_grad(zb[i]);
-				dz[i] = d;
-				pgb[ch] += d * (xb[i] - mc[ch]) * rc[ch];
-				pbb[ch] += d;
-			}
-		/* Σ dx̂ = Σ_c γ_c·Σ dz, Σ dx̂·x̂ = Σ_c γ_c·Σ dz·x̂ over the group */
-		for (int g = 0; g < G; g++) {
-			double s1 = 0, s2 = 0;
-			for (int j = 0; j < cpg; j++) {
-				int ch = g * cpg + j;
-				s1 += (double)gamma[ch] * pbb[ch];
-				s2 += (double)gamma[ch] * pgb[ch];
-			}
-			for (int j = 0; j < cpg; j++) {
-				m1[g * cpg + j] = (float)(s1 / n);
-				m2[g * cpg + j] = (float)(s2 / n);
-			}
-		}
-		for (int t = 0; t < HY_NN_T; t++)
-#pragma omp simd
-			for (int ch = 0; ch < C; ch++) {
-				size_t i = (size_t)t * C + ch;
-				float xh = (xb[i] - mc[ch]) * rc[ch];
-				float v = rc[ch] * (dz[i] * gamma[ch] - m1[ch] - xh * m2[ch]);
-				dxb[i] = dx_acc ? dxb[i] + v : v;
-			}
+		gn_bwd_sample(C, x + off, z + off, gamma, mean + b * G, rstd + b * G, da + off,
+			dx + off, dx_acc, pg + (size_t)b * C, pb + (size_t)b * C);
 	}
 	if (!dx_acc)
 		hy_nn_zero_pads_cpu(c, B, C, dx);
@@ -323,56 +363,80 @@ static void cpu_relu_bwd(const hy_nn_ctx *c, size_t n, const float *h, float *dh
 			dh[i] = 0.0f;
 }
 
+HY_CLONES static void pool_fwd_sample(int C, const float *xb, float *av, float *mx,
+	uint8_t *ag)
+{
+	int am[C];
+#pragma omp simd
+	for (int ch = 0; ch < C; ch++)
+		av[ch] = 0.0f;
+	if (mx)
+		for (int ch = 0; ch < C; ch++) {
+			mx[ch] = xb[ch];
+			am[ch] = 0;
+		}
+	for (int t = 0; t < HY_NN_T; t++) {
+		const float *xr = xb + (size_t)t * C;
+#pragma omp simd
+		for (int ch = 0; ch < C; ch++)
+			av[ch] += xr[ch];
+		if (mx)
+#pragma omp simd
+			for (int ch = 0; ch < C; ch++) {
+				int gt = xr[ch] > mx[ch];
+				mx[ch] = gt ? xr[ch] : mx[ch];
+				am[ch] = gt ? t : am[ch];
+			}
+	}
+#pragma omp simd
+	for (int ch = 0; ch < C; ch++)
+		av[ch] *= 1.0f / HY_NN_T;
+	if (mx)
+		for (int ch = 0; ch < C; ch++)
+			ag[ch] = (uint8_t)am[ch];
+}
+
 static void cpu_pool_fwd(const hy_nn_ctx *c, int B, int C, const float *x, float *avg,
 	float *max, uint8_t *arg, int ldp)
 {
 #pragma omp parallel for NT(c) schedule(static) if (B * C >= 4096)
-	for (int b = 0; b < B; b++) {
-		const float *xb = x + ((size_t)b * HY_NN_TP + 1) * C;
-		float *av = avg + (size_t)b * ldp;
-		float *mx = max ? max + (size_t)b * ldp : NULL;
-		uint8_t *ag = arg ? arg + (size_t)b * C : NULL;
-		for (int ch = 0; ch < C; ch++) {
-			av[ch] = 0.0f;
-			if (mx) {
-				mx[ch] = xb[ch];
-				ag[ch] = 0;
-			}
-		}
-		for (int t = 0; t < HY_NN_T; t++) {
-			const float *xr = xb + (size_t)t * C;
-			for (int ch = 0; ch < C; ch++) {
-				av[ch] += xr[ch];
-				if (mx && xr[ch] > mx[ch]) {
-					mx[ch] = xr[ch];
-					ag[ch] = (uint8_t)t;
-				}
-			}
-		}
+	for (int b = 0; b < B; b++)
+		pool_fwd_sample(C, x + ((size_t)b * HY_NN_TP + 1) * C, avg + (size_t)b * ldp,
+			max ? max + (size_t)b * ldp : NULL, arg ? arg + (size_t)b * C : NULL);
+}
+
+HY_CLONES static void pool_bwd_sample(int C, const float *da, const float *dm,
+	const uint8_t *ag, float *xb)
+{
+	for (int t = 0; t < HY_NN_T; t++) {
+		float *xr = xb + (size_t)t * C;
+#pragma omp simd
 		for (int ch = 0; ch < C; ch++)
-			av[ch] *= 1.0f / HY_NN_T;
+			xr[ch] += da[ch] * (1.0f / HY_NN_T);
 	}
+	if (dm)
+		for (int ch = 0; ch < C; ch++)
+			xb[(size_t)ag[ch] * C + ch] += dm[ch];
 }
 
 static void cpu_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg,
 	const float *dmax, const uint8_t *arg, int ldp, float *dx)
 {
 #pragma omp parallel for NT(c) schedule(static) if (B * C >= 4096)
-	for (int b = 0; b < B; b++) {
-		float *xb = dx + ((size_t)b * HY_NN_TP + 1) * C;
-		const float *da = davg + (size_t)b * ldp;
-		for (int t = 0; t < HY_NN_T; t++) {
-			float *xr = xb + (size_t)t * C;
-			for (int ch = 0; ch < C; ch++)
-				xr[ch] += da[ch] * (1.0f / HY_NN_T);
+	for (int b = 0; b < B; b++)
+		pool_bwd_sample(C, davg + (size_t)b * ldp, dmax ? dmax + (size_t)b * ldp : NULL,
+			dmax ? arg + (size_t)b * C : NULL, dx + ((size_t)b * HY_NN_TP + 1) * C);
+}
+
+HY_CLONES static void se_fwd_sample(int C, const float *x, const float *y, const float *sb,
+	float *out)
+{
+	for (int t = 0; t < HY_NN_TP; t++)
+#pragma omp simd
+		for (int ch = 0; ch < C; ch++) {
+			size_t i = (size_t)t * C + ch;
+			out[i] = x[i] + y[i] * sb[ch];
 		}
-		if (dmax) {
-			const float *dm = dmax + (size_t)b * ldp;
-			const uint8_t *ag = arg + (size_t)b * C;
-			for (int ch = 0; ch < C; ch++)
-				xb[(size_t)ag[ch] * C + ch] += dm[ch];
-		}
-	}
 }
 
 static void cpu_se_fwd(const hy_nn_ctx *c, int B, int C, const float *x, const float *y,
@@ -384,12 +448,23 @@ static void cpu_se_fwd(const hy_nn_ctx *c, int B, int C, const float *x, const f
 		for (int ch = 0; ch < C; ch++)
 			sb[ch] = hy_nn_sigmoid(e2[(size_t)b * C + ch] + e2[((size_t)B + b) * C + ch]);
 		size_t off = (size_t)b * HY_NN_TP * C;
-		for (int t = 0; t < HY_NN_TP; t++)
-			for (int ch = 0; ch < C; ch++) {
-				size_t i = off + (size_t)t * C + ch;
-				out[i] = x[i] + y[i] * sb[ch];
-			}
+		se_fwd_sample(C, x + off, y + off, sb, out + off);
 	}
+}
+
+HY_CLONES static void se_bwd_sample(int C, const float *y, const float *sb, const float *dout,
+	float *dy, float *acc)
+{
+#pragma omp simd
+	for (int ch = 0; ch < C; ch++)
+		acc[ch] = 0.0f;
+	for (int t = 0; t < HY_NN_TP; t++)
+#pragma omp simd
+		for (int ch = 0; ch < C; ch++) {
+			size_t i = (size_t)t * C + ch;
+			acc[ch] += dout[i] * y[i];
+			dy[i] = dout[i] * sb[ch];
+		}
 }
 
 static void cpu_se_bwd(const hy_nn_ctx *c, int B, int C, const float *y, const float *s,
@@ -399,15 +474,8 @@ static void cpu_se_bwd(const hy_nn_ctx *c, int B, int C, const float *y, const f
 	for (int b = 0; b < B; b++) {
 		const float *sb = s + (size_t)b * C;
 		float acc[C];
-		for (int ch = 0; ch < C; ch++)
-			acc[ch] = 0.0f;
 		size_t off = (size_t)b * HY_NN_TP * C;
-		for (int t = 0; t < HY_NN_TP; t++)
-			for (int ch = 0; ch < C; ch++) {
-				size_t i = off + (size_t)t * C + ch;
-				acc[ch] += dout[i] * y[i];
-				dy[i] = dout[i] * sb[ch];
-			}
+		se_bwd_sample(C, y + off, sb, dout + off, dy + off, acc);
 		for (int ch = 0; ch < C; ch++) {
 			float de = acc[ch] * sb[ch] * (1.0f - sb[ch]);
 			de2[(size_t)b * C + ch] = de;

@@ -27,6 +27,28 @@ static inline HY_NN_DEVICE float hy_nn_sigmoid(float x)
 	return e / (1.0f + e);
 }
 
+/* c ? a : b on the bit patterns, without a branch. fminf/fmaxf are libm
+ * calls at -O2, and a plain ?: against a constant lets GCC's jump threading
+ * split the loop body into paths, which stops vectorisation of loops over
+ * hy_nn_exp. */
+static inline HY_NN_DEVICE float hy_nn_selectf(int c, float a, float b)
+{
+	uint32_t ua, ub, m = (uint32_t)0 - (uint32_t)(c != 0);
+	memcpy(&ua, &a, sizeof ua);
+	memcpy(&ub, &b, sizeof ub);
+	uint32_t u = (ua & m) | (ub & ~m);
+	float r;
+	memcpy(&r, &u, sizeof r);
+	return r;
+}
+
+/* x clamped to [lo, hi]; NaN gives lo. */
+static inline HY_NN_DEVICE float hy_nn_clampf(float x, float lo, float hi)
+{
+	x = hy_nn_selectf(x > lo, x, lo);
+	return hy_nn_selectf(x < hi, x, hi);
+}
+
 /* eˣ for the elementwise passes: branch-free and inlinable, so that loops
  * over it vectorise. x is clamped to [−87, 88]; k = round(x/ln 2) by the
  * 1.5·2²³ trick, r = x − k·ln 2 in two parts, e^r by its degree-6 Taylor
@@ -34,7 +56,7 @@ static inline HY_NN_DEVICE float hy_nn_sigmoid(float x)
  * exponent bits. */
 static inline HY_NN_DEVICE float hy_nn_exp(float x)
 {
-	x = fminf(fmaxf(x, -87.0f), 88.0f);
+	x = hy_nn_clampf(x, -87.0f, 88.0f);
 	float kf = x * 1.44269504f + 12582912.0f;
 	kf -= 12582912.0f;
 	float r = (x - kf * 0.693145751953125f) - kf * 1.428606765330187e-06f;
@@ -52,16 +74,16 @@ static inline HY_NN_DEVICE float hy_nn_exp(float x)
  * PyTorch's softplus threshold; tanh(20) rounds to 1 in fp32). */
 static inline HY_NN_DEVICE float hy_nn_mish(float x)
 {
-	float n = hy_nn_exp(fminf(x, 20.0f)), w = n * (n + 2.0f);
-	return x > 20.0f ? x : x * w / (w + 2.0f);
+	float n = hy_nn_exp(hy_nn_selectf(x < 20.0f, x, 20.0f)), w = n * (n + 2.0f);
+	return x * (w / (w + 2.0f)); /* w/(w+2) rounds to 1 above 20: no select */
 }
 
 /* d Mish / dx = tanh(sp) + x·σ(x)·(1 − tanh²(sp)) = t + 4x·n(n + 1)/(w + 2)². */
 static inline HY_NN_DEVICE float hy_nn_mish_grad(float x)
 {
-	float n = hy_nn_exp(fminf(x, 20.0f)), w = n * (n + 2.0f), q = 1.0f / (w + 2.0f);
+	float n = hy_nn_exp(hy_nn_selectf(x < 20.0f, x, 20.0f)), w = n * (n + 2.0f), q = 1.0f / (w + 2.0f);
 	float d = w * q + 4.0f * x * n * (n + 1.0f) * q * q;
-	return x > 20.0f ? 1.0f : d;
+	return hy_nn_selectf(x > 20.0f, 1.0f, d);
 }
 
 /* Binary cross-entropy with logits, numerically stable:
