@@ -2,18 +2,16 @@
 #include "samples/stream.h"
 
 #include "core/le.h"
+#include "io/frames.h"
 
-#include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 /* ------------------------------------------------------------ layout */
 
 enum {
 	REC_SAMPLE = 1,
-	REC_TRAILER = 3,
+	REC_TRAILER = HY_FRAME_REC_TRAILER,
 
 	/* SAMPLE record offsets */
 	SR_ACTION = 1,
@@ -38,15 +36,7 @@ enum {
 	SR_OBS = 96,
 	SR_OBS_END = SR_OBS + 2 * HY_OBS_SIZE, /* 5876 */
 
-	/* TRAILER record offsets */
-	TR_MAGIC = 8,
-	TR_COUNT = 16,
-	TR_CRC = 24,
-
-	/* header offsets */
-	H_VERSION = 8,
-	H_HSIZE = 10,
-	H_RSIZE = 12,
+	/* header offsets (version, sizes: io/frames.h) */
 	H_DTYPE = 16,
 	H_CHANNELS = 18,
 	H_TILES = 20,
@@ -154,31 +144,52 @@ void hy_sms_decode(const uint8_t *p, hy_sample *s)
 #endif
 }
 
+/* The header fields after the common ones (formats/samples.md). */
 static void put_header(uint8_t *p)
 {
-	memset(p, 0, HY_SMS_HEADER_SIZE);
-	memcpy(p, HY_SMS_MAGIC, 8);
-	hy_put_u16le(p + H_VERSION, HY_SMS_VERSION);
-	hy_put_u16le(p + H_HSIZE, HY_SMS_HEADER_SIZE);
-	hy_put_u32le(p + H_RSIZE, HY_SMS_RECORD_SIZE);
 	p[H_DTYPE] = HY_SMS_DTYPE_F16;
 	hy_put_u16le(p + H_CHANNELS, HY_OBS_CHANNELS);
 	hy_put_u16le(p + H_TILES, HY_OBS_TILES);
 	hy_put_u16le(p + H_ACTIONS, HY_ACTIONS);
 }
 
+static hy_status check_header(hy_frame_reader *r, const uint8_t *p, const char *where,
+				hy_diag *d)
+{
+	uint64_t rec = r->records;
+	if (p[H_DTYPE] != HY_SMS_DTYPE_F16)
+		return hy_frame_rfail(r, d, HY_EFORMAT, rec, UINT32_MAX,
+				      "sample stream obs dtype %u is not %d (IEEE half)%s", p[H_DTYPE],
+				      HY_SMS_DTYPE_F16, where);
+	unsigned ch = hy_get_u16le(p + H_CHANNELS), ti = hy_get_u16le(p + H_TILES),
+		 ac = hy_get_u16le(p + H_ACTIONS);
+	if (ch != HY_OBS_CHANNELS || ti != HY_OBS_TILES || ac != HY_ACTIONS)
+		return hy_frame_rfail(r, d, HY_EFORMAT, rec, UINT32_MAX,
+				      "sample stream shape is obs %ux%u, %u actions; this program "
+				      "reads obs %dx%d, %d actions%s",
+				      ch, ti, ac, HY_OBS_CHANNELS, HY_OBS_TILES, HY_ACTIONS, where);
+	return HY_OK;
+}
+
+static const hy_frame_format sms_format = {
+	.name = "sample stream",
+	.a_name = "a sample stream",
+	.count_noun = "sample",
+	.magic = HY_SMS_MAGIC,
+	.trailer_magic = TRAILER_MAGIC,
+	.version = HY_SMS_VERSION,
+	.header_size = HY_SMS_HEADER_SIZE,
+	.record_size = HY_SMS_RECORD_SIZE,
+	.wbuf_size = HY_SMS_HEADER_SIZE + 64 * HY_SMS_RECORD_SIZE,
+	.rbuf_size = 64 * HY_SMS_RECORD_SIZE,
+	.put_header = put_header,
+	.check_header = check_header,
+};
+
 /* ------------------------------------------------------------ writer */
 
-enum { WBUF_RECORDS = 64 };
-
 struct hy_sms_writer {
-	FILE *f;
-	uint8_t *buf; /* header (once) + up to WBUF_RECORDS records */
-	size_t len;
-	uint32_t crc;
-	uint64_t nrec;
-	int header_done;
-	hy_status err;
+	hy_frame_writer fw;
 };
 
 hy_status hy_sms_writer_open(hy_sms_writer **wp, FILE *f)
@@ -188,84 +199,37 @@ hy_status hy_sms_writer_open(hy_sms_writer **wp, FILE *f)
 	*wp = NULL;
 	if (!f)
 		return HY_EUSAGE;
-	hy_sms_writer *w = calloc(1, sizeof *w);
+	hy_sms_writer *w = malloc(sizeof *w);
 	if (!w)
 		return HY_ENOMEM;
-	w->buf = malloc(HY_SMS_HEADER_SIZE + (size_t)WBUF_RECORDS * HY_SMS_RECORD_SIZE);
-	if (!w->buf) {
+	if (hy_frame_writer_init(&w->fw, &sms_format, f) != HY_OK) {
 		free(w);
 		return HY_ENOMEM;
 	}
-	w->f = f;
-	w->crc = (uint32_t)crc32_z(0, NULL, 0);
 	*wp = w;
 	return HY_OK;
 }
 
 uint64_t hy_sms_writer_count(const hy_sms_writer *w)
 {
-	return w ? w->nrec : 0;
-}
-
-static hy_status w_fail(hy_sms_writer *w, hy_diag *d, hy_status s, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static hy_status w_fail(hy_sms_writer *w, hy_diag *d, hy_status s, const char *fmt, ...)
-{
-	if (s == HY_EIO || s == HY_ENOMEM)
-		w->err = s; /* the frame is lost: later calls fail too */
-	if (d) {
-		d->status = s;
-		d->line = 0;
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(d->msg, sizeof d->msg, fmt, ap);
-		va_end(ap);
-	}
-	return s;
-}
-
-static hy_status w_flush(hy_sms_writer *w, hy_diag *d)
-{
-	if (w->len && fwrite(w->buf, 1, w->len, w->f) != w->len) {
-		int e = errno;
-		w->len = 0;
-		return w_fail(w, d, HY_EIO, "cannot write sample stream: %s",
-			      strerror(e ? e : EIO));
-	}
-	w->len = 0;
-	return HY_OK;
-}
-
-static void w_header(hy_sms_writer *w)
-{
-	put_header(w->buf + w->len);
-	w->len += HY_SMS_HEADER_SIZE;
-	w->header_done = 1;
+	return w ? w->fw.nrec : 0;
 }
 
 hy_status hy_sms_write(hy_sms_writer *w, const hy_sample *s, hy_diag *d)
 {
 	if (!w || !s)
 		return HY_EUSAGE;
-	if (w->err)
-		return w_fail(w, d, w->err, "sample stream writer failed earlier");
+	hy_status st = hy_frame_writer_check(&w->fw, d);
+	if (st)
+		return st;
 	const char *why = hy_sample_check(s);
 	if (why)
-		return w_fail(w, d, HY_EUSAGE, "sample %llu cannot be written: %s",
-			      (unsigned long long)w->nrec + 1, why);
-	if (!w->header_done)
-		w_header(w);
-	if (w->len + HY_SMS_RECORD_SIZE > HY_SMS_HEADER_SIZE + (size_t)WBUF_RECORDS * HY_SMS_RECORD_SIZE) {
-		hy_status st = w_flush(w, d);
-		if (st)
-			return st;
-	}
-	uint8_t *p = w->buf + w->len;
+		return hy_frame_wfail(&w->fw, d, HY_EUSAGE, "sample %llu cannot be written: %s",
+				      (unsigned long long)w->fw.nrec + 1, why);
+	uint8_t *p = hy_frame_record(&w->fw, d);
+	if (!p)
+		return w->fw.err;
 	hy_sms_encode(s, p);
-	w->crc = (uint32_t)crc32_z(w->crc, p, HY_SMS_RECORD_SIZE);
-	w->len += HY_SMS_RECORD_SIZE;
-	w->nrec++;
 	return HY_OK;
 }
 
@@ -273,29 +237,7 @@ hy_status hy_sms_writer_close(hy_sms_writer *w, hy_diag *d)
 {
 	if (!w)
 		return HY_EUSAGE;
-	hy_status s = w->err;
-	if (s)
-		w_fail(w, d, s, "sample stream writer failed earlier");
-	if (!s && !w->header_done)
-		w_header(w);
-	if (!s && w->len + HY_SMS_RECORD_SIZE >
-			  HY_SMS_HEADER_SIZE + (size_t)WBUF_RECORDS * HY_SMS_RECORD_SIZE)
-		s = w_flush(w, d);
-	if (!s) {
-		uint8_t *t = w->buf + w->len;
-		memset(t, 0, HY_SMS_RECORD_SIZE);
-		t[0] = REC_TRAILER;
-		memcpy(t + TR_MAGIC, TRAILER_MAGIC, 8);
-		hy_put_u64le(t + TR_COUNT, w->nrec);
-		hy_put_u32le(t + TR_CRC, w->crc);
-		w->len += HY_SMS_RECORD_SIZE;
-		s = w_flush(w, d);
-	}
-	if (!s && (fflush(w->f) != 0 || ferror(w->f))) {
-		int e = errno;
-		s = w_fail(w, d, HY_EIO, "cannot write sample stream: %s", strerror(e ? e : EIO));
-	}
-	free(w->buf);
+	hy_status s = hy_frame_writer_close(&w->fw, d);
 	free(w);
 	return s;
 }
@@ -304,56 +246,31 @@ void hy_sms_writer_abort(hy_sms_writer *w)
 {
 	if (!w)
 		return;
-	free(w->buf);
+	hy_frame_writer_abort(&w->fw);
 	free(w);
 }
 
 /* ------------------------------------------------------------ reader */
 
 struct hy_sms_reader {
-	char *source;
-	FILE *f;              /* NULL: memory reader          */
-	const uint8_t *data;  /* memory reader: data[pos..len) */
-	size_t pos, len;
-	uint8_t prefix[8];    /* sniffed bytes, read first     */
-	size_t npre, prepos;
-	uint8_t *rec;         /* one record                    */
-	uint64_t offset;      /* input bytes consumed          */
-	int in_frame;
-	uint64_t frames, records, frame_samples;
-	uint32_t crc;
-	hy_status err;
-	uint32_t err_line;
-	char err_msg[sizeof((hy_diag *)0)->msg];
+	hy_frame_reader fr;
 };
-
-static hy_status r_new(hy_sms_reader **rp, const char *source)
-{
-	*rp = NULL;
-	hy_sms_reader *r = calloc(1, sizeof *r);
-	if (!r)
-		return HY_ENOMEM;
-	const char *s = source ? source : "";
-	r->source = strdup(s);
-	r->rec = malloc(HY_SMS_RECORD_SIZE);
-	if (!r->source || !r->rec) {
-		hy_sms_reader_close(r);
-		return HY_ENOMEM;
-	}
-	*rp = r;
-	return HY_OK;
-}
 
 hy_status hy_sms_reader_open_mem(hy_sms_reader **rp, const char *source, const void *data,
 				 size_t len)
 {
 	if (!rp || (!data && len))
 		return HY_EUSAGE;
-	hy_status s = r_new(rp, source);
-	if (s)
+	*rp = NULL;
+	hy_sms_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return HY_ENOMEM;
+	hy_status s = hy_frame_reader_init_mem(&r->fr, &sms_format, source, data, len);
+	if (s) {
+		hy_sms_reader_close(r);
 		return s;
-	(*rp)->data = data;
-	(*rp)->len = len;
+	}
+	*rp = r;
 	return HY_OK;
 }
 
@@ -362,13 +279,16 @@ hy_status hy_sms_reader_open_file_prefix(hy_sms_reader **rp, const char *source,
 {
 	if (!rp || !f || nprefix > 8 || (nprefix && !prefix))
 		return HY_EUSAGE;
-	hy_status s = r_new(rp, source);
-	if (s)
+	*rp = NULL;
+	hy_sms_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return HY_ENOMEM;
+	hy_status s = hy_frame_reader_init_file(&r->fr, &sms_format, source, f, prefix, nprefix);
+	if (s) {
+		hy_sms_reader_close(r);
 		return s;
-	(*rp)->f = f;
-	if (nprefix)
-		memcpy((*rp)->prefix, prefix, nprefix);
-	(*rp)->npre = nprefix;
+	}
+	*rp = r;
 	return HY_OK;
 }
 
@@ -381,204 +301,44 @@ void hy_sms_reader_close(hy_sms_reader *r)
 {
 	if (!r)
 		return;
-	free(r->source);
-	free(r->rec);
+	hy_frame_reader_fini(&r->fr);
 	free(r);
 }
 
 uint64_t hy_sms_reader_records(const hy_sms_reader *r)
 {
-	return r ? r->records : 0;
-}
-
-static void r_to_diag(const hy_sms_reader *r, hy_diag *d)
-{
-	if (!d)
-		return;
-	d->status = r->err;
-	d->line = r->err_line;
-	d->game = UINT32_MAX;
-	snprintf(d->source, sizeof d->source, "%s", r->source);
-	snprintf(d->msg, sizeof d->msg, "%s", r->err_msg);
-}
-
-static hy_status r_fail(hy_sms_reader *r, hy_diag *d, hy_status s, uint64_t rec,
-			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static hy_status r_fail(hy_sms_reader *r, hy_diag *d, hy_status s, uint64_t rec,
-			const char *fmt, ...)
-{
-	r->err = s;
-	r->err_line = rec > UINT32_MAX ? UINT32_MAX : (uint32_t)rec;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->err_msg, sizeof r->err_msg, fmt, ap);
-	va_end(ap);
-	r_to_diag(r, d);
-	return s;
-}
-
-/* Reads up to n bytes into dst; returns how many (fewer only at the end of
- * the input or on a read error: *ioerr set). */
-static size_t r_get(hy_sms_reader *r, uint8_t *dst, size_t n, int *ioerr)
-{
-	size_t got = 0;
-	*ioerr = 0;
-	if (!r->f) {
-		got = r->len - r->pos < n ? r->len - r->pos : n;
-		memcpy(dst, r->data + r->pos, got);
-		r->pos += got;
-	} else {
-		while (got < n && r->prepos < r->npre)
-			dst[got++] = r->prefix[r->prepos++];
-		if (got < n) {
-			got += fread(dst + got, 1, n - got, r->f);
-			if (got < n && ferror(r->f))
-				*ioerr = 1;
-		}
-	}
-	r->offset += got;
-	return got;
-}
-
-static hy_status r_io_fail(hy_sms_reader *r, hy_diag *d)
-{
-	int e = errno;
-	return r_fail(r, d, HY_EIO, r->records, "cannot read sample stream: %s",
-		      strerror(e ? e : EIO));
-}
-
-/* Reads a frame header: HY_OK, HY_STOP at the clean end, or an error. */
-static hy_status r_header(hy_sms_reader *r, hy_diag *d)
-{
-	uint8_t p[HY_SMS_HEADER_SIZE];
-	uint64_t at = r->offset;
-	int ioerr;
-	size_t got = r_get(r, p, sizeof p, &ioerr);
-	if (ioerr)
-		return r_io_fail(r, d);
-	char where[96] = "";
-	if (r->frames)
-		snprintf(where, sizeof where, " in frame %llu at byte %llu",
-			 (unsigned long long)r->frames + 1, (unsigned long long)at);
-	if (got < sizeof p) {
-		if (got == 0 && r->frames)
-			return HY_STOP;
-		if (got == 0)
-			return r_fail(r, d, HY_ETRUNC, 0, "truncated sample stream: input is empty");
-		if (memcmp(p, HY_SMS_MAGIC, got < 8 ? got : 8) != 0)
-			return r_fail(r, d, HY_EFORMAT, r->records,
-				      "not a sample stream (bad magic)%s", where);
-		return r_fail(r, d, HY_ETRUNC, r->records,
-			      "truncated sample stream: frame header cut short (%zu of %d bytes)%s",
-			      got, HY_SMS_HEADER_SIZE, where);
-	}
-	if (memcmp(p, HY_SMS_MAGIC, 8) != 0)
-		return r_fail(r, d, HY_EFORMAT, r->records, "not a sample stream (bad magic)%s",
-			      where);
-	unsigned version = hy_get_u16le(p + H_VERSION);
-	if (version > HY_SMS_VERSION)
-		return r_fail(r, d, HY_EVERSION, r->records,
-			      "sample stream version %u is newer than this program supports (%d)%s",
-			      version, HY_SMS_VERSION, where);
-	if (version == 0)
-		return r_fail(r, d, HY_EFORMAT, r->records, "sample stream version 0 is invalid%s",
-			      where);
-	unsigned hsize = hy_get_u16le(p + H_HSIZE);
-	if (hsize != HY_SMS_HEADER_SIZE)
-		return r_fail(r, d, HY_EFORMAT, r->records,
-			      "sample stream header size %u is not %d%s", hsize,
-			      HY_SMS_HEADER_SIZE, where);
-	uint32_t rsize = hy_get_u32le(p + H_RSIZE);
-	if (rsize != HY_SMS_RECORD_SIZE)
-		return r_fail(r, d, HY_EFORMAT, r->records,
-			      "sample stream record size %lu is not %d%s", (unsigned long)rsize,
-			      HY_SMS_RECORD_SIZE, where);
-	if (p[H_DTYPE] != HY_SMS_DTYPE_F16)
-		return r_fail(r, d, HY_EFORMAT, r->records,
-			      "sample stream obs dtype %u is not %d (IEEE half)%s", p[H_DTYPE],
-			      HY_SMS_DTYPE_F16, where);
-	unsigned ch = hy_get_u16le(p + H_CHANNELS), ti = hy_get_u16le(p + H_TILES),
-		 ac = hy_get_u16le(p + H_ACTIONS);
-	if (ch != HY_OBS_CHANNELS || ti != HY_OBS_TILES || ac != HY_ACTIONS)
-		return r_fail(r, d, HY_EFORMAT, r->records,
-			      "sample stream shape is obs %ux%u, %u actions; this program "
-			      "reads obs %dx%d, %d actions%s",
-			      ch, ti, ac, HY_OBS_CHANNELS, HY_OBS_TILES, HY_ACTIONS, where);
-	r->in_frame = 1;
-	r->frames++;
-	r->frame_samples = 0;
-	r->crc = (uint32_t)crc32_z(0, NULL, 0);
-	return HY_OK;
-}
-
-static hy_status r_trailer(hy_sms_reader *r, const uint8_t *p, hy_diag *d)
-{
-	uint64_t rec = r->records + 1;
-	if (memcmp(p + TR_MAGIC, TRAILER_MAGIC, 8) != 0)
-		return r_fail(r, d, HY_EDATA, rec, "bad trailer record: magic is not \"HYSMEND\"");
-	uint64_t count = hy_get_u64le(p + TR_COUNT);
-	if (count != r->frame_samples)
-		return r_fail(r, d, HY_EDATA, rec,
-			      "sample count mismatch: trailer says %llu, frame has %llu",
-			      (unsigned long long)count, (unsigned long long)r->frame_samples);
-	uint32_t crc = hy_get_u32le(p + TR_CRC);
-	if (crc != r->crc)
-		return r_fail(r, d, HY_EDATA, rec,
-			      "checksum mismatch: trailer says CRC-32 %08lx, records give %08lx",
-			      (unsigned long)crc, (unsigned long)r->crc);
-	r->records++;
-	r->in_frame = 0;
-	return HY_OK;
+	return r ? r->fr.records : 0;
 }
 
 hy_status hy_sms_read(hy_sms_reader *r, hy_sample *s, hy_diag *d)
 {
 	if (!r || !s)
 		return HY_EUSAGE;
-	if (r->err) {
-		r_to_diag(r, d);
-		return r->err;
+	if (r->fr.err) {
+		hy_frame_rdiag(&r->fr, d);
+		return r->fr.err;
 	}
 	for (;;) {
-		if (!r->in_frame) {
-			hy_status st = r_header(r, d);
-			if (st)
-				return st;
-		}
-		int ioerr;
-		size_t got = r_get(r, r->rec, HY_SMS_RECORD_SIZE, &ioerr);
-		if (ioerr)
-			return r_io_fail(r, d);
-		if (got < HY_SMS_RECORD_SIZE) {
-			if (got)
-				return r_fail(r, d, HY_ETRUNC, r->records + 1,
-					      "truncated sample stream: no trailer after record "
-					      "%llu (record %llu is cut short: %zu of %d bytes)",
-					      (unsigned long long)r->records,
-					      (unsigned long long)r->records + 1, got,
-					      HY_SMS_RECORD_SIZE);
-			return r_fail(r, d, HY_ETRUNC, r->records,
-				      "truncated sample stream: no trailer after record %llu",
-				      (unsigned long long)r->records);
-		}
-		uint64_t rec = r->records + 1;
-		const uint8_t *p = r->rec;
+		const uint8_t *p;
+		hy_status st = hy_frame_next(&r->fr, UINT32_MAX, &p, d);
+		if (st)
+			return st;
+		uint64_t rec = r->fr.records + 1;
 		if (p[0] == REC_TRAILER) {
-			hy_status st = r_trailer(r, p, d);
+			st = hy_frame_trailer(&r->fr, p, d);
 			if (st)
 				return st;
 			continue;
 		}
 		if (p[0] != REC_SAMPLE)
-			return r_fail(r, d, HY_EDATA, rec, "unknown record type %u", p[0]);
-		r->crc = (uint32_t)crc32_z(r->crc, p, HY_SMS_RECORD_SIZE);
+			return hy_frame_rfail(&r->fr, d, HY_EDATA, rec, UINT32_MAX,
+					      "unknown record type %u", p[0]);
 		hy_sms_decode(p, s);
 		const char *why = hy_sample_check(s);
 		if (why)
-			return r_fail(r, d, HY_EDATA, rec, "bad sample record: %s", why);
-		r->records++;
-		r->frame_samples++;
+			return hy_frame_rfail(&r->fr, d, HY_EDATA, rec, UINT32_MAX,
+					      "bad sample record: %s", why);
+		hy_frame_consume(&r->fr);
 		return HY_OK;
 	}
 }
