@@ -1,6 +1,6 @@
 #!/bin/sh
 # make demo: the whole pipeline on the embedded sample game
-# (pipelines/demo/sample.mjson) and, when present, on the shared logs:
+# (pipelines/demo/sample.jsonl) and, when present, on the shared logs:
 # parse → rules check → encode → augment → a short training run.
 set -e
 BIN=${BUILD:-build}/bin
@@ -9,7 +9,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/hydra-demo.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 # the embedded game, plus the real Tenhou Houou games of the shared data
 # (complete games only: the truncated copies there exist to test errors)
-printf '%s\n' pipelines/demo/sample.mjson > "$out/list"
+printf '%s\n' pipelines/demo/sample.jsonl > "$out/list"
 if [ -d "$SHARED/data/logs" ]; then
 	find "$SHARED/data/logs/mjx-project_mjx/tests_py/resources/mjlog" \
 		"$SHARED/data/logs/tsubakisakura_mjlog2json/data" -name '*.mjlog' -o -name '*.xml' |

@@ -21,7 +21,7 @@ expect_exit 1 "$P" --check "$L/Equim-chan_mjai-reviewer/convlog/tests/testdata/c
 expect_err "confusing_nakis_1.json:1: score change differs: hora seat 0: computed deltas \[2600 0 -1600 0\], logged \[1600 0 -1600 0\]"
 
 # the embedded demo game checks
-expect_exit 0 "$P" --check "$TOP/pipelines/demo/sample.mjson"
+expect_exit 0 "$P" --check "$TOP/pipelines/demo/sample.jsonl"
 
 # tampered deltas and an illegal discard are reported with the line
 f="$L/smly_RiichiEnv/tests/data/126_204_0_mjai.jsonl"
