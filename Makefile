@@ -20,7 +20,7 @@ SHARED    ?= $(abspath ../shared)
 # Debian packages the project needs: named here and nowhere else.
 DEB_PACKAGES := build-essential pkg-config zlib1g-dev libzstd-dev libarchive-dev \
 	libhdf5-dev hdf5-tools libjansson-dev libexpat1-dev libssl-dev \
-	libopenblas-dev libcmocka-dev zstd gzip tar zip unzip time
+	libopenblas-dev libcmocka-dev zstd gzip tar zip unzip time python3
 
 PKGS := zlib libzstd libarchive jansson expat libcrypto hdf5 openblas
 TEST_PKGS := cmocka
