@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
 #include "events/permute.h"
@@ -92,19 +93,6 @@ static int parse_perms(run *r, const char *spec)
 			return 0;
 		p += 2;
 	}
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	if (!*s || *s == '-')
-		return -1;
-	unsigned long long x = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -1;
-	*v = x;
-	return 0;
 }
 
 static hy_status emit(run *r, const hy_sample *s, hy_diag *d)
@@ -195,7 +183,7 @@ int main(int argc, char **argv)
 						   "of 0-5 such as 0,3,5", optarg);
 			break;
 		case 'S':
-			if (parse_u64(optarg, &r.seed) != 0)
+			if (hy_parse_u64(optarg, 0, &r.seed) != 0)
 				return usage_error("bad --seed '%s': an unsigned 64-bit number",
 						   optarg);
 			seed_given = 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
 #include "encode/encode.h"
@@ -372,20 +373,16 @@ int main(int argc, char **argv)
 	uint64_t per_file = 0;
 	hy_encode_opts eo = {0};
 	int c;
-	char *end;
 	while ((c = getopt_long(argc, argv, "o:n:ksVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
 		case 'n':
-			errno = 0;
-			per_file = strtoull(optarg, &end, 10);
-			if (errno || *end || !*optarg || per_file == 0 || optarg[0] == '-')
+			if (hy_parse_u64(optarg, 10, &per_file) || per_file == 0)
 				return usage_error("bad --shard-size", optarg);
 			break;
 		case OPT_VAL_FRACTION:
-			errno = 0;
-			r.val_fraction = strtod(optarg, &end);
-			if (errno || *end || !*optarg || !(r.val_fraction >= 0 && r.val_fraction <= 1))
+			if (hy_parse_double(optarg, &r.val_fraction) ||
+			    !(r.val_fraction >= 0 && r.val_fraction <= 1))
 				return usage_error("bad --val-fraction (want 0 to 1)", optarg);
 			break;
 		case OPT_VAL_OUTPUT: valpath = optarg; break;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
 #include "nn/model.h"
@@ -76,41 +77,6 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n%s: try 'hydra-fit --help'\n", prog);
 	return 2;
-}
-
-static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
-{
-	char *end;
-	errno = 0;
-	long long x = strtoll(s, &end, 10);
-	if (errno || end == s || *end || x < lo || x > hi)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_double(const char *s, double *v)
-{
-	char *end;
-	errno = 0;
-	double x = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(x) || x <= 0)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	if (!*s || *s == '-')
-		return -1;
-	unsigned long long x = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -1;
-	*v = x;
-	return 0;
 }
 
 /* True when a GPU device node or driver entry exists. */
@@ -222,11 +188,11 @@ static int fit_main(int argc, char **argv, const char **val)
 		switch (c) {
 		case 'a': arch_name = optarg; break;
 		case O_BLOCKS:
-			if (parse_i64(optarg, 0, 1000, &blocks))
+			if (hy_parse_i64(optarg, 0, 1000, &blocks))
 				return usage_error("bad --blocks '%s': 0 to 1000", optarg);
 			break;
 		case O_CHANNELS:
-			if (parse_i64(optarg, 32, 4096, &channels) || channels % 32)
+			if (hy_parse_i64(optarg, 32, 4096, &channels) || channels % 32)
 				return usage_error("bad --channels '%s': a multiple of 32 from 32 to 4096",
 					optarg);
 			break;
@@ -236,7 +202,7 @@ static int fit_main(int argc, char **argv, const char **val)
 			device = optarg;
 			break;
 		case 'j':
-			if (parse_i64(optarg, 1, 1024, &v))
+			if (hy_parse_i64(optarg, 1, 1024, &v))
 				return usage_error("bad --threads '%s': 1 to 1024", optarg);
 			cfg.threads = (int)v;
 			break;
@@ -247,55 +213,55 @@ static int fit_main(int argc, char **argv, const char **val)
 				return usage_error("bad --mode '%s': bc or ppo", optarg);
 			break;
 		case 'n':
-			if (parse_i64(optarg, 1, INT64_MAX / 2, &cfg.steps))
+			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.steps))
 				return usage_error("bad --steps '%s': a positive integer", optarg);
 			break;
 		case 'e':
-			if (parse_double(optarg, &cfg.epochs))
+			if (hy_parse_double(optarg, &cfg.epochs) || cfg.epochs <= 0)
 				return usage_error("bad --epochs '%s': a positive number", optarg);
 			break;
 		case 'b':
-			if (parse_i64(optarg, 1, 1 << 20, &v))
+			if (hy_parse_i64(optarg, 1, 1 << 20, &v))
 				return usage_error("bad --batch '%s': 1 to 1048576", optarg);
 			cfg.batch = (int)v;
 			break;
 		case O_LR:
-			if (parse_double(optarg, &x) || x > 10)
+			if (hy_parse_double(optarg, &x) || x <= 0 || x > 10)
 				return usage_error("bad --lr '%s': a positive number", optarg);
 			cfg.lr = (float)x;
 			break;
 		case O_WARMUP:
-			if (parse_i64(optarg, 0, INT64_MAX / 2, &cfg.warmup))
+			if (hy_parse_i64(optarg, 0, INT64_MAX / 2, &cfg.warmup))
 				return usage_error("bad --warmup '%s': steps, 0 or more", optarg);
 			cfg.warmup_set = 1;
 			break;
 		case 'S':
-			if (parse_u64(optarg, &cfg.seed))
+			if (hy_parse_u64(optarg, 0, &cfg.seed))
 				return usage_error("bad --seed '%s': an unsigned 64-bit number", optarg);
 			cfg.seed_set = 1;
 			break;
 		case O_SHUF:
-			if (parse_i64(optarg, 1, 1 << 26, &v))
+			if (hy_parse_i64(optarg, 1, 1 << 26, &v))
 				return usage_error("bad --shuffle-buffer '%s': 1 to 67108864", optarg);
 			cfg.shuffle_buffer = (size_t)v;
 			break;
 		case O_VAL: val[cfg.nval++] = optarg; break;
 		case O_EVAL:
-			if (parse_i64(optarg, 1, INT64_MAX / 2, &cfg.eval_every))
+			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.eval_every))
 				return usage_error("bad --eval-every '%s': a positive integer", optarg);
 			break;
 		case 'o': cfg.out = optarg; break;
 		case O_SAVE:
-			if (parse_i64(optarg, 1, INT64_MAX / 2, &cfg.save_every))
+			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.save_every))
 				return usage_error("bad --save-every '%s': a positive integer", optarg);
 			break;
 		case O_KEEP:
-			if (parse_i64(optarg, 1, 1000000, &v))
+			if (hy_parse_i64(optarg, 1, 1000000, &v))
 				return usage_error("bad --keep '%s': a positive integer", optarg);
 			cfg.keep = (int)v;
 			break;
 		case O_LOG:
-			if (parse_i64(optarg, 1, INT64_MAX / 2, &cfg.log_every))
+			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.log_every))
 				return usage_error("bad --log-every '%s': a positive integer", optarg);
 			break;
 		case O_RESUME: cfg.resume = optarg; break;

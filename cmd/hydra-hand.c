@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/num.h"
 #include "core/status.h"
 #include "core/tile.h"
 #include "core/version.h"
@@ -112,17 +113,6 @@ static int wind_arg(const char *s)
 	return -1;
 }
 
-static int num_arg(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int indicators(const char *s, uint8_t *dst, uint8_t *n, char *err, size_t esize,
 		      const char *what)
 {
@@ -148,6 +138,7 @@ static int parse_args(int argc, char **argv, query *o, char *err, size_t esize)
 	opterr = 0;
 	int c;
 	long v;
+	int64_t n;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
@@ -204,15 +195,15 @@ static int parse_args(int argc, char **argv, query *o, char *err, size_t esize)
 			break;
 		case OPT_HONBA:
 		case OPT_STICKS:
-			if (num_arg(optarg, 0, 99, &v)) {
+			if (hy_parse_i64(optarg, 0, 99, &n)) {
 				snprintf(err, esize, "--%s needs a number 0-99, not '%s'",
 					 c == OPT_HONBA ? "honba" : "sticks", optarg);
 				return P_USAGE;
 			}
 			if (c == OPT_HONBA)
-				o->q.honba = (uint16_t)v;
+				o->q.honba = (uint16_t)n;
 			else
-				o->q.sticks = (uint16_t)v;
+				o->q.sticks = (uint16_t)n;
 			break;
 		case 'j': o->json = 1; break;
 		case 'b': o->batch = 1; break;
