@@ -113,6 +113,14 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	H5CHK(put_attr(f, "total_steps", H5T_STD_I64LE, &o->total, 1));
 	H5CHK(put_attr(f, "seed", H5T_STD_U64LE, &meta->seed, 1));
 	H5CHK(put_attr(f, "rng_state", H5T_STD_U64LE, meta->rng.s, 4));
+	for (int i = 0; i < meta->nextra; i++) {
+		const hy_nn_ckpt_attr *x = &meta->extra[i];
+		hid_t t = x->type == HY_NN_ATTR_I32   ? H5T_STD_I32LE
+			: x->type == HY_NN_ATTR_I64 ? H5T_STD_I64LE
+			: x->type == HY_NN_ATTR_U64 ? H5T_STD_U64LE
+						    : H5T_IEEE_F64LE;
+		H5CHK(put_attr(f, x->name, t, x->value, 1));
+	}
 	static const char *const prefix[3] = {"params", "adam/m", "adam/v"};
 	float *const src[3] = {m->w, m->m, m->v};
 	for (int k = 0; k < 3; k++) {

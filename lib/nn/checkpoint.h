@@ -17,11 +17,29 @@
 
 enum { HY_NN_CKPT_VERSION = 1 };
 
+/* A scalar root attribute a caller adds to a checkpoint (the trainer's data
+ * cursor and run settings), written in the same pass as the parameters. */
+typedef enum hy_nn_attr_type {
+	HY_NN_ATTR_I32,
+	HY_NN_ATTR_I64,
+	HY_NN_ATTR_U64,
+	HY_NN_ATTR_F64,
+} hy_nn_attr_type;
+
+typedef struct hy_nn_ckpt_attr {
+	const char *name;
+	int type;          /* hy_nn_attr_type */
+	const void *value; /* int32_t, int64_t, uint64_t or double */
+} hy_nn_ckpt_attr;
+
 typedef struct hy_nn_ckpt_meta {
 	int64_t step;
 	hy_nn_optim_cfg opt;
 	uint64_t seed;
 	hy_rng rng;
+	/* save only: extra root attributes (load ignores these fields) */
+	const hy_nn_ckpt_attr *extra;
+	int nextra;
 } hy_nn_ckpt_meta;
 
 hy_status hy_nn_ckpt_save(const char *path, const hy_nn_model *m, const hy_nn_ckpt_meta *meta,

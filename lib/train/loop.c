@@ -225,21 +225,6 @@ static hy_status prune(run *r, hy_diag *d)
 
 /* ---------------------------------------------------------------- state attrs */
 
-static herr_t put_attr(hid_t f, const char *name, hid_t type, const void *v)
-{
-	hid_t sp = H5Screate(H5S_SCALAR);
-	if (sp < 0)
-		return -1;
-	if (H5Aexists(f, name) > 0)
-		H5Adelete(f, name);
-	hid_t a = H5Acreate2(f, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
-	herr_t rc = a < 0 ? -1 : H5Awrite(a, type, v);
-	if (a >= 0 && H5Aclose(a) < 0)
-		rc = -1;
-	H5Sclose(sp);
-	return rc;
-}
-
 static herr_t get_attr(hid_t f, const char *name, hid_t type, void *v)
 {
 	if (H5Aexists(f, name) <= 0)
@@ -250,33 +235,6 @@ static herr_t get_attr(hid_t f, const char *name, hid_t type, void *v)
 	herr_t rc = H5Aread(a, type, v);
 	H5Aclose(a);
 	return rc;
-}
-
-static hy_status write_state(const char *path, const train_state *s, hy_diag *d)
-{
-	hy_status st = HY_OK;
-	H5E_BEGIN_TRY
-	{
-		hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-		if (f < 0 || put_attr(f, "train_epoch", H5T_STD_U64LE, &s->epoch) < 0 ||
-			put_attr(f, "train_pos", H5T_STD_U64LE, &s->pos) < 0 ||
-			put_attr(f, "train_samples", H5T_STD_U64LE, &s->samples) < 0 ||
-			put_attr(f, "train_batch", H5T_STD_I64LE, &s->batch) < 0 ||
-			put_attr(f, "train_shuffle_buffer", H5T_STD_U64LE, &s->shuffle_buffer) < 0 ||
-			put_attr(f, "train_threads", H5T_STD_I32LE, &s->threads) < 0 ||
-			put_attr(f, "train_best", H5T_IEEE_F64LE, &s->best) < 0 ||
-			put_attr(f, "train_log_every", H5T_STD_I64LE, &s->log_every) < 0 ||
-			put_attr(f, "train_save_every", H5T_STD_I64LE, &s->save_every) < 0 ||
-			put_attr(f, "train_eval_every", H5T_STD_I64LE, &s->eval_every) < 0 ||
-			put_attr(f, "train_keep", H5T_STD_I64LE, &s->keep) < 0)
-			st = hy_diag_set(d, HY_EIO, 0, "cannot write the trainer state into '%s' "
-				"(HDF5 error, %s:%d)", path, __FILE__, __LINE__);
-		if (f >= 0 && H5Fclose(f) < 0 && !st)
-			st = hy_diag_set(d, HY_EIO, 0, "H5Fclose('%s') failed (%s:%d)", path, __FILE__,
-				__LINE__);
-	}
-	H5E_END_TRY;
-	return st;
 }
 
 static hy_status read_state(const char *path, train_state *s, hy_diag *d)
@@ -338,37 +296,42 @@ hy_status hy_train_resolve_ckpt(const char *path, char *out, size_t size, hy_dia
 
 static hy_status save_ckpt(run *r, hy_diag *d)
 {
-	char name[64], path[PATH_MAX], tmp[PATH_MAX + 64];
+	char name[64], path[PATH_MAX];
 	snprintf(name, sizeof name, CKPT_FMT, (long long)r->step);
 	if (join(path, sizeof path, r->out, name) < 0)
 		return hy_diag_set(d, HY_EUSAGE, 0, "path too long in '%s'", r->out);
-	snprintf(tmp, sizeof tmp, "%s/.%s.part.%ld", r->out, name, (long)getpid());
-	hy_nn_ckpt_meta meta = {.step = r->step, .opt = r->opt, .seed = r->seed, .rng = r->rng};
-	hy_status st = hy_nn_ckpt_save(tmp, &r->m, &meta, d);
-	if (!st) {
-		hy_train_cursor c;
-		hy_train_data_get_cursor(r->data, &c);
-		r->ts.epoch = c.epoch;
-		r->ts.pos = c.pos;
-		r->ts.batch = r->batch;
-		r->ts.shuffle_buffer = r->shuffle_buffer;
-		r->ts.threads = r->ctx.threads;
-		r->ts.best = r->best;
-		r->ts.log_every = r->log_every;
-		r->ts.save_every = r->save_every;
-		r->ts.eval_every = r->eval_every;
-		r->ts.keep = r->keep;
-		st = write_state(tmp, &r->ts, d);
-	}
-	if (!st)
-		st = fsync_path(tmp, d);
-	if (!st && rename(tmp, path) < 0)
-		st = hy_diag_set(d, HY_EIO, 0, "cannot rename '%s' to '%s': %s", tmp, path,
-			strerror(errno));
-	if (st) {
-		unlink(tmp);
+	hy_train_cursor c;
+	hy_train_data_get_cursor(r->data, &c);
+	r->ts.epoch = c.epoch;
+	r->ts.pos = c.pos;
+	r->ts.batch = r->batch;
+	r->ts.shuffle_buffer = r->shuffle_buffer;
+	r->ts.threads = r->ctx.threads;
+	r->ts.best = r->best;
+	r->ts.log_every = r->log_every;
+	r->ts.save_every = r->save_every;
+	r->ts.eval_every = r->eval_every;
+	r->ts.keep = r->keep;
+	const train_state *s = &r->ts;
+	const hy_nn_ckpt_attr attrs[] = {
+		{"train_epoch", HY_NN_ATTR_U64, &s->epoch},
+		{"train_pos", HY_NN_ATTR_U64, &s->pos},
+		{"train_samples", HY_NN_ATTR_U64, &s->samples},
+		{"train_batch", HY_NN_ATTR_I64, &s->batch},
+		{"train_shuffle_buffer", HY_NN_ATTR_U64, &s->shuffle_buffer},
+		{"train_threads", HY_NN_ATTR_I32, &s->threads},
+		{"train_best", HY_NN_ATTR_F64, &s->best},
+		{"train_log_every", HY_NN_ATTR_I64, &s->log_every},
+		{"train_save_every", HY_NN_ATTR_I64, &s->save_every},
+		{"train_eval_every", HY_NN_ATTR_I64, &s->eval_every},
+		{"train_keep", HY_NN_ATTR_I64, &s->keep},
+	};
+	hy_nn_ckpt_meta meta = {.step = r->step, .opt = r->opt, .seed = r->seed, .rng = r->rng,
+		.extra = attrs, .nextra = (int)(sizeof attrs / sizeof attrs[0])};
+	/* written atomically (temp name, fsync, rename) by the checkpoint module */
+	hy_status st = hy_nn_ckpt_save(path, &r->m, &meta, d);
+	if (st)
 		return st;
-	}
 	fsync_path(r->out, NULL);
 	st = set_link(r->out, "latest", name, d);
 	if (st)
