@@ -14,6 +14,7 @@
 #include "core/status.h"
 #include "core/version.h"
 #include "events/permute.h"
+#include "io/cleanup.h"
 #include "io/output.h"
 #include "samples/augment.h"
 #include "samples/reader.h"
@@ -214,6 +215,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_DFL);
+	hy_cleanup_install();
 
 	int npaths = argc - optind;
 	const char *stdin_only[] = {"-"};
@@ -298,7 +300,8 @@ int main(int argc, char **argv)
 				say(&d);
 			st = cs;
 		} else {
-			hy_sms_writer_abort(r.sw); /* no trailer: readers see the failure */
+			/* an abort marker, never a trailer: readers see the failure */
+			hy_sms_writer_abort(r.sw, "hydra-augment failed");
 		}
 		if (st && !to_stdout)
 			hy_output_abort(&out);

@@ -3,6 +3,7 @@
  * wiring only: the encoder is lib/encode, the formats lib/samples. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,7 +18,9 @@
 #include "events/event.h"
 #include "events/source.h"
 #include "io/input.h"
+#include "io/cleanup.h"
 #include "io/output.h"
+#include "io/staged.h"
 #include "samples/shard.h"
 #include "samples/stream.h"
 
@@ -61,12 +64,14 @@ typedef struct sink {
 	hy_shard_writer *sw;
 	uint64_t in_file, total, files;
 	const hy_shard_meta *meta;
+	hy_fileset *set;    /* finished files, renamed together at the end */
 } sink;
 
 typedef struct run {
 	hy_encoder *enc;
 	sink train, val;
 	double val_fraction;
+	double min_u;       /* smallest split draw of any game (empty-split hint) */
 	int keep_going, stats;
 	uint64_t skipped, docs, val_games, train_games;
 	int reported;
@@ -146,7 +151,7 @@ static hy_status sink_close(sink *k, hy_diag *d)
 	if (k->shard) {
 		hy_shard_writer *w = k->sw;
 		k->sw = NULL;
-		return hy_shard_writer_close(w, d);
+		return hy_shard_writer_finish(w, k->set, d);
 	}
 	hy_sms_writer *w = k->w;
 	k->w = NULL;
@@ -155,10 +160,12 @@ static hy_status sink_close(sink *k, hy_diag *d)
 		hy_output_abort(&k->out);
 		return s;
 	}
-	return hy_output_commit(&k->out, d);
+	return hy_output_finish(&k->out, k->set, d);
 }
 
-static void sink_abort(sink *k)
+/* A failed run: the open file is removed (a stream on stdout ends with an
+ * abort marker instead of a trailer, so the next stage fails too). */
+static void sink_abort(sink *k, const char *why)
 {
 	if (!k->open)
 		return;
@@ -167,7 +174,7 @@ static void sink_abort(sink *k)
 		hy_shard_writer_abort(k->sw);
 		k->sw = NULL;
 	} else {
-		hy_sms_writer_close(k->w, NULL);
+		hy_sms_writer_abort(k->w, why);
 		k->w = NULL;
 		hy_output_abort(&k->out);
 	}
@@ -226,6 +233,8 @@ static hy_status on_game(void *ctx, hy_game *g)
 	sink *k = &r->train;
 	if (r->val_fraction > 0 && n) {
 		double u = (double)(splitmix64(s[0].game) >> 11) * 0x1.0p-53;
+		if (u < r->min_u)
+			r->min_u = u;
 		if (u < r->val_fraction)
 			k = &r->val;
 	}
@@ -430,23 +439,48 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	hy_cleanup_install();
+	hy_fileset set = {0};
+	r.train.set = r.val.set = &set;
+	r.min_u = 2;
+
 	hy_diag d;
 	hy_game_sink gsink = {on_game, on_bad, &r};
 	hy_diag_init(&d, NULL);
 	hy_status s = hy_source_parse_paths(sources, (size_t)(argc - optind), &gsink, &r.docs, &d);
 	if (s != HY_OK && !r.reported)
 		say(&d);
+	if (s == HY_OK && valpath && r.val_games == 0) {
+		uint64_t games = r.train_games;
+		hy_diag_init(&d, valpath);
+		if (games == 0)
+			s = hy_diag_set(&d, HY_EDATA, 0,
+					"the validation split is empty: the input held no games");
+		else
+			s = hy_diag_set(&d, HY_EDATA, 0,
+					"the validation split is empty: none of the %" PRIu64 " games "
+					"fell under --val-fraction %g; --val-fraction %.4g or more puts "
+					"at least one game there",
+					games, r.val_fraction, (floor(r.min_u * 1e4) + 1) / 1e4);
+		say(&d);
+	}
 	if (s == HY_OK) {
 		hy_diag_init(&d, NULL);
 		s = sink_finish(&r.train, &d);
 		if (s == HY_OK && valpath)
 			s = sink_finish(&r.val, &d);
+		if (s == HY_OK)
+			s = hy_fileset_commit(&set, &d); /* the whole set appears at once */
 		if (s != HY_OK)
 			say(&d);
 	}
 	if (s != HY_OK) {
-		sink_abort(&r.train);
-		sink_abort(&r.val);
+		char why[1400], buf[1200];
+		snprintf(why, sizeof why, "%s failed: %s", prog,
+			 d.msg[0] ? hy_diag_format(&d, buf, sizeof buf) : hy_status_str(s));
+		sink_abort(&r.train, why);
+		sink_abort(&r.val, why);
+		hy_fileset_discard(&set);
 	}
 	if (r.stats || r.skipped)
 		print_stats(&r);

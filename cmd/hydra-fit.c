@@ -18,6 +18,7 @@
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
+#include "io/cleanup.h"
 #include "nn/model.h"
 #include "train/loop.h"
 
@@ -65,9 +66,12 @@ static const char usage[] =
 static const char *prog = "hydra-fit";
 static volatile sig_atomic_t stop_flag;
 
+/* The first SIGINT/SIGTERM asks the trainer to save and stop; a second one
+ * ends the program at once, removing any temporary file first. */
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (stop_flag)
+		hy_cleanup_fatal(sig);
 	stop_flag = 1;
 }
 
@@ -340,10 +344,10 @@ static int fit_main(int argc, char **argv, const char **val)
 		fprintf(stderr, "%s: writing to '%s'\n", prog, cfg.out);
 	}
 
+	hy_cleanup_install(); /* SIGHUP, SIGPIPE; SIGINT and SIGTERM are ours: */
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -14,6 +14,7 @@
 #include "events/event.h"
 #include "events/source.h"
 #include "events/stream.h"
+#include "io/cleanup.h"
 #include "io/output.h"
 #include "mjai/mjai.h"
 
@@ -62,8 +63,8 @@ static hy_status on_issue(void *ctx, const hy_replay_issue *is)
 {
 	const char *src = is->game->source && is->game->source[0] ? is->game->source : "(input)";
 	static const char *const kinds[] = {"illegal event", "score change differs",
-					    "kyoku start scores differ"};
-	const char *kind = is->kind < 3 ? kinds[is->kind] : "issue";
+					    "kyoku start scores differ", "final scores differ"};
+	const char *kind = is->kind < 4 ? kinds[is->kind] : "issue";
 	if (is->line)
 		fprintf(stderr, "%s: %s:%u: %s: %s\n", prog, src, is->line, kind, is->msg);
 	else
@@ -175,6 +176,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_DFL);
+	hy_cleanup_install();
 
 	hy_diag d;
 	hy_diag_init(&d, outpath);
@@ -213,17 +215,28 @@ int main(int argc, char **argv)
 		if (first != HY_OK && d.msg[0])
 			say(&d);
 	} else {
-		if (r.w)
-			hy_evs_writer_close(r.w, NULL);
+		/* never a trailer after a failure: the next stage must fail too */
+		if (r.w) {
+			char why[1400], buf[1200];
+			snprintf(why, sizeof why, "%s failed: %s", prog,
+				 hy_diag_format(r.err.status ? &r.err : &d, buf, sizeof buf));
+			hy_evs_writer_abort(r.w, why);
+		}
 		hy_output_abort(&r.out);
 	}
 	if (r.stats || r.skipped)
 		print_stats(&r);
 	if (r.check) {
+		if (first != HY_OK)
+			fprintf(stderr,
+				"%s: check STOPPED after %llu games: the game above failed, and the "
+				"inputs after it were not checked; this is not a complete check\n",
+				prog, (unsigned long long)r.rep.games);
 		fprintf(stderr,
-			"%s: check: %llu games, %llu kyoku (%llu skipped: hidden hands), %llu hora, "
+			"%s: check%s: %llu games, %llu kyoku (%llu skipped: hidden hands), %llu hora, "
 			"%llu ryukyoku: %llu illegal events, %llu score mismatches in %llu games\n",
-			prog, (unsigned long long)r.rep.games, (unsigned long long)r.rep.kyoku,
+			prog, first != HY_OK ? " (incomplete)" : "",
+			(unsigned long long)r.rep.games, (unsigned long long)r.rep.kyoku,
 			(unsigned long long)r.rep.skipped_kyoku, (unsigned long long)r.rep.hora,
 			(unsigned long long)r.rep.ryukyoku, (unsigned long long)r.rep.illegal,
 			(unsigned long long)r.rep.mismatch, (unsigned long long)r.bad_games);

@@ -1,6 +1,8 @@
 /* Game → samples (see encode.h). */
 #include "encode/encode.h"
 
+#include "events/permute.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,18 +59,55 @@ const hy_encode_stats *hy_encoder_stats(const hy_encoder *enc)
 	return &enc->st;
 }
 
-hy_status hy_encode_game_id(const char *source, uint32_t index, uint64_t *id, hy_diag *d)
+/* The play of one event, independent of where and how it was written: no
+ * provenance (line), no presence flags, names or unknown fields. 48 bytes. */
+static void event_play(const hy_event *e, int perm, uint8_t out[48])
 {
-	uint8_t md[EVP_MAX_MD_SIZE], tail[5] = {0, (uint8_t)index, (uint8_t)(index >> 8),
-						(uint8_t)(index >> 16), (uint8_t)(index >> 24)};
+	memset(out, 0, 48);
+	out[0] = e->type;
+	out[1] = e->actor;
+	out[2] = e->target;
+	out[3] = hy_tile_permute(perm, e->pai);
+	out[4] = e->nconsumed;
+	for (int k = 0; k < 4; k++)
+		out[5 + k] = hy_tile_permute(perm, e->consumed[k]);
+	if (e->type == HY_EV_START_KYOKU) {
+		out[9] = e->bakaze;
+		out[10] = e->kyoku;
+		out[11] = e->honba;
+		out[12] = e->kyotaku;
+		out[13] = e->oya;
+	}
+	if (e->type == HY_EV_START_KYOKU || e->type == HY_EV_DORA)
+		out[14] = hy_tile_permute(perm, e->dora_marker);
+	for (int s = 0; s < 4; s++)
+		for (int k = 0; k < 4; k++)
+			out[16 + 4 * s + k] = (uint8_t)((uint32_t)e->scores[s] >> (8 * k));
+	if (e->type != HY_EV_START_KYOKU && e->type != HY_EV_END_GAME)
+		memset(out + 16, 0, 16); /* scores only where they are the game's state */
+}
+
+/* The content hash of the game with its suits permuted by perm. */
+static hy_status content_hash(const hy_game *g, int perm, uint64_t *id, hy_diag *d)
+{
+	uint8_t md[EVP_MAX_MD_SIZE], rec[48], hands[4][13];
+	static const char tag[] = "hydra/game-content/1";
 	unsigned int mdlen = 0;
-	if (!source)
-		source = "";
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
 	int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1 &&
-		 EVP_DigestUpdate(c, source, strlen(source)) == 1 &&
-		 EVP_DigestUpdate(c, tail, sizeof tail) == 1 &&
-		 EVP_DigestFinal_ex(c, md, &mdlen) == 1 && mdlen == 32;
+		 EVP_DigestUpdate(c, tag, sizeof tag) == 1;
+	for (size_t i = 0; ok && i < g->n; i++) {
+		const hy_event *e = &g->ev[i];
+		event_play(e, perm, rec);
+		ok = EVP_DigestUpdate(c, rec, sizeof rec) == 1;
+		if (ok && e->type == HY_EV_START_KYOKU) {
+			for (int s = 0; s < 4; s++)
+				for (int k = 0; k < 13; k++)
+					hands[s][k] = hy_tile_permute(perm, e->tehais[s][k]);
+			ok = EVP_DigestUpdate(c, hands, sizeof hands) == 1;
+		}
+	}
+	ok = ok && EVP_DigestFinal_ex(c, md, &mdlen) == 1 && mdlen == 32;
 	EVP_MD_CTX_free(c);
 	if (!ok)
 		return hy_diag_set(d, HY_EIO, 0, "%s:%d: SHA-256 (libcrypto EVP_Digest*) failed",
@@ -77,6 +116,21 @@ hy_status hy_encode_game_id(const char *source, uint32_t index, uint64_t *id, hy
 	for (int i = 7; i >= 0; i--)
 		v = v << 8 | md[i];
 	*id = v;
+	return HY_OK;
+}
+
+hy_status hy_encode_game_id(const hy_game *g, uint64_t *id, hy_diag *d)
+{
+	uint64_t best = UINT64_MAX;
+	for (int p = 0; p < HY_SUIT_PERMS; p++) {
+		uint64_t v;
+		hy_status st = content_hash(g, p, &v, d);
+		if (st)
+			return st;
+		if (v < best)
+			best = v;
+	}
+	*id = best;
 	return HY_OK;
 }
 
@@ -430,7 +484,7 @@ hy_status hy_encode_game(hy_encoder *x, const hy_game *g, const hy_sample **out,
 	x->have_end = 0;
 	x->mismatches = 0;
 	hy_obs_track_reset(&x->trk);
-	hy_status st = hy_encode_game_id(g->source, g->index, &x->id, d);
+	hy_status st = hy_encode_game_id(g, &x->id, d);
 	if (st != HY_OK)
 		return st;
 	hy_replay_report rep;

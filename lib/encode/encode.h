@@ -27,7 +27,7 @@
  * (`?`) are skipped and counted: the engine replays only full logs.
  *
  * Labels besides obs/mask/action:
- *   game        hy_encode_game_id(g->source, g->index)
+ *   game        hy_encode_game_id(g): a hash of the game's content
  *   step        index of the decision within the kyoku (all seats, counted
  *               before the seat filter, so it does not depend on it)
  *   kyoku_delta observer's score after the kyoku's result minus at its
@@ -76,10 +76,20 @@ hy_status hy_encode_game(hy_encoder *enc, const hy_game *g, const hy_sample **ou
 
 const hy_encode_stats *hy_encoder_stats(const hy_encoder *enc);
 
-/* Game id: the first 8 bytes, read little-endian, of
- * SHA-256(source bytes ‖ 0x00 ‖ u32le(index)) (libcrypto); source NULL
- * counts as "". HY_EIO if libcrypto fails. */
-hy_status hy_encode_game_id(const char *source, uint32_t index, uint64_t *id, hy_diag *d);
+/* Game id: a hash of the game's play, so that the same game has the same id
+ * (and the same train/validation split) wherever and however it was read —
+ * `logs/`, `./logs` or an absolute path, mjlog or tenhou.net/6 — and
+ * different games differ; a game and its suit-permuted copies (augmentation)
+ * share it. The smallest over the 6 suit permutations π (events/permute.h)
+ * of the first 8 bytes, read little-endian, of SHA-256 (libcrypto) over "hydra/game-content/1" with its NUL, then per
+ * event 48 bytes, every tile mapped by π: type, actor, target, pai,
+ * nconsumed, consumed[4]; for
+ * start_kyoku bakaze, kyoku, honba, kyotaku, oya at 9–13; the dora marker of
+ * start_kyoku/dora at 14; scores (4 × i32le at 16) of start_kyoku and
+ * end_game, zero elsewhere; and after a start_kyoku its 52 tehai bytes.
+ * Provenance (source, index, line), presence flags, names and unknown
+ * fields do not count (formats/samples.md). HY_EIO if libcrypto fails. */
+hy_status hy_encode_game_id(const hy_game *g, uint64_t *id, hy_diag *d);
 
 /* Action classes for statistics: 0 discard (0–36), 1 riichi, 2 chi, 3 pon,
  * 4 kan, 5 win, 6 kyuushu, 7 pass. */

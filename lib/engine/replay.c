@@ -139,6 +139,31 @@ static void check_ryukyoku(rctx *c, size_t i)
 	}
 }
 
+/* end_game with scores: the engine's running scores after the last kyoku,
+ * leftover riichi sticks to the top seat (ties by seat order), must be the
+ * logged final scores (mjlog owari, end_game scores of an mjai log). */
+static void check_final(rctx *c, size_t i)
+{
+	const hy_event *ev = &c->g->ev[i];
+	hy_engine *e = &c->e;
+	if (!(ev->flags & HY_EVF_SCORES) || !c->in_kyoku || !c->scores_ok || c->skipping ||
+	    e->phase != HY_PH_KYOKU_END)
+		return;
+	int32_t fin[4];
+	memcpy(fin, e->scores, sizeof fin);
+	int top = 0;
+	for (int s = 1; s < 4; s++)
+		if (fin[s] > fin[top])
+			top = s;
+	fin[top] += 1000 * e->kyotaku;
+	if (memcmp(fin, ev->scores, sizeof fin) != 0) {
+		char a[64], b[64];
+		fmt4(a, sizeof a, fin);
+		fmt4(b, sizeof b, ev->scores);
+		issue(c, HY_REPLAY_FINAL, i, "end_game: computed final scores %s, logged %s", a, b);
+	}
+}
+
 static void start_kyoku(rctx *c, size_t i)
 {
 	const hy_event *ev = &c->g->ev[i];
@@ -243,7 +268,9 @@ static size_t step(rctx *c, size_t i)
 		start_kyoku(c, i);
 		return i;
 	case HY_EV_START_GAME:
+		return i;
 	case HY_EV_END_GAME:
+		check_final(c, i);
 		return i;
 	default:
 		break;

@@ -1,7 +1,8 @@
 /* Replay check: applies a game's mjai events to the engine, checking each
  * against the legal set, and compares every hora/ryukyoku score change with
  * the one the engine computes (and the scores of each start_kyoku with the
- * engine's running scores).
+ * engine's running scores, and the end_game scores with the replayed final
+ * scores: the last kyoku's, leftover riichi sticks to the top seat).
  *
  * Problems are not errors: each one is handed to rep->issue (when set) and
  * counted; after an illegal event the rest of that kyoku is skipped (the
@@ -23,6 +24,7 @@ typedef enum hy_replay_issue_kind {
 	HY_REPLAY_ILLEGAL,   /* an event the rules do not allow in that state */
 	HY_REPLAY_DELTAS,    /* computed score changes differ from the log's  */
 	HY_REPLAY_SCORES,    /* start_kyoku scores differ from the running ones */
+	HY_REPLAY_FINAL,     /* end_game scores differ from the replayed final ones */
 } hy_replay_issue_kind;
 
 typedef struct hy_replay_issue {

@@ -212,6 +212,14 @@ hy_status hy_evs_writer_close(hy_evs_writer *w, hy_diag *d)
 	return s;
 }
 
+void hy_evs_writer_abort(hy_evs_writer *w, const char *why)
+{
+	if (!w)
+		return;
+	hy_frame_writer_abort(&w->fw, why);
+	free(w);
+}
+
 /* ------------------------------------------------------------ reader */
 
 struct hy_evs_reader {
@@ -362,6 +370,8 @@ static hy_status r_text(hy_evs_reader *r, const uint8_t *p, unsigned *kind, size
 		hy_status s = hy_frame_next(&r->fr, g, &p, d);
 		if (s)
 			return s;
+		if (p[0] == HY_FRAME_REC_ABORT)
+			return hy_frame_aborted(&r->fr, p, g, d);
 		if (p[0] != REC_TEXT || p[1] != *kind || hy_get_u32le(p + 4) != g ||
 		    hy_get_u32le(p + 8) != total)
 			return hy_frame_rfail(&r->fr, d, HY_EDATA, r->fr.records + 1, g,
@@ -391,6 +401,8 @@ hy_status hy_evs_read_game(hy_evs_reader *r, hy_game *g, hy_diag *d)
 			return st;
 		uint64_t rec = r->fr.records + 1;
 		switch (p[0]) {
+		case HY_FRAME_REC_ABORT:
+			return hy_frame_aborted(&r->fr, p, gi, d);
 		case REC_TRAILER: {
 			hy_status s = hy_frame_trailer(&r->fr, p, d);
 			if (s)

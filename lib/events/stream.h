@@ -22,6 +22,11 @@ hy_status hy_evs_writer_open(hy_evs_writer **w, FILE *f);
 hy_status hy_evs_write_game(hy_evs_writer *w, const hy_game *g, hy_diag *d);
 /* Writes the trailer (and the header, for an empty frame); frees w. */
 hy_status hy_evs_writer_close(hy_evs_writer *w, hy_diag *d);
+/* Ends the frame as failed (formats/events.md, ABORT record) with the reason
+ * `why` (may be NULL) and frees w: readers of the stream then fail with
+ * "input stream was aborted by its producer". What a failing producer calls
+ * instead of hy_evs_writer_close. */
+void hy_evs_writer_abort(hy_evs_writer *w, const char *why);
 
 /* True when data starts with the event-stream magic. */
 int hy_evs_is_stream(const void *data, size_t len);

@@ -21,6 +21,15 @@ enum {
 
 /* ------------------------------------------------------------ writer */
 
+static const char ABORT_MAGIC[8] = "HYABORT"; /* with its NUL */
+
+static void w_free(hy_frame_writer *w)
+{
+	free(w->buf);
+	w->buf = NULL;
+	w->len = w->crc_from = 0;
+}
+
 hy_status hy_frame_writer_init(hy_frame_writer *w, const hy_frame_format *fmt, FILE *f)
 {
 	memset(w, 0, sizeof *w);
@@ -108,15 +117,30 @@ hy_status hy_frame_writer_close(hy_frame_writer *w, hy_diag *d)
 	}
 	if (!s && (fflush(w->f) != 0 || ferror(w->f)))
 		s = w_io_fail(w, d);
-	hy_frame_writer_abort(w);
+	w_free(w);
 	return s;
 }
 
-void hy_frame_writer_abort(hy_frame_writer *w)
+void hy_frame_writer_abort(hy_frame_writer *w, const char *why)
 {
-	free(w->buf);
-	w->buf = NULL;
-	w->len = w->crc_from = 0;
+	size_t rs = w->fmt->record_size;
+	if (w->buf && !w->err && (w->len + rs <= w->fmt->wbuf_size || !hy_frame_flush(w, NULL))) {
+		uint8_t *t = w->buf + w->len;
+		memset(t, 0, rs);
+		t[0] = HY_FRAME_REC_ABORT;
+		memcpy(t + TR_MAGIC, ABORT_MAGIC, 8);
+		size_t n = why ? strlen(why) : 0;
+		if (n > rs - HY_FRAME_ABORT_WHY)
+			n = rs - HY_FRAME_ABORT_WHY;
+		hy_put_u32le(t + TR_COUNT, (uint32_t)n);
+		if (n)
+			memcpy(t + HY_FRAME_ABORT_WHY, why, n);
+		w->len += rs;
+		hy_frame_crc_catch_up_w(w);
+		if (!hy_frame_flush(w, NULL))
+			fflush(w->f);
+	}
+	w_free(w);
 }
 
 /* ------------------------------------------------------------ reader */
@@ -329,6 +353,27 @@ hy_status hy_frame_next_slow(hy_frame_reader *r, uint32_t game, const uint8_t **
 	return hy_frame_rfail(r, d, HY_ETRUNC, r->records, game,
 			      "truncated %s: no trailer after record %llu", name,
 			      (unsigned long long)r->records);
+}
+
+hy_status hy_frame_aborted(hy_frame_reader *r, const uint8_t *p, uint32_t game, hy_diag *d)
+{
+	uint64_t rec = r->records + 1;
+	size_t rs = r->fmt->record_size;
+	if (memcmp(p + TR_MAGIC, ABORT_MAGIC, 8) != 0)
+		return hy_frame_rfail(r, d, HY_EDATA, rec, game,
+				      "bad abort record: magic is not \"HYABORT\"");
+	size_t n = hy_get_u32le(p + TR_COUNT);
+	if (n > rs - HY_FRAME_ABORT_WHY)
+		n = rs - HY_FRAME_ABORT_WHY;
+	char why[256];
+	size_t k = 0;
+	for (size_t i = 0; i < n && k + 1 < sizeof why; i++) {
+		unsigned char c = p[HY_FRAME_ABORT_WHY + i];
+		why[k++] = c >= 0x20 && c != 0x7f ? (char)c : '?';
+	}
+	why[k] = 0;
+	return hy_frame_rfail(r, d, HY_EDATA, rec, game,
+			      "input stream was aborted by its producer%s%s", k ? ": " : "", why);
 }
 
 hy_status hy_frame_trailer(hy_frame_reader *r, const uint8_t *p, hy_diag *d)

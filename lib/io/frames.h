@@ -7,6 +7,12 @@
  * NUL) at 8, the u64 record count at 16 and the u32 CRC-32 (zlib) of the
  * frame's record bytes at 24. Frames concatenate.
  *
+ * A producer that fails ends its frame with an ABORT record instead of the
+ * trailer: byte 0 HY_FRAME_REC_ABORT, "HYABORT" and a NUL at 8, the u32
+ * length of a UTF-8 reason at 16 and the reason's bytes from 20 (cut to the
+ * record; zero padded). Every reader turns it into HY_EDATA "input stream
+ * was aborted by its producer", so the next stage of a pipe fails too.
+ *
  * The structs are public so that a format embeds them; their fields are
  * read by the inline helpers below and by nothing else outside frames.c.
  * Record encoding, record checks and the format's own messages stay with
@@ -22,6 +28,8 @@
 
 enum {
 	HY_FRAME_REC_TRAILER = 3, /* record type (byte 0) of a trailer */
+	HY_FRAME_REC_ABORT = 4,   /* record type of an abort marker */
+	HY_FRAME_ABORT_WHY = 20,  /* offset of the reason in an abort record */
 	HY_FRAME_CRC_CHUNK = 4096, /* CRC pending bytes folded while still in cache */
 };
 
@@ -73,8 +81,11 @@ hy_status hy_frame_writer_check(hy_frame_writer *w, hy_diag *d);
 hy_status hy_frame_flush(hy_frame_writer *w, hy_diag *d);
 /* Writes the trailer, flushes f, frees the buffer: the writer's status. */
 hy_status hy_frame_writer_close(hy_frame_writer *w, hy_diag *d);
-/* Frees the buffer, writing nothing more. */
-void hy_frame_writer_abort(hy_frame_writer *w);
+/* Ends the frame as failed: the records still buffered, then an ABORT
+ * record with `why` (may be NULL), flushed; frees the buffer. Writes
+ * nothing when the writer has already failed (the frame is cut short, which
+ * readers report as truncated). Never ends the frame as complete. */
+void hy_frame_writer_abort(hy_frame_writer *w, const char *why);
 
 void hy_frame_crc_catch_up_w(hy_frame_writer *w);
 
@@ -158,6 +169,11 @@ static inline void hy_frame_consume(hy_frame_reader *r)
 	if (r->pos - r->crc_mark >= HY_FRAME_CRC_CHUNK)
 		hy_frame_crc_catch_up_r(r);
 }
+
+/* The ABORT record at p (the record hy_frame_next returned): records the
+ * sticky HY_EDATA "input stream was aborted by its producer: <reason>" for
+ * its record number and returns it. */
+hy_status hy_frame_aborted(hy_frame_reader *r, const uint8_t *p, uint32_t game, hy_diag *d);
 
 /* Checks the trailer record at p (the record hy_frame_next returned) and
  * consumes it, ending the frame. */

@@ -1,5 +1,7 @@
 #include "nn/checkpoint.h"
 
+#include "io/staged.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
@@ -131,17 +133,6 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	hid_t ff = f;
 	f = -1;
 	H5CHK(H5Fclose(ff));
-	int fd = open(tmp, O_RDONLY);
-	if (fd < 0 || fsync(fd) < 0) {
-		st = hy_diag_set(d, HY_EIO, 0, "cannot sync '%s': %s", tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		goto out;
-	}
-	close(fd);
-	if (rename(tmp, path) < 0)
-		st = hy_diag_set(d, HY_EIO, 0, "cannot rename '%s' to '%s': %s", tmp, path,
-			strerror(errno));
 out:
 	if (lcpl >= 0)
 		H5Pclose(lcpl);
@@ -153,24 +144,22 @@ out:
 hy_status hy_nn_ckpt_save(const char *path, const hy_nn_model *m, const hy_nn_ckpt_meta *meta,
 	hy_diag *d)
 {
-	size_t n = strlen(path) + 32;
-	char *tmp = malloc(n);
 	float *host = malloc(m->table.total * sizeof(float) + 1);
-	if (!tmp || !host) {
-		free(tmp);
-		free(host);
+	if (!host)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory saving '%s'", path);
+	hy_staged stg;
+	hy_status st = hy_staged_create(&stg, path, NULL, d);
+	if (st == HY_OK) {
+		H5E_BEGIN_TRY
+		{
+			st = save(path, stg.tmp, m, meta, host, d);
+		}
+		H5E_END_TRY;
+		if (st == HY_OK)
+			st = hy_staged_commit(&stg, d); /* fsync, rename; removes on failure */
+		else
+			hy_staged_discard(&stg);
 	}
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	hy_status st;
-	H5E_BEGIN_TRY
-	{
-		st = save(path, tmp, m, meta, host, d);
-	}
-	H5E_END_TRY;
-	if (st)
-		unlink(tmp);
-	free(tmp);
 	free(host);
 	return st;
 }

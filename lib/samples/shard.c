@@ -159,7 +159,7 @@ int hy_shard_is_hdf5(const void *data, size_t len)
 /* ------------------------------------------------------------ writer */
 
 struct hy_shard_writer {
-	char *path, *tmp;
+	hy_staged st;   /* the temporary and the target (io/staged.h) */
 	hid_t file, ftype16, mtype16;
 	hid_t ds[NFIELDS];
 	uint8_t *col[NFIELDS];
@@ -278,8 +278,7 @@ static void w_free(hy_shard_writer *w)
 		H5Tclose(w->mtype16);
 	if (w->file >= 0)
 		H5Fclose(w->file);
-	free(w->path);
-	free(w->tmp);
+	hy_staged_discard(&w->st);
 	free(w);
 }
 
@@ -287,13 +286,7 @@ void hy_shard_writer_abort(hy_shard_writer *w)
 {
 	if (!w)
 		return;
-	char *tmp = w->tmp;
-	w->tmp = NULL;
-	w_free(w);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
+	w_free(w); /* removes the temporary unless it was renamed */
 }
 
 hy_status hy_shard_writer_open(hy_shard_writer **wp, const char *path, const hy_shard_meta *m,
@@ -319,23 +312,8 @@ hy_status hy_shard_writer_open(hy_shard_writer **wp, const char *path, const hy_
 		st = hy_diag_set(d, HY_EUSAGE, 0, "deflate level %d is over 9", level);
 		goto out;
 	}
-	size_t n = strlen(path);
-	w->path = strdup(path);
-	w->tmp = malloc(n + 16);
-	if (!w->path || !w->tmp) {
-		st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	if ((st = hy_staged_create(&w->st, path, NULL, d)) != HY_OK)
 		goto out;
-	}
-	memcpy(w->tmp, path, n);
-	memcpy(w->tmp + n, ".tmp-XXXXXX", 12);
-	int fd = mkstemp(w->tmp);
-	if (fd < 0) {
-		st = hy_diag_set(d, HY_EIO, 0, "cannot create '%s': %s", path, strerror(errno));
-		free(w->tmp);
-		w->tmp = NULL;
-		goto out;
-	}
-	close(fd);
 	for (int i = 0; i < NFIELDS; i++) {
 		w->col[i] = malloc((size_t)w->chunk * fields[i].size);
 		if (!w->col[i]) {
@@ -345,7 +323,7 @@ hy_status hy_shard_writer_open(hy_shard_writer **wp, const char *path, const hy_
 	}
 	HY_H5(fapl = H5Pcreate(H5P_FILE_ACCESS), HY_EIO);
 	HY_H5(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), HY_EIO);
-	HY_H5(w->file = H5Fcreate(w->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), HY_EIO);
+	HY_H5(w->file = H5Fcreate(w->st.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), HY_EIO);
 	HY_H5(w->ftype16 = make_f16(H5T_IEEE_F32LE), HY_EIO);
 	HY_H5(w->mtype16 = make_f16(H5T_NATIVE_FLOAT), HY_EIO);
 	if ((st = w_attrs(w, m, d)) || (st = w_datasets(w, level, d)))
@@ -422,8 +400,15 @@ uint64_t hy_shard_writer_count(const hy_shard_writer *w)
 
 hy_status hy_shard_writer_close(hy_shard_writer *w, hy_diag *d)
 {
+	return hy_shard_writer_finish(w, NULL, d);
+}
+
+hy_status hy_shard_writer_finish(hy_shard_writer *w, hy_fileset *fs, hy_diag *d)
+{
 	if (!w)
 		return HY_EUSAGE;
+	char path[sizeof d->source];
+	snprintf(path, sizeof path, "%s", w->st.path ? w->st.path : "");
 	hy_status st = w->err;
 	if (st) {
 		hy_diag_set(d, st, 0, "shard writer failed earlier");
@@ -439,29 +424,15 @@ hy_status hy_shard_writer_close(hy_shard_writer *w, hy_diag *d)
 	hid_t file = w->file;
 	w->file = -1;
 	HY_H5(H5Fclose(file), HY_EIO);
-	int fd = open(w->tmp, O_RDONLY);
-	if (fd < 0 || fsync(fd) != 0) {
-		st = hy_diag_set(d, HY_EIO, 0, "cannot sync '%s': %s", w->tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		goto out;
+	if (fs) {
+		if ((st = hy_staged_sync(&w->st, d)) == HY_OK)
+			st = hy_fileset_add(fs, &w->st, d);
+	} else {
+		st = hy_staged_commit(&w->st, d);
 	}
-	close(fd);
-	mode_t mask = umask(0);
-	umask(mask);
-	if (chmod(w->tmp, 0666 & ~mask) != 0) {
-		/* not fatal: the data is still right */
-	}
-	if (rename(w->tmp, w->path) != 0) {
-		st = hy_diag_set(d, HY_EIO, 0, "cannot rename '%s' to '%s': %s", w->tmp, w->path,
-				 strerror(errno));
-		goto out;
-	}
-	free(w->tmp);
-	w->tmp = NULL;
 out:
 	if (st && d)
-		snprintf(d->source, sizeof d->source, "%s", w->path);
+		snprintf(d->source, sizeof d->source, "%s", path);
 	hy_shard_writer_abort(w); /* frees; removes the temporary on failure */
 	return st;
 }

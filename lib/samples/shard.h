@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "io/staged.h"
 #include "samples/sample.h"
 
 #define HY_SHARD_FORMAT "hydra-samples" /* value of the `format` attribute */
@@ -47,6 +48,9 @@ uint64_t hy_shard_writer_count(const hy_shard_writer *w);
 /* Flushes, closes, fsyncs and renames into place; frees w. On failure the
  * temporary file is removed. */
 hy_status hy_shard_writer_close(hy_shard_writer *w, hy_diag *d);
+/* The same, but the rename is deferred to hy_fileset_commit(fs) (a set of
+ * shards that appears as a whole or not at all). */
+hy_status hy_shard_writer_finish(hy_shard_writer *w, hy_fileset *fs, hy_diag *d);
 /* Removes the temporary file; frees w. */
 void hy_shard_writer_abort(hy_shard_writer *w);
 

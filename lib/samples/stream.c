@@ -242,11 +242,11 @@ hy_status hy_sms_writer_close(hy_sms_writer *w, hy_diag *d)
 	return s;
 }
 
-void hy_sms_writer_abort(hy_sms_writer *w)
+void hy_sms_writer_abort(hy_sms_writer *w, const char *why)
 {
 	if (!w)
 		return;
-	hy_frame_writer_abort(&w->fw);
+	hy_frame_writer_abort(&w->fw, why);
 	free(w);
 }
 
@@ -330,6 +330,8 @@ hy_status hy_sms_read(hy_sms_reader *r, hy_sample *s, hy_diag *d)
 				return st;
 			continue;
 		}
+		if (p[0] == HY_FRAME_REC_ABORT)
+			return hy_frame_aborted(&r->fr, p, UINT32_MAX, d);
 		if (p[0] != REC_SAMPLE)
 			return hy_frame_rfail(&r->fr, d, HY_EDATA, rec, UINT32_MAX,
 					      "unknown record type %u", p[0]);

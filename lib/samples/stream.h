@@ -36,10 +36,12 @@ hy_status hy_sms_write(hy_sms_writer *w, const hy_sample *s, hy_diag *d);
 uint64_t hy_sms_writer_count(const hy_sms_writer *w);
 /* Writes the trailer (and the header, for an empty frame), flushes; frees w. */
 hy_status hy_sms_writer_close(hy_sms_writer *w, hy_diag *d);
-/* Frees w without writing the trailer (nor the samples still buffered), so
- * that a reader of what reached the file sees a truncated stream, never a
- * complete-looking partial one. For a failed run writing to a pipe. */
-void hy_sms_writer_abort(hy_sms_writer *w);
+/* Ends the frame as failed (formats/samples.md, ABORT record) with the
+ * reason `why` (may be NULL) and frees w: every reader of the stream then
+ * fails with "input stream was aborted by its producer", never sees a
+ * complete-looking partial stream. What a failing producer calls instead of
+ * hy_sms_writer_close. */
+void hy_sms_writer_abort(hy_sms_writer *w, const char *why);
 
 /* Reader over one or more concatenated frames, in memory or from a FILE*
  * read sequentially (a pipe: constant memory). hy_sms_read fills s with the

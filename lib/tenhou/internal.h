@@ -19,8 +19,8 @@ hy_status hy_tenhou_parse_json6(const char *source, const char *data, size_t len
 /* Hands a parsed game to the sink according to st, the parse status:
  * HY_OK → sink->game; HY_EDATA / HY_EUNSUP / HY_ETRUNC / HY_EFORMAT → d
  * goes to sink->bad (a NULL bad, or one returning non-OK, stops with that
- * status); after an HY_ETRUNC that bad accepted, the complete kyoku in g
- * go to sink->game. Other statuses are returned as they are. */
+ * status); a bad game is skipped whole, none of its kyoku delivered.
+ * Other statuses are returned as they are. */
 hy_status hy_tenhou_deliver(hy_game *g, hy_status st, const hy_game_sink *sink, hy_diag *d);
 
 #endif

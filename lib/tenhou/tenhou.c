@@ -72,12 +72,8 @@ hy_status hy_tenhou_deliver(hy_game *g, hy_status st, const hy_game_sink *sink, 
 	case HY_EFORMAT: {
 		if (!sink->bad)
 			return st;
-		hy_status r = sink->bad(sink->ctx, d);
-		if (r != HY_OK)
-			return r;
-		if (st == HY_ETRUNC && g && g->n > 0 && sink->game)
-			return sink->game(sink->ctx, g);
-		return HY_OK;
+		/* a bad game is skipped whole: none of its kyoku is delivered */
+		return sink->bad(sink->ctx, d);
 	}
 	default:
 		return st;

@@ -291,16 +291,41 @@ static void test_perm4_and_id(void **state)
 	assert_int_equal(hy_perm4_index(r), 3);
 	uint8_t t[4] = {1, 0, 2, 3};
 	assert_int_equal(hy_perm4_index(t), 6);
+	/* the game id hashes the play, not where it was read from */
 	uint64_t a, b, c;
-	assert_int_equal(hy_encode_game_id("x.json", 0, &a, NULL), HY_OK);
-	assert_int_equal(hy_encode_game_id("x.json", 1, &b, NULL), HY_OK);
-	assert_int_equal(hy_encode_game_id("x.json", 0, &c, NULL), HY_OK);
-	assert_true(a != b);
+	hy_game g1, g2;
+	hy_game_init(&g1);
+	hy_game_init(&g2);
+	assert_int_equal(hy_game_set_source(&g1, "logs/x.json", 0), HY_OK);
+	assert_int_equal(hy_game_set_source(&g2, "/abs/./logs/x.json", 7), HY_OK);
+	hy_event e;
+	hy_event_blank(&e, HY_EV_START_GAME);
+	assert_non_null(hy_game_push(&g1, &e));
+	e.line = 9;
+	e.extra = "{\"x\":1}";
+	assert_non_null(hy_game_push(&g2, &e));
+	hy_event_blank(&e, HY_EV_DAHAI);
+	e.actor = 0;
+	e.pai = 5;
+	assert_non_null(hy_game_push(&g1, &e));
+	e.flags |= HY_EVF_TSUMOGIRI;
+	assert_non_null(hy_game_push(&g2, &e));
+	assert_int_equal(hy_encode_game_id(&g1, &a, NULL), HY_OK);
+	assert_int_equal(hy_encode_game_id(&g2, &b, NULL), HY_OK);
+	assert_true(a == b);
+	g2.ev[1].pai = 5 + 9; /* the same play with m and p swapped: the same id */
+	assert_int_equal(hy_encode_game_id(&g2, &c, NULL), HY_OK);
 	assert_true(a == c);
-	/* pinned: SHA-256("" ‖ 00 00000000) */
-	assert_int_equal(hy_encode_game_id(NULL, 0, &a, NULL), HY_OK);
-	print_message("id(\"\", 0) = %016llx\n", (unsigned long long)a);
-	assert_int_equal(a, UINT64_C(0xc56ee1ad8a505588));
+	g2.ev[1].pai = 6; /* another tile: another game */
+	assert_int_equal(hy_encode_game_id(&g2, &c, NULL), HY_OK);
+	assert_true(a != c);
+	/* pinned: SHA-256("hydra/game-content/1" 00) for a game without events */
+	hy_game_clear(&g1);
+	assert_int_equal(hy_encode_game_id(&g1, &a, NULL), HY_OK);
+	print_message("id(empty) = %016llx\n", (unsigned long long)a);
+	assert_int_equal(a, UINT64_C(0x5574fee56c78706e));
+	hy_game_free(&g1);
+	hy_game_free(&g2);
 	assert_int_equal(hy_action_class(0), 0);
 	assert_int_equal(hy_action_class(36), 0);
 	assert_int_equal(hy_action_class(37), 1);

@@ -87,9 +87,21 @@ static void test_bad_dir(void **state)
 	hy_output o;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_output_open(&o, "/nonexistent-dir/x.bin", &d), HY_EIO);
-	assert_non_null(strstr(d.msg, "cannot create '/nonexistent-dir/x.bin'"));
-	assert_non_null(strstr(d.msg, "No such file"));
+	/* a parent that is a file, not a directory */
+	assert_int_equal(hy_output_open(&o, "/dev/null/x.bin", &d), HY_EIO);
+	assert_non_null(strstr(d.msg, "'/dev/null' is not a directory"));
+	/* missing directories are created */
+	char path[128];
+	snprintf(path, sizeof path, "%s/a/b/x.bin", dir);
+	assert_int_equal(hy_output_open(&o, path, &d), HY_OK);
+	fputs("x", o.f);
+	assert_int_equal(hy_output_commit(&o, &d), HY_OK);
+	assert_int_equal(access(path, F_OK), 0);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/a/b", dir);
+	rmdir(path);
+	snprintf(path, sizeof path, "%s/a", dir);
+	rmdir(path);
 }
 
 static void test_stdout(void **state)

@@ -1,0 +1,65 @@
+/* Removal of registered temporary files on a fatal signal (see cleanup.h). */
+#include "io/cleanup.h"
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { FREE = 0, WRITING = 1, LIVE = 2 };
+
+static struct {
+	atomic_int state;
+	char path[HY_CLEANUP_PATH_MAX];
+} slots[HY_CLEANUP_SLOTS];
+
+static atomic_int installed;
+
+int hy_cleanup_add(const char *path)
+{
+	size_t n = strlen(path);
+	if (n >= HY_CLEANUP_PATH_MAX)
+		return -1;
+	for (int i = 0; i < HY_CLEANUP_SLOTS; i++) {
+		int expect = FREE;
+		if (!atomic_compare_exchange_strong(&slots[i].state, &expect, WRITING))
+			continue;
+		memcpy(slots[i].path, path, n + 1);
+		atomic_store(&slots[i].state, LIVE);
+		return i;
+	}
+	return -1;
+}
+
+void hy_cleanup_remove(int slot)
+{
+	if (slot >= 0 && slot < HY_CLEANUP_SLOTS)
+		atomic_store(&slots[slot].state, FREE);
+}
+
+/* Async-signal-safe: atomic loads, unlink(2), signal(2) and raise(3) only. */
+void hy_cleanup_fatal(int sig)
+{
+	for (int i = 0; i < HY_CLEANUP_SLOTS; i++)
+		if (atomic_load(&slots[i].state) == LIVE)
+			unlink(slots[i].path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void hy_cleanup_install(void)
+{
+	if (atomic_exchange(&installed, 1))
+		return;
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction old, sa;
+		if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+			continue; /* keep what the parent asked for (nohup, ignored SIGPIPE) */
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = hy_cleanup_fatal;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESETHAND;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}

@@ -1,0 +1,41 @@
+/* Temporary files that must not survive an interrupted program.
+ *
+ * Every temporary output (lib/io/output.c, shards, checkpoints, the
+ * deferred sets of io/fileset.h) is registered here while it exists. A
+ * program that installs the handlers (hy_cleanup_install, once, in main)
+ * has them removed when SIGINT, SIGTERM, SIGHUP or SIGPIPE ends it; the
+ * signal is then re-raised with its default action, so the exit status
+ * still says what killed the program, and a stream it was writing is left
+ * without its trailer (readers report it as truncated).
+ *
+ * This is the one piece of process-wide mutable state in lib/: a signal
+ * handler can reach nothing else. The table is a fixed array of slots
+ * (no allocation), each with an atomic state, so the handler only reads
+ * complete names; registering and unregistering are safe from any thread.
+ * A program without the handlers loses nothing: registering is then only
+ * bookkeeping. */
+#ifndef HY_IO_CLEANUP_H
+#define HY_IO_CLEANUP_H
+
+enum {
+	HY_CLEANUP_SLOTS = 64,
+	HY_CLEANUP_PATH_MAX = 1024,
+};
+
+/* Installs the handlers of SIGINT, SIGTERM, SIGHUP (and SIGPIPE when it is
+ * not ignored). Idempotent. */
+void hy_cleanup_install(void);
+
+/* From a program's own signal handler (async-signal-safe): removes every
+ * registered file, then re-raises sig with its default action. For
+ * programs that handle the first SIGINT themselves (hydra-fit saves and
+ * stops) and die on the second. */
+void hy_cleanup_fatal(int sig);
+
+/* Registers a temporary path: returns a slot number, or -1 when the table is
+ * full or the name too long (the file is then not removed on a signal). */
+int hy_cleanup_add(const char *path);
+/* Forgets slot (a renamed or removed file); -1 is ignored. */
+void hy_cleanup_remove(int slot);
+
+#endif
