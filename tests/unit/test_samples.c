@@ -285,6 +285,9 @@ static void test_golden_broken(void **state)
 		{"bad-crc.bin", HY_EDATA, 2, 1, "checksum mismatch"},
 		{"bad-count.bin", HY_EDATA, 3, 2, "count mismatch"},
 		{"bad-action.bin", HY_EDATA, 2, 1, "not legal"},
+		{"aborted.bin", HY_EDATA, 3, 2,
+		 "input stream was aborted by its producer: hydra-encode failed: events.bin: "
+		 "record 9: bad tile"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *path = golden_path(cases[i].file);

@@ -501,6 +501,8 @@ static const struct broken {
 	{"no-trailer.bin", HY_ETRUNC, 7, "truncated event stream: no trailer after record 7"},
 	{"bad-crc.bin", HY_EDATA, 8, "checksum mismatch: trailer says CRC-32 "},
 	{"bad-count.bin", HY_EDATA, 8, "record count mismatch: trailer says 8, frame has 7"},
+	{"aborted.bin", HY_EDATA, 8,
+	 "input stream was aborted by its producer: mjai-parse failed: x.mjlog:3: truncated log"},
 };
 
 static void test_golden_broken(void **state)

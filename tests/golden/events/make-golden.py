@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 REC = 128
 CHUNK = 116
-REC_EVENT, REC_TEXT, REC_TRAILER = 1, 2, 3
+REC_EVENT, REC_TEXT, REC_TRAILER, REC_ABORT = 1, 2, 3, 4
 TEXT_EXTRA, TEXT_SOURCE = 4, 5
 NONE = 255  # no tile / no seat
 UNK = 37    # "?"
@@ -86,6 +86,13 @@ def frame(records, count=None, crc=None):
                      zlib.crc32(records) if crc is None else crc)
     tr += bytes(REC - len(tr))
     return header() + records + tr
+
+
+def aborted(records, why):
+    """A frame its producer gave up on: the records, then an ABORT record."""
+    b = why.encode()
+    ab = struct.pack("<B7s8sI", REC_ABORT, bytes(7), b"HYABORT\0", len(b)) + b
+    return header() + records + ab + bytes(REC - len(ab))
 
 
 def game(source, index, events):
@@ -194,6 +201,7 @@ def main():
     bad[6 * REC + 36] ^= 0x01  # a score of end_game: decodes, but the CRC differs
     write("bad-crc.bin", frame(bytes(bad), crc=zlib.crc32(recs)))
     write("bad-count.bin", frame(recs, count=8))
+    write("aborted.bin", aborted(recs, "mjai-parse failed: x.mjlog:3: truncated log"))
 
 
 if __name__ == "__main__":

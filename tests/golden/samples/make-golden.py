@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 REC = 5888
 OBS = 85 * 34
-REC_SAMPLE, REC_TRAILER = 1, 3
+REC_SAMPLE, REC_TRAILER, REC_ABORT = 1, 3, 4
 HALVES = [0x0000, 0x3C00, 0x3800, 0x0000, 0x2E66]  # 0, 1, 0.5, 0, ~0.1
 M64 = (1 << 64) - 1
 
@@ -70,6 +70,13 @@ def frame(samples, **hdr):
     return header(**hdr) + recs + trailer(len(samples), zlib.crc32(recs))
 
 
+def aborted(samples, why):
+    """A frame its producer gave up on: the samples, then an ABORT record."""
+    b = why.encode()
+    ab = bytes([REC_ABORT]) + bytes(7) + b"HYABORT\0" + struct.pack("<I", len(b)) + b
+    return header() + b"".join(record(x) for x in samples) + ab + bytes(REC - len(ab))
+
+
 def write(name, data):
     with open(os.path.join(HERE, name), "wb") as f:
         f.write(data)
@@ -94,6 +101,7 @@ def main():
     write("bad-count.bin", header() + recs + trailer(3, zlib.crc32(recs)))
     illegal = dict(s[1], mask=0)                                # action not legal
     write("bad-action.bin", frame([s[0], illegal]))
+    write("aborted.bin", aborted(s[:2], "hydra-encode failed: events.bin: record 9: bad tile"))
 
 
 if __name__ == "__main__":
