@@ -93,6 +93,10 @@ static int gpu_present(void)
 typedef struct ui {
 	int quiet, tty;
 	double last;
+	double val_loss;     /* last validation loss shown (NAN: none yet) */
+	int full_cpu;        /* the default full network on the CPU: say its speed */
+	int batch;
+	double t_first;      /* time of step 1 (speed notice) */
 } ui;
 
 static double now_s(void)
@@ -117,8 +121,24 @@ static void on_progress(void *u, const hy_train_progress *p)
 	ui *g = u;
 	if (g->quiet)
 		return;
-	char eta[32], of[32] = "";
+	if (p->evaluated)
+		g->val_loss = p->val_loss;
+	if (g->full_cpu && p->step == 1)
+		g->t_first = now_s();
+	if (g->full_cpu && p->step == 4) { /* three steps after the first: roughly warm */
+		double rate = 3.0 * g->batch / (now_s() - g->t_first);
+		if (g->tty)
+			fputs("\r\033[K", stderr);
+		fprintf(stderr,
+			"%s: the full 40x256 network runs at about %.0f samples/s on this CPU "
+			"(%.1f hours per million samples); '--arch small' (6x64) needs about "
+			"1/100 of its arithmetic\n", prog, rate, 1e6 / rate / 3600);
+		g->full_cpu = 0;
+	}
+	char eta[32], of[32] = "", vl[32] = "";
 	fmt_eta(p->eta_s, eta, sizeof eta);
+	if (!isnan(g->val_loss))
+		snprintf(vl, sizeof vl, "  val %.4f", g->val_loss);
 	if (p->total > 0) /* 0: open-ended, one pass over a stream */
 		snprintf(of, sizeof of, "/%" PRId64, p->total);
 	if (g->tty) {
@@ -126,8 +146,8 @@ static void on_progress(void *u, const hy_train_progress *p)
 		if (p->step != p->total && t - g->last < 0.2)
 			return;
 		g->last = t;
-		fprintf(stderr, "\rstep %" PRId64 "%s  loss %.4f  %.0f samples/s%s%s\033[K", p->step, of,
-			p->loss_avg, p->samples_per_s, p->total > 0 ? "  ETA " : "",
+		fprintf(stderr, "\rstep %" PRId64 "%s  loss %.4f%s  %.0f samples/s%s%s\033[K", p->step,
+			of, p->loss_avg, vl, p->samples_per_s, p->total > 0 ? "  ETA " : "",
 			p->total > 0 ? eta : "");
 		if (p->step == p->total)
 			fputc('\n', stderr);
@@ -353,7 +373,11 @@ static int fit_main(int argc, char **argv, const char **val)
 	sigaction(SIGTERM, &sa, NULL);
 	cfg.stop = &stop_flag;
 
-	ui g = {.quiet = quiet, .tty = isatty(STDERR_FILENO)};
+	/* no architecture asked for: the default full network; on the CPU say
+	 * once how fast it is (the first steps measured) and name a smaller one */
+	ui g = {.quiet = quiet, .tty = isatty(STDERR_FILENO), .val_loss = NAN,
+		.batch = cfg.batch > 0 ? cfg.batch : 256,
+		.full_cpu = !arch_name && blocks < 0 && channels < 0 && !cfg.resume && !cfg.init};
 	hy_train_hooks hooks = {.progress = on_progress, .notice = on_notice, .u = &g};
 	hy_train_result res;
 	hy_status st = hy_train_run(&cfg, &hooks, &res, &d);
@@ -367,9 +391,18 @@ static int fit_main(int argc, char **argv, const char **val)
 			fprintf(stderr, "%s: try 'hydra-fit --help'\n", prog);
 		return hy_status_exit(st);
 	}
-	if (!quiet)
-		fprintf(stderr, "%s: %s at step %" PRId64 ": %s\n", prog,
-			st == HY_STOP ? "interrupted, saved" : "done", res.step, res.last_ckpt);
+	if (!quiet) {
+		char secs[32], best[64] = "";
+		fmt_eta(res.seconds, secs, sizeof secs);
+		if (!isnan(res.best_val))
+			snprintf(best, sizeof best, ", best validation loss %.4f", res.best_val);
+		fprintf(stderr, "%s: %s at step %" PRId64 ": %" PRId64 " samples in %s%s\n", prog,
+			st == HY_STOP ? "interrupted, saved" : "done", res.step, res.samples, secs,
+			best);
+		fprintf(stderr, "%s: checkpoints in '%s': latest %s%s\n", prog, cfg.out,
+			res.last_ckpt[0] ? res.last_ckpt : "(none)",
+			isnan(res.best_val) ? "" : ", best -> 'best'");
+	}
 	return st == HY_STOP ? 130 : 0;
 }
 

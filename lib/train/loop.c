@@ -773,6 +773,7 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 				"stopping, nothing new saved", (long long)r->step,
 				isnan(info.grad_norm) ? "nan" : "inf");
 		r->ts.samples += n;
+		res->samples += (int64_t)n;
 		if (r->hk && r->hk->step)
 			r->hk->step(r->hk->u, r->step, &l);
 		win_loss += l.total;
@@ -848,6 +849,8 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 		st = train(r, res, d);
 	res->step = r->step;
 	snprintf(res->last_ckpt, sizeof res->last_ckpt, "%s", r->last_ckpt);
+	res->seconds = now_s() - r->t0;
+	res->best_val = cfg->nval && isfinite(r->best) ? r->best : NAN;
 	if (r->metrics && fclose(r->metrics) != 0 && (!st || st == HY_STOP))
 		st = hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'", r->out);
 	free(r->buf);

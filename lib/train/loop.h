@@ -80,6 +80,9 @@ typedef struct hy_train_result {
 	char last_ckpt[4096];   /* path of the last checkpoint written    */
 	int input_ended;        /* standard input ended before the steps  */
 	int stopped;            /* cfg->stop was set                      */
+	int64_t samples;        /* samples trained on in this process     */
+	double seconds;         /* wall time of this process's run        */
+	double best_val;        /* best validation loss, NAN without --val */
 } hy_train_result;
 
 /* Runs the training; HY_OK at the planned end (or the end of standard
