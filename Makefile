@@ -35,13 +35,6 @@ HAVE_CUDNN := $(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/inc
 HAVE_CUBLAS := $(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cublas_v2.h),y))
 HAVE_CUDA := $(if $(and $(NVCC),$(HAVE_CUDNN),$(HAVE_CUBLAS)),y)
 
-ifeq ($(filter deps clean help,$(MAKECMDGOALS)),)
-ifeq ($(MAKELEVEL),0)
-$(info hydra: libraries found: $(or $(PKG_FOUND),none))
-$(if $(PKG_MISSING),$(info hydra: libraries MISSING: $(PKG_MISSING) (run 'make deps')))
-$(info hydra: cuda: $(if $(NO_CUDA),disabled by NO_CUDA=1,$(if $(HAVE_CUDA),nvcc $(NVCC) with cuDNN and cuBLAS,$(if $(NVCC),nvcc found but cuDNN/cuBLAS missing: CPU only,not found: CPU only))))
-endif
-endif
 
 # ---------------------------------------------------------------- flags
 PKG_CFLAGS := $(if $(PKG_FOUND),$(shell pkg-config --cflags $(filter $(PKGS),$(PKG_FOUND))))
@@ -78,6 +71,15 @@ UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIBA     := $(BUILD)/libhydra.a
+
+ifeq ($(filter deps clean help,$(MAKECMDGOALS)),)
+ifeq ($(MAKELEVEL),0)
+$(info hydra: libraries found: $(or $(PKG_FOUND),none))
+$(if $(PKG_MISSING),$(info hydra: libraries MISSING: $(PKG_MISSING) (run 'make deps')))
+CUDA_WHY := $(if $(HAVE_CUDA),nvcc with cuDNN and cuBLAS found but this version has no CUDA sources,$(if $(NVCC),nvcc found but cuDNN/cuBLAS missing,no nvcc))
+$(info hydra: CUDA backend: $(if $(NO_CUDA),not built (NO_CUDA=1),$(if $(LIB_CU),built with $(NVCC) (cuDNN and cuBLAS),not built ($(CUDA_WHY)): CPU only)))
+endif
+endif
 
 # keep objects between runs (they are intermediate files to make)
 .SECONDARY:
@@ -165,9 +167,11 @@ bench: deps
 	@for b in bench/*.sh; do BUILD=$(BUILD) SHARED=$(SHARED) sh $$b || exit 1; done
 
 install: $(BINS)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/hydra-c/pipelines
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(wildcard pipelines/*.mk) $(DESTDIR)$(PREFIX)/share/hydra-c/pipelines
 
 clean:
 	rm -rf build build-san

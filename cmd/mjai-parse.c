@@ -26,7 +26,7 @@ static const char usage[] =
 	"event streams, plain or gzip/zstd-compressed, or tar/zip archives of them.\n"
 	"\n"
 	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n"
-	"  -j, --json          write mjai JSON lines instead of the event stream\n"
+	"      --json          write mjai JSON lines instead of the event stream\n"
 	"  -k, --keep-going    skip a bad game (counted) instead of failing\n"
 	"  -s, --stats         print games, kyoku and events per type to stderr\n"
 	"  -c, --check         replay every game with the rules engine: report\n"
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"output", required_argument, 0, 'o'},
-		{"json", no_argument, 0, 'j'},
+		{"json", no_argument, 0, 'J'},
 		{"keep-going", no_argument, 0, 'k'},
 		{"stats", no_argument, 0, 's'},
 		{"check", no_argument, 0, 'c'},
@@ -152,10 +152,10 @@ int main(int argc, char **argv)
 	hy_diag_init(&r.err, NULL);
 	const char *outpath = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "o:jkscVh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:kscVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
-		case 'j': r.json = 1; break;
+		case 'J': r.json = 1; break;
 		case 'k': r.keep_going = 1; break;
 		case 's': r.stats = 1; break;
 		case 'c': r.check = 1; break;
