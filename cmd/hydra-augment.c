@@ -15,6 +15,7 @@
 #include "core/version.h"
 #include "events/permute.h"
 #include "io/cleanup.h"
+#include "samples/h5.h"
 #include "io/output.h"
 #include "samples/augment.h"
 #include "samples/reader.h"
@@ -43,6 +44,13 @@ static const char usage[] =
 	"version mismatch.\n";
 
 static const char *prog = "hydra-augment";
+
+/* After --help/--version: 0, or 1 when stdout could not take it. */
+static int info_done(void)
+{
+	hy_diag d;
+	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
+}
 
 enum { MODE_LIST, MODE_RANDOM };
 
@@ -196,8 +204,8 @@ int main(int argc, char **argv)
 			format = optarg;
 			break;
 		case 's': stats = 1; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case 'V': printf("hydra-augment (hydra-c) %s\n", HY_VERSION); return 0;
+		case 'h': fputs(usage, stdout); return info_done();
+		case 'V': printf("hydra-augment (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
 			fprintf(stderr, "%s: try 'hydra-augment --help'\n", prog);
 			return 2;
@@ -216,6 +224,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
+	hy_h5_init();
 
 	int npaths = argc - optind;
 	const char *stdin_only[] = {"-"};

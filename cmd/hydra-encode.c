@@ -19,6 +19,7 @@
 #include "events/source.h"
 #include "io/input.h"
 #include "io/cleanup.h"
+#include "samples/h5.h"
 #include "io/output.h"
 #include "io/staged.h"
 #include "samples/shard.h"
@@ -52,6 +53,13 @@ static const char usage[] =
 
 static const char *prog = "hydra-encode";
 
+/* After --help/--version: 0, or 1 when stdout could not take it. */
+static int info_done(void)
+{
+	hy_diag d;
+	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
+}
+
 /* One output: a stream or shards, possibly rotated. */
 typedef struct sink {
 	const char *path;   /* NULL: stdout */
@@ -65,6 +73,7 @@ typedef struct sink {
 	uint64_t in_file, total, files;
 	const hy_shard_meta *meta;
 	hy_fileset *set;    /* finished files, renamed together at the end */
+	char cur[4096];     /* name of the file being written (messages) */
 } sink;
 
 typedef struct run {
@@ -123,6 +132,7 @@ static hy_status sink_open(sink *k, hy_diag *d)
 		path = name;
 	}
 	hy_status s;
+	snprintf(k->cur, sizeof k->cur, "%s", path ? path : "standard output");
 	if (k->shard) {
 		hy_diag_init(d, path);
 		s = hy_shard_writer_open(&k->sw, path, k->meta, d);
@@ -186,8 +196,12 @@ static hy_status sink_write(sink *k, const hy_sample *s, hy_diag *d)
 	if (!k->open && (st = sink_open(k, d)) != HY_OK)
 		return st;
 	st = k->shard ? hy_shard_write(k->sw, s, d) : hy_sms_write(k->w, s, d);
-	if (st != HY_OK)
+	if (st != HY_OK) { /* an output error: name the output, not the input */
+		snprintf(d->source, sizeof d->source, "%.500s", k->path ? k->cur : "standard output");
+		d->line = 0;
+		d->game = UINT32_MAX;
 		return st;
+	}
 	k->in_file++;
 	k->total++;
 	if (k->per_file && k->in_file >= k->per_file)
@@ -401,8 +415,8 @@ int main(int argc, char **argv)
 			break;
 		case 'k': r.keep_going = 1; break;
 		case 's': r.stats = 1; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case 'V': printf("hydra-encode (hydra-c) %s\n", HY_VERSION); return 0;
+		case 'h': fputs(usage, stdout); return info_done();
+		case 'V': printf("hydra-encode (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
 			fprintf(stderr, "%s: try 'hydra-encode --help'\n", prog);
 			return 2;
@@ -440,6 +454,7 @@ int main(int argc, char **argv)
 	}
 
 	hy_cleanup_install();
+	hy_h5_init();
 	hy_fileset set = {0};
 	r.train.set = r.val.set = &set;
 	r.min_u = 2;

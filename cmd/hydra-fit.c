@@ -19,6 +19,8 @@
 #include "core/status.h"
 #include "core/version.h"
 #include "io/cleanup.h"
+#include "io/output.h"
+#include "samples/h5.h"
 #include "nn/model.h"
 #include "train/loop.h"
 
@@ -36,7 +38,8 @@ static const char usage[] =
 	"      --channels N       channels, a multiple of 32 (overrides --arch)\n"
 	"      --device DEV       auto (the default), cpu or cuda\n"
 	"  -j, --threads N        CPU threads (default: all online CPUs)\n"
-	"      --mode MODE        bc (supervised, the default); ppo is not implemented\n"
+	"      --mode MODE        bc (supervised, the default) or ppo (self-play samples\n"
+	"                         of hydra-sp; needs --init or --resume)\n"
 	"Training:\n"
 	"  -n, --steps N          optimiser steps (default: one pass over a stream,\n"
 	"                         with warmup then a constant LR; or --epochs)\n"
@@ -48,6 +51,12 @@ static const char usage[] =
 	"      --shuffle-buffer N samples in the shuffle buffer (default 8192)\n"
 	"      --val PATH         validation samples (repeatable), evaluated every\n"
 	"      --eval-every N     N steps (default 500) and at the end\n"
+	"PPO (--mode ppo; --batch is the rollout batch):\n"
+	"      --ppo-epochs N     passes over each rollout batch (default 4)\n"
+	"      --minibatch N      samples per optimiser step (default batch/4)\n"
+	"      --clip X           surrogate clip range epsilon (default 0.2)\n"
+	"      --vf-coef X        value loss weight (default 0.5)\n"
+	"      --ent-coef X       entropy bonus weight (default 0.01)\n"
 	"Output:\n"
 	"  -o, --out DIR          output directory (default runs/YYYYmmdd-HHMMSS)\n"
 	"      --save-every N     checkpoint every N steps (default 1000) and at the end\n"
@@ -64,6 +73,13 @@ static const char usage[] =
 	"4 requested device unavailable, 130 interrupted (a checkpoint is saved).\n";
 
 static const char *prog = "hydra-fit";
+
+/* After --help/--version: 0, or 1 when stdout could not take it. */
+static int info_done(void)
+{
+	hy_diag d;
+	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
+}
 static volatile sig_atomic_t stop_flag;
 
 /* The first SIGINT/SIGTERM asks the trainer to save and stop; a second one
@@ -170,7 +186,7 @@ static void on_notice(void *u, const char *msg)
 
 enum {
 	O_BLOCKS = 256, O_CHANNELS, O_DEVICE, O_MODE, O_LR, O_WARMUP, O_SHUF, O_VAL, O_EVAL,
-	O_SAVE, O_KEEP, O_LOG, O_RESUME, O_INIT,
+	O_SAVE, O_KEEP, O_LOG, O_RESUME, O_INIT, O_PPO_EPOCHS, O_MINIBATCH, O_CLIP, O_VF, O_ENT,
 };
 
 static int fit_main(int argc, char **argv, const char **val)
@@ -197,6 +213,11 @@ static int fit_main(int argc, char **argv, const char **val)
 		{"log-every", required_argument, 0, O_LOG},
 		{"resume", required_argument, 0, O_RESUME},
 		{"init", required_argument, 0, O_INIT},
+		{"ppo-epochs", required_argument, 0, O_PPO_EPOCHS},
+		{"minibatch", required_argument, 0, O_MINIBATCH},
+		{"clip", required_argument, 0, O_CLIP},
+		{"vf-coef", required_argument, 0, O_VF},
+		{"ent-coef", required_argument, 0, O_ENT},
 		{"quiet", no_argument, 0, 'q'},
 		{"help", no_argument, 0, 'h'},
 		{"version", no_argument, 0, 'V'},
@@ -204,6 +225,10 @@ static int fit_main(int argc, char **argv, const char **val)
 	};
 	hy_train_cfg cfg;
 	memset(&cfg, 0, sizeof cfg);
+	hy_train_ppo_cfg ppo = {.epochs = 4};
+	hy_nn_ppo_defaults(&ppo.loss);
+	int ppo_mode = 0;
+	const char *ppo_opt = NULL; /* a PPO option given (an error without --mode ppo) */
 	const char *device = "auto", *arch_name = NULL;
 	int64_t blocks = -1, channels = -1, v;
 	double x;
@@ -231,10 +256,35 @@ static int fit_main(int argc, char **argv, const char **val)
 			cfg.threads = (int)v;
 			break;
 		case O_MODE:
-			if (strcmp(optarg, "ppo") == 0)
-				return usage_error("--mode '%s' is not implemented in this version", optarg);
-			if (strcmp(optarg, "bc"))
+			if (strcmp(optarg, "bc") && strcmp(optarg, "ppo"))
 				return usage_error("bad --mode '%s': bc or ppo", optarg);
+			ppo_mode = strcmp(optarg, "ppo") == 0;
+			break;
+		case O_PPO_EPOCHS:
+			if (hy_parse_i64(optarg, 1, 1000, &v))
+				return usage_error("bad --ppo-epochs '%s': 1 to 1000", optarg);
+			ppo.epochs = (int)v;
+			ppo_opt = "--ppo-epochs";
+			break;
+		case O_MINIBATCH:
+			if (hy_parse_i64(optarg, 1, 1 << 20, &v))
+				return usage_error("bad --minibatch '%s': 1 to 1048576", optarg);
+			ppo.minibatch = (int)v;
+			ppo_opt = "--minibatch";
+			break;
+		case O_CLIP:
+			if (hy_parse_double(optarg, &x) || !(x > 0 && x < 1))
+				return usage_error("bad --clip '%s': a number between 0 and 1", optarg);
+			ppo.loss.clip = (float)x;
+			ppo_opt = "--clip";
+			break;
+		case O_VF:
+		case O_ENT:
+			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 100))
+				return usage_error(c == O_VF ? "bad --vf-coef '%s': 0 to 100"
+							   : "bad --ent-coef '%s': 0 to 100", optarg);
+			*(c == O_VF ? &ppo.loss.vf_coef : &ppo.loss.ent_coef) = (float)x;
+			ppo_opt = c == O_VF ? "--vf-coef" : "--ent-coef";
 			break;
 		case 'n':
 			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.steps))
@@ -291,8 +341,8 @@ static int fit_main(int argc, char **argv, const char **val)
 		case O_RESUME: cfg.resume = optarg; break;
 		case O_INIT: cfg.init = optarg; break;
 		case 'q': quiet = 1; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case 'V': printf("hydra-fit (hydra-c) %s\n", HY_VERSION); return 0;
+		case 'h': fputs(usage, stdout); return info_done();
+		case 'V': printf("hydra-fit (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
 			fprintf(stderr, "%s: try 'hydra-fit --help'\n", prog);
 			return 2;
@@ -314,6 +364,14 @@ static int fit_main(int argc, char **argv, const char **val)
 		return usage_error("%s", "--steps and --epochs exclude each other");
 	if (cfg.resume && cfg.init)
 		return usage_error("%s", "--resume and --init exclude each other");
+	if (ppo_opt && !ppo_mode)
+		return usage_error("%s is an option of --mode ppo", ppo_opt);
+	if (ppo_mode && !cfg.resume && !cfg.init)
+		return usage_error("%s", "--mode ppo improves a trained model: give --init CKPT "
+			"(the policy that played the games) or --resume");
+	if (ppo_mode && ppo.minibatch > (cfg.batch > 0 ? cfg.batch : 256) && !cfg.resume)
+		return usage_error("%s", "--minibatch is larger than the rollout --batch");
+	cfg.ppo = ppo_mode ? &ppo : NULL;
 
 	/* device: no CUDA backend in this version */
 	int gpu = gpu_present();
@@ -408,6 +466,7 @@ static int fit_main(int argc, char **argv, const char **val)
 
 int main(int argc, char **argv)
 {
+	hy_h5_init(); /* before any HDF5 call: no exit-time clean-up (samples/h5.h) */
 	/* room for every --val PATH */
 	const char **val = calloc((size_t)argc + 1, sizeof *val);
 	if (!val) {

@@ -1,6 +1,7 @@
 /* mjai-parse: game logs (mjai JSON lines, Tenhou mjlog XML, tenhou.net/6
  * JSON, event streams; plain, gzip, zstd, tar/zip, directories) → event
  * stream or mjai JSON lines. Option parsing and wiring only. */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,6 +41,13 @@ static const char usage[] =
 	"version mismatch.\n";
 
 static const char *prog = "mjai-parse";
+
+/* After --help/--version: 0, or 1 when stdout could not take it. */
+static int info_done(void)
+{
+	hy_diag d;
+	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
+}
 
 typedef struct run {
 	int json, keep_going, stats, check, write;
@@ -97,7 +105,8 @@ static hy_status on_game(void *ctx, hy_game *g)
 		s = r->json ? hy_mjai_write_game(r->out.f, g) : hy_evs_write_game(r->w, g, &r->err);
 		if (s != HY_OK) {
 			if (r->json)
-				hy_diag_set(&r->err, s, 0, "write error");
+				hy_diag_set(&r->err, s, 0, "cannot write mjai JSON: %s",
+					    strerror(errno ? errno : EIO));
 			return s;
 		}
 	}
@@ -149,7 +158,6 @@ int main(int argc, char **argv)
 	};
 	run r;
 	memset(&r, 0, sizeof r);
-	hy_diag_init(&r.err, NULL);
 	const char *outpath = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "o:kscVh", opts, NULL)) != -1) {
@@ -159,14 +167,16 @@ int main(int argc, char **argv)
 		case 'k': r.keep_going = 1; break;
 		case 's': r.stats = 1; break;
 		case 'c': r.check = 1; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case 'V': printf("mjai-parse (hydra-c) %s\n", HY_VERSION); return 0;
+		case 'h': fputs(usage, stdout); return info_done();
+		case 'V': printf("mjai-parse (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
 			fprintf(stderr, "%s: try 'mjai-parse --help'\n", prog);
 			return 2;
 		}
 	}
 	r.write = !r.check || outpath || r.json;
+	/* output errors name the output, never an input */
+	hy_diag_init(&r.err, outpath && strcmp(outpath, "-") ? outpath : "standard output");
 	r.rep.issue = on_issue;
 	r.rep.ctx = &r;
 	if (r.write && (!outpath || strcmp(outpath, "-") == 0) && !r.json &&

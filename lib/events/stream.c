@@ -67,7 +67,9 @@ static const char *text_kind_name(unsigned kind)
 
 int hy_evs_is_stream(const void *data, size_t len)
 {
-	return data && len >= 8 && memcmp(data, HY_EVS_MAGIC, 8) == 0;
+	/* a non-empty prefix of the magic counts: a stream cut inside its first
+	 * header is a truncated stream (status 1), not another format */
+	return data && len > 0 && memcmp(data, HY_EVS_MAGIC, len < 8 ? len : 8) == 0;
 }
 
 static const hy_frame_format evs_format = {

@@ -28,7 +28,8 @@ hy_status hy_evs_writer_close(hy_evs_writer *w, hy_diag *d);
  * instead of hy_evs_writer_close. */
 void hy_evs_writer_abort(hy_evs_writer *w, const char *why);
 
-/* True when data starts with the event-stream magic. */
+/* True when data starts with the event-stream magic, or is a non-empty
+ * prefix of it (a stream cut inside its header: truncated). */
 int hy_evs_is_stream(const void *data, size_t len);
 
 /* Reader over one or more concatenated frames, either in memory (a hy_doc's

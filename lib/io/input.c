@@ -761,8 +761,9 @@ static hy_status archive_next(hy_input *in, hy_doc *doc, hy_diag *d)
 			ep = "(unnamed)";
 		char *name = join2(display(in->arc_name), ":", ep);
 		if (!name) {
-			close_archive(in);
-			return fail(d, display(in->arc_name), HY_ENOMEM, "out of memory");
+			hy_status s = fail(d, display(in->arc_name), HY_ENOMEM, "out of memory");
+			close_archive(in); /* frees arc_name: the message is made first */
+			return s;
 		}
 		/* read the entry's data */
 		size_t len = 0;
@@ -772,18 +773,20 @@ static hy_status archive_next(hy_input *in, hy_doc *doc, hy_diag *d)
 			hy_diag tmp;
 			hy_diag_init(&tmp, NULL);
 			if (grow(&in->ent, &in->entcap, want + 1, &tmp) != HY_OK) {
-				close_archive(in);
+				hy_status s = fail_with(d, name, HY_ENOMEM, &tmp);
+				close_archive(in); /* frees arc_name: the message is made first */
 				free(name);
-				return fail_with(d, display(in->arc_name), HY_ENOMEM, &tmp);
+				return s;
 			}
 		}
 		for (;;) {
 			hy_diag tmp;
 			hy_diag_init(&tmp, NULL);
 			if (grow(&in->ent, &in->entcap, len + 1, &tmp) != HY_OK) {
+				hy_status s = fail_with(d, name, HY_ENOMEM, &tmp);
 				close_archive(in);
 				free(name);
-				return fail_with(d, display(in->arc_name), HY_ENOMEM, &tmp);
+				return s;
 			}
 			la_ssize_t n = archive_read_data(in->ar, in->ent + len, in->entcap - len - 1);
 			if (n == 0)

@@ -1,6 +1,7 @@
 #include "nn/checkpoint.h"
 
 #include "io/staged.h"
+#include "samples/h5.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,12 +14,15 @@
 
 #define FORMAT_NAME "hydra-checkpoint"
 
-/* Every HDF5 call goes through this: on failure, the call, file and line. */
+/* Every HDF5 call goes through this: on failure, the reason HDF5 gives (the
+ * operating system's, such as "No space left on device", when there is
+ * one), the call, file and line; the checkpoint's name is d's source. */
 #define H5CHK(expr)                                                                     \
 	do {                                                                                \
 		if ((expr) < 0) {                                                               \
-			st = hy_diag_set(d, HY_EIO, 0, "'%s': HDF5 call failed: %s (%s:%d)", path,  \
-				#expr, __FILE__, __LINE__);                                             \
+			st = hy_h5_fail(d, HY_EIO, #expr, __FILE__, __LINE__);                      \
+			if (d)                                                                      \
+				snprintf(d->source, sizeof d->source, "%s", path);                      \
 			goto out;                                                                   \
 		}                                                                               \
 	} while (0)
@@ -30,9 +34,16 @@ static herr_t put_attr(hid_t loc, const char *name, hid_t type, const void *v, h
 		return -1;
 	hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
 	herr_t r = a < 0 ? -1 : H5Awrite(a, type, v);
-	if (a >= 0 && H5Aclose(a) < 0)
+	/* every HDF5 call clears the error stack: keep the failure's for H5CHK */
+	hid_t es = r < 0 ? H5Eget_current_stack() : -1;
+	if (a >= 0 && H5Aclose(a) < 0) {
 		r = -1;
+		if (es < 0)
+			es = H5Eget_current_stack();
+	}
 	H5Sclose(sp);
+	if (es >= 0)
+		H5Eset_current_stack(es);
 	return r;
 }
 
@@ -77,9 +88,15 @@ static herr_t write_set(hid_t f, hid_t lcpl, const char *prefix, const hy_nn_ten
 		return -1;
 	hid_t ds = H5Dcreate2(f, name, H5T_IEEE_F32LE, sp, lcpl, H5P_DEFAULT, H5P_DEFAULT);
 	herr_t r = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-	if (ds >= 0 && H5Dclose(ds) < 0)
+	hid_t es = r < 0 ? H5Eget_current_stack() : -1; /* kept for H5CHK, as in put_attr */
+	if (ds >= 0 && H5Dclose(ds) < 0) {
 		r = -1;
+		if (es < 0)
+			es = H5Eget_current_stack();
+	}
 	H5Sclose(sp);
+	if (es >= 0)
+		H5Eset_current_stack(es);
 	return r;
 }
 
@@ -144,6 +161,7 @@ out:
 hy_status hy_nn_ckpt_save(const char *path, const hy_nn_model *m, const hy_nn_ckpt_meta *meta,
 	hy_diag *d)
 {
+	hy_h5_init();
 	float *host = malloc(m->table.total * sizeof(float) + 1);
 	if (!host)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory saving '%s'", path);
@@ -212,6 +230,7 @@ hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d)
 {
 	hid_t f = -1;
 	hy_status st;
+	hy_h5_init();
 	H5E_BEGIN_TRY
 	{
 		st = open_ckpt(path, &f, a, d);
@@ -302,6 +321,7 @@ out:
 hy_status hy_nn_ckpt_load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 	int weights_only, hy_diag *d)
 {
+	hy_h5_init();
 	float *host = malloc(m->table.total * sizeof(float) + 1);
 	if (!host)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory loading '%s'", path);

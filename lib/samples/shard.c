@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/version.h"
+#include "samples/h5.h"
 #include "samples/stream.h" /* hy_sample_check */
 
 /* ------------------------------------------------------------ fields */
@@ -98,57 +99,20 @@ static hid_t std_type(int kind, int file)
 
 /* ------------------------------------------------------------ errors */
 
-typedef struct h5err {
-	char first[160], last[160];
-	int truncated;
-} h5err;
-
-static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *ctx)
-{
-	h5err *x = ctx;
-	const char *desc = e->desc ? e->desc : "";
-	if (n == 0)
-		snprintf(x->first, sizeof x->first, "%s", desc);
-	snprintf(x->last, sizeof x->last, "%s", desc);
-	if (strstr(desc, "truncated"))
-		x->truncated = 1;
-	return 0;
-}
-
-/* Fills d from HDF5's error stack (then clears it). The status is st, or
- * HY_ETRUNC when HDF5 says the file is truncated and st is a read error. */
-static hy_status h5_fail(hy_diag *d, hy_status st, const char *call, const char *file,
-			 int line)
-{
-	h5err x;
-	memset(&x, 0, sizeof x);
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &x);
-	H5Eclear2(H5E_DEFAULT);
-	if (x.truncated && (st == HY_EDATA || st == HY_EFORMAT))
-		st = HY_ETRUNC;
-	const char *what = x.last[0] ? x.last : "unknown error";
-	if (x.first[0] && strcmp(x.first, x.last) != 0)
-		return hy_diag_set(d, st, 0, "HDF5 error in %s (%s:%d): %s: %s", call, file, line,
-				   x.first, what);
-	return hy_diag_set(d, st, 0, "HDF5 error in %s (%s:%d): %s", call, file, line, what);
-}
-
 /* The check macro: every HDF5 call goes through it. `call` returns a
  * negative value on failure (herr_t, hid_t, htri_t); on failure the
  * function's `st` is set and control goes to `out`. */
 #define HY_H5(call, status)                                                     \
 	do {                                                                      \
 		if ((call) < 0) {                                                 \
-			st = h5_fail(d, (status), #call, __FILE__, __LINE__);     \
+			st = hy_h5_fail(d, (status), #call, __FILE__, __LINE__);     \
 			goto out;                                                 \
 		}                                                                 \
 	} while (0)
 
 static void h5_quiet(void)
 {
-	/* HDF5's error printing is library-global; turn it off: errors come
-	 * back through hy_diag. */
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	hy_h5_init(); /* HDF5's error printing off, no exit-time clean-up */
 }
 
 int hy_shard_is_hdf5(const void *data, size_t len)

@@ -54,7 +54,9 @@ _Static_assert(sizeof(float) == 4, "IEEE binary32 floats");
 
 int hy_sms_is_stream(const void *data, size_t len)
 {
-	return data && len >= 8 && memcmp(data, HY_SMS_MAGIC, 8) == 0;
+	/* a non-empty prefix of the magic counts: a stream cut inside its first
+	 * header is a truncated stream (status 1), not another format */
+	return data && len > 0 && memcmp(data, HY_SMS_MAGIC, len < 8 ? len : 8) == 0;
 }
 
 const char *hy_sample_check(const hy_sample *s)

@@ -18,7 +18,8 @@
 #define HY_SMS_RECORD_SIZE 5888
 #define HY_SMS_DTYPE_F16 1        /* obs dtype code: IEEE binary16 LE */
 
-/* True when data starts with the sample-stream magic. */
+/* True when data starts with the sample-stream magic, or is a non-empty
+ * prefix of it (a stream cut inside its header: truncated). */
 int hy_sms_is_stream(const void *data, size_t len);
 
 /* Checks what a record can hold and a consumer relies on: action ≤ 45 and

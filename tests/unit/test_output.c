@@ -104,6 +104,28 @@ static void test_bad_dir(void **state)
 	rmdir(path);
 }
 
+/* A device is written in place, never replaced by a renamed file. */
+static void test_device(void **state)
+{
+	hy_output o;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_output_open(&o, "/dev/null", &d), HY_OK);
+	fputs("x", o.f);
+	assert_int_equal(hy_output_commit(&o, &d), HY_OK);
+	struct stat sb;
+	assert_int_equal(stat("/dev/null", &sb), 0);
+	assert_true(S_ISCHR(sb.st_mode));
+	if (access("/dev/full", W_OK) == 0) {
+		assert_int_equal(hy_output_open(&o, "/dev/full", &d), HY_OK);
+		fputs("x", o.f);
+		assert_int_equal(hy_output_commit(&o, &d), HY_EIO);
+		assert_non_null(strstr(d.msg, "No space left"));
+		assert_int_equal(stat("/dev/full", &sb), 0);
+		assert_true(S_ISCHR(sb.st_mode));
+	}
+}
+
 static void test_stdout(void **state)
 {
 	hy_output o;
@@ -120,7 +142,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_commit), cmocka_unit_test(test_abort),
-		cmocka_unit_test(test_bad_dir), cmocka_unit_test(test_stdout),
+		cmocka_unit_test(test_bad_dir), cmocka_unit_test(test_device),
+		cmocka_unit_test(test_stdout),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -940,7 +940,11 @@ static void test_writer_errors(void **state)
 	hy_game_free(&g);
 
 	assert_int_equal(hy_evs_writer_open(&w, NULL), HY_EUSAGE);
-	assert_false(hy_evs_is_stream("HYEVENT", 7));
+	/* a prefix of the magic is a stream cut short (truncated), not another format */
+	assert_true(hy_evs_is_stream("HYEVENT", 7));
+	assert_true(hy_evs_is_stream("H", 1));
+	assert_false(hy_evs_is_stream("HYEVENX", 7));
+	assert_false(hy_evs_is_stream("", 0));
 	assert_false(hy_evs_is_stream(NULL, 0));
 	assert_true(hy_evs_is_stream("HYEVENTS", 8));
 }

@@ -1,0 +1,94 @@
+/* HDF5 setup and error messages (see h5.h). */
+#include "samples/h5.h"
+
+#include <hdf5.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void init_once(void)
+{
+	H5dont_atexit(); /* fails harmlessly when the library is already up */
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+void hy_h5_init(void)
+{
+	pthread_once(&once, init_once);
+}
+
+typedef struct h5err {
+	char first[200], last[200], os[120];
+	int truncated;
+} h5err;
+
+/* Copies s into out (size n) with newlines and runs of blanks folded to one
+ * space, cut at a word boundary with "..." when too long. */
+static void fold(char *out, size_t n, const char *s)
+{
+	size_t k = 0;
+	int space = 0;
+	for (; *s && k + 1 < n; s++) {
+		int c = (unsigned char)*s;
+		if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+			space = k > 0;
+			continue;
+		}
+		if (space && k + 2 < n)
+			out[k++] = ' ';
+		space = 0;
+		out[k++] = (char)c;
+	}
+	out[k] = '\0';
+	if (*s && n > 8) { /* cut: back to a word boundary, then "..." */
+		size_t cut = k < n - 4 ? k : n - 4;
+		while (cut > 0 && out[cut] != ' ')
+			cut--;
+		if (cut == 0)
+			cut = n - 4;
+		memcpy(out + cut, "...", 4);
+	}
+}
+
+static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *ctx)
+{
+	h5err *x = ctx;
+	const char *desc = e->desc ? e->desc : "";
+	if (n == 0)
+		fold(x->first, sizeof x->first, desc);
+	fold(x->last, sizeof x->last, desc);
+	if (strstr(desc, "truncated"))
+		x->truncated = 1;
+	/* the sec2 driver reports errno as "error message = 'REASON'" */
+	const char *m = strstr(desc, "error message = '");
+	if (m) {
+		m += strlen("error message = '");
+		const char *end = strchr(m, '\'');
+		size_t len = end ? (size_t)(end - m) : strlen(m);
+		if (len >= sizeof x->os)
+			len = sizeof x->os - 1;
+		memcpy(x->os, m, len);
+		x->os[len] = '\0';
+	}
+	return 0;
+}
+
+hy_status hy_h5_fail(hy_diag *d, hy_status st, const char *call, const char *file, int line)
+{
+	h5err x;
+	memset(&x, 0, sizeof x);
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &x);
+	H5Eclear2(H5E_DEFAULT);
+	if (x.truncated && (st == HY_EDATA || st == HY_EFORMAT))
+		st = HY_ETRUNC;
+	if (x.os[0]) /* the reason first: it is what a user can act on */
+		return hy_diag_set(d, st, 0, "%s (HDF5 error in %s, %s:%d: %s)", x.os, call, file,
+				   line, x.first[0] ? x.first : "write failed");
+	const char *what = x.last[0] ? x.last : "unknown error";
+	if (x.first[0] && strcmp(x.first, x.last) != 0)
+		return hy_diag_set(d, st, 0, "HDF5 error in %s (%s:%d): %s: %s", call, file, line,
+				   x.first, what);
+	return hy_diag_set(d, st, 0, "HDF5 error in %s (%s:%d): %s", call, file, line, what);
+}
