@@ -47,7 +47,10 @@ static const char usage[] =
 	"      --honba N          honba counters (0-99)\n"
 	"      --sticks N         riichi sticks on the table (0-99)\n"
 	"      --pao SEAT         seat wind liable for daisangen/daisuushii\n"
-	"  -j, --json             one JSON object per query\n"
+	"      --double-ron       ron: the hand is the second winner of a double\n"
+	"                         ron; honba and sticks go to the first winner (in\n"
+	"                         turn order from the discarder), not to this one\n"
+	"      --json             one JSON object per query\n"
 	"  -b, --batch            read queries from stdin, one per line (the\n"
 	"                         arguments above); write one JSON line each\n"
 	"  -h, --help             show this help and exit\n"
@@ -61,7 +64,8 @@ enum { MODE_ANALYSE, MODE_TSUMO, MODE_RON };
 
 enum {
 	OPT_DOUBLE_RIICHI = 256, OPT_HAITEI, OPT_HOUTEI, OPT_RINSHAN, OPT_CHANKAN,
-	OPT_TENHOU, OPT_CHIIHOU, OPT_ROUND, OPT_HONBA, OPT_STICKS, OPT_PAO,
+	OPT_TENHOU, OPT_CHIIHOU, OPT_ROUND, OPT_HONBA, OPT_STICKS, OPT_PAO, OPT_DOUBLE_RON,
+	OPT_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -86,16 +90,18 @@ static const struct option long_opts[] = {
 	{"honba", required_argument, 0, OPT_HONBA},
 	{"sticks", required_argument, 0, OPT_STICKS},
 	{"pao", required_argument, 0, OPT_PAO},
-	{"json", no_argument, 0, 'j'},
+	{"double-ron", no_argument, 0, OPT_DOUBLE_RON},
+	{"json", no_argument, 0, OPT_JSON},
 	{"batch", no_argument, 0, 'b'},
 	{"help", no_argument, 0, 'h'},
 	{"version", no_argument, 0, 'V'},
 	{0, 0, 0, 0},
 };
-static const char short_opts[] = ":trw:f:m:Rid:u:s:jbhV";
+static const char short_opts[] = ":trw:f:m:Rid:u:s:bhV";
 
 typedef struct query {
 	int mode, json, batch, help, version;
+	int second_winner;        /* --double-ron */
 	const char *hand, *win;
 	int from;                 /* discarder seat or -1 */
 	hy_hand_query q;          /* melds, flags, dora, winds, honba, sticks, pao */
@@ -205,7 +211,8 @@ static int parse_args(int argc, char **argv, query *o, char *err, size_t esize)
 			else
 				o->q.sticks = (uint16_t)n;
 			break;
-		case 'j': o->json = 1; break;
+		case OPT_DOUBLE_RON: o->second_winner = 1; break;
+		case OPT_JSON: o->json = 1; break;
 		case 'b': o->batch = 1; break;
 		case 'h': o->help = 1; break;
 		case 'V': o->version = 1; break;
@@ -255,6 +262,14 @@ static int parse_args(int argc, char **argv, query *o, char *err, size_t esize)
 		snprintf(err, esize, "--from needs --ron");
 		return P_USAGE;
 	}
+	if (o->second_winner && o->mode != MODE_RON) {
+		snprintf(err, esize, "--double-ron needs --ron");
+		return P_USAGE;
+	}
+	/* Tenhou pays the honba and the riichi sticks of a double ron to the
+	 * first winner only (the nearer in turn order after the discarder) */
+	if (o->second_winner)
+		o->q.honba = o->q.sticks = 0;
 	return P_OK;
 }
 

@@ -1,5 +1,6 @@
 #include "events/source.h"
 
+#include <jansson.h>
 #include <string.h>
 
 #include "events/stream.h"
@@ -15,6 +16,42 @@ static const char *skip_space(const char *p, const char *end)
 	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
 		p++;
 	return p;
+}
+
+/* The first JSON value of a document (NULL if it is not valid JSON). Only
+ * that value is read, however long the document. */
+static json_t *first_json(const char *p, const char *end)
+{
+	json_error_t err;
+	return json_loadb(p, (size_t)(end - p), JSON_DISABLE_EOF_CHECK, &err);
+}
+
+/* A document starting with '{' that is not tenhou.net/6: mjai JSON lines
+ * when its first object has a "type" (every mjai event does). JSON that
+ * does not parse is left to the mjai reader, which names the bad line; a
+ * well-formed object without "type" (an mjx State, a config file...) is no
+ * log we know. */
+static hy_source_kind json_kind(const char *p, const char *end)
+{
+	json_t *o = first_json(p, end);
+	int mjai = !o || json_object_get(o, "type") != NULL;
+	json_decref(o);
+	return mjai ? HY_SOURCE_MJAI : HY_SOURCE_UNKNOWN;
+}
+
+/* An mjx State (mjx-project's JSON of one kyoku's full state per line:
+ * "hiddenState", "publicObservation", "privateObservations",
+ * "roundTerminal"): named in the message, since it looks like a log. */
+static int is_mjx_state(const char *data, size_t len)
+{
+	const char *end = data + len, *p = skip_space(data, end);
+	if (p == end || *p != '{')
+		return 0;
+	json_t *o = first_json(p, end);
+	int yes = json_is_object(o) && json_object_get(o, "publicObservation") &&
+		  json_object_get(o, "hiddenState");
+	json_decref(o);
+	return yes;
 }
 
 hy_source_kind hy_source_detect(const char *data, size_t len)
@@ -33,7 +70,7 @@ hy_source_kind hy_source_detect(const char *data, size_t len)
 		break;
 	}
 	if (*p == '{')
-		return HY_SOURCE_MJAI;
+		return json_kind(p, end);
 	return HY_SOURCE_UNKNOWN;
 }
 
@@ -109,8 +146,12 @@ hy_status hy_source_parse(const char *name, const char *data, size_t len,
 		return hy_mjai_parse_doc(name, data, len, sink, d);
 	default:
 		return hy_diag_set(d, HY_EFORMAT, 0,
-				   "unrecognised input format (expected mjai JSON lines, "
-				   "Tenhou mjlog XML, tenhou.net/6 JSON or an event stream)");
+				   "unrecognised input format%s (expected mjai JSON lines, "
+				   "Tenhou mjlog XML, tenhou.net/6 JSON or an event stream)",
+				   is_mjx_state(data, len)
+					   ? ": an mjx State JSON (one kyoku's full state per "
+					     "line) is not a game log"
+					   : "");
 	}
 }
 

@@ -3,10 +3,11 @@
  * The document is one game: <mjloggm> with GO (rules), UN (names), then per
  * kyoku INIT, draws T/U/V/W<id>, discards D/E/F/G<id>, N (calls, bit-packed
  * meld code m), REACH, DORA, and AGARI / RYUUKYOKU (the last one carries
- * owari = final scores). Each kyoku is collected into an hy_tk_kyoku and
- * handed to the shared builder (builder.h), which places dora and
- * reach_accepted the mjai way; the DORA and REACH step="2" tags' own
- * positions are therefore not used.
+ * owari = final scores; sc and owari hold two values per player, or three in
+ * the chip lobbies, whose chip column is not used). Each kyoku is collected
+ * into an hy_tk_kyoku and handed to the shared builder (builder.h), which
+ * places dora and reach_accepted the mjai way; the DORA and REACH step="2"
+ * tags' own positions are therefore not used.
  *
  * Provenance: a mjlog is one long line, so e->line and diagnostics carry the
  * 1-based index of the XML element (start tags counted from <mjloggm> = 1)
@@ -292,10 +293,20 @@ static void on_init(ml_ctx *c, const XML_Char **atts)
 	c->in_kyoku = 1;
 }
 
+/* A per-player score list (sc, owari): 8 values, two per player, or 12 in
+ * the chip lobbies, three per player (the third is the chip count or its
+ * change, not used). Returns the stride, or 0 on a bad list. */
+static int score_list(const char *s, long out[12])
+{
+	int n = int_list(s, out, 12);
+	return n == 8 ? 2 : n == 12 ? 3 : 0;
+}
+
 /* Common checks of AGARI / RYUUKYOKU; returns 0 after failing. */
 static int result_common(ml_ctx *c, const XML_Char **atts, int32_t deltas[4])
 {
-	long sc[8];
+	long sc[12];
+	int k;
 	memset(deltas, 0, 4 * sizeof *deltas);
 	if (!c->in_kyoku) {
 		fail(c, HY_EDATA, "%s", "result outside a kyoku");
@@ -303,22 +314,22 @@ static int result_common(ml_ctx *c, const XML_Char **atts, int32_t deltas[4])
 	}
 	const char *s = attr(atts, "sc");
 	if (s) {
-		if (int_list(s, sc, 8) != 8) {
+		if (!(k = score_list(s, sc))) {
 			fail(c, HY_EDATA, "bad sc '%s'", s);
 			return 0;
 		}
 		for (int p = 0; p < 4; p++)
-			deltas[p] = (int32_t)sc[2 * p + 1] * 100;
+			deltas[p] = (int32_t)sc[k * p + 1] * 100;
 	}
 	const char *o = attr(atts, "owari");
 	if (o) {
-		long ow[8];
-		if (int_list(o, ow, 8) != 8) {
+		long ow[12];
+		if (!(k = score_list(o, ow))) {
 			fail(c, HY_EDATA, "bad owari '%s'", o);
 			return 0;
 		}
 		for (int p = 0; p < 4; p++)
-			c->owari_scores[p] = (int32_t)ow[2 * p] * 100;
+			c->owari_scores[p] = (int32_t)ow[k * p] * 100;
 		c->owari = 1;
 	}
 	if (!c->k.end_line)

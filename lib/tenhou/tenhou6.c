@@ -1,8 +1,9 @@
 /* tenhou.net/6 JSON → hy_game, through jansson.
  *
  * A game is one object {"name": [...], "rule": {...}, "log": [kyoku...],
- * "sc": [...]?}; an mjscore file holds one such object per line, each with
- * one kyoku, and is read as one game. A kyoku is
+ * "sc": [...]?} ("sc": final score and points per player, or score, points
+ * and chips in the chip lobbies); an mjscore file holds one such object per
+ * line, each with one kyoku, and is read as one game. A kyoku is
  *   [[round, honba, sticks], scores[4], dora[], ura[],
  *    haipai0, takes0, discards0, …, haipai3, takes3, discards3, result]
  * with tiles 11–19/21–29/31–39 (m/p/s), 41–47 (E S W N P F C), 51–53 (red
@@ -545,10 +546,17 @@ static hy_status convert_game(json_t **objs, size_t n, hy_game *g, hy_diag *d)
 	hy_event_blank(&e, HY_EV_END_GAME);
 	e.line = (uint32_t)nk;
 	e.flags |= HY_EVF_SCORES;
-	long sc[8];
-	if (int_array(json_object_get(objs[n - 1], "sc"), sc, 8)) {
+	/* "sc": final score and result points per player, or score, points
+	 * and chips in the chip lobbies (the chips are not used) */
+	long sc[12];
+	json_t *scj = json_object_get(objs[n - 1], "sc");
+	int stride = int_array(scj, sc, 8) ? 2 : int_array(scj, sc, 12) ? 3 : 0;
+	if (stride) {
 		for (int p = 0; p < 4; p++)
-			e.scores[p] = (int32_t)sc[2 * p];
+			e.scores[p] = (int32_t)sc[stride * p];
+	} else if (scj && !json_is_null(scj)) {
+		return hy_diag_set(d, HY_EDATA, e.line,
+				   "bad final scores \"sc\" (8 values, or 12 with chips)");
 	} else {
 		hy_tk_final_scores(after, sticks, e.scores);
 	}

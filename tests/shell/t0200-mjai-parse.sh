@@ -1,5 +1,6 @@
 #!/bin/sh
-# mjai-parse: round trips, containers, broken inputs, exit codes.
+# mjai-parse: round trips, containers, broken inputs, exit codes, JSON that
+# is not mjai (mjx State).
 . tests/shell/lib.sh
 need_data
 P="$BIN/mjai-parse"
@@ -126,6 +127,27 @@ expect_err "logs/2024/.*\.mjson:21: start_kyoku: missing or bad dora_marker"
 for b in bad-magic newer-version truncated no-trailer bad-crc; do
 	"$P" --json "$GOLDEN/events/$b.bin" > /dev/null 2>&1 && fail "$b.bin accepted"
 done
+# an mjx State JSON (one kyoku's full state per line, not a game log) is an
+# unrecognised format (status 3), not a broken mjai log; so is any JSON whose
+# first object has no "type"; JSON that does not parse stays a broken mjai log
+MJXS="$DATA/logs/mjx-project_mjx/workspace/suphx-reward-shaping/tests/resources"
+nmjx=0
+for f in "$MJXS"/*.json; do
+	[ -f "$f" ] || continue
+	expect_exit 3 "$P" --json "$f"
+	expect_err "$(basename "$f"): unrecognised input format: an mjx State JSON"
+	[ ! -s "$T/out" ] || fail "mjx State gave output"
+	expect_exit 3 "$P" --check -o "$T/mjx.bin" "$f"
+	[ ! -e "$T/mjx.bin" ] || fail "mjx State: output file left behind"
+	nmjx=$((nmjx + 1))
+done
+[ "$nmjx" -ge 1 ] || echo "no mjx State files under $MJXS: that part skipped"
+printf '{"a":1}\n{"type":"start_game"}\n' > "$T/notype.json"
+expect_exit 3 "$P" --json "$T/notype.json"
+expect_err "notype.json: unrecognised input format \(expected mjai JSON lines"
+printf '{"type":"start_game",\n' > "$T/cut.json"
+expect_exit 1 "$P" --json "$T/cut.json"
+expect_err "cut.json:1: invalid JSON"
 # an unreadable path
 expect_exit 1 "$P" --json "$T/does-not-exist"
 expect_err "does-not-exist.*No such file"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # hydra-hand: the man page EXAMPLES give exactly the output shown; --help and
-# the man page agree; exit codes for bad input; --json and --batch write
-# valid JSON, one object per line.
+# the man page agree; exit codes for bad input; the second winner of a double
+# ron; --json and --batch write valid JSON, one object per line.
 . "${HY_TOP:-.}/tests/shell/lib.sh"
 HH="$BIN/hydra-hand"
 MAN="$TOP/man/hydra-hand.1"
@@ -85,6 +85,32 @@ expect_exit 0 "$HH" 123m456p789s1123z --ron 4z
 grep -q 'not a complete hand' "$T/out" || fail "incomplete hand not reported"
 expect_exit 0 "$HH" 123m456p789s99s --meld chi:678m --ron 9s
 grep -q 'no yaku' "$T/out" || fail "no-yaku hand not reported"
+
+# ---------------------------------------------------------------- double ron
+# Tenhou pays honba and sticks of a double ron to the first winner in turn
+# order after the discarder only. The real double ron of mjx's double-ron.mjlog
+# (East 4, 0 honba, 2 sticks; East discards 1m): South is paid 7700 + 2000
+# (sc +97), North, the second winner, 8000 alone (sc +80).
+expect_exit 0 "$HH" 2344567m234p567s --ron 1m --from E --seat S --riichi --dora 6s --ura 1p --sticks 2
+grep -q '^deltas: E -7700, S +9700, W +0, N +0$' "$T/out" || fail "double ron: first winner"
+expect_exit 0 "$HH" 12233m77p340s789s --ron 1m --from E --seat N --riichi --dora 6s --ura 1p --sticks 2 --double-ron
+grep -q '^deltas: E -8000, S +0, W +0, N +8000$' "$T/out" || fail "double ron: second winner"
+# the same hand as a single winner takes the sticks
+expect_exit 0 "$HH" 12233m77p340s789s --ron 1m --from E --seat N --riichi --dora 6s --ura 1p --sticks 2
+grep -q '^deltas: E -8000, S +0, W +0, N +10000$' "$T/out" || fail "single ron with sticks"
+# --double-ron is --honba 0 --sticks 0, whatever they say
+expect_exit 0 "$HH" --json 234m345p22234588s --ron 8s --from E --seat W --honba 5 --sticks 3 --double-ron
+mv "$T/out" "$T/dr.json"
+expect_exit 0 "$HH" --json 234m345p22234588s --ron 8s --from E --seat W
+same_file "$T/dr.json" "$T/out"
+grep -q '"deltas":\[-1300,0,1300,0\]' "$T/out" || fail "double ron: JSON deltas"
+expect_exit 2 "$HH" 234m345p22234588s --tsumo 8s --double-ron
+expect_err '--double-ron needs --ron'
+expect_exit 2 "$HH" 234m345p22234588s --double-ron
+expect_err '--double-ron needs --ron'
+# -j is --threads in the programs that have threads: not --json here
+expect_exit 2 "$HH" -j 123m456p789s1122z
+expect_err "unknown option '-j'"
 
 # ---------------------------------------------------------------- JSON
 need_cmd python3

@@ -1,7 +1,9 @@
 /* mjai JSON lines ⇄ hy_event: every real mjai log under $HY_SHARED/data/logs
  * round-trips line by line (jansson json_equal against the original), whole
  * documents split into games and validate; broken inputs give exact messages
- * and lines; --keep-going skips exactly the bad game. */
+ * and lines; --keep-going skips exactly the bad game; a JSON document is
+ * taken for mjai only when its first object has a "type" (an mjx State is an
+ * unrecognised format). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +20,7 @@
 
 #include "core/tile.h"
 #include "events/event.h"
+#include "events/source.h"
 #include "mjai/mjai.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -757,6 +760,79 @@ static void test_fuzz_lines(void **state)
 	hy_game_free(&g);
 }
 
+/* ------------------------------------------------------------ detection */
+
+static hy_status parse_source(const char *doc, collect *c, hy_diag *d)
+{
+	hy_game_sink sink = {on_game, NULL, c};
+	return hy_source_parse("t.json", doc, strlen(doc), &sink, d);
+}
+
+/* A JSON document is mjai when its first object has a "type"; a JSON object
+ * without one is no known format (status 3), JSON that does not parse is a
+ * broken mjai log (status 1, the line named). */
+static void test_detect_json(void **state)
+{
+	(void)state;
+	static const char mjai[] = "{\"type\":\"start_game\",\"names\":[\"a\",\"b\",\"c\",\"d\"]}\n";
+	static const char other[] = "{\"a\":1}\n{\"type\":\"start_game\"}\n";
+	static const char broken[] = "{\"type\":\"start_game\",\n{\"type\":\"end_game\"}\n";
+	static const char mjx[] = "{\n  \"hiddenState\": {\"wall\": [1, 2]},\n"
+				  "  \"publicObservation\": {\"events\": [{\"type\": \"EVENT_TYPE_DRAW\"}]}\n}\n";
+	static const char t6[] = "{\"title\":[\"\",\"\"],\"log\":[]}";
+	assert_int_equal(hy_source_detect(mjai, strlen(mjai)), HY_SOURCE_MJAI);
+	assert_int_equal(hy_source_detect(other, strlen(other)), HY_SOURCE_UNKNOWN);
+	assert_int_equal(hy_source_detect(broken, strlen(broken)), HY_SOURCE_MJAI);
+	assert_int_equal(hy_source_detect(mjx, strlen(mjx)), HY_SOURCE_UNKNOWN);
+	assert_int_equal(hy_source_detect(t6, strlen(t6)), HY_SOURCE_TENHOU6);
+	assert_int_equal(hy_source_detect("\xEF\xBB\xBF  \n", 6), HY_SOURCE_EMPTY);
+
+	collect c = {0};
+	hy_diag d;
+	assert_int_equal(parse_source(other, &c, &d), HY_EFORMAT);
+	assert_non_null(strstr(d.msg, "unrecognised input format (expected mjai JSON lines"));
+	assert_int_equal(parse_source(mjx, &c, &d), HY_EFORMAT);
+	assert_non_null(strstr(d.msg, "unrecognised input format: an mjx State JSON"));
+	assert_int_equal(parse_source(broken, &c, &d), HY_EDATA);
+	assert_int_equal(d.line, 1);
+	assert_non_null(strstr(d.msg, "invalid JSON"));
+	assert_int_equal(c.ngames, 0);
+}
+
+/* The mjx State files of the shared data (one kyoku's full state per line)
+ * are reported as an unrecognised format, not as a broken mjai log. */
+static void test_detect_mjx_state(void **state)
+{
+	(void)state;
+	static const char *const ids[] = {"3e8b8aaf", "3ffa4858", "6db179be", "7c8869db"};
+	int found = 0;
+	for (int i = 0; i < 4; i++) {
+		char path[1024];
+		snprintf(path, sizeof path,
+			 "%s/data/logs/mjx-project_mjx/workspace/suphx-reward-shaping/tests/"
+			 "resources/2022060100gm-00a9-0000-%s.json", shared_dir(), ids[i]);
+		size_t len;
+		char *data = slurp(path, &len);
+		if (!data)
+			continue;
+		found++;
+		assert_int_equal(hy_source_detect(data, len), HY_SOURCE_UNKNOWN);
+		collect c = {0};
+		hy_diag d;
+		hy_game_sink sink = {on_game, NULL, &c};
+		assert_int_equal(hy_source_parse(path, data, len, &sink, &d), HY_EFORMAT);
+		assert_non_null(strstr(d.msg, "an mjx State JSON (one kyoku's full state per line) "
+					      "is not a game log"));
+		assert_int_equal(c.ngames, 0);
+		free(data);
+	}
+	if (!found) {
+		print_message("skipped: no mjx State files under %s/data/logs (set HY_SHARED)\n",
+			      shared_dir());
+		skip();
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -772,6 +848,8 @@ int main(void)
 		cmocka_unit_test(test_doc_provenance),
 		cmocka_unit_test(test_doc_sink_stop),
 		cmocka_unit_test(test_fuzz_lines),
+		cmocka_unit_test(test_detect_json),
+		cmocka_unit_test(test_detect_mjx_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

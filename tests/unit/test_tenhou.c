@@ -2,8 +2,11 @@
  * converts, mjlog and tenhou.net/6 copies of a game agree event for event,
  * scores chain from kyoku to kyoku, and the tricky fragments (chankan,
  * double ron, rinshan, four kans, kyuushu, four riichi, confusing calls)
- * give the events written out below. Data is read in place under
- * $HY_SHARED/data/logs (HY_SHARED defaults to ../shared). */
+ * give the events written out below; chip-lobby score lists (made from real
+ * logs) read as the plain ones. Data is read in place under
+ * $HY_SHARED/data/logs (HY_SHARED defaults to ../shared). Past 1,000 lines
+ * because every test shares the collectors and comparators above them; split
+ * the helpers into a header when the file next grows. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +14,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -835,6 +839,195 @@ static void test_bad_input(void **state)
 	assert_int_equal(parse_str("hello", &c), HY_EFORMAT);
 }
 
+/* ------------------------------------------ chip lobbies (constructed) */
+
+/* No chip-lobby log is in the shared data: the tests below add the chip
+ * column to real logs. add_chips copies text with every score list that
+ * follows `open` and ends at `close` rewritten from 8 values (two per player)
+ * to 12, three per player as the chip lobbies write them: "s0,d0,s1,d1,..."
+ * → "s0,d0,c0,s1,d1,c1,...". The chips are made up and mostly not 0, so a
+ * reader that took them for points would be caught. Lists of another length
+ * are copied as they are; *lists counts the ones rewritten. */
+static char *add_chips(const char *text, const char *open, char close, int *lists)
+{
+	static const int chip[4] = {3, -1, 0, -2};
+	size_t cap = strlen(text) * 2 + 64, n = 0;
+	char *out = malloc(cap);
+	assert_non_null(out);
+	const char *p = text, *q;
+	*lists = 0;
+	while ((q = strstr(p, open)) != NULL) {
+		q += strlen(open);
+		const char *e = strchr(q, close);
+		assert_non_null(e);
+		memcpy(out + n, p, (size_t)(q - p));
+		n += (size_t)(q - p);
+		const char *tok[8];
+		int tl[8], nt = 0;
+		for (const char *s = q;; nt++) {
+			const char *c = memchr(s, ',', (size_t)(e - s));
+			if (nt == 8)
+				break;
+			tok[nt] = s;
+			tl[nt] = (int)((c ? c : e) - s);
+			if (!c) {
+				nt++;
+				break;
+			}
+			s = c + 1;
+		}
+		if (nt == 8) {
+			for (int pl = 0; pl < 4; pl++) {
+				int w = snprintf(out + n, cap - n, "%s%.*s,%.*s,%d", pl ? "," : "",
+						 tl[2 * pl], tok[2 * pl], tl[2 * pl + 1], tok[2 * pl + 1],
+						 chip[(pl + *lists) % 4]);
+				assert_true(w > 0 && (size_t)w < cap - n);
+				n += (size_t)w;
+			}
+			++*lists;
+		} else {
+			memcpy(out + n, q, (size_t)(e - q));
+			n += (size_t)(e - q);
+		}
+		p = e;
+	}
+	size_t rest = strlen(p);
+	assert_true(n + rest < cap);
+	memcpy(out + n, p, rest + 1);
+	return out;
+}
+
+/* An inline game: the chip column is skipped in sc and owari. */
+static void test_chip_columns_inline(void **state)
+{
+	(void)state;
+	coll c;
+	assert_int_equal(parse_str("<mjloggm><GO type=\"169\"/>" INIT "<T60/><D60/>"
+				   "<RYUUKYOKU sc=\"250,10,2,250,-10,-2,250,0,0,250,0,0\" "
+				   "owari=\"260,16.0,2,240,-4.0,-2,250,-12.0,0,250,0.0,0\"/>"
+				   "</mjloggm>", &c), HY_OK);
+	static const char *const want[] = {"ryukyoku (1000,-1000,0,0)", "end_kyoku",
+					   "end_game s=26000,24000,25000,25000"};
+	expect_seq(&c.g[0], c.g[0].n - 3, want, 3);
+	coll_free(&c);
+	/* neither 8 nor 12 values: an error naming the list */
+	assert_int_equal(parse_str("<mjloggm><GO type=\"169\"/>" INIT "<T60/><D60/>"
+				   "<RYUUKYOKU sc=\"250,10,2,250,-10,-2,250,0,0,250\" "
+				   "owari=\"260,16.0,240,-4.0,250,-12.0,250,0.0\"/></mjloggm>", &c),
+			 HY_EDATA);
+	assert_non_null(strstr(c.last.msg, "bad sc"));
+	assert_int_equal(parse_str("<mjloggm><GO type=\"169\"/>" INIT "<T60/><D60/>"
+				   "<RYUUKYOKU sc=\"250,10,250,-10,250,0,250,0\" "
+				   "owari=\"260,16.0,2,240,-4.0,-2,250,-12.0,0\"/></mjloggm>", &c),
+			 HY_EDATA);
+	assert_non_null(strstr(c.last.msg, "bad owari"));
+}
+
+/* Every real mjlog with chip columns added gives the same events, names and
+ * final scores included. */
+static void test_chip_columns_mjlog(void **state)
+{
+	(void)state;
+	char **l;
+	int n = list_dir(MJX "mjlog", ".mjlog", &l), done = 0;
+	for (int i = 0; i < n; i++) {
+		if (strstr(l[i], "-no-"))
+			continue;
+		size_t len;
+		char *orig = data_file(l[i], &len);
+		int nsc, now;
+		char *a = add_chips(orig, " sc=\"", '"', &nsc);
+		char *b = add_chips(a, " owari=\"", '"', &now);
+		assert_true(nsc >= 1);
+		assert_int_equal(now, 1);
+		coll x, y;
+		memset(&x, 0, sizeof x);
+		memset(&y, 0, sizeof y);
+		assert_int_equal(parse(l[i], orig, len, &x, 0), HY_OK);
+		hy_status st = parse(l[i], b, strlen(b), &y, 0);
+		if (st != HY_OK) {
+			char buf[1200];
+			print_message("%s with chips: %s\n", l[i], hy_diag_format(&y.last, buf, sizeof buf));
+		}
+		assert_int_equal(st, HY_OK);
+		assert_int_equal(y.ngames, 1);
+		compare_games(l[i], &x.g[0], &y.g[0], 1);
+		coll_free(&x);
+		coll_free(&y);
+		free(orig);
+		free(a);
+		free(b);
+		done++;
+	}
+	free_list(l, n);
+	print_message("%d mjlog games read with chip columns\n", done);
+	assert_true(done >= 30);
+}
+
+/* tenhou.net/6 games whose "sc" gets the chip column: the same events; the
+ * final scores are read from "sc" (an edited score shows in end_game), and
+ * an "sc" of another length is an error. */
+static void test_chip_columns_json6(void **state)
+{
+	(void)state;
+	static const char *const files[] = {
+		"tsubakisakura_mjlog2json/data/2019021004gm-00a9-0000-e2f6516d.json",
+		"tsubakisakura_mjlog2json/data/2019081518gm-00a9-0000-cce9d00c.json",
+		"tsubakisakura_mjlog2json/data/2023053016gm-0029-0000-e54b3b98.json",
+		CONVLOG "ranked_game.json",
+		CONVLOG "suukantsu_1.json",
+	};
+	for (int f = 0; f < 5; f++) {
+		size_t len;
+		char *orig = data_file(files[f], &len);
+		int nsc;
+		char *chips = add_chips(orig, "\"sc\":[", ']', &nsc);
+		assert_int_equal(nsc, 1);
+		coll x, y;
+		memset(&x, 0, sizeof x);
+		memset(&y, 0, sizeof y);
+		assert_int_equal(parse(files[f], orig, len, &x, 0), HY_OK);
+		assert_int_equal(parse(files[f], chips, strlen(chips), &y, 0), HY_OK);
+		compare_games(files[f], &x.g[0], &y.g[0], 1);
+		/* move 1000 from seat 1 to seat 0 in the chip "sc" */
+		json_error_t err;
+		json_t *o = json_loads(chips, 0, &err);
+		assert_non_null(o);
+		json_t *sc = json_object_get(o, "sc");
+		assert_int_equal(json_array_size(sc), 12);
+		json_int_t s0 = (json_int_t)json_number_value(json_array_get(sc, 0));
+		json_int_t s1 = (json_int_t)json_number_value(json_array_get(sc, 3));
+		json_array_set_new(sc, 0, json_integer(s0 + 1000));
+		json_array_set_new(sc, 3, json_integer(s1 - 1000));
+		char *edited = json_dumps(o, JSON_COMPACT);
+		assert_non_null(edited);
+		coll z;
+		memset(&z, 0, sizeof z);
+		assert_int_equal(parse(files[f], edited, strlen(edited), &z, 0), HY_OK);
+		const hy_event *ex = &x.g[0].ev[x.g[0].n - 1], *ez = &z.g[0].ev[z.g[0].n - 1];
+		assert_int_equal(ez->type, HY_EV_END_GAME);
+		assert_int_equal(ez->scores[0], ex->scores[0] + 1000);
+		assert_int_equal(ez->scores[1], ex->scores[1] - 1000);
+		assert_int_equal(ez->scores[2], ex->scores[2]);
+		assert_int_equal(ez->scores[3], ex->scores[3]);
+		free(edited);
+		coll_free(&z);
+		/* five values: neither layout */
+		json_object_set_new(o, "sc", json_pack("[iiiii]", 1, 2, 3, 4, 5));
+		edited = json_dumps(o, JSON_COMPACT);
+		assert_non_null(edited);
+		memset(&z, 0, sizeof z);
+		assert_int_equal(parse(files[f], edited, strlen(edited), &z, 0), HY_EDATA);
+		assert_non_null(strstr(z.last.msg, "bad final scores"));
+		free(edited);
+		json_decref(o);
+		coll_free(&x);
+		coll_free(&y);
+		free(orig);
+		free(chips);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -854,6 +1047,9 @@ int main(void)
 		cmocka_unit_test(test_confusing_nakis_0_exact),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_chip_columns_inline),
+		cmocka_unit_test(test_chip_columns_mjlog),
+		cmocka_unit_test(test_chip_columns_json6),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
