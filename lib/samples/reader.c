@@ -276,3 +276,8 @@ const hy_shard_info *hy_sample_reader_info(const hy_sample_reader *r)
 {
 	return r && r->sh ? hy_shard_get_info(r->sh) : NULL;
 }
+
+const hy_shard_info *hy_sample_reader_describe(hy_sample_reader *r, hy_diag *d)
+{
+	return r && r->sh ? hy_shard_describe(r->sh, d) : NULL;
+}

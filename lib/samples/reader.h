@@ -50,8 +50,12 @@ hy_status hy_sample_read_batch(hy_sample_reader *r, hy_sample *s, size_t max, si
 hy_status hy_sample_reader_count(const hy_sample_reader *r, uint64_t *n);
 hy_status hy_sample_read_at(hy_sample_reader *r, uint64_t index, size_t n, hy_sample *s,
 			    hy_diag *d);
-/* The shard's attributes; NULL for a stream. */
+/* The shard's attributes; NULL for a stream. The strings only after
+ * hy_sample_reader_describe. */
 const hy_shard_info *hy_sample_reader_info(const hy_sample_reader *r);
+/* The shard's attributes with its description strings read (shard.h:
+ * hy_shard_describe); NULL for a stream or on failure (d filled). */
+const hy_shard_info *hy_sample_reader_describe(hy_sample_reader *r, hy_diag *d);
 
 void hy_sample_reader_close(hy_sample_reader *r);
 

@@ -133,13 +133,27 @@ struct hy_shard_writer {
 	hy_status err;
 };
 
+/* A string attribute, fixed-length UTF-8 (format version 2: readers never
+ * meet variable-length strings, whose conversion code in libhdf5 is where
+ * crafted files crash it): a scalar, or a 1-D array of n strings padded to
+ * the longest (a null dataspace for none). */
 static hy_status put_str_attr(hid_t loc, const char *name, const char *const *v, size_t n,
 			      int array, hy_diag *d)
 {
 	hy_status st = HY_OK;
 	hid_t t = -1, sp = -1, a = -1;
+	size_t width = 1;
+	for (size_t i = 0; i < (array ? n : 1); i++)
+		if (strlen(v[i]) + 1 > width)
+			width = strlen(v[i]) + 1;
+	char *buf = calloc(array && n ? n : 1, width);
+	if (!buf)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	for (size_t i = 0; i < (array ? n : 1); i++)
+		memcpy(buf + i * width, v[i], strlen(v[i]));
 	HY_H5(t = H5Tcopy(H5T_C_S1), HY_EIO);
-	HY_H5(H5Tset_size(t, H5T_VARIABLE), HY_EIO);
+	HY_H5(H5Tset_size(t, width), HY_EIO);
+	HY_H5(H5Tset_strpad(t, H5T_STR_NULLTERM), HY_EIO);
 	HY_H5(H5Tset_cset(t, H5T_CSET_UTF8), HY_EIO);
 	if (!array) {
 		HY_H5(sp = H5Screate(H5S_SCALAR), HY_EIO);
@@ -151,8 +165,9 @@ static hy_status put_str_attr(hid_t loc, const char *name, const char *const *v,
 	}
 	HY_H5(a = H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT), HY_EIO);
 	if (!array || n)
-		HY_H5(H5Awrite(a, t, v), HY_EIO);
+		HY_H5(H5Awrite(a, t, buf), HY_EIO);
 out:
+	free(buf);
 	if (a >= 0)
 		H5Aclose(a);
 	if (sp >= 0)
@@ -214,6 +229,8 @@ static hy_status w_datasets(hy_shard_writer *w, int level, hy_diag *d)
 				HY_H5(H5Pset_shuffle(dcpl), HY_EIO);
 			HY_H5(H5Pset_deflate(dcpl, (unsigned)level), HY_EIO);
 		}
+		/* last in the pipeline: the checksum covers the stored bytes */
+		HY_H5(H5Pset_fletcher32(dcpl), HY_EIO);
 		hid_t ft = f->kind == K_F16 ? w->ftype16 : std_type(f->kind, 1);
 		HY_H5(w->ds[i] = H5Dcreate2(w->file, f->name, ft, sp, H5P_DEFAULT, dcpl,
 					      H5P_DEFAULT), HY_EIO);
@@ -269,6 +286,11 @@ hy_status hy_shard_writer_open(hy_shard_writer **wp, const char *path, const hy_
 	for (int i = 0; i < NFIELDS; i++)
 		w->ds[i] = -1;
 	w->chunk = m && m->chunk ? m->chunk : HY_SHARD_CHUNK;
+	if (w->chunk > HY_SHARD_MAX_CHUNK) {
+		st = hy_diag_set(d, HY_EUSAGE, 0, "chunk of %u samples is over %d", w->chunk,
+				 HY_SHARD_MAX_CHUNK);
+		goto out;
+	}
 	int level = m && m->deflate ? m->deflate : HY_SHARD_DEFLATE;
 	if (level < 0)
 		level = 0; /* no compression */
@@ -287,6 +309,9 @@ hy_status hy_shard_writer_open(hy_shard_writer **wp, const char *path, const hy_
 	}
 	HY_H5(fapl = H5Pcreate(H5P_FILE_ACCESS), HY_EIO);
 	HY_H5(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), HY_EIO);
+	/* the 1.10 file format: superblock 3 and version 2 object headers, whose
+	 * metadata carries checksums (HDF5 1.10 tools read it) */
+	HY_H5(H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110), HY_EIO);
 	HY_H5(w->file = H5Fcreate(w->st.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), HY_EIO);
 	HY_H5(w->ftype16 = make_f16(H5T_IEEE_F32LE), HY_EIO);
 	HY_H5(w->mtype16 = make_f16(H5T_NATIVE_FLOAT), HY_EIO);
@@ -414,6 +439,7 @@ struct hy_shard {
 	char *enc, *cmd;
 	char **src;
 	size_t nsrc;
+	int described;  /* string attributes read (hy_shard_describe) */
 };
 
 void hy_shard_close(hy_shard *sh)
@@ -440,8 +466,10 @@ void hy_shard_close(hy_shard *sh)
 
 /* Reads a string attribute (scalar or 1-D; variable or fixed length) into
  * *out[0..*n), malloc'ed. A missing attribute gives zero strings. */
-static hy_status get_str_attr(hid_t loc, const char *name, char ***out, size_t *n, hy_diag *d)
+static hy_status get_str_attr(const hy_shard *sh, const char *name, char ***out, size_t *n,
+			      hy_diag *d)
 {
+	hid_t loc = sh->file;
 	hy_status st = HY_OK;
 	hid_t a = -1, ft = -1, sp = -1, mt = -1;
 	char **v = NULL;
@@ -474,6 +502,16 @@ static hy_status get_str_attr(hid_t loc, const char *name, char ***out, size_t *
 	HY_H5(H5Tset_cset(mt, H5Tget_cset(ft)), HY_EDATA);
 	htri_t vl;
 	HY_H5(vl = H5Tis_variable_str(ft), HY_EDATA);
+	if (vl && sh->info.format_version >= 2) {
+		st = hy_diag_set(d, HY_EFORMAT, 0, "attribute '%s' is a variable-length string "
+				 "(version 2 shards use fixed-length ones)", name);
+		goto out;
+	}
+	if (!vl && (H5Tget_size(ft) == 0 || H5Tget_size(ft) > (1u << 20))) {
+		st = hy_diag_set(d, HY_EFORMAT, 0, "attribute '%s' has strings of %zu bytes", name,
+				 H5Tget_size(ft));
+		goto out;
+	}
 	if (vl) {
 		HY_H5(H5Tset_size(mt, H5T_VARIABLE), HY_EDATA);
 		HY_H5(H5Aread(a, mt, v), HY_EDATA);
@@ -521,11 +559,11 @@ out:
 	return st;
 }
 
-static hy_status get_one_str(hid_t loc, const char *name, char **out, hy_diag *d)
+static hy_status get_one_str(const hy_shard *sh, const char *name, char **out, hy_diag *d)
 {
 	char **v;
 	size_t n;
-	hy_status st = get_str_attr(loc, name, &v, &n, d);
+	hy_status st = get_str_attr(sh, name, &v, &n, d);
 	if (st)
 		return st;
 	*out = n ? v[0] : strdup("");
@@ -533,6 +571,77 @@ static hy_status get_one_str(hid_t loc, const char *name, char **out, hy_diag *d
 		free(v[i]);
 	free(v);
 	return *out ? HY_OK : hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+}
+
+/* An integer type of exactly this size and sign: little-endian, every bit
+ * used (precision 8·size, offset 0) — nothing HDF5 would have to convert
+ * in odd ways. */
+static int int_type_is(hid_t t, size_t size, H5T_sign_t sign)
+{
+	return H5Tget_class(t) == H5T_INTEGER && H5Tget_size(t) == size &&
+	       H5Tget_sign(t) == sign && H5Tget_precision(t) == 8 * size &&
+	       H5Tget_offset(t) == 0 && H5Tget_order(t) == H5T_ORDER_LE;
+}
+
+/* The file type of a dataset is the one formats/shard.md gives its field
+ * (obs: IEEE binary16 as written, or IEEE binary32). */
+static int type_ok(const field *f, hid_t t)
+{
+	switch (f->kind) {
+	case K_U8: return int_type_is(t, 1, H5T_SGN_NONE);
+	case K_U16: return int_type_is(t, 2, H5T_SGN_NONE);
+	case K_I32: return int_type_is(t, 4, H5T_SGN_2);
+	case K_U64: return int_type_is(t, 8, H5T_SGN_NONE);
+	case K_F32: return H5Tequal(t, H5T_IEEE_F32LE) > 0;
+	case K_F16: {
+		if (H5Tequal(t, H5T_IEEE_F32LE) > 0)
+			return 1;
+		size_t spos, epos, esize, mpos, msize;
+		return H5Tget_class(t) == H5T_FLOAT && H5Tget_size(t) == 2 &&
+		       H5Tget_order(t) == H5T_ORDER_LE && H5Tget_precision(t) == 16 &&
+		       H5Tget_offset(t) == 0 && H5Tget_ebias(t) == 15 &&
+		       H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) >= 0 && spos == 15 &&
+		       epos == 10 && esize == 5 && mpos == 0 && msize == 10;
+	}
+	default: return 0;
+	}
+}
+
+/* Chunked along N with 1 ≤ chunk ≤ HY_SHARD_MAX_CHUNK samples and whole
+ * rows otherwise, and no filters but shuffle, deflate and fletcher32 (the
+ * last one required from version 2 on): checked before any data is read,
+ * since chunk geometry and filters are where crafted files hurt libhdf5. */
+static hy_status layout_ok(const hy_shard *sh, const field *f, hid_t pl, const hsize_t *want,
+			   hy_diag *d)
+{
+	if (H5Pget_layout(pl) != H5D_CHUNKED)
+		return hy_diag_set(d, HY_EFORMAT, 0, "dataset '%s' is not chunked", f->name);
+	hsize_t cd[3] = {0, 0, 0};
+	int rank = field_rank(f);
+	if (H5Pget_chunk(pl, 3, cd) != rank || cd[0] < 1 || cd[0] > HY_SHARD_MAX_CHUNK ||
+	    (rank > 1 && cd[1] != want[1]) || (rank > 2 && cd[2] != want[2]))
+		return hy_diag_set(d, HY_EFORMAT, 0, "dataset '%s' has chunks of a shape "
+				   "formats/shard.md does not allow", f->name);
+	int nf = H5Pget_nfilters(pl), fletcher = 0;
+	if (nf < 0 || nf > 3)
+		return hy_diag_set(d, HY_EFORMAT, 0, "dataset '%s' has %d filters", f->name, nf);
+	for (int k = 0; k < nf; k++) {
+		unsigned flags, cdv[8];
+		size_t ncd = 8;
+		char name[64];
+		H5Z_filter_t id = H5Pget_filter2(pl, (unsigned)k, &flags, &ncd, cdv, sizeof name,
+						 name, NULL);
+		if (id == H5Z_FILTER_FLETCHER32)
+			fletcher = 1;
+		else if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE)
+			return hy_diag_set(d, HY_EFORMAT, 0, "dataset '%s' uses filter %d, "
+					   "not one of shuffle, deflate, fletcher32", f->name,
+					   (int)id);
+	}
+	if (sh->info.format_version >= 2 && !fletcher)
+		return hy_diag_set(d, HY_EFORMAT, 0, "dataset '%s' has no fletcher32 checksum",
+				   f->name);
+	return HY_OK;
 }
 
 static hy_status r_structure(hy_shard *sh, hy_diag *d)
@@ -549,8 +658,9 @@ static hy_status r_structure(hy_shard *sh, hy_diag *d)
 	HY_H5(a = H5Aopen(sh->file, "format_version", H5P_DEFAULT), HY_EDATA);
 	HY_H5(t = H5Aget_type(a), HY_EDATA);
 	HY_H5(sp = H5Aget_space(a), HY_EDATA);
-	if (H5Tget_class(t) != H5T_INTEGER || H5Sget_simple_extent_npoints(sp) != 1) {
-		st = hy_diag_set(d, HY_EFORMAT, 0, "attribute format_version is not an integer");
+	if (!int_type_is(t, 4, H5T_SGN_NONE) || H5Sget_simple_extent_npoints(sp) != 1) {
+		st = hy_diag_set(d, HY_EFORMAT, 0,
+				 "attribute format_version is not a 32-bit unsigned integer");
 		goto out;
 	}
 	HY_H5(H5Aread(a, H5T_NATIVE_UINT32, &sh->info.format_version), HY_EDATA);
@@ -564,10 +674,7 @@ static hy_status r_structure(hy_shard *sh, hy_diag *d)
 		st = hy_diag_set(d, HY_EFORMAT, 0, "sample shard version 0 is invalid");
 		goto out;
 	}
-	if ((st = get_one_str(sh->file, "encoder_version", &sh->enc, d)) ||
-	    (st = get_one_str(sh->file, "command_line", &sh->cmd, d)) ||
-	    (st = get_str_attr(sh->file, "sources", &sh->src, &sh->nsrc, d)))
-		goto out;
+	/* the string attributes are read only on request (hy_shard_describe) */
 	H5Sclose(sp);
 	H5Tclose(t);
 	sp = t = -1;
@@ -583,11 +690,10 @@ static hy_status r_structure(hy_shard *sh, hy_diag *d)
 		HY_H5(sh->ds[i] = H5Dopen2(sh->file, f->name, dapl), HY_EFORMAT);
 		HY_H5(t = H5Dget_type(sh->ds[i]), HY_EDATA);
 		HY_H5(sp = H5Dget_space(sh->ds[i]), HY_EDATA);
-		H5T_class_t cls = H5Tget_class(t);
-		int want_float = f->kind == K_F16 || f->kind == K_F32;
-		if (cls != (want_float ? H5T_FLOAT : H5T_INTEGER)) {
-			st = hy_diag_set(d, HY_EFORMAT, 0, "dataset '%s' is not of %s type", f->name,
-					 want_float ? "a float" : "an integer");
+		if (!type_ok(f, t)) {
+			st = hy_diag_set(d, HY_EFORMAT, 0,
+					 "dataset '%s' is not of the type formats/shard.md gives it",
+					 f->name);
 			goto out;
 		}
 		int rank = H5Sget_simple_extent_ndims(sp);
@@ -616,7 +722,9 @@ static hy_status r_structure(hy_shard *sh, hy_diag *d)
 		}
 		/* chunk cache: two chunks, so that block reads never decompress twice */
 		HY_H5(pl = H5Dget_create_plist(sh->ds[i]), HY_EDATA);
-		if (H5Pget_layout(pl) == H5D_CHUNKED) {
+		if ((st = layout_ok(sh, f, pl, want, d)) != HY_OK)
+			goto out;
+		{
 			hsize_t cd[3] = {0, 0, 0};
 			HY_H5(H5Pget_chunk(pl, 3, cd), HY_EDATA);
 			if (i == 0)
@@ -633,10 +741,6 @@ static hy_status r_structure(hy_shard *sh, hy_diag *d)
 		H5Tclose(t);
 		pl = dapl = sp = t = -1;
 	}
-	sh->info.encoder_version = sh->enc;
-	sh->info.command_line = sh->cmd;
-	sh->info.sources = (const char *const *)sh->src;
-	sh->info.nsources = sh->nsrc;
 out:
 	if (pl >= 0)
 		H5Pclose(pl);
@@ -743,6 +847,28 @@ uint64_t hy_shard_count(const hy_shard *sh)
 const hy_shard_info *hy_shard_get_info(const hy_shard *sh)
 {
 	return sh ? &sh->info : NULL;
+}
+
+const hy_shard_info *hy_shard_describe(hy_shard *sh, hy_diag *d)
+{
+	if (!sh)
+		return NULL;
+	if (sh->described)
+		return &sh->info;
+	hy_status st;
+	if ((st = get_one_str(sh, "encoder_version", &sh->enc, d)) ||
+	    (st = get_one_str(sh, "command_line", &sh->cmd, d)) ||
+	    (st = get_str_attr(sh, "sources", &sh->src, &sh->nsrc, d))) {
+		if (d)
+			snprintf(d->source, sizeof d->source, "%s", sh->name);
+		return NULL;
+	}
+	sh->info.encoder_version = sh->enc;
+	sh->info.command_line = sh->cmd;
+	sh->info.sources = (const char *const *)sh->src;
+	sh->info.nsources = sh->nsrc;
+	sh->described = 1;
+	return &sh->info;
 }
 
 hy_status hy_shard_read(hy_shard *sh, uint64_t start, size_t n, hy_sample *out, hy_diag *d)

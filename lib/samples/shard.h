@@ -18,9 +18,10 @@
 #include "samples/sample.h"
 
 #define HY_SHARD_FORMAT "hydra-samples" /* value of the `format` attribute */
-#define HY_SHARD_VERSION 1
+#define HY_SHARD_VERSION 2
 #define HY_SHARD_CHUNK 128               /* default samples per chunk     */
 #define HY_SHARD_DEFLATE 1               /* default deflate level         */
+#define HY_SHARD_MAX_CHUNK 65536         /* largest chunk a reader accepts */
 
 /* What a writer records besides the samples, and how. Every field may be
  * zero/NULL (and m itself NULL): encoder_version defaults to
@@ -74,7 +75,8 @@ uint64_t hy_shard_count(const hy_shard *sh);
  * shuffle within them when that matters). */
 hy_status hy_shard_read(hy_shard *sh, uint64_t start, size_t n, hy_sample *out, hy_diag *d);
 
-/* Attributes of an open shard; strings valid until hy_shard_close. */
+/* Attributes of an open shard; strings valid until hy_shard_close, and
+ * NULL (0 sources) until hy_shard_describe has read them. */
 typedef struct hy_shard_info {
 	uint32_t format_version;
 	const char *encoder_version;
@@ -84,6 +86,11 @@ typedef struct hy_shard_info {
 	uint32_t chunk; /* samples per chunk of `obs` (0: not chunked) */
 } hy_shard_info;
 const hy_shard_info *hy_shard_get_info(const hy_shard *sh);
+/* Reads the string attributes (encoder_version, command_line, sources)
+ * into the info: only on request, never on the sample-reading path — they
+ * are the part of a shard where crafted files crash libhdf5. NULL on
+ * failure (d filled). */
+const hy_shard_info *hy_shard_describe(hy_shard *sh, hy_diag *d);
 void hy_shard_close(hy_shard *sh);
 
 /* True when data starts with the HDF5 signature (at offset 0: shards have

@@ -411,8 +411,11 @@ static void test_shard_roundtrip(void **state)
 	assert_int_equal(cnt, N);
 	const hy_shard_info *in = hy_sample_reader_info(r);
 	assert_non_null(in);
-	assert_int_equal(in->format_version, 1);
+	assert_int_equal(in->format_version, HY_SHARD_VERSION);
 	assert_int_equal(in->chunk, HY_SHARD_CHUNK);
+	assert_null(in->encoder_version); /* the strings are read only on request */
+	in = hy_sample_reader_describe(r, &d);
+	assert_non_null(in);
 	assert_string_equal(in->encoder_version, "test-encoder 7");
 	assert_string_equal(in->command_line, "hydra-encode -o x.h5 a.json");
 	assert_int_equal(in->nsources, 2);
@@ -491,25 +494,31 @@ static void test_golden_shard(void **state)
 	hy_sample_reader *r;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	if (hy_sample_reader_open(&r, golden_path("good.h5"), &d) != HY_OK)
-		fail_msg("good.h5: %s", d.msg);
-	const hy_shard_info *in = hy_sample_reader_info(r);
-	assert_int_equal(in->format_version, 1);
-	assert_int_equal(in->nsources, 1);
-	assert_string_equal(in->sources[0], "tests/golden/samples/good.bin");
-	assert_non_null(strstr(in->command_line, "hydra-augment --perms 0"));
-	hy_sample got[8], want;
-	size_t n;
-	assert_int_equal(read_all(r, got, 8, &n, &d), HY_STOP);
-	assert_int_equal(n, 5);
-	for (int k = 0; k < 5; k++) {
-		golden_sample(k, &want);
-		assert_sample_equal(&got[k], &want, (size_t)k);
+	/* version 2 (fixed-length strings, checksums) and version 1 (variable-length
+	 * strings, read only on request) */
+	static const char *const files[2] = {"good.h5", "good-v1.h5"};
+	for (int v = 0; v < 2; v++) {
+		if (hy_sample_reader_open(&r, golden_path(files[v]), &d) != HY_OK)
+			fail_msg("%s: %s", files[v], d.msg);
+		assert_int_equal(hy_sample_reader_info(r)->format_version, 2 - v);
+		const hy_shard_info *in = hy_sample_reader_describe(r, &d);
+		assert_non_null(in);
+		assert_int_equal(in->nsources, 1);
+		assert_string_equal(in->sources[0], "tests/golden/samples/good.bin");
+		assert_non_null(strstr(in->command_line, "hydra-augment --perms 0"));
+		hy_sample got[8], want;
+		size_t n;
+		assert_int_equal(read_all(r, got, 8, &n, &d), HY_STOP);
+		assert_int_equal(n, 5);
+		for (int k = 0; k < 5; k++) {
+			golden_sample(k, &want);
+			assert_sample_equal(&got[k], &want, (size_t)k);
+		}
+		assert_int_equal(hy_sample_read_at(r, 3, 1, got, &d), HY_OK);
+		golden_sample(3, &want);
+		assert_sample_equal(&got[0], &want, 3);
+		hy_sample_reader_close(r);
 	}
-	assert_int_equal(hy_sample_read_at(r, 3, 1, got, &d), HY_OK);
-	golden_sample(3, &want);
-	assert_sample_equal(&got[0], &want, 3);
-	hy_sample_reader_close(r);
 }
 
 /* ------------------------------------------------------------ broken shards */
@@ -533,7 +542,7 @@ static const char *spoilt(const char *name, void (*spoil)(hid_t file))
 
 static void spoil_version(hid_t f)
 {
-	uint32_t v = 2;
+	uint32_t v = HY_SHARD_VERSION + 1;
 	hid_t a = H5Aopen(f, "format_version", H5P_DEFAULT);
 	assert_true(H5Awrite(a, H5T_NATIVE_UINT32, &v) >= 0);
 	H5Aclose(a);
@@ -577,13 +586,84 @@ static void spoil_grp(hid_t f)
 	H5Dclose(ds);
 }
 
+/* Replaces dataset `name` (3 samples of u8, or the given type) with one made
+ * by dcpl (H5P_DEFAULT: contiguous). */
+static void replace_set(hid_t f, const char *name, hid_t type, hid_t dcpl)
+{
+	assert_true(H5Ldelete(f, name, H5P_DEFAULT) >= 0);
+	hsize_t dims[1] = {3}, maxd[1] = {H5S_UNLIMITED};
+	hid_t sp = H5Screate_simple(1, dims, dcpl == H5P_DEFAULT ? NULL : maxd);
+	hid_t ds = H5Dcreate2(f, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	assert_true(ds >= 0);
+	uint64_t v[3] = {0, 0, 0};
+	assert_true(H5Dwrite(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+	H5Dclose(ds);
+	H5Sclose(sp);
+}
+
+static hid_t chunked(hsize_t chunk, int fletcher)
+{
+	hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
+	assert_true(H5Pset_chunk(pl, 1, &chunk) >= 0);
+	if (fletcher)
+		assert_true(H5Pset_fletcher32(pl) >= 0);
+	return pl;
+}
+
+static void spoil_precision(hid_t f)
+{
+	/* a u64 whose top 32 bits are padding: HDF5 would convert silently */
+	hid_t t = H5Tcopy(H5T_STD_U64LE), pl = chunked(128, 1);
+	assert_true(H5Tset_precision(t, 32) >= 0);
+	replace_set(f, "mask", t, pl);
+	H5Tclose(t);
+	H5Pclose(pl);
+}
+
+static void spoil_signed(hid_t f)
+{
+	hid_t pl = chunked(128, 1);
+	replace_set(f, "game", H5T_STD_I64LE, pl);
+	H5Pclose(pl);
+}
+
+static void spoil_no_fletcher(hid_t f)
+{
+	hid_t pl = chunked(128, 0);
+	replace_set(f, "flags", H5T_STD_U8LE, pl);
+	H5Pclose(pl);
+}
+
+static void spoil_filter(hid_t f)
+{
+	hid_t pl = chunked(128, 1);
+	assert_true(H5Pset_nbit(pl) >= 0);
+	replace_set(f, "flags", H5T_STD_U8LE, pl);
+	H5Pclose(pl);
+}
+
+static void spoil_chunk(hid_t f)
+{
+	hid_t pl = chunked(1u << 20, 1);
+	replace_set(f, "flags", H5T_STD_U8LE, pl);
+	H5Pclose(pl);
+}
+
+static void spoil_contiguous(hid_t f)
+{
+	replace_set(f, "flags", H5T_STD_U8LE, H5P_DEFAULT);
+}
+
 static void spoil_obs_f32(hid_t f)
 {
 	/* a float32 obs is converted on reading (h5py users write those) */
 	assert_true(H5Ldelete(f, "obs", H5P_DEFAULT) >= 0);
-	hsize_t dims[3] = {3, 85, 34};
+	hsize_t dims[3] = {3, 85, 34}, chunk[3] = {3, 85, 34};
 	hid_t sp = H5Screate_simple(3, dims, NULL);
-	hid_t ds = H5Dcreate2(f, "obs", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
+	assert_true(H5Pset_chunk(pl, 3, chunk) >= 0 && H5Pset_fletcher32(pl) >= 0);
+	hid_t ds = H5Dcreate2(f, "obs", H5T_IEEE_F32LE, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+	H5Pclose(pl);
 	float *v = calloc(3 * HY_OBS_SIZE, sizeof *v);
 	v[5] = 1.0f;
 	v[HY_OBS_SIZE + 7] = 0.5f;
@@ -618,7 +698,13 @@ static void test_shard_broken(void **state)
 		hy_status status;
 		const char *msg;
 	} cases[] = {
-		{"version.h5", spoil_version, HY_EVERSION, "version 2 is newer"},
+		{"version.h5", spoil_version, HY_EVERSION, "version 3 is newer"},
+		{"precision.h5", spoil_precision, HY_EFORMAT, "'mask' is not of the type"},
+		{"i64.h5", spoil_signed, HY_EFORMAT, "'game' is not of the type"},
+		{"nofletcher.h5", spoil_no_fletcher, HY_EFORMAT, "'flags' has no fletcher32"},
+		{"nbit.h5", spoil_filter, HY_EFORMAT, "'flags' uses filter 5"},
+		{"bigchunk.h5", spoil_chunk, HY_EFORMAT, "'flags' has chunks of a shape"},
+		{"contiguous.h5", spoil_contiguous, HY_EFORMAT, "'flags' is not chunked"},
 		{"noversion.h5", spoil_no_version, HY_EFORMAT, "format_version"},
 		{"dims.h5", spoil_dims, HY_EFORMAT, "'obs' has dims [3,84,34]; expected [3,85,34]"},
 		{"missing.h5", spoil_missing, HY_EFORMAT, "no dataset 'opp_waits'"},
@@ -667,6 +753,61 @@ static void test_shard_broken(void **state)
 	assert_int_equal(hy_sample_read_at(NULL, 0, 0, s, &d), HY_EUSAGE);
 }
 
+/* Every single-bit flip anywhere in a shard is either harmless (a byte no
+ * one reads: the samples come back unchanged) or detected (open or read
+ * fails): fletcher32 on the data, checksums on the metadata. */
+static void test_shard_bitflips(void **state)
+{
+	(void)state;
+	enum { N = 300, FLIPS = 300 };
+	uint64_t rs = test_seed();
+	hy_sample *s = malloc(N * sizeof *s), *got = malloc(N * sizeof *got);
+	assert_non_null(s);
+	assert_non_null(got);
+	for (int i = 0; i < N; i++)
+		random_sample(&rs, &s[i]);
+	const char *path = tmp_path("flip.h5");
+	char keep[512];
+	snprintf(keep, sizeof keep, "%s", path);
+	write_shard(keep, s, N, 64);
+	FILE *f = fopen(keep, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	rewind(f);
+	uint8_t *img = malloc((size_t)len);
+	assert_true(fread(img, 1, (size_t)len, f) == (size_t)len);
+	fclose(f);
+	int detected = 0, harmless = 0;
+	for (int k = 0; k < FLIPS; k++) {
+		long at = (long)(rng_next(&rs) % (uint64_t)len);
+		int bit = (int)(rng_next(&rs) % 8);
+		img[at] ^= (uint8_t)(1u << bit);
+		hy_sample_reader *r;
+		hy_diag d;
+		hy_diag_init(&d, NULL);
+		size_t n = 0;
+		hy_status st = hy_sample_reader_open_mem(&r, "flip.h5", img, (size_t)len, &d);
+		if (st == HY_OK) {
+			st = read_all(r, got, N, &n, &d);
+			hy_sample_reader_close(r);
+		}
+		if (st != HY_STOP) {
+			detected++;
+		} else {
+			if (n != N || memcmp(got, s, N * sizeof *s) != 0)
+				fail_msg("flip of bit %d at byte %ld went unnoticed", bit, at);
+			harmless++;
+		}
+		img[at] ^= (uint8_t)(1u << bit);
+	}
+	print_message("%d flips detected, %d harmless, of %d\n", detected, harmless, FLIPS);
+	assert_true(detected > FLIPS / 2);
+	free(img);
+	free(s);
+	free(got);
+}
+
 static void test_shard_writer_atomic(void **state)
 {
 	(void)state;
@@ -699,6 +840,7 @@ static void test_shard_writer_atomic(void **state)
 	assert_int_equal(hy_sample_reader_count(r, &n), HY_OK);
 	assert_int_equal(n, 0);
 	assert_int_equal(hy_sample_read(r, &s, &d), HY_STOP);
+	assert_non_null(hy_sample_reader_describe(r, &d));
 	assert_int_equal(hy_sample_reader_info(r)->nsources, 0);
 	assert_non_null(strstr(hy_sample_reader_info(r)->encoder_version, "hydra-c"));
 	hy_sample_reader_close(r);
@@ -719,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_stream_shard_stream),
 		cmocka_unit_test(test_golden_shard),
 		cmocka_unit_test(test_shard_broken),
+		cmocka_unit_test(test_shard_bitflips),
 		cmocka_unit_test(test_shard_writer_atomic),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

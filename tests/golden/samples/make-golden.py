@@ -9,7 +9,8 @@ together) and re-encodes good.bin byte for byte.
 
 good.h5 (the golden shard) is not written here (no h5py needed): it is
 good.bin converted by the C writer, committed once so that later readers
-are checked against a shard of format version 1:
+are checked against a shard of format version 2 (good-v1.h5 is the same
+samples as version 1 wrote them, kept for compatibility):
 
     hydra-augment --perms 0 -o tests/golden/samples/good.h5 tests/golden/samples/good.bin
 """
