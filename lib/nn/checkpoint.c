@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,14 @@ static herr_t write_set(hid_t f, hid_t lcpl, const char *prefix, const hy_nn_ten
 	hid_t sp = H5Screate_simple(t->ndim, dims, NULL);
 	if (sp < 0)
 		return -1;
-	hid_t ds = H5Dcreate2(f, name, H5T_IEEE_F32LE, sp, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+	/* one chunk holding the whole tensor, so that fletcher32 can checksum it */
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	hid_t ds = dcpl < 0 || H5Pset_chunk(dcpl, t->ndim, dims) < 0 ||
+			   H5Pset_fletcher32(dcpl) < 0
+		? -1
+		: H5Dcreate2(f, name, H5T_IEEE_F32LE, sp, lcpl, dcpl, H5P_DEFAULT);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
 	herr_t r = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
 	hid_t es = r < 0 ? H5Eget_current_stack() : -1; /* kept for H5CHK, as in put_attr */
 	if (ds >= 0 && H5Dclose(ds) < 0) {
@@ -107,7 +115,13 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	hid_t f = -1, lcpl = -1;
 	const hy_nn_params *p = &m->table;
 	const size_t bytes = p->total * sizeof(float);
-	f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	/* the HDF5 1.10 file format: its metadata carries checksums */
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	f = fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) < 0
+		? -1
+		: H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	if (fapl >= 0)
+		H5Pclose(fapl);
 	if (f < 0) {
 		st = hy_diag_set(d, HY_EIO, 0, "cannot create '%s'", tmp);
 		goto out;
@@ -198,7 +212,7 @@ static hy_status open_ckpt(const char *path, hid_t *fp, hy_nn_arch *a, hy_diag *
 	hid_t at = -1, ty = -1;
 	if (H5Aexists(f, "format") > 0 && (at = H5Aopen(f, "format", H5P_DEFAULT)) >= 0 &&
 		(ty = H5Aget_type(at)) >= 0 && H5Tget_class(ty) == H5T_STRING &&
-		H5Tget_size(ty) < sizeof fmt)
+		H5Tis_variable_str(ty) == 0 && H5Tget_size(ty) < sizeof fmt)
 		H5Aread(at, ty, fmt);
 	if (ty >= 0)
 		H5Tclose(ty);
@@ -212,9 +226,12 @@ static hy_status open_ckpt(const char *path, hid_t *fp, hy_nn_arch *a, hy_diag *
 		get_attr(f, "blocks", H5T_NATIVE_INT32, &blocks, 1) < 0 ||
 		get_attr(f, "channels", H5T_NATIVE_INT32, &ch, 1) < 0) {
 		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint lacks version/blocks/channels", path);
-	} else if (ver != HY_NN_CKPT_VERSION) {
-		st = hy_diag_set(d, HY_EVERSION, 0, "'%s': checkpoint version %d, this build reads %d",
-			path, ver, HY_NN_CKPT_VERSION);
+	} else if (ver < 1 || ver > HY_NN_CKPT_VERSION) {
+		st = hy_diag_set(d, HY_EVERSION, 0, "'%s': checkpoint version %d, this build reads "
+			"1 to %d", path, ver, HY_NN_CKPT_VERSION);
+	} else if (hy_nn_arch_check((hy_nn_arch){blocks, ch}, NULL) != HY_OK) {
+		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': attribute blocks/channels %d x %d is not "
+			"an architecture this build accepts", path, (int)blocks, (int)ch);
 	}
 	if (st) {
 		H5Fclose(f);
@@ -267,6 +284,29 @@ static hy_status read_set(hid_t f, const char *path, const char *prefix, const h
 	return st;
 }
 
+/* The training attributes get the ranges of the options that set them
+ * (cmd/hydra-fit.c): a damaged or crafted checkpoint is refused (status 3,
+ * naming the attribute) instead of training on to NaN or worse. */
+static hy_status check_meta(const char *path, const hy_nn_ckpt_meta *meta, hy_diag *d)
+{
+	const hy_nn_optim_cfg *o = &meta->opt;
+	const char *bad = meta->step < 0 || meta->step > INT64_MAX / 4 ? "step"
+		: !(o->lr > 0 && o->lr <= 10) ? "lr"
+		: !(o->lr_min >= 0 && o->lr_min <= 10) ? "lr_min"
+		: !(o->beta1 >= 0 && o->beta1 < 1) ? "beta1"
+		: !(o->beta2 >= 0 && o->beta2 < 1) ? "beta2"
+		: !(o->eps > 0 && o->eps < 1) ? "eps"
+		: !(o->wd >= 0 && o->wd <= 10) ? "weight_decay"
+		: !(o->clip >= 0 && isfinite(o->clip)) ? "clip"
+		: o->warmup < 0 || o->warmup > INT64_MAX / 4 ? "warmup"
+		: o->total < 0 || o->total > INT64_MAX / 4 ? "total_steps"
+		: NULL;
+	if (bad)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute '%s' is out of "
+			"range", path, bad);
+	return HY_OK;
+}
+
 static hy_status load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 	int weights_only, float *host, hy_diag *d)
 {
@@ -312,6 +352,8 @@ static hy_status load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 			get_attr(f, "rng_state", H5T_NATIVE_UINT64, meta->rng.s, 4) < 0)
 			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint lacks a training attribute "
 				"(step, optimiser, seed or rng_state)", path);
+		else
+			st = check_meta(path, meta, d);
 	}
 out:
 	H5Fclose(f);

@@ -15,7 +15,7 @@
 #include "nn/optim.h"
 #include "nn/rng.h"
 
-enum { HY_NN_CKPT_VERSION = 1 };
+enum { HY_NN_CKPT_VERSION = 2 }; /* 2: fletcher32, HDF5 1.10 format; 1 still read */
 
 /* A scalar root attribute a caller adds to a checkpoint (the trainer's data
  * cursor and run settings), written in the same pass as the parameters. */

@@ -45,6 +45,21 @@ static void run(hy_nn_model *m, hy_nn_work *w, const hy_nn_optim_cfg *c, int64_t
 	}
 }
 
+/* Files in the test directory with ".tmp" in their names. */
+static int count_tmp(void)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "ls '%s' | grep -c tmp", dir);
+	FILE *f = popen(cmd, "r");
+	int n = -1;
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		pclose(f);
+	}
+	return n;
+}
+
 static void test_roundtrip_resume(void **state)
 {
 	(void)state;
@@ -93,12 +108,99 @@ static void test_roundtrip_resume(void **state)
 	assert_memory_equal(m.m, m2.m, m.table.total * sizeof(float));
 	assert_memory_equal(m.v, m2.v, m.table.total * sizeof(float));
 	/* no temp file left behind */
-	char t[600];
-	snprintf(t, sizeof t, "%s.tmp.%ld", p, (long)getpid());
-	assert_int_equal(access(t, F_OK), -1);
+	assert_int_equal(count_tmp(), 0);
 	hy_nn_work_free(&w2, &m2);
 	hy_nn_model_free(&m2);
 	hy_nn_work_free(&w, &m);
+	hy_nn_model_free(&m);
+}
+
+/* Every single-bit flip in a checkpoint is detected (load fails) or
+ * harmless (everything loads bit for bit as saved): fletcher32 on every
+ * tensor, checksummed metadata, range-checked attributes. */
+static void test_bitflips(void **state)
+{
+	(void)state;
+	const hy_nn_arch a = {2, 32};
+	hy_nn_model m, m2;
+	model(&m, a, 21);
+	model(&m2, a, 22);
+	hy_nn_optim_cfg c;
+	hy_nn_optim_defaults(&c, 10);
+	hy_rng r;
+	hy_rng_seed(&r, 23);
+	hy_nn_ckpt_meta meta = {.step = 5, .opt = c, .seed = 23, .rng = r}, got;
+	char p[512], q[512];
+	path(p, "flip.h5");
+	path(q, "flipped.h5");
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	assert_int_equal(hy_nn_ckpt_save(p, &m, &meta, &d), HY_OK);
+	FILE *f = fopen(p, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	rewind(f);
+	uint8_t *img = malloc((size_t)len);
+	assert_true(fread(img, 1, (size_t)len, f) == (size_t)len);
+	fclose(f);
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	int detected = 0, harmless = 0;
+	const size_t bytes = m.table.total * sizeof(float);
+	for (int k = 0; k < 200; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		long at = (long)(x % (uint64_t)len);
+		int bit = (int)(x >> 40) % 8;
+		img[at] ^= (uint8_t)(1u << bit);
+		f = fopen(q, "wb");
+		assert_true(fwrite(img, 1, (size_t)len, f) == (size_t)len);
+		fclose(f);
+		img[at] ^= (uint8_t)(1u << bit);
+		memset(&got, 0, sizeof got);
+		if (hy_nn_ckpt_load(q, &m2, &got, 0, &d) != HY_OK) {
+			detected++;
+			continue;
+		}
+		if (memcmp(m.w, m2.w, bytes) || memcmp(m.m, m2.m, bytes) ||
+		    memcmp(m.v, m2.v, bytes) || got.step != meta.step || got.seed != meta.seed ||
+		    memcmp(&got.opt, &meta.opt, sizeof got.opt) ||
+		    memcmp(got.rng.s, meta.rng.s, sizeof got.rng.s))
+			fail_msg("flip of bit %d at byte %ld of %ld went unnoticed", bit, at, len);
+		harmless++;
+	}
+	print_message("%d flips detected, %d harmless, of 200\n", detected, harmless);
+	assert_true(detected > 100);
+	free(img);
+	hy_nn_model_free(&m);
+	hy_nn_model_free(&m2);
+}
+
+/* Attributes out of the ranges of their options are refused, naming them. */
+static void test_attr_ranges(void **state)
+{
+	(void)state;
+	hy_nn_model m;
+	model(&m, (hy_nn_arch){2, 32}, 31);
+	hy_nn_optim_cfg c;
+	hy_nn_optim_defaults(&c, 10);
+	char p[512];
+	path(p, "ranges.h5");
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	hy_nn_ckpt_meta meta = {.step = -5, .opt = c}, got;
+	assert_int_equal(hy_nn_ckpt_save(p, &m, &meta, &d), HY_OK);
+	assert_int_equal(hy_nn_ckpt_load(p, &m, &got, 0, &d), HY_EFORMAT);
+	assert_non_null(strstr(d.msg, "attribute 'step' is out of range"));
+	meta.step = 1;
+	meta.opt.warmup = -1;
+	assert_int_equal(hy_nn_ckpt_save(p, &m, &meta, &d), HY_OK);
+	assert_int_equal(hy_nn_ckpt_load(p, &m, &got, 0, &d), HY_EFORMAT);
+	assert_non_null(strstr(d.msg, "'warmup'"));
+	meta.opt = c;
+	meta.opt.lr = 0.0f / 0.0f;
+	assert_int_equal(hy_nn_ckpt_save(p, &m, &meta, &d), HY_OK);
+	assert_int_equal(hy_nn_ckpt_load(p, &m, &got, 0, &d), HY_EFORMAT);
+	assert_non_null(strstr(d.msg, "'lr'"));
 	hy_nn_model_free(&m);
 }
 
@@ -179,6 +281,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_resume),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_bitflips),
+		cmocka_unit_test(test_attr_ranges),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
