@@ -96,6 +96,11 @@ static int int_list(const char *s, long *out, int max)
 	}
 }
 
+/* Scores in mjlog are in hundreds of points; a value beyond this would not
+ * fit the 32-bit score fields once multiplied (10⁹ points is far beyond any
+ * real game). */
+enum { SCORE100_MAX = 10000000 };
+
 static int int_attr(const XML_Char **atts, const char *name, long lo, long hi, long *v)
 {
 	long x;
@@ -266,6 +271,10 @@ static void on_init(ml_ctx *c, const XML_Char **atts)
 		return fail(c, HY_EUNSUP, "%s", "three-player (sanma) logs are not supported");
 	if (nten != 4)
 		return fail(c, HY_EDATA, "%s", "INIT: bad ten");
+	for (int p = 0; p < 4; p++)
+		if (ten[p] < -SCORE100_MAX || ten[p] > SCORE100_MAX)
+			return fail(c, HY_EDATA, "INIT: ten value %s is out of range (±10^7)",
+				    attr(atts, "ten"));
 	if (!int_attr(atts, "oya", 0, 3, &v))
 		return fail(c, HY_EDATA, "%s", "INIT: bad oya");
 	c->k.round = (uint8_t)seed[0];
@@ -299,6 +308,9 @@ static void on_init(ml_ctx *c, const XML_Char **atts)
 static int score_list(const char *s, long out[12])
 {
 	int n = int_list(s, out, 12);
+	for (int i = 0; i < n; i++)
+		if (out[i] < -SCORE100_MAX || out[i] > SCORE100_MAX)
+			return 0; /* ×100 would not fit the score fields */
 	return n == 8 ? 2 : n == 12 ? 3 : 0;
 }
 
@@ -315,7 +327,7 @@ static int result_common(ml_ctx *c, const XML_Char **atts, int32_t deltas[4])
 	const char *s = attr(atts, "sc");
 	if (s) {
 		if (!(k = score_list(s, sc))) {
-			fail(c, HY_EDATA, "bad sc '%s'", s);
+			fail(c, HY_EDATA, "bad sc '%s' (8 or 12 values, each within ±10^7)", s);
 			return 0;
 		}
 		for (int p = 0; p < 4; p++)
@@ -325,7 +337,7 @@ static int result_common(ml_ctx *c, const XML_Char **atts, int32_t deltas[4])
 	if (o) {
 		long ow[12];
 		if (!(k = score_list(o, ow))) {
-			fail(c, HY_EDATA, "bad owari '%s'", o);
+			fail(c, HY_EDATA, "bad owari '%s' (8 or 12 values, each within ±10^7)", o);
 			return 0;
 		}
 		for (int p = 0; p < 4; p++)

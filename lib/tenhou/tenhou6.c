@@ -353,18 +353,29 @@ static int order_kyoku(hy_tk_kyoku *k, const t6_player *pl)
 	return result;
 }
 
+/* n integers (reals accepted, cut toward zero: the result columns of `sc`
+ * are like 63.8), each within ±10⁹: scores, deltas and round fields,
+ * checked before any narrowing so that 1e30 or 2³²+25000 is an error, not 0
+ * or 25000. */
 static int int_array(json_t *a, long *out, size_t n)
 {
 	if (!json_is_array(a) || json_array_size(a) != n)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		json_t *v = json_array_get(a, i);
-		if (json_is_integer(v))
-			out[i] = (long)json_integer_value(v);
-		else if (json_is_real(v))
-			out[i] = (long)json_real_value(v);
-		else
+		if (json_is_integer(v)) {
+			json_int_t x = json_integer_value(v);
+			if (x < -1000000000 || x > 1000000000)
+				return 0;
+			out[i] = (long)x;
+		} else if (json_is_real(v)) {
+			double x = json_real_value(v);
+			if (!(x >= -1e9 && x <= 1e9)) /* NaN fails too */
+				return 0;
+			out[i] = (long)x;
+		} else {
 			return 0;
+		}
 	}
 	return 1;
 }

@@ -61,6 +61,26 @@ if [ "$(id -u)" = 0 ] && mkdir full && mount -t tmpfs -o size=256k tmpfs full 2>
 	umount full
 fi
 
+# ---- 5. Tenhou scores out of range: an error naming the field, never a wrap
+x=$(ls "$L"/*.xml | head -n 1)
+sed 's/ten="\([0-9]*\),/ten="21474837,/' "$x" > big.xml
+cmp -s "$x" big.xml && fail "could not edit ten"
+expect_exit 1 "$BIN/mjai-parse" big.xml
+expect_err "ten value 21474837,.* is out of range"
+sed 's/owari="\([0-9-]*\),/owari="99999999,/' "$x" > big2.xml
+expect_exit 1 "$BIN/mjai-parse" big2.xml
+expect_err "bad owari '99999999,"
+j=$(ls "$L"/*.json | head -n 1)
+for v in 1e30 4294992296; do
+	/usr/bin/python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['log'][0][1][0] = float(sys.argv[2]) if 'e' in sys.argv[2] else int(sys.argv[2])
+json.dump(d, open('big.json', 'w'))" "$j" "$v" || fail "python"
+	expect_exit 1 "$BIN/mjai-parse" big.json
+	expect_err "big.json"
+done
+
 # ---- 8. messages: output errors on stdout, short magic, --help to /dev/full
 if [ -w /dev/full ]; then
 	expect_exit 1 "$BIN/mjai-parse" ev.bin -o /dev/full
