@@ -1,0 +1,36 @@
+#!/bin/sh
+# Self-play benchmarks (issue 11), one core pinned: full hanchan/s of the
+# game runner with the baseline at every seat (goal >= 500/s per core), and
+# with random-initialised tiny and small models at every seat on the CPU
+# (goals >= 20 and >= 5 hanchan/s per core); then hydra-sp end to end
+# (nothing written, logs, samples). GAMES=N scales the baseline runs.
+set -e
+BUILD=${BUILD:-build}
+G=${GAMES:-2000}
+pin=""; command -v taskset >/dev/null && pin="taskset -c 0"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hydra-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+B="$BUILD/bench/selfplay_bench"
+SP="$BUILD/bin/hydra-sp"
+$pin "$B" run baseline "$G" 16 1
+$pin "$B" run baseline $((G / 5)) 16 1 1
+$pin "$B" run random "$G" 16 1
+"$B" ckpt tiny "$tmp/tiny.h5"
+"$B" ckpt small "$tmp/small.h5"
+$pin "$B" run "$tmp/tiny.h5" 60 64 1
+$pin "$B" run "$tmp/small.h5" 20 64 1
+$pin "$B" run "$tmp/tiny.h5" 20 64 1 1
+
+# hydra-sp, end to end (one thread): hanchan per CPU-second (user + system)
+run_sp() { # label, games, options...
+	label=$1; n=$2; shift 2
+	/usr/bin/time -f "%U %S %e" -o "$tmp/time" $pin "$SP" --games "$n" --seed 1 "$@"
+	awk -v l="$label" -v g="$n" '{
+		printf "hydra-sp %s: %d hanchan in %.2f s wall, %.2f s CPU: %.1f hanchan per CPU-second\n", l, g, $3, $1 + $2, g / ($1 + $2) }' "$tmp/time"
+}
+run_sp "baseline, nothing written" "$G" --no-samples
+run_sp "baseline, gzip'd mjai logs" $((G / 2)) --no-samples --log-dir "$tmp/logs"
+run_sp "baseline, sample stream to /dev/null" $((G / 5)) -o /dev/null
+run_sp "tiny model, sample stream to /dev/null" 20 --policy "$tmp/tiny.h5" --tables 64 -o /dev/null
+pin="" run_sp "baseline, nothing written, 2 threads (not pinned)" "$G" --no-samples --threads 2
+du -sk "$tmp/logs" | awk -v g=$((G / 2)) '{ printf "mjai logs: %.1f KB per game (gzip -6)\n", $1 / g }'

@@ -1,0 +1,457 @@
+/* hydra-sp: self-play (DESIGN §9). Plays full hanchan on seeded walls with
+ * policies at the seats, writes one gzip'd mjai log per game and a sample
+ * stream for PPO. Option parsing and wiring only: the runner and the
+ * policies are lib/play. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/num.h"
+#include "core/status.h"
+#include "core/version.h"
+#include "io/cleanup.h"
+#include "io/output.h"
+#include "io/staged.h"
+#include "play/gamelog.h"
+#include "play/policy.h"
+#include "play/runner.h"
+#include "samples/stream.h"
+
+static const char usage[] =
+	"usage: hydra-sp --games N [options]\n"
+	"Self-play: plays N full hanchan on seeded walls with policies at the\n"
+	"seats and writes a sample stream for PPO (behaviour log-probability,\n"
+	"value, reward, GAE advantage and return) and, optionally, mjai logs.\n"
+	"A policy is random, baseline, a checkpoint PATH.h5, or mjai:COMMAND.\n"
+	"\n"
+	"      --games N           hanchan to play (required)\n"
+	"      --first N           index of the first game (default 0)\n"
+	"  -t, --tables T          tables played at once (default 16)\n"
+	"  -j, --threads J         threads (default 1)\n"
+	"  -S, --seed S            master seed of the walls, decimal or 0x hex,\n"
+	"                          below 2^63 (default 0)\n"
+	"      --policy P          policy at every seat (default baseline)\n"
+	"      --seat0 P           policy at seat 0 (with --others)\n"
+	"      --others Q          policy at seats 1-3 (with --seat0)\n"
+	"      --rotate P,Q,...    seat s of game g plays policy (s + g) mod count\n"
+	"  -T, --temperature X     model sampling temperature, 0 = greedy\n"
+	"                          (default 1)\n"
+	"      --device D          model device: cpu, cuda or auto (default cpu)\n"
+	"      --model-threads N   threads of a model's forward pass (default 1;\n"
+	"                          its rounding, so the games, depend on N)\n"
+	"      --bot-timeout S     seconds an mjai bot may take per answer\n"
+	"                          (default 10)\n"
+	"      --gae-lambda L      GAE lambda (default 0.95)\n"
+	"      --gamma G           discount (default 1)\n"
+	"  -l, --log-dir DIR       write DIR/game-NNNNNNNN.json.gz per game\n"
+	"  -o, --output PATH       write the samples to PATH instead of stdout\n"
+	"      --no-samples        write no sample stream (logs only)\n"
+	"      --learner           samples of the first policy's decisions only\n"
+	"                          (--policy, --seat0 or the first of --rotate):\n"
+	"                          the learner's games against a pool, for PPO\n"
+	"  -h, --help              show this help and exit\n"
+	"  -V, --version           show the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 runtime error or an aborted game, 2 usage,\n"
+	"3 format, 4 device unavailable.\n";
+
+static const char *prog = "hydra-sp";
+
+enum { MAXPOL = 8 };
+
+typedef struct sp {
+	/* seats */
+	int mode;               /* 0 all, 1 seat0/others, 2 rotate */
+	int nrot, rot[4];       /* rotate: policy index of each list entry */
+	/* outputs */
+	const char *log_dir;
+	int samples;
+	int learner;            /* write only the decisions of policy 0 */
+	hy_output out;
+	int out_open;
+	hy_sms_writer *w;
+	hy_gamelog_buf jbuf;    /* a game's JSON lines */
+	/* progress */
+	uint64_t total, played, aborted, nsamples;
+	int tty;
+	double t0, last;
+} sp;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void say(const hy_diag *d)
+{
+	char buf[1400];
+	fprintf(stderr, "%s: %s\n", prog, hy_diag_format(d, buf, sizeof buf));
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+	if (arg)
+		fprintf(stderr, "%s: %s '%s'\n", prog, msg, arg);
+	else
+		fprintf(stderr, "%s: %s\n", prog, msg);
+	fprintf(stderr, "%s: try 'hydra-sp --help'\n", prog);
+	return 2;
+}
+
+static int seat_policy(void *ctx, uint64_t game, int seat)
+{
+	const sp *s = ctx;
+	if (s->mode == 1)
+		return seat == 0 ? 0 : 1;
+	if (s->mode == 2) {
+		uint64_t n = (uint64_t)s->nrot;
+		return s->rot[((uint64_t)seat + game % n) % n];
+	}
+	return 0;
+}
+
+/* DIR/game-NNNNNNNN.json.gz (play/gamelog.h: gzip'd, staged). */
+static hy_status write_log(sp *s, const hy_play_game *g, hy_diag *d)
+{
+	char path[4096];
+	int n = snprintf(path, sizeof path, "%s/game-%08" PRIu64 ".json.gz", s->log_dir, g->game);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return hy_diag_set(d, HY_EUSAGE, 0, "log directory name too long");
+	return hy_gamelog_write(path, g->log, &s->jbuf, d);
+}
+
+static void progress(sp *s, int final)
+{
+	if (!s->tty)
+		return;
+	double t = now();
+	if (!final && t - s->last < 0.5)
+		return;
+	s->last = t;
+	double el = t - s->t0, rate = el > 0 ? (double)s->played / el : 0;
+	double eta = rate > 0 ? (double)(s->total - s->played) / rate : 0;
+	fprintf(stderr, "\r%s: %" PRIu64 "/%" PRIu64 " games, %.1f games/s, ETA %.0f s   ", prog,
+		s->played, s->total, rate, eta);
+	if (final)
+		fprintf(stderr, "\n%s: %" PRIu64 " games (%" PRIu64 " aborted), %" PRIu64
+			" samples in %.1f s\n",
+			prog, s->played, s->aborted, s->nsamples, el);
+}
+
+static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
+{
+	sp *s = ctx;
+	s->played++;
+	if (g->aborted) {
+		s->aborted++;
+		char buf[1400];
+		if (s->tty)
+			fputc('\n', stderr);
+		fprintf(stderr, "%s: game %" PRIu64 " (index %" PRIu64 ") aborted: %s\n", prog,
+			g->game + 1, g->game, hy_diag_format(&g->d, buf, sizeof buf));
+		progress(s, 0);
+		return HY_OK;
+	}
+	hy_status st;
+	if (s->log_dir && (st = write_log(s, g, d)) != HY_OK)
+		return st;
+	if (s->w) {
+		hy_diag_init(d, s->out.st.path ? s->out.st.path : "(stdout)");
+		for (size_t i = 0; i < g->nsteps; i++) {
+			if (s->learner && g->steps[i].policy != 0)
+				continue;
+			if ((st = hy_sms_write(s->w, &g->steps[i].s, d)) != HY_OK)
+				return st;
+			s->nsamples++;
+		}
+	}
+	progress(s, 0);
+	return HY_OK;
+}
+
+/* Splits a --rotate list (at most 4 entries) in place. */
+static int split_list(char *s, char *item[4])
+{
+	int n = 0;
+	for (char *p = s;;) {
+		if (n == 4)
+			return -1;
+		item[n++] = p;
+		char *c = strchr(p, ',');
+		if (!c)
+			break;
+		*c = 0;
+		p = c + 1;
+	}
+	for (int i = 0; i < n; i++)
+		if (!*item[i])
+			return -1;
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	enum {
+		OPT_FIRST = 256,
+		OPT_SEAT0,
+		OPT_OTHERS,
+		OPT_ROTATE,
+		OPT_DEVICE,
+		OPT_BOT_TIMEOUT,
+		OPT_LAMBDA,
+		OPT_GAMMA,
+		OPT_NO_SAMPLES,
+		OPT_LEARNER,
+		OPT_GAMES,
+		OPT_POLICY,
+		OPT_MODEL_THREADS,
+	};
+	static const struct option opts[] = {
+		{"games", required_argument, 0, OPT_GAMES},
+		{"first", required_argument, 0, OPT_FIRST},
+		{"tables", required_argument, 0, 't'},
+		{"threads", required_argument, 0, 'j'},
+		{"seed", required_argument, 0, 'S'},
+		{"policy", required_argument, 0, OPT_POLICY},
+		{"seat0", required_argument, 0, OPT_SEAT0},
+		{"others", required_argument, 0, OPT_OTHERS},
+		{"rotate", required_argument, 0, OPT_ROTATE},
+		{"temperature", required_argument, 0, 'T'},
+		{"device", required_argument, 0, OPT_DEVICE},
+		{"model-threads", required_argument, 0, OPT_MODEL_THREADS},
+		{"bot-timeout", required_argument, 0, OPT_BOT_TIMEOUT},
+		{"gae-lambda", required_argument, 0, OPT_LAMBDA},
+		{"gamma", required_argument, 0, OPT_GAMMA},
+		{"log-dir", required_argument, 0, 'l'},
+		{"output", required_argument, 0, 'o'},
+		{"no-samples", no_argument, 0, OPT_NO_SAMPLES},
+		{"learner", no_argument, 0, OPT_LEARNER},
+		{"help", no_argument, 0, 'h'},
+		{"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0},
+	};
+	sp s;
+	memset(&s, 0, sizeof s);
+	s.samples = 1;
+	hy_play_opts po;
+	hy_play_opts_default(&po);
+	po.tables = 16;
+	hy_policy_opts pol_o;
+	hy_policy_opts_default(&pol_o);
+	const char *policy = NULL, *seat0 = NULL, *others = NULL, *outpath = NULL;
+	char *rotate = NULL;
+	int have_games = 0;
+	int64_t v;
+	double x;
+	int c;
+	while ((c = getopt_long(argc, argv, "t:j:S:T:l:o:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_GAMES:
+			if (hy_parse_u64(optarg, 10, &po.count) || po.count == 0)
+				return usage_error("bad --games (want a positive integer)", optarg);
+			have_games = 1;
+			break;
+		case OPT_FIRST:
+			if (hy_parse_u64(optarg, 10, &po.first))
+				return usage_error("bad --first", optarg);
+			break;
+		case 't':
+			if (hy_parse_i64(optarg, 1, 65536, &v))
+				return usage_error("bad --tables (want 1 to 65536)", optarg);
+			po.tables = (int)v;
+			break;
+		case 'j':
+			if (hy_parse_i64(optarg, 1, 1024, &v))
+				return usage_error("bad --threads (want 1 to 1024)", optarg);
+			po.threads = (int)v;
+			break;
+		case 'S':
+			if (hy_parse_u64(optarg, 0, &po.seed) || po.seed > (uint64_t)INT64_MAX)
+				return usage_error("bad --seed (want 0 to 2^63-1, decimal or 0x hex)",
+						   optarg);
+			break;
+		case OPT_POLICY: policy = optarg; break;
+		case OPT_SEAT0: seat0 = optarg; break;
+		case OPT_OTHERS: others = optarg; break;
+		case OPT_ROTATE: rotate = optarg; break;
+		case 'T':
+			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1e6))
+				return usage_error("bad --temperature (want a number >= 0)", optarg);
+			pol_o.temperature = (float)x;
+			break;
+		case OPT_DEVICE:
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "auto"))
+				return usage_error("bad --device (want cpu, cuda or auto)", optarg);
+			pol_o.device = optarg;
+			break;
+		case OPT_MODEL_THREADS:
+			if (hy_parse_i64(optarg, 1, 1024, &v))
+				return usage_error("bad --model-threads (want 1 to 1024)", optarg);
+			pol_o.threads = (int)v;
+			break;
+		case OPT_BOT_TIMEOUT:
+			if (hy_parse_double(optarg, &x) || !(x > 0 && x <= 1e6))
+				return usage_error("bad --bot-timeout (want seconds > 0)", optarg);
+			pol_o.bot_timeout = x;
+			break;
+		case OPT_LAMBDA:
+			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))
+				return usage_error("bad --gae-lambda (want 0 to 1)", optarg);
+			po.gae_lambda = (float)x;
+			break;
+		case OPT_GAMMA:
+			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))
+				return usage_error("bad --gamma (want 0 to 1)", optarg);
+			po.gamma = (float)x;
+			break;
+		case 'l': s.log_dir = optarg; break;
+		case 'o': outpath = optarg; break;
+		case OPT_NO_SAMPLES: s.samples = 0; break;
+		case OPT_LEARNER: s.learner = 1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case 'V': printf("hydra-sp (hydra-c) %s\n", HY_VERSION); return 0;
+		default:
+			fprintf(stderr, "%s: try 'hydra-sp --help'\n", prog);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument", argv[optind]);
+	if (!have_games)
+		return usage_error("--games is required", NULL);
+	if ((seat0 != NULL) != (others != NULL))
+		return usage_error("--seat0 and --others go together", NULL);
+	if ((policy != NULL) + (seat0 != NULL) + (rotate != NULL) > 1)
+		return usage_error("use one of --policy, --seat0/--others, --rotate", NULL);
+	if (!s.samples && outpath)
+		return usage_error("--no-samples and --output exclude each other", NULL);
+	if (po.count > UINT64_MAX - po.first)
+		return usage_error("--first + --games overflows", NULL);
+	if (s.log_dir && !*s.log_dir)
+		return usage_error("empty --log-dir", NULL);
+
+	/* the policy list: distinct specs, each opened once */
+	const char *spec[4];
+	int nspec = 0;
+	if (seat0) {
+		s.mode = 1;
+		spec[nspec++] = seat0;
+		spec[nspec++] = others;
+	} else if (rotate) {
+		char *item[4];
+		int n = split_list(rotate, item);
+		if (n < 1)
+			return usage_error("bad --rotate (want 1 to 4 policies, comma separated)",
+					   rotate);
+		s.mode = 2;
+		s.nrot = n;
+		for (int i = 0; i < n; i++) {
+			int j = 0;
+			while (j < nspec && strcmp(spec[j], item[i]) != 0)
+				j++;
+			if (j == nspec)
+				spec[nspec++] = item[i];
+			s.rot[i] = j;
+		}
+	} else {
+		spec[nspec++] = policy ? policy : "baseline";
+	}
+	if (s.mode == 1 && strcmp(seat0, others) == 0)
+		s.mode = 0, nspec = 1;
+
+	const char *outname = outpath && strcmp(outpath, "-") != 0 ? outpath : NULL;
+	if (s.samples && !outname && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: refusing to write a binary sample stream to a terminal\n"
+			"hint: use -o FILE, a pipe, or --no-samples\n", prog);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_DFL);
+	hy_cleanup_install();
+
+	hy_policy pol[4];
+	hy_policy *pp[4];
+	memset(pol, 0, sizeof pol);
+	hy_diag d;
+	hy_status st = HY_OK;
+	int npol = 0;
+	for (int i = 0; i < nspec && st == HY_OK; i++) {
+		hy_diag_init(&d, spec[i]);
+		st = hy_policy_open(&pol[i], spec[i], &pol_o, &d);
+		if (st == HY_OK) {
+			pp[i] = &pol[i];
+			npol++;
+		}
+	}
+	if (st != HY_OK) {
+		fprintf(stderr, "%s: policy '%s': %s\n", prog, spec[npol], d.msg);
+		for (int i = 0; i < npol; i++)
+			hy_policy_close(&pol[i]);
+		return st == HY_EUNSUP ? 4 : hy_status_exit(st);
+	}
+
+	if (s.samples) {
+		hy_diag_init(&d, outname);
+		st = hy_output_open(&s.out, outname, &d);
+		if (st == HY_OK) {
+			s.out_open = 1;
+			if ((st = hy_sms_writer_open(&s.w, s.out.f)) != HY_OK)
+				hy_diag_set(&d, st, 0, "cannot start the sample stream");
+		}
+	}
+	if (st == HY_OK && s.log_dir) {
+		hy_diag_init(&d, s.log_dir);
+		st = hy_mkdirs(s.log_dir, &d);
+	}
+	if (st == HY_OK) {
+		po.record_steps = s.samples;
+		po.seat_policy = s.mode ? seat_policy : NULL;
+		po.seat_ctx = &s;
+		s.total = po.count;
+		s.tty = isatty(STDERR_FILENO);
+		s.t0 = s.last = now();
+		hy_diag_init(&d, NULL);
+		st = hy_play_run(&po, pp, npol, on_game, &s, &d);
+	}
+	if (st != HY_OK) {
+		if (s.tty && s.played)
+			fputc('\n', stderr);
+		say(&d);
+	}
+	if (st == HY_OK && s.w) {
+		hy_diag_init(&d, outname ? outname : "(stdout)");
+		hy_sms_writer *w = s.w;
+		s.w = NULL;
+		st = hy_sms_writer_close(w, &d);
+		if (st == HY_OK)
+			st = hy_output_commit(&s.out, &d);
+		else
+			hy_output_abort(&s.out);
+		s.out_open = 0;
+		if (st != HY_OK)
+			say(&d);
+	}
+	if (st != HY_OK) {
+		if (s.w)
+			hy_sms_writer_abort(s.w, d.msg);
+		if (s.out_open)
+			hy_output_abort(&s.out);
+	}
+	if (st == HY_OK)
+		progress(&s, 1);
+	if (st == HY_OK && s.aborted)
+		fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " games aborted\n", prog, s.aborted,
+			s.played);
+	for (int i = 0; i < npol; i++)
+		hy_policy_close(&pol[i]);
+	hy_gamelog_free(&s.jbuf);
+	if (st != HY_OK)
+		return st == HY_EUNSUP ? 4 : hy_status_exit(st);
+	return s.aborted ? 1 : 0;
+}

@@ -1,0 +1,188 @@
+/* Dataset evaluation: the trainer's forward pass and losses over every
+ * sample of the inputs, with policy accuracy per action type. */
+#include "play/dseval.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "nn/checkpoint.h"
+#include "samples/sample.h"
+#include "train/data.h"
+
+static const char *const type_names[HY_DSEVAL_TYPES] = {
+	"discard", "riichi", "chi", "pon", "kan", "win", "kyuushu", "pass",
+};
+
+int hy_dseval_type_of(int a)
+{
+	if (a < 0 || a >= HY_A_COUNT)
+		return -1;
+	if (a < HY_A_RIICHI)
+		return HY_DSEVAL_DISCARD;
+	switch (a) {
+	case HY_A_RIICHI: return HY_DSEVAL_RIICHI;
+	case HY_A_CHI_LOW:
+	case HY_A_CHI_MID:
+	case HY_A_CHI_HIGH: return HY_DSEVAL_CHI;
+	case HY_A_PON: return HY_DSEVAL_PON;
+	case HY_A_KAN: return HY_DSEVAL_KAN;
+	case HY_A_WIN: return HY_DSEVAL_WIN;
+	case HY_A_KYUUSHU: return HY_DSEVAL_KYUUSHU;
+	default: return HY_DSEVAL_PASS;
+	}
+}
+
+const char *hy_dseval_type_name(int t)
+{
+	return t >= 0 && t < HY_DSEVAL_TYPES ? type_names[t] : "?";
+}
+
+void hy_dseval_add_policy(hy_dseval_acc *a, const float *l, uint64_t mask, int label)
+{
+	int t = hy_dseval_type_of(label);
+	if (t < 0)
+		return;
+	uint64_t m = mask | 1ull << label;
+	int above = 0; /* legal actions ranked before the label */
+	for (int i = 0; i < HY_ACTIONS; i++)
+		if (i != label && (m >> i & 1) &&
+		    (l[i] > l[label] || (l[i] == l[label] && i < label)))
+			above++;
+	a->count[t]++;
+	a->top1[t] += above < 1;
+	a->top3[t] += above < 3;
+}
+
+static double ratio(double x, double n)
+{
+	return n > 0 ? x / n : NAN;
+}
+
+void hy_dseval_finish(const hy_dseval_acc *a, hy_dseval_result *r)
+{
+	hy_nn_arch arch = r->arch;
+	memset(r, 0, sizeof *r);
+	r->arch = arch;
+	r->n = a->n;
+	for (int t = 0; t < HY_DSEVAL_TYPES; t++) {
+		r->count[t] = a->count[t];
+		r->top1[t] = a->top1[t];
+		r->top3[t] = a->top3[t];
+		r->top1_all += a->top1[t];
+		r->top3_all += a->top3[t];
+		r->acc1[t] = ratio((double)a->top1[t], (double)a->count[t]);
+		r->acc3[t] = ratio((double)a->top3[t], (double)a->count[t]);
+	}
+	r->acc1_all = ratio((double)r->top1_all, (double)a->n);
+	r->acc3_all = ratio((double)r->top3_all, (double)a->n);
+	r->policy = ratio(a->sum_policy, (double)a->n);
+	r->value = ratio(a->sum_value, (double)a->n);
+	r->grp = ratio(a->sum_grp, (double)a->n);
+	r->tenpai = ratio(a->sum_tenpai, a->n_tenpai);
+	r->danger = ratio(a->sum_danger, a->n_danger);
+	r->n_tenpai = (uint64_t)a->n_tenpai;
+	r->n_danger = (uint64_t)a->n_danger;
+	/* the trainer's total: a head with nothing to count adds 0 */
+	r->total = HY_NN_W_POLICY * r->policy + HY_NN_W_VALUE * r->value + HY_NN_W_GRP * r->grp +
+		   HY_NN_W_TENPAI * (a->n_tenpai > 0 ? r->tenpai : 0.0) +
+		   HY_NN_W_DANGER * (a->n_danger > 0 ? r->danger : 0.0);
+}
+
+typedef struct run {
+	const hy_dseval_cfg *c;
+	hy_nn_model m;
+	hy_nn_work w;
+	float *logits; /* host copy [batch][46] */
+	hy_dseval_acc acc;
+	hy_status st;
+	hy_diag *d;
+} run;
+
+static int eval_batch(void *u, const hy_sample *s, size_t n)
+{
+	run *r = u;
+	r->st = hy_nn_work_load(&r->w, &r->m, s, (int)n, r->d);
+	if (r->st)
+		return 1;
+	hy_nn_forward(&r->m, &r->w);
+	hy_nn_losses l;
+	hy_nn_loss(&r->m, &r->w, &l);
+	/* hy_nn_loss gives batch means; weight each by what it averaged */
+	double nt = (double)r->w.n_known * HY_NN_OPP, nd = (double)r->w.n_danger * HY_NN_T;
+	r->acc.sum_policy += l.policy * (double)n;
+	r->acc.sum_value += l.value * (double)n;
+	r->acc.sum_grp += l.grp * (double)n;
+	r->acc.sum_tenpai += l.tenpai * nt;
+	r->acc.sum_danger += l.danger * nd;
+	r->acc.n_tenpai += nt;
+	r->acc.n_danger += nd;
+	r->acc.n += n;
+	r->m.be->to_host(r->logits, r->w.plog, n * HY_ACTIONS * sizeof(float));
+	for (size_t i = 0; i < n; i++)
+		hy_dseval_add_policy(&r->acc, r->logits + i * HY_ACTIONS, s[i].mask, s[i].action);
+	if (r->c->progress)
+		r->c->progress(r->c->u, r->acc.n);
+	return 0;
+}
+
+hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *d)
+{
+	memset(res, 0, sizeof *res);
+	if (!c->ckpt || c->batch < 1 || c->threads < 1)
+		return hy_diag_set(d, HY_EUSAGE, 0, "dataset evaluation: bad configuration");
+	hy_status st;
+	hy_nn_arch arch;
+	if ((st = hy_nn_ckpt_arch(c->ckpt, &arch, d)))
+		return st;
+	run *r = calloc(1, sizeof *r);
+	hy_sample *buf = malloc((size_t)c->batch * sizeof *buf);
+	hy_nn_ctx ctx;
+	hy_nn_ctx_init(&ctx, c->threads);
+	int model = 0, work = 0;
+	if (!r || !buf) {
+		st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+		goto out;
+	}
+	r->c = c;
+	r->d = d;
+	if ((st = hy_nn_model_init(&r->m, arch, hy_nn_backend_cpu(), &ctx, d)))
+		goto out;
+	model = 1;
+	if ((st = hy_nn_ckpt_load(c->ckpt, &r->m, NULL, 1, d)))
+		goto out;
+	if ((st = hy_nn_work_init(&r->w, &r->m, c->batch, d)))
+		goto out;
+	work = 1;
+	r->logits = malloc((size_t)c->batch * HY_ACTIONS * sizeof *r->logits);
+	if (!r->logits) {
+		st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+		goto out;
+	}
+	static const char *const stdin_path[1] = {"-"};
+	const char *const *paths = c->npaths ? c->paths : stdin_path;
+	size_t npaths = c->npaths ? c->npaths : 1;
+	st = hy_train_data_scan(paths, npaths, buf, (size_t)c->batch, eval_batch, r, d);
+	if (st == HY_STOP)
+		st = r->st;
+	if (st)
+		goto out;
+	if (r->acc.n == 0) {
+		st = hy_diag_set(d, HY_EDATA, 0, "no samples in the input");
+		goto out;
+	}
+	res->arch = arch;
+	hy_dseval_finish(&r->acc, res);
+out:
+	if (r) {
+		free(r->logits);
+		if (work)
+			hy_nn_work_free(&r->w, &r->m);
+		if (model)
+			hy_nn_model_free(&r->m);
+	}
+	free(r);
+	free(buf);
+	return st;
+}

@@ -1,0 +1,85 @@
+/* Dataset evaluation of a model checkpoint (hydra-eval --model CKPT --data
+ * PATH...): every sample of the inputs (sample streams or HDF5 shards, read
+ * once in order like the trainer's validation set) goes through the
+ * network's forward pass in batches; the result holds
+ *   - policy accuracy, top-1 and top-3 among the legal actions, overall and
+ *     per action type of the label (discard, riichi, chi, pon, kan, win,
+ *     kyuushu, pass); ties between equal logits go to the lower action
+ *     index, as in the trainer's top-1 count;
+ *   - the per-head losses of the trainer (nn/model.h hy_nn_loss, the same
+ *     functions and weights), averaged over the whole input: policy, value
+ *     and grp over all samples, tenpai over the samples with opponent
+ *     labels (× 3 opponents), danger over the counted tenpai opponents'
+ *     tiles, the total as the weighted sum of those means (DESIGN §7). */
+#ifndef HY_PLAY_DSEVAL_H
+#define HY_PLAY_DSEVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "nn/model.h"
+
+typedef enum hy_dseval_type {
+	HY_DSEVAL_DISCARD = 0,
+	HY_DSEVAL_RIICHI,
+	HY_DSEVAL_CHI,
+	HY_DSEVAL_PON,
+	HY_DSEVAL_KAN,
+	HY_DSEVAL_WIN,
+	HY_DSEVAL_KYUUSHU,
+	HY_DSEVAL_PASS,
+	HY_DSEVAL_TYPES
+} hy_dseval_type;
+
+/* The type of an action index 0–45 (DESIGN §2); -1 out of range. */
+int hy_dseval_type_of(int action);
+/* "discard", "riichi", ... */
+const char *hy_dseval_type_name(int type);
+
+typedef struct hy_dseval_acc {
+	uint64_t n;                          /* samples                    */
+	uint64_t count[HY_DSEVAL_TYPES];     /* samples per label type     */
+	uint64_t top1[HY_DSEVAL_TYPES], top3[HY_DSEVAL_TYPES];
+	/* loss sums: each head's batch mean times its batch count */
+	double sum_policy, sum_value, sum_grp, sum_tenpai, sum_danger;
+	double n_tenpai, n_danger;           /* their counts                */
+} hy_dseval_acc;
+
+/* Adds one sample's policy logits (46, any scale) with its legal mask and
+ * label to the accuracy counts: the label's rank among the legal actions
+ * (mask | label bit) decides top-1 / top-3. */
+void hy_dseval_add_policy(hy_dseval_acc *a, const float *logits, uint64_t mask, int label);
+
+typedef struct hy_dseval_result {
+	hy_nn_arch arch;
+	uint64_t n;
+	uint64_t count[HY_DSEVAL_TYPES], top1[HY_DSEVAL_TYPES], top3[HY_DSEVAL_TYPES];
+	uint64_t top1_all, top3_all;
+	/* accuracies (NaN for a type with no sample) */
+	double acc1[HY_DSEVAL_TYPES], acc3[HY_DSEVAL_TYPES], acc1_all, acc3_all;
+	/* per-head mean losses (NaN for a head with nothing to count) and
+	 * the weighted total */
+	double policy, value, grp, tenpai, danger, total;
+	uint64_t n_tenpai, n_danger;  /* opponent labels counted */
+} hy_dseval_result;
+
+void hy_dseval_finish(const hy_dseval_acc *a, hy_dseval_result *r);
+
+typedef struct hy_dseval_cfg {
+	const char *ckpt;
+	const char *const *paths; /* NULL/none: standard input */
+	size_t npaths;
+	int batch;                /* samples per forward pass (≥ 1) */
+	int threads;              /* ≥ 1 */
+	/* optional: called after every batch with the samples done so far */
+	void (*progress)(void *u, uint64_t done);
+	void *u;
+} hy_dseval_cfg;
+
+/* Loads the checkpoint (its recorded architecture), evaluates every sample
+ * and fills r. HY_EDATA when the inputs hold no sample; the reader's,
+ * the checkpoint's or the model's status otherwise. */
+hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *r, hy_diag *d);
+
+#endif

@@ -1,0 +1,178 @@
+/* The checkpoint policy: the network of nn/model.h on the observation
+ * encoder, every request of a call in one forward pass (the trainer's
+ * inference path: hy_nn_work_load + hy_nn_forward on the CPU backend).
+ *
+ * Policy: softmax of the policy logits over the legal actions. At
+ * temperature T > 0 the action is drawn from softmax(logits / T) with
+ * hy_policy_uniform(key, 0) and logp is its log-probability under that
+ * distribution (the behaviour policy); at T = 0 the argmax (lowest index on
+ * ties) is taken and logp is its log-probability under softmax(logits).
+ * Value: the value head's output (placement points / 100). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/checkpoint.h"
+#include "nn/model.h"
+#include "play/builtin.h"
+
+typedef struct model_impl {
+	hy_nn_ctx ctx;
+	hy_nn_model m;
+	hy_nn_work w;
+	int have_work;
+	int cap;
+	hy_sample *buf;
+	float *plog, *vout;
+	float temperature;
+} model_impl;
+
+static hy_status reserve(model_impl *x, int n, hy_diag *d)
+{
+	if (n <= x->cap)
+		return HY_OK;
+	if (x->have_work)
+		hy_nn_work_free(&x->w, &x->m);
+	x->have_work = 0;
+	free(x->buf);
+	free(x->plog);
+	free(x->vout);
+	x->cap = 0;
+	x->buf = malloc((size_t)n * sizeof *x->buf);
+	x->plog = malloc((size_t)n * HY_ACTIONS * sizeof *x->plog);
+	x->vout = malloc((size_t)n * sizeof *x->vout);
+	if (!x->buf || !x->plog || !x->vout)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (model batch of %d)", n);
+	hy_status st = hy_nn_work_init(&x->w, &x->m, n, d);
+	if (st != HY_OK)
+		return st;
+	x->have_work = 1;
+	x->cap = n;
+	return HY_OK;
+}
+
+/* Picks from the logits of one request (see the top of the file). */
+static void pick(const float *logit, uint64_t legal, float temp, uint64_t key, hy_choice *out)
+{
+	double mx = -INFINITY;
+	int arg = -1;
+	for (uint64_t m = legal; m; m &= m - 1) {
+		int a = __builtin_ctzll(m);
+		if (arg < 0 || logit[a] > mx) {
+			mx = logit[a];
+			arg = a;
+		}
+	}
+	if (temp <= 0.0f) {
+		double z = 0;
+		for (uint64_t m = legal; m; m &= m - 1)
+			z += exp((double)logit[__builtin_ctzll(m)] - mx);
+		out->index = arg;
+		out->logp = (float)(-log(z));
+		return;
+	}
+	double z = 0, p[HY_ACTIONS];
+	for (uint64_t m = legal; m; m &= m - 1) {
+		int a = __builtin_ctzll(m);
+		p[a] = exp(((double)logit[a] - mx) / temp);
+		z += p[a];
+	}
+	double u = hy_policy_uniform(key, 0) * z, cum = 0;
+	int chosen = -1;
+	for (uint64_t m = legal; m; m &= m - 1) {
+		int a = __builtin_ctzll(m);
+		cum += p[a];
+		chosen = a;
+		if (u < cum)
+			break;
+	}
+	out->index = chosen;
+	out->logp = (float)log(p[chosen] / z);
+}
+
+static hy_status model_decide(hy_policy *p, size_t n, const hy_decision *req, hy_choice *out,
+			      hy_diag *d)
+{
+	model_impl *x = p->impl;
+	if (n == 0)
+		return HY_OK;
+	if (n > (size_t)1 << 20)
+		return hy_diag_set(d, HY_EUSAGE, 0, "model batch of %zu requests is too large", n);
+	hy_status st = reserve(x, (int)n, d);
+	if (st != HY_OK)
+		return st;
+	for (size_t i = 0; i < n; i++) {
+		hy_sample *s = &x->buf[i];
+		memset((char *)s + sizeof s->obs, 0, sizeof *s - sizeof s->obs);
+		hy_obs_encode(req[i].e, req[i].track, req[i].seat, s->obs);
+		s->mask = req[i].legal;
+		s->action = (uint8_t)__builtin_ctzll(req[i].legal);
+		s->seat = (uint8_t)req[i].seat;
+	}
+	if ((st = hy_nn_work_load(&x->w, &x->m, x->buf, (int)n, d)) != HY_OK)
+		return st;
+	hy_nn_forward(&x->m, &x->w);
+	x->m.be->to_host(x->plog, x->w.plog, n * HY_ACTIONS * sizeof *x->plog);
+	x->m.be->to_host(x->vout, x->w.vout, n * sizeof *x->vout);
+	for (size_t i = 0; i < n; i++) {
+		pick(x->plog + i * HY_ACTIONS, req[i].legal, x->temperature, req[i].key, &out[i]);
+		out[i].value = x->vout[i];
+	}
+	return HY_OK;
+}
+
+static void model_free(hy_policy *p)
+{
+	model_impl *x = p->impl;
+	if (!x)
+		return;
+	if (x->have_work)
+		hy_nn_work_free(&x->w, &x->m);
+	hy_nn_model_free(&x->m);
+	free(x->buf);
+	free(x->plog);
+	free(x->vout);
+	free(x);
+	p->impl = NULL;
+}
+
+static const hy_policy_ops model_ops = {model_decide, NULL, model_free};
+
+hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_opts *o,
+			       hy_diag *d)
+{
+	const char *dev = o && o->device ? o->device : "cpu";
+	if (strcmp(dev, "cuda") == 0)
+		return hy_diag_set(d, HY_EUNSUP, 0,
+				   "requested device unavailable: no CUDA backend in this build "
+				   "(use --device cpu)");
+	if (strcmp(dev, "cpu") != 0 && strcmp(dev, "auto") != 0)
+		return hy_diag_set(d, HY_EUSAGE, 0, "unknown device '%s' (want cpu, cuda or auto)",
+				   dev);
+	if (o && !(o->temperature >= 0.0f && isfinite(o->temperature)))
+		return hy_diag_set(d, HY_EUSAGE, 0, "temperature must be a finite number >= 0");
+	hy_nn_arch a;
+	hy_status st = hy_nn_ckpt_arch(path, &a, d);
+	if (st != HY_OK)
+		return st;
+	model_impl *x = calloc(1, sizeof *x);
+	if (!x)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	hy_nn_ctx_init(&x->ctx, o && o->threads > 0 ? o->threads : 1);
+	x->temperature = o ? o->temperature : 1.0f;
+	if ((st = hy_nn_model_init(&x->m, a, hy_nn_backend_cpu(), &x->ctx, d)) != HY_OK) {
+		free(x);
+		return st;
+	}
+	p->impl = x;
+	p->ops = &model_ops;
+	if ((st = hy_nn_ckpt_load(path, &x->m, NULL, 1, d)) != HY_OK) {
+		model_free(p);
+		p->ops = NULL;
+		return st;
+	}
+	p->stochastic = x->temperature > 0.0f;
+	p->has_value = 1;
+	p->concurrent = 0;
+	return HY_OK;
+}

@@ -1,0 +1,241 @@
+/* Tables and JSON objects of hydra-eval (see report.h). */
+#include "play/report.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+static hy_status io_status(FILE *f, hy_diag *d)
+{
+	if (ferror(f))
+		return hy_diag_set(d, HY_EIO, 0, "write error: %s", strerror(errno ? errno : EIO));
+	return HY_OK;
+}
+
+/* "%.*f" or "-" for a number that does not exist. */
+static const char *num(char *buf, size_t n, double x, int prec)
+{
+	if (!isfinite(x))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.*f", prec, x);
+	return buf;
+}
+
+static void interval_row(FILE *f, const char *label, const hy_arena_interval *iv, int prec)
+{
+	char m[64], lo[64], hi[64], h[64];
+	fprintf(f, "%-18s%-10s", label, num(m, sizeof m, iv->mean, prec));
+	if (isfinite(iv->half))
+		fprintf(f, "+- %-9s 95%% CI [%s, %s]", num(h, sizeof h, iv->half, prec),
+			num(lo, sizeof lo, iv->lo, prec), num(hi, sizeof hi, iv->hi, prec));
+	else
+		fprintf(f, "(no interval: fewer than 2 seeds)");
+	fputc('\n', f);
+}
+
+static void rates_row(FILE *f, const char *label, const hy_arena_rates *r)
+{
+	char a[32], b[32], c[32], e[32];
+	fprintf(f, "  %-16s%-10llu%-9s%-9s%-9s%s\n", label, (unsigned long long)r->kyoku,
+		num(a, sizeof a, r->win, 4), num(b, sizeof b, r->deal_in, 4),
+		num(c, sizeof c, r->call, 4), num(e, sizeof e, r->riichi, 4));
+}
+
+hy_status hy_report_arena_table(FILE *f, const hy_report_arena_info *info,
+				const hy_arena_summary *s, hy_diag *d)
+{
+	static const char *const ord[4] = {"1st", "2nd", "3rd", "4th"};
+	char buf[64];
+	fprintf(f, "%-18s%s\n", "challenger", info->challenger);
+	fprintf(f, "%-18s%s (3 seats)\n", "opponent", info->opponent);
+	fprintf(f, "%-18s%llu (master seed %llu), 4 rotations each\n", "seeds",
+		(unsigned long long)s->seeds, info->seed);
+	fprintf(f, "%-18s%llu counted, %llu aborted", "games", (unsigned long long)s->games,
+		(unsigned long long)s->aborted);
+	if (s->seeds_excluded)
+		fprintf(f, " (%llu seed%s left out)", (unsigned long long)s->seeds_excluded,
+			s->seeds_excluded == 1 ? "" : "s");
+	if (s->unplayed)
+		fprintf(f, ", %llu not played", (unsigned long long)s->unplayed);
+	fputc('\n', f);
+	interval_row(f, "average rank", &s->rank, 4);
+	interval_row(f, "placement points", &s->points, 2);
+	if (isfinite(s->t))
+		fprintf(f, "%-18sStudent t %.4f, %llu df, over per-seed means\n", "interval",
+			s->t, (unsigned long long)(s->seeds_counted - 1));
+	fprintf(f, "%-18s%s\n", "average score", num(buf, sizeof buf, s->score, 0));
+	fprintf(f, "%-18s", "ranks");
+	for (int i = 0; i < 4; i++) {
+		double share = s->games ? 100.0 * (double)s->rank_count[i] / (double)s->games : NAN;
+		fprintf(f, "%s %llu (%s%s)%s", ord[i], (unsigned long long)s->rank_count[i],
+			num(buf, sizeof buf, share, 1), isfinite(share) ? "%" : "", i < 3 ? "  " : "\n");
+	}
+	fprintf(f, "%-18s%-10s%-9s%-9s%-9s%s\n", "per kyoku", "kyoku", "win", "deal-in", "call",
+		"riichi");
+	rates_row(f, "challenger", &s->chal);
+	rates_row(f, "opponents", &s->opp);
+	if (info->elapsed_s > 0)
+		fprintf(f, "%-18s%.1f (%llu games in %.1f s)\n", "games/s",
+			(double)(s->games + s->aborted) / info->elapsed_s,
+			(unsigned long long)(s->games + s->aborted), info->elapsed_s);
+	return io_status(f, d);
+}
+
+/* A real, or null when it does not exist. */
+static json_t *jnum(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+static int put(json_t *o, const char *key, json_t *v)
+{
+	return v ? json_object_set_new(o, key, v) : -1;
+}
+
+static json_t *jinterval(const hy_arena_interval *iv)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	if (put(o, "mean", jnum(iv->mean)) || put(o, "sd_seed_means", jnum(iv->sd)) ||
+	    put(o, "half_width", jnum(iv->half)) || put(o, "lo", jnum(iv->lo)) ||
+	    put(o, "hi", jnum(iv->hi))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *jrates(const hy_arena_rates *r)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	if (put(o, "kyoku", json_integer((json_int_t)r->kyoku)) || put(o, "win", jnum(r->win)) ||
+	    put(o, "deal_in", jnum(r->deal_in)) || put(o, "call", jnum(r->call)) ||
+	    put(o, "riichi", jnum(r->riichi))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static hy_status dump(FILE *f, json_t *o, hy_diag *d)
+{
+	if (!o)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	int rc = json_dumpf(o, f, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_decref(o);
+	if (rc)
+		return hy_diag_set(d, HY_EIO, 0, "write error");
+	fputc('\n', f);
+	return io_status(f, d);
+}
+
+hy_status hy_report_arena_json(FILE *f, const hy_report_arena_info *info,
+			       const hy_arena_summary *s, hy_diag *d)
+{
+	json_t *o = json_object(), *rc = json_array(), *rates = json_object();
+	double gps = info->elapsed_s > 0 ? (double)(s->games + s->aborted) / info->elapsed_s : NAN;
+	int bad = !o || !rc || !rates;
+	for (int i = 0; !bad && i < 4; i++)
+		bad = json_array_append_new(rc, json_integer((json_int_t)s->rank_count[i])) != 0;
+	if (!bad)
+		bad = put(rates, "challenger", jrates(&s->chal)) ||
+		      put(rates, "opponents", jrates(&s->opp));
+	if (bad) {
+		json_decref(o);
+		json_decref(rc);
+		json_decref(rates);
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	}
+	/* rc and rates belong to o from here (set_new takes them even when it
+	 * fails), so one decref of o frees everything */
+	if (put(o, "challenger", json_string(info->challenger)) |
+	    put(o, "opponent", json_string(info->opponent)) |
+	    put(o, "seed", json_integer((json_int_t)info->seed)) |
+	    put(o, "seeds", json_integer((json_int_t)s->seeds)) |
+	    put(o, "seeds_counted", json_integer((json_int_t)s->seeds_counted)) |
+	    put(o, "games", json_integer((json_int_t)s->games)) |
+	    put(o, "aborted", json_integer((json_int_t)s->aborted)) |
+	    put(o, "seeds_excluded", json_integer((json_int_t)s->seeds_excluded)) |
+	    put(o, "unplayed", json_integer((json_int_t)s->unplayed)) |
+	    put(o, "confidence", json_real(0.95)) | put(o, "t", jnum(s->t)) |
+	    put(o, "rank", jinterval(&s->rank)) | put(o, "points", jinterval(&s->points)) |
+	    put(o, "score", jnum(s->score)) | put(o, "rank_count", rc) |
+	    put(o, "rates", rates) | put(o, "elapsed_s", jnum(info->elapsed_s)) |
+	    put(o, "games_per_s", jnum(gps))) {
+		json_decref(o);
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	}
+	return dump(f, o, d);
+}
+
+hy_status hy_report_dseval_table(FILE *f, const char *model, const hy_dseval_result *r,
+				 hy_diag *d)
+{
+	char a[32], b[32];
+	fprintf(f, "%-10s%s (%d blocks x %d channels)\n", "model", model, r->arch.blocks,
+		r->arch.channels);
+	fprintf(f, "%-10s%llu\n", "samples", (unsigned long long)r->n);
+	fprintf(f, "%-10s%-10s%-9s%s\n", "action", "samples", "top-1", "top-3");
+	for (int t = 0; t < HY_DSEVAL_TYPES; t++)
+		fprintf(f, "%-10s%-10llu%-9s%s\n", hy_dseval_type_name(t),
+			(unsigned long long)r->count[t], num(a, sizeof a, r->acc1[t], 4),
+			num(b, sizeof b, r->acc3[t], 4));
+	fprintf(f, "%-10s%-10llu%-9s%s\n", "all", (unsigned long long)r->n,
+		num(a, sizeof a, r->acc1_all, 4), num(b, sizeof b, r->acc3_all, 4));
+	const char *names[6] = {"total", "policy", "value", "grp", "tenpai", "danger"};
+	double v[6] = {r->total, r->policy, r->value, r->grp, r->tenpai, r->danger};
+	fprintf(f, "%-10s", "loss");
+	for (int i = 0; i < 6; i++)
+		fprintf(f, i < 5 ? "%-9s" : "%s\n", names[i]);
+	fprintf(f, "%-10s", "");
+	for (int i = 0; i < 6; i++)
+		fprintf(f, i < 5 ? "%-9s" : "%s\n", num(a, sizeof a, v[i], 4));
+	return io_status(f, d);
+}
+
+/* A finished object, or NULL (everything freed) when any value failed. */
+static json_t *jacc(uint64_t n, double top1, double top3)
+{
+	json_t *e = json_object();
+	if (e && !(put(e, "samples", json_integer((json_int_t)n)) | put(e, "top1", jnum(top1)) |
+		   put(e, "top3", jnum(top3))))
+		return e;
+	json_decref(e);
+	return NULL;
+}
+
+hy_status hy_report_dseval_json(FILE *f, const char *model, const hy_dseval_result *r,
+				hy_diag *d)
+{
+	json_t *o = json_object(), *acc = json_object(), *loss = json_object();
+	int bad = !o || !acc || !loss;
+	for (int t = 0; !bad && t < HY_DSEVAL_TYPES; t++)
+		bad = put(acc, hy_dseval_type_name(t), jacc(r->count[t], r->acc1[t], r->acc3[t]));
+	if (!bad)
+		bad = put(acc, "all", jacc(r->n, r->acc1_all, r->acc3_all)) |
+		      put(loss, "total", jnum(r->total)) | put(loss, "policy", jnum(r->policy)) |
+		      put(loss, "value", jnum(r->value)) | put(loss, "grp", jnum(r->grp)) |
+		      put(loss, "tenpai", jnum(r->tenpai)) | put(loss, "danger", jnum(r->danger));
+	if (bad) {
+		json_decref(o);
+		json_decref(acc);
+		json_decref(loss);
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	}
+	/* acc and loss belong to o from here (set_new takes them even when it
+	 * fails), so one decref of o frees everything */
+	if (put(o, "model", json_string(model)) | put(o, "blocks", json_integer(r->arch.blocks)) |
+	    put(o, "channels", json_integer(r->arch.channels)) |
+	    put(o, "samples", json_integer((json_int_t)r->n)) | put(o, "accuracy", acc) |
+	    put(o, "loss", loss) | put(o, "tenpai_labels", json_integer((json_int_t)r->n_tenpai)) |
+	    put(o, "danger_labels", json_integer((json_int_t)r->n_danger))) {
+		json_decref(o);
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	}
+	return dump(f, o, d);
+}

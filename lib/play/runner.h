@@ -1,0 +1,115 @@
+/* The game runner: plays full hanchan on seeded walls (engine/table.h) with
+ * a policy at every seat, many tables at once, and hands every finished game
+ * to a sink in game order. Used by self-play (hydra-sp) and the arena
+ * (hydra-eval).
+ *
+ * Games [first, first + count) are played; game i uses the walls of
+ * (seed, i) (DESIGN walls: engine/wall.h), so a game is a function of the
+ * seed, its index and the seat policies alone. Up to `tables` games run at
+ * once; each round of the runner collects the pending decisions of every
+ * running table, groups them by policy and asks each policy once (one
+ * batched forward pass for a model), applies the answers, and refills
+ * finished tables with the next game. Rule policies' decisions are spread
+ * over `threads` threads. Whatever the table and thread counts, the sink
+ * sees the same games, with the same logs and decisions, in the same order.
+ *
+ * A policy failure (an external bot that crashed, hung or answered an
+ * illegal action) aborts that game only: it reaches the sink with
+ * `aborted` set and the diagnostic, and the run goes on.
+ *
+ * Details fixed here:
+ *   - a table whose pending requests are all for `concurrent` policies
+ *     (random, baseline) asks them at once, inside the parallel loop over
+ *     the tables, without waiting for a round: rule-policy games run
+ *     through on their thread; rounds batch the other policies' requests;
+ *   - a decision with a single legal action (a riichi hand that can only
+ *     discard its draw) is applied by the runner without asking the
+ *     policy and is not recorded; an external bot sees its events with
+ *     its next request;
+ *   - the key of a request is hy_policy_key(seed, game, k, seat), k the
+ *     number of requests of that game before it (in a round: by policy
+ *     index, then seat order from the seat after the actor);
+ *   - the log's start_game carries `names` (the seats' policy names) and
+ *     `seed`: [run seed, game index] (so the seed must be ≤ 2^63−1, a JSON
+ *     integer every mjai reader takes);
+ *   - recorded steps are every decision with a choice, in the order they
+ *     were asked; `step` counts them within the kyoku (all seats), so it
+ *     can exceed hydra-encode's numbering of the same log, which leaves
+ *     out interrupted call chances; `game` is the first 8 bytes (little-
+ *     endian) of the game's wall key (engine/wall.h);
+ *   - labels as lib/encode computes them: score, rank, grp from the final
+ *     scores; kyoku_delta from the kyoku's start_kyoku and last hora or
+ *     ryukyoku scores; opp_tenpai/opp_waits from the full state;
+ *   - reward: placement points / 100 on each seat's last step, 0 before;
+ *     adv/ret: GAE over the seat's own steps with the recorded values,
+ *     δ_t = r_t + γ·V_{t+1} − V_t (V after the last step = 0),
+ *     A_t = δ_t + γλ·A_{t+1}, ret_t = A_t + V_t. */
+#ifndef HY_PLAY_RUNNER_H
+#define HY_PLAY_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "events/event.h"
+#include "play/policy.h"
+#include "samples/sample.h"
+
+/* One decision taken in a game, as self-play records it. */
+typedef struct hy_play_step {
+	hy_sample s;     /* obs, mask, action, seat, grand_kyoku, honba, step,
+			  * logp, value; outcome labels filled at game end;
+			  * opp_* from the full state (flag OPP_KNOWN)       */
+	uint8_t policy;  /* which of the run's policies took it           */
+} hy_play_step;
+
+/* Per-seat counts of a finished game (arena statistics). */
+typedef struct hy_play_seat_stats {
+	uint32_t kyoku;      /* kyoku played                                */
+	uint32_t wins;       /* hora as winner                              */
+	uint32_t deal_ins;   /* ron paid as discarder                       */
+	uint32_t calls;      /* kyoku in which the seat made an open call   */
+	uint32_t riichi;     /* kyoku in which the seat declared riichi     */
+} hy_play_seat_stats;
+
+typedef struct hy_play_game {
+	uint64_t game;                 /* index                               */
+	int seat_policy[4];            /* index into the run's policies       */
+	const hy_game *log;            /* the whole mjai log                  */
+	int32_t final_scores[4];
+	uint8_t rank[4];               /* 0-based final rank per seat         */
+	hy_play_seat_stats stats[4];
+	/* Recorded decisions (when opts.record_steps), with outcome labels,
+	 * reward and GAE advantages/returns filled (see hy_play_opts). */
+	const hy_play_step *steps;
+	size_t nsteps;
+	int aborted;                   /* a policy failed: d says why         */
+	hy_diag d;
+} hy_play_game;
+
+typedef struct hy_play_opts {
+	uint64_t seed;
+	uint64_t first, count;     /* games [first, first + count)           */
+	int tables;                /* concurrent tables (≥ 1)                */
+	int threads;               /* threads for rule policies and encoding */
+	int record_steps;          /* fill hy_play_game.steps                */
+	float gae_lambda, gamma;   /* 0.95, 1                                */
+	/* Seat assignment: policy index (into the run's array) of a seat of a
+	 * game; NULL means policy 0 everywhere. */
+	int (*seat_policy)(void *ctx, uint64_t game, int seat);
+	void *seat_ctx;
+} hy_play_opts;
+
+void hy_play_opts_default(hy_play_opts *o);
+
+/* Receives finished games in game order. A status other than HY_OK stops
+ * the run and is returned by hy_play_run. */
+typedef hy_status (*hy_play_sink)(void *ctx, const hy_play_game *g, hy_diag *d);
+
+hy_status hy_play_run(const hy_play_opts *o, hy_policy *const *policies, int npolicies,
+		      hy_play_sink sink, void *ctx, hy_diag *d);
+
+/* Placement points of DESIGN (90, 45, 0, −135) for a 0-based rank. */
+int hy_play_placement_points(int rank);
+
+#endif
