@@ -77,17 +77,16 @@ void hy_dseval_finish(const hy_dseval_acc *a, hy_dseval_result *r)
 	}
 	r->acc1_all = ratio((double)r->top1_all, (double)a->n);
 	r->acc3_all = ratio((double)r->top3_all, (double)a->n);
-	r->policy = ratio(a->sum_policy, (double)a->n);
-	r->value = ratio(a->sum_value, (double)a->n);
-	r->grp = ratio(a->sum_grp, (double)a->n);
-	r->tenpai = ratio(a->sum_tenpai, a->n_tenpai);
-	r->danger = ratio(a->sum_danger, a->n_danger);
-	r->n_tenpai = (uint64_t)a->n_tenpai;
-	r->n_danger = (uint64_t)a->n_danger;
-	/* the trainer's total: a head with nothing to count adds 0 */
-	r->total = HY_NN_W_POLICY * r->policy + HY_NN_W_VALUE * r->value + HY_NN_W_GRP * r->grp +
-		   HY_NN_W_TENPAI * (a->n_tenpai > 0 ? r->tenpai : 0.0) +
-		   HY_NN_W_DANGER * (a->n_danger > 0 ? r->danger : 0.0);
+	hy_nn_losses m;
+	hy_nn_evalacc_mean(&a->loss, &m);
+	r->policy = m.policy;
+	r->value = m.value;
+	r->grp = m.grp;
+	r->tenpai = m.tenpai;
+	r->danger = m.danger;
+	r->total = m.total; /* the trainer's: a head with nothing to count adds 0 */
+	r->n_tenpai = (uint64_t)a->loss.n_tenpai;
+	r->n_danger = (uint64_t)a->loss.n_danger;
 }
 
 typedef struct run {
@@ -109,15 +108,7 @@ static int eval_batch(void *u, const hy_sample *s, size_t n)
 	hy_nn_forward(&r->m, &r->w);
 	hy_nn_losses l;
 	hy_nn_loss(&r->m, &r->w, &l);
-	/* hy_nn_loss gives batch means; weight each by what it averaged */
-	double nt = (double)r->w.n_known * HY_NN_OPP, nd = (double)r->w.n_danger * HY_NN_T;
-	r->acc.sum_policy += l.policy * (double)n;
-	r->acc.sum_value += l.value * (double)n;
-	r->acc.sum_grp += l.grp * (double)n;
-	r->acc.sum_tenpai += l.tenpai * nt;
-	r->acc.sum_danger += l.danger * nd;
-	r->acc.n_tenpai += nt;
-	r->acc.n_danger += nd;
+	hy_nn_evalacc_add(&r->acc.loss, &r->w, &l, (int)n); /* batch means, weighted */
 	r->acc.n += n;
 	r->m.be->to_host(r->logits, r->w.plog, n * HY_ACTIONS * sizeof(float));
 	for (size_t i = 0; i < n; i++)

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "nn/evalacc.h"
 #include "nn/model.h"
 
 typedef enum hy_dseval_type {
@@ -41,9 +42,7 @@ typedef struct hy_dseval_acc {
 	uint64_t n;                          /* samples                    */
 	uint64_t count[HY_DSEVAL_TYPES];     /* samples per label type     */
 	uint64_t top1[HY_DSEVAL_TYPES], top3[HY_DSEVAL_TYPES];
-	/* loss sums: each head's batch mean times its batch count */
-	double sum_policy, sum_value, sum_grp, sum_tenpai, sum_danger;
-	double n_tenpai, n_danger;           /* their counts                */
+	hy_nn_evalacc loss;                  /* losses over the batches     */
 } hy_dseval_acc;
 
 /* Adds one sample's policy logits (46, any scale) with its legal mask and

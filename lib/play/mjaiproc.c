@@ -121,6 +121,11 @@ static hy_status spawn(mjaibot *m, bot *b, uint64_t game, hy_diag *d)
 	posix_spawnattr_init(&at);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], STDIN_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, pf[1], STDOUT_FILENO);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+	/* nothing of ours but stdin, stdout and stderr reaches the bot (files
+	 * the caller opened without O_CLOEXEC included) */
+	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
+#endif
 	sigset_t def, none;
 	sigemptyset(&def);
 	sigaddset(&def, SIGPIPE);
@@ -427,6 +432,7 @@ static hy_status answer(mjaibot *m, const hy_decision *r, bot *b, double deadlin
 	}
 	drop_line(b);
 	out->index = index;
+	out->act = a; /* the bot's own choice of tiles, never substituted */
 	out->logp = 0;
 	out->value = 0;
 	return HY_OK;

@@ -60,6 +60,10 @@ typedef struct hy_choice {
 			 * deterministic policy: it chose with probability 1)      */
 	float value;    /* the policy's value estimate of the state for the seat,
 			 * in placement points / 100 (0 when it has none)          */
+	hy_action act;  /* the exact action, when the policy chose one (an
+			 * external bot: which red five a chi uses, which ankan);
+			 * act.type HY_ACT_NONE (the caller's preset): the action
+			 * hy_engine_action_of gives for index                     */
 } hy_choice;
 
 typedef struct hy_policy_opts {

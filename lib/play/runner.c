@@ -48,7 +48,7 @@ typedef struct slot {
 	uint64_t game;
 	int busy, starting;
 	int pol[4];
-	uint64_t ndec;       /* requests so far (per-decision keys) */
+	uint64_t ndec;       /* decision points so far (per-decision keys) */
 	size_t kyoku_first;  /* first step of the open kyoku */
 	int32_t kyoku_start[4], kyoku_end[4];
 	uint16_t kstep;
@@ -382,6 +382,7 @@ static int collect(runner *r, slot *x)
 			x->req_legal[i] = legal;
 			x->req_step[i] = -1;
 			x->ans[i].index = -1;
+			x->ans[i].act.type = HY_ACT_NONE;
 			if (r->o->record_steps && __builtin_popcountll(legal) >= 2) {
 				if (grow_steps(&x->b) != 0) {
 					set_err(x, HY_ENOMEM, NULL);
@@ -406,6 +407,7 @@ static int collect(runner *r, slot *x)
 			}
 		}
 		x->nreq = n;
+		x->ndec++; /* one decision point: every seat's key counts it once */
 		return 0;
 	}
 }
@@ -441,10 +443,20 @@ static void take_answer(slot *x, int i, hy_choice c, const hy_policy *p, hy_stat
 		abort_game(x, &dd);
 		return;
 	}
+	if (c.act.type != HY_ACT_NONE &&
+	    (!hy_engine_is_legal(&x->t.e, x->req_seat[i], &c.act) ||
+	     hy_engine_index_of(&x->t.e, x->req_seat[i], &c.act) != c.index)) {
+		hy_diag_init(&dd, p->name);
+		hy_diag_set(&dd, HY_EDATA, 0, "seat %d: the action given is not a legal action of "
+			    "index %d", x->req_seat[i], c.index);
+		abort_game(x, &dd);
+		return;
+	}
 	x->ans[i] = c;
 }
 
-/* Fills a request: the key counts the game's requests (ndec). */
+/* Fills a request: the key is (seed, game, decision point, seat), so a seat's
+ * randomness does not depend on which policies sit at the other seats. */
 static void make_request(const runner *r, slot *x, int t, int i, hy_decision *q)
 {
 	int s = x->req_seat[i];
@@ -453,7 +465,7 @@ static void make_request(const runner *r, slot *x, int t, int i, hy_decision *q)
 	q->log = &x->b.log;
 	q->table = (uint64_t)t;
 	q->game = x->game;
-	q->key = hy_policy_key(r->o->seed, x->game, x->ndec++, s);
+	q->key = hy_policy_key(r->o->seed, x->game, x->ndec, s);
 	q->legal = x->req_legal[i];
 	q->seat = s;
 }
@@ -482,6 +494,7 @@ static void decide_inline(runner *r, slot *x, int t)
 			out[m].index = -1;
 			out[m].logp = 0;
 			out[m].value = 0;
+			out[m].act.type = HY_ACT_NONE;
 			idx[m++] = i;
 		}
 		if (m == 0)
@@ -524,7 +537,12 @@ static void step_slot(runner *r, slot *x, int t)
 			return;
 		}
 		for (int i = 0; i < x->nreq; i++) {
-			hy_status st = hy_table_act(&x->t, x->req_seat[i], x->ans[i].index, &d);
+			/* the policy's exact action when it named one (checked legal
+			 * and of this index in take_answer), else the index's */
+			const hy_choice *c = &x->ans[i];
+			hy_status st = c->act.type != HY_ACT_NONE
+					       ? hy_table_act_concrete(&x->t, x->req_seat[i], &c->act, &d)
+					       : hy_table_act(&x->t, x->req_seat[i], c->index, &d);
 			if (st != HY_OK) {
 				set_err(x, st, &d);
 				return;
@@ -603,6 +621,7 @@ static hy_status ask(runner *r, int pi, hy_diag *d)
 			r->out[n].index = -1;
 			r->out[n].logp = 0;
 			r->out[n].value = 0;
+			r->out[n].act.type = HY_ACT_NONE;
 			r->req_slot[n] = t;
 			r->req_i[n] = i;
 			n++;

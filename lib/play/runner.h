@@ -27,8 +27,10 @@
  *     policy and is not recorded; an external bot sees its events with
  *     its next request;
  *   - the key of a request is hy_policy_key(seed, game, k, seat), k the
- *     number of requests of that game before it (in a round: by policy
- *     index, then seat order from the seat after the actor);
+ *     number of the game's decision points before it (a decision point: a
+ *     state in which one or more seats decide; single-action states are
+ *     not counted), so the 4 rotations of an arena seed draw the same
+ *     randomness at the same seat and point, whatever sits elsewhere;
  *   - the log's start_game carries `names` (the seats' policy names) and
  *     `seed`: [run seed, game index] (so the seed must be ≤ 2^63−1, a JSON
  *     integer every mjai reader takes);

@@ -155,12 +155,12 @@ assert n > 100 and nz > n // 4, (n, nz)
 PYEOF
 fi
 # --learner: only the first policy's decisions (seat 0 here), for PPO
-"$BIN/hydra-sp" --games 4 --seat0 random --others baseline --learner -o learner.bin ||
+"$BIN/hydra-sp" --games 4 --seat0 random --others baseline --learner -o "$T/learner.bin" ||
 	fail "--learner"
 /usr/bin/python3 -c "
 import sys
 d = open(sys.argv[1], 'rb').read(); R = 5888
 n = (len(d) - 32) // R - 1
 seats = set(d[32 + i * R + 2] for i in range(n))
-assert n > 0 and seats == {0}, (n, seats)" learner.bin || fail "--learner wrote other seats' samples"
+assert n > 0 and seats == {0}, (n, seats)" "$T/learner.bin" || fail "--learner wrote other seats' samples"
 exit 0

@@ -1,0 +1,25 @@
+#!/bin/sh
+# hydra-bot per-decision latency (issue 11): a seat-view session recorded
+# from self-play (seat 0 of 8 hanchan, one protocol line per decision) is
+# fed to hydra-bot one line at a time on a pipe, pinned to one core, and
+# every round trip (write to answer) is timed: baseline, and a `small`
+# (6x64) checkpoint after one training step (its speed does not depend on
+# its weights). Goal for small: < 5 ms per decision.
+set -e
+BUILD=${BUILD:-build}
+B="$BUILD/bin"
+pin=""; command -v taskset >/dev/null && pin="taskset -c 0"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hydra-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"
+"$B/hydra-sp" --games 8 --seed 1 --tables 1 --no-samples \
+	--seat0 "mjai:tee -a $tmp/session | $B/hydra-bot baseline" --others baseline
+"$B/hydra-sp" --games 1 --seed 2 -o "$tmp/s.bin"
+"$B/hydra-fit" --arch small --steps 1 --batch 32 --threads 1 --out "$tmp/run" -q "$tmp/s.bin" 2> "$tmp/fit" ||
+	{ cat "$tmp/fit" >&2; exit 1; }
+printf 'hydra-bot baseline, 1 core: '
+$pin "$BUILD/bench/bot_bench" "$tmp/session" "$B/hydra-bot baseline"
+printf 'hydra-bot small (6x64) checkpoint, 1 core: '
+$pin "$BUILD/bench/bot_bench" "$tmp/session" "$B/hydra-bot $tmp/run/latest"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

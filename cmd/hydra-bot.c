@@ -1,0 +1,259 @@
+/* hydra-bot: a policy (checkpoint, baseline or random) as an mjai bot on
+ * stdin/stdout (the mjai.app protocol, lib/play/mjaibot.h). Option parsing
+ * and wiring only: the seat's view is lib/play/seatview.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/status.h"
+#include "core/version.h"
+#include "events/event.h"
+#include "play/mjaibot.h"
+#include "play/policy.h"
+#include "play/seatview.h"
+
+static const char usage[] =
+	"usage: hydra-bot [options] CKPT.h5 | baseline | random\n"
+	"Plays one seat as an mjai bot: reads lines of JSON arrays of mjai events\n"
+	"(the events since its last answer, as its seat sees them; start_game\n"
+	"carries the seat as \"id\") on standard input and answers each line with\n"
+	"one JSON action line on standard output ({\"type\":\"none\"} when the seat\n"
+	"has no decision), flushed at once.\n"
+	"\n"
+	"  -t, --temperature X  sample a checkpoint's policy at temperature X\n"
+	"                       (default 0: the most probable action)\n"
+	"  -s, --seed S         seed of the sampling (default 0)\n"
+	"  -h, --help           show this help and exit\n"
+	"  -V, --version        show the version and exit\n"
+	"\n"
+	"Exit status: 0 at the end of the input, 1 malformed input or an event\n"
+	"that cannot happen, 2 usage.\n";
+
+static const char *prog = "hydra-bot";
+
+typedef struct bot {
+	hy_policy pol;
+	hy_seatview v;
+	hy_game batch;      /* the events of one input line */
+	hy_game log;        /* the game so far, as the seat sees it */
+	int seat;           /* -1 before start_game */
+	uint64_t seed, game, ndec;
+	int games;
+} bot;
+
+static int die_line(unsigned long line, const char *msg)
+{
+	fprintf(stderr, "%s: line %lu: %s\n", prog, line, msg);
+	return 1;
+}
+
+/* Applies the events of one input line; 0 ok, else an exit status. */
+static int take_events(bot *b, unsigned long line)
+{
+	char msg[1200];
+	for (size_t i = 0; i < b->batch.n; i++) {
+		const hy_event *ev = &b->batch.ev[i];
+		const char *tn = hy_ev_type_name(ev->type);
+		if (ev->type == HY_EV_START_GAME) {
+			int id = hy_mjaibot_start_id(ev);
+			if (id < 0) {
+				snprintf(msg, sizeof msg, "event %zu (start_game): no seat \"id\" 0-3",
+					 i + 1);
+				return die_line(line, msg);
+			}
+			b->seat = id;
+			b->game = (uint64_t)b->games++;
+			b->ndec = 0;
+			hy_game_clear(&b->log);
+			hy_seatview_init(&b->v, id);
+		} else if (b->seat < 0) {
+			snprintf(msg, sizeof msg, "event %zu (%s) before start_game", i + 1, tn);
+			return die_line(line, msg);
+		}
+		hy_diag d;
+		hy_diag_init(&d, NULL);
+		hy_status s = hy_mjaibot_view_event(&b->log, ev, b->seat, &d);
+		if (s == HY_OK)
+			s = hy_seatview_event(&b->v, &b->log.ev[b->log.n - 1], &d);
+		if (s != HY_OK) {
+			snprintf(msg, sizeof msg, "event %zu (%s): %s", i + 1, tn, d.msg);
+			return die_line(line, msg);
+		}
+	}
+	return 0;
+}
+
+/* The answer to the state after the line's events, into buf. */
+static int answer(bot *b, unsigned long line, char *buf, size_t size)
+{
+	hy_action a = {.type = HY_ACT_PASS};
+	char msg[1200];
+	uint64_t mask = b->seat >= 0 ? hy_seatview_legal(&b->v) : 0;
+	if (mask) {
+		hy_decision q = {
+			.e = &b->v.e,
+			.track = &b->v.trk,
+			.log = &b->log,
+			.table = 0,
+			.game = b->game,
+			.key = hy_policy_key(b->seed, b->game, b->ndec++, b->seat),
+			.legal = mask,
+			.seat = b->seat,
+		};
+		hy_choice c = {.index = -1};
+		hy_diag d;
+		hy_diag_init(&d, b->pol.name);
+		hy_status s = b->pol.ops->decide(&b->pol, 1, &q, &c, &d);
+		if (s == HY_OK && hy_engine_action_of(&b->v.e, b->seat, c.index, &a) != HY_OK)
+			s = hy_diag_set(&d, HY_EUSAGE, 0, "policy chose index %d, not legal",
+					c.index);
+		if (s != HY_OK) {
+			snprintf(msg, sizeof msg, "policy '%s': %s", b->pol.name, d.msg);
+			die_line(line, msg);
+			return -1;
+		}
+	}
+	int n = hy_mjaibot_format_answer(&b->v.e, b->seat, &a, buf, size);
+	if (n < 0) {
+		die_line(line, "answer does not fit");
+		return -1;
+	}
+	return n;
+}
+
+static int run(bot *b)
+{
+	char *text = NULL, out[1024];
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long line = 0;
+	int rc = 0;
+	while ((len = getline(&text, &cap, stdin)) >= 0) {
+		line++;
+		while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+			len--;
+		hy_game_clear(&b->batch);
+		hy_diag d;
+		hy_diag_init(&d, NULL);
+		if (hy_mjaibot_parse_batch(&b->batch, text, (size_t)len, (uint32_t)line, &d) !=
+		    HY_OK) {
+			rc = die_line(line, d.msg);
+			break;
+		}
+		if ((rc = take_events(b, line)) != 0)
+			break;
+		int n = answer(b, line, out, sizeof out);
+		if (n < 0) {
+			rc = 1;
+			break;
+		}
+		out[n] = '\n';
+		if (fwrite(out, 1, (size_t)n + 1, stdout) != (size_t)n + 1 || fflush(stdout) != 0) {
+			fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
+			rc = 1;
+			break;
+		}
+	}
+	if (rc == 0 && ferror(stdin)) {
+		fprintf(stderr, "%s: read error: %s\n", prog, strerror(errno));
+		rc = 1;
+	}
+	free(text);
+	return rc;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"temperature", required_argument, 0, 't'},
+		{"seed", required_argument, 0, 's'},
+		{"help", no_argument, 0, 'h'},
+		{"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0},
+	};
+	hy_policy_opts po;
+	hy_policy_opts_default(&po);
+	po.temperature = 0.0f;
+	po.threads = 1;
+	uint64_t seed = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "t:s:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': {
+			char *end;
+			errno = 0;
+			double t = strtod(optarg, &end);
+			if (errno || *end || !(t >= 0) || t > 1e6) {
+				fprintf(stderr, "%s: bad temperature '%s'\n", prog, optarg);
+				return 2;
+			}
+			po.temperature = (float)t;
+			break;
+		}
+		case 's':
+			if (parse_u64(optarg, &seed) != 0) {
+				fprintf(stderr, "%s: bad seed '%s'\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'h': fputs(usage, stdout); return 0;
+		case 'V': printf("hydra-bot (hydra-c) %s\n", HY_VERSION); return 0;
+		default:
+			fprintf(stderr, "%s: try 'hydra-bot --help'\n", prog);
+			return 2;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, "%s: expected one policy (CKPT.h5, baseline or random)\n"
+				"%s: try 'hydra-bot --help'\n", prog, prog);
+		return 2;
+	}
+	const char *spec = argv[optind];
+	if (strncmp(spec, "mjai:", 5) == 0) {
+		fprintf(stderr, "%s: policy '%s': an external bot cannot be served again\n", prog,
+			spec);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_DFL);
+	bot *b = calloc(1, sizeof *b);
+	if (!b) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	b->seat = -1;
+	b->seed = seed;
+	hy_game_init(&b->batch);
+	hy_game_init(&b->log);
+	hy_diag d;
+	hy_diag_init(&d, spec);
+	hy_status s = hy_policy_open(&b->pol, spec, &po, &d);
+	int rc;
+	if (s != HY_OK) {
+		char buf[1200];
+		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		rc = s == HY_EUSAGE ? 2 : hy_status_exit(s);
+	} else {
+		rc = run(b);
+		hy_policy_close(&b->pol);
+	}
+	hy_game_free(&b->batch);
+	hy_game_free(&b->log);
+	free(b);
+	return rc;
+}

@@ -1,0 +1,244 @@
+#!/bin/sh
+# hydra-eval: --help and the man page agree, usage errors; the arena:
+# baseline against three random players over 200 seeds averages rank <= 1.6,
+# baseline against itself lands at 2.5 inside its 95% interval (the four
+# rotations share walls: every seed's ranks are 1,2,3,4), so does random
+# against random (stochastic choices), the report does not
+# depend on tables or threads, --json parses, --table-out equals the table,
+# --log-dir logs pass mjai-parse --check and the rotations of a seed start on
+# the same deal; a tiny checkpoint plays in the arena; dataset mode on a
+# shard made by hydra-encode from hydra-sp logs gives the trainer's own
+# validation losses and accuracy; through hydra-bot (mjai:) the rule bot and
+# the checkpoint play the same games as in process; a crashing mjai bot aborts its games
+# (exit 1, reported, left out of the statistics).
+. tests/shell/lib.sh
+V="$BIN/hydra-eval"
+PY=/usr/bin/python3
+need_cmd "$PY"
+
+# --help, man page, -V
+expect_exit 0 "$V" --help
+sed 's/\\-/-/g' "$TOP/man/hydra-eval.1" > "$T/man.txt"
+grep -q '^usage: hydra-eval --challenger A --opponent B \[options\]' "$T/out" || fail "--help usage"
+grep -q '^usage: hydra-eval --challenger A' "$T/out" && grep -A1 '^\.B hydra-eval' "$TOP/man/hydra-eval.1" |
+	grep -q 'challenger.*opponent' || fail "man SYNOPSIS"
+for o in challenger opponent seeds seed tables threads temperature bot-timeout log-dir model data \
+	batch device json table-out quiet help version; do
+	grep -q -- "--$o" "$T/out" || fail "--help lacks --$o"
+	grep -q -- "--$o" "$T/man.txt" || fail "man page lacks --$o"
+done
+expect_exit 0 "$V" -V
+grep -q '^hydra-eval (hydra-c) ' "$T/out" || fail "-V"
+
+# usage errors
+expect_exit 2 "$V"
+expect_err "nothing to do"
+expect_exit 2 "$V" --challenger baseline
+expect_err "needs both"
+expect_exit 2 "$V" --challenger baseline --opponent random --seeds 0
+expect_err "bad --seeds '0'"
+expect_exit 2 "$V" --challenger baseline --opponent random --tables x
+expect_exit 2 "$V" --challenger baseline --opponent random --temperature -1
+expect_exit 2 "$V" --challenger baseline --opponent random --bot-timeout 0
+expect_exit 2 "$V" --challenger baseline --opponent random --device tpu
+expect_exit 2 "$V" --challenger nosuchpolicy --opponent random --seeds 1
+expect_err "unknown policy 'nosuchpolicy'"
+expect_exit 2 "$V" --challenger baseline --opponent random --model x.h5
+expect_err "exclude each other"
+expect_exit 2 "$V" --model x.h5
+expect_err "needs --data"
+expect_exit 2 "$V" --challenger baseline --opponent random extra
+expect_err "unexpected argument 'extra'"
+expect_exit 1 "$V" --challenger "$T/missing.h5" --opponent random --seeds 1
+expect_err "missing.h5"
+
+# baseline vs 3 random, 200 seeds (800 games)
+expect_exit 0 "$V" --challenger baseline --opponent random --seeds 200 --seed 7 --json -q
+cp "$T/out" "$T/br.json"
+$PY - "$T/br.json" <<'PYEOF' || fail "baseline vs random"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["games"] == 800 and r["seeds_counted"] == 200 and r["aborted"] == 0, r
+assert sum(r["rank_count"]) == 800
+print("baseline vs random: average rank %.4f [%s, %s], points %.2f" % (
+    r["rank"]["mean"], r["rank"]["lo"], r["rank"]["hi"], r["points"]["mean"]))
+assert r["rank"]["mean"] <= 1.6, r["rank"]
+pts = [90, 45, 0, -135]
+assert abs(sum(c * p for c, p in zip(r["rank_count"], pts)) / 800 - r["points"]["mean"]) < 1e-6
+for who in ("challenger", "opponents"):
+    for k in ("win", "deal_in", "call", "riichi"):
+        assert 0 <= r["rates"][who][k] <= 1, (who, k)
+PYEOF
+
+# baseline vs baseline: the rotations of a seed are the same game, the
+# challenger takes every rank once per seed: 2.5 inside the interval
+expect_exit 0 "$V" --challenger baseline --opponent baseline --seeds 30 --json -q
+$PY - "$T/out" <<'PYEOF' || fail "baseline vs baseline"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["games"] == 120 and r["rank_count"] == [30, 30, 30, 30], r["rank_count"]
+assert r["rank"]["lo"] <= 2.5 <= r["rank"]["hi"], r["rank"]
+assert r["points"]["lo"] <= 0 <= r["points"]["hi"], r["points"]
+assert r["rates"]["challenger"]["win"] == r["rates"]["opponents"]["win"]
+PYEOF
+
+# random vs random: stochastic choices, 2.5 inside the interval
+expect_exit 0 "$V" --challenger random --opponent random --seeds 50 --json -q
+$PY - "$T/out" <<'PYEOF' || fail "random vs random"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["games"] == 200 and r["rank"]["lo"] <= 2.5 <= r["rank"]["hi"], r["rank"]
+PYEOF
+
+# the report does not depend on tables and threads (timing keys aside)
+"$V" --challenger random --opponent baseline --seeds 12 --seed 3 --tables 1 --threads 1 --json -q \
+	> "$T/a.json" || fail "tables 1"
+"$V" --challenger random --opponent baseline --seeds 12 --seed 3 --tables 7 --threads 2 --json -q \
+	> "$T/b.json" || fail "tables 7"
+$PY - "$T/a.json" "$T/b.json" <<'PYEOF' || fail "tables/threads change the report"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for r in (a, b):
+    del r["elapsed_s"], r["games_per_s"]
+assert a == b
+PYEOF
+
+# the table, --table-out, --log-dir
+expect_exit 0 "$V" --challenger baseline --opponent random --seeds 3 --table-out "$T/table.txt" \
+	--log-dir "$T/logs" -q
+same_file "$T/table.txt" "$T/out"
+for k in challenger opponent seeds games 'average rank' 'placement points' 'average score' ranks \
+	'per kyoku'; do
+	grep -q "^$k" "$T/table.txt" || fail "table lacks '$k'"
+done
+grep -q '95% CI \[' "$T/table.txt" || fail "table lacks the interval"
+ls "$T" | grep -q 'tmp' && fail "temporary file left"
+[ "$(ls "$T/logs" | wc -l)" -eq 12 ] || fail "--log-dir: expected 12 logs"
+[ -f "$T/logs/seed-00000002-r3.json.gz" ] || fail "--log-dir names"
+if [ -x "$BIN/mjai-parse" ]; then
+	"$BIN/mjai-parse" --check "$T/logs" > /dev/null 2> "$T/check.err" || { cat "$T/check.err" >&2; fail "logs"; }
+	grep -q ' 0 illegal events, 0 score mismatches' "$T/check.err" || fail "mjai-parse --check"
+fi
+for r in 1 2 3; do
+	[ "$(gzip -dc "$T/logs/seed-00000001-r0.json.gz" | sed -n 2p)" = \
+	  "$(gzip -dc "$T/logs/seed-00000001-r$r.json.gz" | sed -n 2p)" ] || fail "rotation $r: another deal"
+done
+gzip -dc "$T/logs/seed-00000001-r0.json.gz" | head -1 | grep -q '"start_game"' || fail "log start"
+: > "$T/afile"
+expect_exit 1 "$V" --challenger baseline --opponent random --seeds 1 --log-dir "$T/afile/logs" -q
+expect_err "afile/logs"
+expect_exit 1 "$V" --challenger baseline --opponent random --seeds 1 --table-out "$T/afile/t.txt" -q
+expect_err "afile/t.txt"
+
+# a tiny checkpoint: samples from self-play, encoded, one short fit
+[ -x "$BIN/hydra-sp" ] && [ -x "$BIN/hydra-encode" ] && [ -x "$BIN/hydra-fit" ] ||
+	skip "hydra-sp/hydra-encode/hydra-fit not built (skipped)"
+"$BIN/hydra-sp" --games 3 --policy baseline --log-dir "$T/sp" --no-samples 2> "$T/sp.err" ||
+	{ cat "$T/sp.err" >&2; fail "hydra-sp"; }
+"$BIN/hydra-encode" -o "$T/s.h5" "$T/sp" 2> "$T/enc.err" || { cat "$T/enc.err" >&2; fail "hydra-encode"; }
+"$BIN/hydra-fit" --arch tiny --steps 3 --batch 4096 --threads 2 --val "$T/s.h5" --eval-every 3 \
+	--out "$T/run" -q "$T/s.h5" 2> "$T/fit.err" || { cat "$T/fit.err" >&2; fail "hydra-fit"; }
+CK="$T/run/ckpt-00000003.h5"
+[ -f "$CK" ] || fail "no checkpoint"
+
+# it plays (greedy and sampling), against the rule bot and as an opponent
+expect_exit 0 "$V" --challenger "$CK" --opponent baseline --seeds 2 --threads 2 --json -q
+$PY -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["games"] == 8, r' "$T/out" ||
+	fail "checkpoint as challenger"
+expect_exit 0 "$V" --challenger random --opponent "$CK" --seeds 1 --temperature 1 -q
+grep -q '^games  *4 counted, 0 aborted' "$T/out" || fail "checkpoint as opponent"
+expect_exit 4 "$V" --model "$CK" --data "$T/s.h5" --device cuda
+expect_err "requested device unavailable"
+
+# dataset mode: one batch over the whole shard equals hydra-fit's validation
+# at the step of the checkpoint (same loss functions, same thread count)
+expect_exit 0 "$V" --model "$CK" --data "$T/s.h5" --batch 4096 --threads 2 --json
+cp "$T/out" "$T/ds.json"
+$PY - "$T/ds.json" "$T/run/metrics.jsonl" <<'PYEOF' || fail "dataset mode"
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = [json.loads(l) for l in open(sys.argv[2])][-1]
+assert m["step"] == 3 and "val_loss" in m, m
+assert r["blocks"] == 2 and r["channels"] == 32
+types = "discard riichi chi pon kan win kyuushu pass".split()
+acc = r["accuracy"]
+assert sum(acc[t]["samples"] for t in types) == r["samples"] == acc["all"]["samples"] > 100
+for t in types + ["all"]:
+    if acc[t]["samples"]:
+        assert 0 <= acc[t]["top1"] <= acc[t]["top3"] <= 1, t
+    else:
+        assert acc[t]["top1"] is None, t
+def close(a, b):
+    return abs(a - b) <= 1e-5 * max(1.0, abs(b))
+for k in "policy value grp tenpai danger".split():
+    assert close(r["loss"][k], m["val_" + k]), (k, r["loss"][k], m["val_" + k])
+assert close(r["loss"]["total"], m["val_loss"]), (r["loss"]["total"], m["val_loss"])
+assert close(acc["all"]["top1"], m["val_acc"]), (acc["all"]["top1"], m["val_acc"])
+print("dataset: %d samples, top-1 %.4f, top-3 %.4f, policy loss %.4f" % (
+    r["samples"], acc["all"]["top1"], acc["all"]["top3"], r["loss"]["policy"]))
+PYEOF
+# batches of 7 and a stream on stdin give the same accuracy counts
+"$BIN/hydra-encode" "$T/sp" 2>/dev/null | "$V" --model "$CK" --data - --batch 7 --json > "$T/ds7.json" ||
+	fail "dataset mode on stdin"
+$PY - "$T/ds.json" "$T/ds7.json" <<'PYEOF' || fail "batch size changes the accuracy"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["accuracy"] == b["accuracy"], (a["accuracy"], b["accuracy"])
+for k in a["loss"]:
+    assert abs(a["loss"][k] - b["loss"][k]) <= 1e-4 * max(1, abs(a["loss"][k])), k
+PYEOF
+expect_exit 0 "$V" --model "$CK" "$T/s.h5" --data "$T/s.h5" --table-out "$T/ds.txt" -q
+for k in discard riichi chi pon kan win kyuushu pass all loss; do
+	grep -q "^$k" "$T/ds.txt" || fail "dataset table lacks '$k'"
+done
+same_file "$T/ds.txt" "$T/out"
+expect_exit 3 "$V" --model "$CK" --data "$TOP/tests/golden/samples/bad-magic.bin"
+expect_exit 1 "$V" --model "$CK" --data "$TOP/tests/golden/samples/truncated.bin"
+expect_exit 1 "$V" --model "$CK" --data "$TOP/tests/golden/samples/empty.bin"
+expect_err "no samples"
+
+# the rule bot through the mjai bot protocol (hydra-bot) plays the same
+# games as the rule bot itself: the same report and the same logs
+if [ -x "$BIN/hydra-bot" ]; then
+	for c in baseline "mjai:$BIN/hydra-bot baseline"; do
+		d=$(echo "$c" | cut -c1-4)
+		"$V" --challenger "$c" --opponent random --seeds 2 --tables 3 --log-dir "$T/eq-$d" --json -q \
+			> "$T/eq-$d.json" || fail "--challenger '$c'"
+	done
+	$PY - "$T/eq-base.json" "$T/eq-mjai.json" <<'PYEOF' || fail "mjai:hydra-bot baseline differs from baseline"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for r in (a, b):
+    del r["elapsed_s"], r["games_per_s"], r["challenger"]
+assert a == b and a["games"] == 8, (a, b)
+PYEOF
+	# the tiny checkpoint greedy, in-process and through hydra-bot
+	"$V" --challenger "$CK" --opponent baseline --seeds 2 --json -q > "$T/eq-ck.json" ||
+		fail "checkpoint challenger"
+	"$V" --challenger "mjai:$BIN/hydra-bot $CK" --opponent baseline --seeds 2 --json -q \
+		> "$T/eq-bot.json" || fail "mjai:hydra-bot CKPT"
+	$PY - "$T/eq-ck.json" "$T/eq-bot.json" <<'PYEOF' || fail "mjai:hydra-bot CKPT differs from CKPT"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for r in (a, b):
+    del r["elapsed_s"], r["games_per_s"], r["challenger"]
+assert a == b and a["games"] == 8, (a, b)
+PYEOF
+	for f in "$T/eq-base"/*; do # the same events; start_game names the players
+		gzip -dc "$f" | sed 1d > "$T/eq-a"
+		gzip -dc "$T/eq-mjai/$(basename "$f")" | sed 1d > "$T/eq-b"
+		[ -s "$T/eq-a" ] || fail "empty log $f"
+		same_file "$T/eq-a" "$T/eq-b"
+	done
+fi
+
+# a bot that dies at once: every game of the challenger aborted, reported,
+# left out, exit 1, the report printed all the same
+expect_exit 1 "$V" --challenger 'mjai:false' --opponent random --seeds 2 --json -q
+grep -q 'game aborted (seed 0, rotation 0)' "$T/err" || { cat "$T/err" >&2; fail "aborted game not reported"; }
+$PY -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["aborted"] == 8 and r["games"] == 0 and r["seeds_excluded"] == 2, r
+assert r["rank"]["mean"] is None' "$T/out" || fail "aborted games in the report"
+exit 0

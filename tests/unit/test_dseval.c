@@ -1,0 +1,113 @@
+/* lib/play/dseval: action types, top-1/top-3 among the legal actions (ties
+ * to the lower index, illegal actions ignored), loss averaging. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "play/dseval.h"
+
+static void test_types(void **state)
+{
+	int n[HY_DSEVAL_TYPES] = {0};
+	for (int a = 0; a < HY_ACTIONS; a++) {
+		int t = hy_dseval_type_of(a);
+		assert_true(t >= 0 && t < HY_DSEVAL_TYPES);
+		n[t]++;
+	}
+	/* 37 discards (34 kinds + 3 red fives), 3 chi, one of each other */
+	static const int want[HY_DSEVAL_TYPES] = {37, 1, 3, 1, 1, 1, 1, 1};
+	for (int t = 0; t < HY_DSEVAL_TYPES; t++)
+		assert_int_equal(n[t], want[t]);
+	assert_int_equal(hy_dseval_type_of(37), HY_DSEVAL_RIICHI);
+	assert_int_equal(hy_dseval_type_of(41), HY_DSEVAL_PON);
+	assert_int_equal(hy_dseval_type_of(43), HY_DSEVAL_WIN);
+	assert_int_equal(hy_dseval_type_of(44), HY_DSEVAL_KYUUSHU);
+	assert_int_equal(hy_dseval_type_of(45), HY_DSEVAL_PASS);
+	assert_int_equal(hy_dseval_type_of(46), -1);
+	assert_int_equal(hy_dseval_type_of(-1), -1);
+	assert_string_equal(hy_dseval_type_name(HY_DSEVAL_KYUUSHU), "kyuushu");
+	assert_string_equal(hy_dseval_type_name(99), "?");
+}
+
+static void test_topk(void **state)
+{
+	float l[HY_ACTIONS];
+	for (int i = 0; i < HY_ACTIONS; i++)
+		l[i] = (float)i; /* higher index, higher logit */
+	hy_dseval_acc a;
+	memset(&a, 0, sizeof a);
+	/* legal 0..9: label 9 is the argmax, 7 third, 6 fourth */
+	uint64_t m = (1ull << 10) - 1;
+	hy_dseval_add_policy(&a, l, m, 9);
+	hy_dseval_add_policy(&a, l, m, 7);
+	hy_dseval_add_policy(&a, l, m, 6);
+	assert_int_equal(a.count[HY_DSEVAL_DISCARD], 3);
+	assert_int_equal(a.top1[HY_DSEVAL_DISCARD], 1);
+	assert_int_equal(a.top3[HY_DSEVAL_DISCARD], 2);
+	/* illegal actions do not count even with the highest logits: pass
+	 * (45) against legal pon (41) only */
+	m = 1ull << 41 | 1ull << 45;
+	hy_dseval_add_policy(&a, l, m, 45);
+	assert_int_equal(a.top1[HY_DSEVAL_PASS], 1);
+	hy_dseval_add_policy(&a, l, m, 41);
+	assert_int_equal(a.count[HY_DSEVAL_PON], 1);
+	assert_int_equal(a.top1[HY_DSEVAL_PON], 0);
+	assert_int_equal(a.top3[HY_DSEVAL_PON], 1);
+	/* the label counts as legal even if the mask lacks it */
+	hy_dseval_add_policy(&a, l, 1ull << 3, 43);
+	assert_int_equal(a.top1[HY_DSEVAL_WIN], 1);
+	/* ties go to the lower index (the trainer's argmax) */
+	float t[HY_ACTIONS] = {0};
+	hy_dseval_add_policy(&a, t, 0xf, 0);
+	hy_dseval_add_policy(&a, t, 0xf, 3);
+	assert_int_equal(a.top1[HY_DSEVAL_DISCARD], 2);
+	assert_int_equal(a.top3[HY_DSEVAL_DISCARD], 3);
+	assert_int_equal(a.count[HY_DSEVAL_DISCARD], 5);
+}
+
+static void test_finish(void **state)
+{
+	hy_dseval_acc a;
+	memset(&a, 0, sizeof a);
+	a.n = 10;
+	a.count[HY_DSEVAL_DISCARD] = 8;
+	a.top1[HY_DSEVAL_DISCARD] = 4;
+	a.top3[HY_DSEVAL_DISCARD] = 6;
+	a.count[HY_DSEVAL_PASS] = 2;
+	a.top1[HY_DSEVAL_PASS] = 2;
+	a.top3[HY_DSEVAL_PASS] = 2;
+	a.loss.n = 10;
+	a.loss.sum_policy = 20;
+	a.loss.sum_value = 5;
+	a.loss.sum_grp = 30;
+	a.loss.sum_tenpai = 6;
+	a.loss.n_tenpai = 12;
+	hy_dseval_result r;
+	memset(&r, 0, sizeof r);
+	r.arch.blocks = 2;
+	r.arch.channels = 32;
+	hy_dseval_finish(&a, &r);
+	assert_int_equal(r.arch.channels, 32);
+	assert_true(r.acc1[HY_DSEVAL_DISCARD] == 0.5 && r.acc3[HY_DSEVAL_DISCARD] == 0.75);
+	assert_true(isnan(r.acc1[HY_DSEVAL_CHI]));
+	assert_true(r.acc1_all == 0.6 && r.acc3_all == 0.8);
+	assert_true(r.policy == 2.0 && r.value == 0.5 && r.grp == 3.0 && r.tenpai == 0.5);
+	assert_true(isnan(r.danger));
+	/* total: the trainer's weights (floats, hence 1e-6), a head with nothing
+	 * counted adds 0 */
+	assert_true(fabs(r.total - (2.0 + 0.5 * 0.5 + 0.1 * 3.0 + 0.05 * 0.5)) < 1e-6);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_topk),
+		cmocka_unit_test(test_finish),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
