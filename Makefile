@@ -7,6 +7,7 @@
 #   make demo         runs the pipeline on a default input
 #   make deps         installs missing Debian packages (as root) or names them
 #   make bench        benchmarks (bench/*.sh), figures on stdout
+#   make bench-gpu    GPU throughput and the data feed (skipped without a GPU)
 #   make install      PREFIX=/usr/local: binaries and man pages
 #   make clean
 #
@@ -20,7 +21,8 @@ SHARED    ?= $(abspath ../shared)
 # Debian packages the project needs: named here and nowhere else.
 DEB_PACKAGES := build-essential pkg-config zlib1g-dev libzstd-dev libarchive-dev \
 	libhdf5-dev hdf5-tools libjansson-dev libexpat1-dev libssl-dev \
-	libopenblas-dev libcmocka-dev zstd gzip tar zip unzip time python3
+	libopenblas-dev libcmocka-dev zstd gzip tar zip unzip time python3 \
+	gnuplot-nox jq procps
 
 PKGS := zlib libzstd libarchive jansson expat libcrypto hdf5 openblas
 TEST_PKGS := cmocka
@@ -59,6 +61,9 @@ LIB_CU   := $(if $(HAVE_CUDA),$(sort $(shell find lib -name '*.cu')))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
 # CUDA objects exist only with a CUDA toolchain; then (and only then) the
 # programs link the CUDA runtime, cuDNN and cuBLAS.
+# nvcc: SASS for sm_80 (A100) and sm_90 (H100), PTX of compute_90 for newer GPUs.
+NVCC_FLAGS := -O2 -std=c++17 -Ilib -DHY_HAVE_CUDA=1 -Xcompiler -Wall \
+	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
 ifneq ($(LIB_CU),)
 CFLAGS_ALL += -DHY_HAVE_CUDA=1 -I$(CUDA_HOME)/include
 LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -lcudnn -lcublas -lcudart -lstdc++
@@ -84,14 +89,14 @@ endif
 # keep objects between runs (they are intermediate files to make)
 .SECONDARY:
 
-.PHONY: all check check-gpu check-torch demo deps bench install clean test-run help
+.PHONY: all check check-gpu check-torch demo deps bench bench-gpu install clean test-run help
 .DEFAULT_GOAL := all
 
 all: $(BINS)
 
 # Rebuild everything when the flags change.
 FLAGS_STAMP := $(BUILD)/.flags
-FLAGS_NOW := $(CC) $(CFLAGS_ALL) | $(LDLIBS_ALL) | $(NVCC)
+FLAGS_NOW := $(CC) $(CFLAGS_ALL) | $(LDLIBS_ALL) | $(NVCC) $(if $(LIB_CU),$(NVCC_FLAGS))
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(FLAGS_NOW)' ]; then echo '$(FLAGS_NOW)' > $@; fi
@@ -103,7 +108,7 @@ $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 
 $(BUILD)/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) -O2 -Ilib -std=c++17 -c $< -o $@
+	$(NVCC) $(NVCC_FLAGS) -MMD -MP -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@
@@ -147,9 +152,21 @@ check: deps
 test-run: $(BINS) $(UNITS)
 	@BUILD=$(BUILD) SHARED=$(SHARED) sh tests/run.sh
 
+# the CUDA backend against the CPU (tests/gpu/check_gpu.c; says "skipped"
+# without a GPU), then hydra-fit on the GPU resumed on the CPU
+$(BUILD)/tests/check_gpu: tests/gpu/check_gpu.c $(LIBA) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDLIBS_ALL)
+
 check-gpu: deps
-	@$(MAKE) --no-print-directory all
-	@BUILD=$(BUILD) sh tests/gpu.sh
+	@$(MAKE) --no-print-directory all $(BUILD)/tests/check_gpu
+	@BUILD=$(BUILD) SHARED=$(SHARED) sh tests/gpu.sh
+
+# GPU training and inference throughput, and the data feed (bench/gpu.sh)
+bench-gpu: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/gpu_bench $(BUILD)/bench/feed_bench
+	@BUILD=$(BUILD) SHARED=$(SHARED) sh bench/gpu.sh
+	@BUILD=$(BUILD) SHARED=$(SHARED) sh bench/feed.sh
 
 # PyTorch cross-check of the model (Debian python3-torch, python3-h5py);
 # skipped with a message when they are absent.
@@ -158,9 +175,10 @@ check-torch: deps
 	@BUILD=$(BUILD) sh tests/torch/check.sh; rc=$$?; \
 	if [ $$rc -eq 77 ]; then echo "check-torch: skipped"; exit 0; fi; exit $$rc
 
+DEMO_OUT ?= demo-run
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@BUILD=$(BUILD) SHARED=$(SHARED) sh pipelines/demo.sh
+	@$(MAKE) --no-print-directory -f pipelines/demo.mk BIN=$(abspath $(BUILD))/bin OUT=$(DEMO_OUT)
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCHES)
@@ -177,4 +195,77 @@ clean:
 	rm -rf build build-san
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,15p' Makefile
+
+# ---------------------------------------------------------------- fuzz
+# (section owned by the fuzzing work; tests/fuzz/README.md)
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_ONLY="mjai evs_mem"]
+# builds every harness tests/fuzz/fuzz_NAME.c with clang and libFuzzer
+# (-fsanitize=fuzzer,address,undefined) in $(FUZZ_BUILD) and runs each for
+# FUZZ_SECONDS (tests/fuzz/run.sh); a crash, leak or timeout becomes a file
+# in tests/fuzz/regress/NAME/ and fails. `make check` replays those files and
+# the seed corpus through $(BUILD)/fuzz/replay_NAME (the harness with
+# tests/fuzz/replay.c, built with $(CC)) in tests/shell/t1410-fuzz-regress.sh.
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES   := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+FUZZ_ONLY    ?= $(FUZZ_NAMES)
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_DEB     := clang libclang-rt-14-dev libomp-14-dev
+FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(WARN) -Ilib \
+	$(PKG_CFLAGS) -fopenmp -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_REPLAYS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
+
+.PHONY: fuzz fuzz-deps fuzz-build fuzz-clean
+test-run: $(FUZZ_REPLAYS)
+clean: fuzz-clean
+
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIBA) $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -pthread -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(LIBA) $(LDLIBS_ALL)
+
+$(FUZZ_BUILD)/.flags: FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(FUZZ_CC) $(FUZZ_CFLAGS)' ]; then echo '$(FUZZ_CC) $(FUZZ_CFLAGS)' > $@; fi
+
+$(FUZZ_BUILD)/lib/%.o: lib/%.c $(FUZZ_BUILD)/.flags
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_BUILD)/libhydra.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_BUILD)/libhydra.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -pthread -o $@ $< $(FUZZ_BUILD)/libhydra.a \
+		$(PKG_LIBS) -fopenmp -lm
+
+-include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
+
+# clang and libFuzzer come from Debian, installed here (as root) for this
+# target only, or named.
+fuzz-deps:
+	@missing=""; for p in $(FUZZ_DEB); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "hydra: installing for make fuzz:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else \
+	  echo "hydra: make fuzz needs Debian packages; run as root:"; \
+	  echo "  apt-get update && apt-get install -y$$missing"; exit 1; \
+	fi
+
+# (tests/fuzz/ckpt.gen makes its seed checkpoint with hydra-fit)
+fuzz-build: $(FUZZ_ONLY:%=$(FUZZ_BUILD)/fuzz_%) $(if $(filter ckpt,$(FUZZ_ONLY)),$(BUILD)/bin/hydra-fit)
+
+fuzz: deps fuzz-deps
+	@$(MAKE) --no-print-directory fuzz-build
+	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) SHARED=$(SHARED) \
+		HY_BIN=$(abspath $(BUILD)/bin) sh tests/fuzz/run.sh $(FUZZ_ONLY)
+
+fuzz-clean:
+	rm -rf $(FUZZ_BUILD) build-fuzzreplay

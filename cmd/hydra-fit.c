@@ -22,21 +22,27 @@
 #include "io/output.h"
 #include "samples/h5.h"
 #include "nn/model.h"
+#include "nn/threads.h"
+#include "nn/cuda/cuda.h"
 #include "train/loop.h"
 
 static const char usage[] =
 	"usage: hydra-fit [options] [PATH...]\n"
-	"Trains the SE-ResNet policy/value network (supervised, on logs) on sample\n"
-	"streams or HDF5 shards. PATH is a stream or a shard (told apart by content),\n"
-	"or - for stdin (the default). Shards are read for epochs in shuffled order;\n"
-	"streams are read once through a shuffle buffer (files again per epoch).\n"
+	"Trains the SE-ResNet policy/value network (supervised on logs, or by PPO on\n"
+	"self-play samples) on sample streams or HDF5 shards. PATH is a stream or a\n"
+	"shard (told apart by content), or - for stdin (the default). Shards are read\n"
+	"for epochs in shuffled order; streams are read once through a shuffle buffer\n"
+	"(files again per epoch).\n"
 	"\n"
 	"Model and device:\n"
 	"  -a, --arch NAME        tiny (2x32), small (6x64), base (12x128) or full\n"
 	"                         (40x256, the default)\n"
 	"      --blocks N         residual blocks (overrides --arch)\n"
 	"      --channels N       channels, a multiple of 32 (overrides --arch)\n"
-	"      --device DEV       auto (the default), cpu or cuda\n"
+	"      --device DEV       auto (the default: the GPU when one is usable, else\n"
+	"                         the CPU), cpu, cuda or cuda:N\n"
+	"      --precision P      GPU arithmetic: bf16 (the default) or fp32 (as the CPU)\n"
+	"      --fast             GPU: fastest kernels, runs not bit-identical\n"
 	"  -j, --threads N        CPU threads (default: all online CPUs)\n"
 	"      --mode MODE        bc (supervised, the default) or ppo (self-play samples\n"
 	"                         of hydra-sp; needs --init or --resume)\n"
@@ -97,13 +103,6 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n%s: try 'hydra-fit --help'\n", prog);
 	return 2;
-}
-
-/* True when a GPU device node or driver entry exists. */
-static int gpu_present(void)
-{
-	struct stat sb;
-	return stat("/dev/nvidia0", &sb) == 0 || stat("/proc/driver/nvidia/gpus", &sb) == 0;
 }
 
 typedef struct ui {
@@ -189,6 +188,8 @@ enum {
 	O_SAVE, O_KEEP, O_LOG, O_RESUME, O_INIT, O_PPO_EPOCHS, O_MINIBATCH, O_CLIP, O_VF, O_ENT,
 };
 
+enum { O_PRECISION = 512, O_FAST }; /* the device options */
+
 static int fit_main(int argc, char **argv, const char **val)
 {
 	static const struct option opts[] = {
@@ -196,6 +197,8 @@ static int fit_main(int argc, char **argv, const char **val)
 		{"blocks", required_argument, 0, O_BLOCKS},
 		{"channels", required_argument, 0, O_CHANNELS},
 		{"device", required_argument, 0, O_DEVICE},
+		{"precision", required_argument, 0, O_PRECISION},
+		{"fast", no_argument, 0, O_FAST},
 		{"threads", required_argument, 0, 'j'},
 		{"mode", required_argument, 0, O_MODE},
 		{"steps", required_argument, 0, 'n'},
@@ -230,6 +233,7 @@ static int fit_main(int argc, char **argv, const char **val)
 	int ppo_mode = 0;
 	const char *ppo_opt = NULL; /* a PPO option given (an error without --mode ppo) */
 	const char *device = "auto", *arch_name = NULL;
+	int cuda_dev = 0, precision = -1, fast = 0; /* --device cuda:N, --precision, --fast */
 	int64_t blocks = -1, channels = -1, v;
 	double x;
 	int quiet = 0, c;
@@ -246,10 +250,22 @@ static int fit_main(int argc, char **argv, const char **val)
 					optarg);
 			break;
 		case O_DEVICE:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
-				return usage_error("bad --device '%s': auto, cpu or cuda", optarg);
+			if (strncmp(optarg, "cuda:", 5) == 0) {
+				if (hy_parse_i64(optarg + 5, 0, 1023, &v))
+					return usage_error("bad --device '%s': cuda:N with N from 0", optarg);
+				cuda_dev = (int)v;
+			} else if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") &&
+				strcmp(optarg, "cuda")) {
+				return usage_error("bad --device '%s': auto, cpu, cuda or cuda:N", optarg);
+			}
 			device = optarg;
 			break;
+		case O_PRECISION:
+			if (strcmp(optarg, "bf16") && strcmp(optarg, "fp32"))
+				return usage_error("bad --precision '%s': bf16 or fp32", optarg);
+			precision = strcmp(optarg, "bf16") ? HY_NN_PREC_FP32 : HY_NN_PREC_BF16;
+			break;
+		case O_FAST: fast = 1; break;
 		case 'j':
 			if (hy_parse_i64(optarg, 1, 1024, &v))
 				return usage_error("bad --threads '%s': 1 to 1024", optarg);
@@ -373,16 +389,26 @@ static int fit_main(int argc, char **argv, const char **val)
 		return usage_error("%s", "--minibatch is larger than the rollout --batch");
 	cfg.ppo = ppo_mode ? &ppo : NULL;
 
-	/* device: no CUDA backend in this version */
-	int gpu = gpu_present();
-	if (strcmp(device, "cuda") == 0) {
-		fprintf(stderr, "%s: requested device unavailable: --device cuda: %s\n", prog,
-			gpu ? "this build has no CUDA backend" : "no GPU found");
-		return 4;
+	/* device: a usable GPU (nn/cuda/cuda.h says why not), else the CPU */
+	if (strcmp(device, "cpu") != 0) {
+		hy_diag gd;
+		hy_diag_init(&gd, NULL);
+		if (hy_nn_cuda_probe(cuda_dev, NULL, &gd) == HY_OK) {
+			cfg.cuda = 1;
+			cfg.cuda_device = cuda_dev;
+			cfg.precision = precision >= 0 ? precision : HY_NN_PREC_BF16;
+			cfg.fast = fast;
+		} else if (strcmp(device, "auto") != 0) {
+			fprintf(stderr, "%s: requested device unavailable: --device %s: %s\n", prog,
+				device, gd.msg);
+			return 4;
+		} else if (!quiet) {
+			fprintf(stderr, "%s: no usable GPU (%s): training on the CPU\n", prog, gd.msg);
+		}
 	}
-	if (strcmp(device, "auto") == 0 && gpu)
-		fprintf(stderr, "%s: a GPU is present but this build has no CUDA backend: "
-			"training on the CPU\n", prog);
+	if (!cfg.cuda && precision == HY_NN_PREC_BF16)
+		return usage_error("%s", "--precision bf16 needs a GPU: the CPU backend computes "
+			"in fp32");
 
 	cfg.ninputs = (size_t)(argc - optind);
 	cfg.inputs = (const char *const *)argv + optind;
@@ -466,6 +492,7 @@ static int fit_main(int argc, char **argv, const char **val)
 
 int main(int argc, char **argv)
 {
+	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
 	hy_h5_init(); /* before any HDF5 call: no exit-time clean-up (samples/h5.h) */
 	/* room for every --val PATH */
 	const char **val = calloc((size_t)argc + 1, sizeof *val);

@@ -1,9 +1,9 @@
 /* Op-level interface of the network (DESIGN §8): every op the model needs,
- * behind one table of function pointers, so that a CUDA backend can sit
- * beside the CPU one (hy_nn_backend_cpu() here, a later
- * hy_nn_backend_cuda()). Pointers passed to ops live in the backend's
- * memory (host for the CPU, device for CUDA); the structs are identical in
- * both builds.
+ * behind one table of function pointers: the CPU backend
+ * (hy_nn_backend_cpu(), lib/nn/cpu.c, the reference) and the CUDA one
+ * (hy_nn_backend_cuda(), lib/nn/cuda/cuda.h). Pointers passed to ops live
+ * in the backend's memory (host for the CPU, device for CUDA); the structs
+ * are identical in both builds.
  *
  * Activation layout, written once: [B][36][C] — sample outermost, then the
  * 34 tiles padded by one zero row on each side (row 0 and row 35), channels
@@ -22,19 +22,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/status.h"
+#include "nn/params.h"
+
 enum {
 	HY_NN_T = 34,      /* tiles                       */
 	HY_NN_TP = 36,     /* padded rows per sample      */
 	HY_NN_GROUPS = 32, /* GroupNorm groups            */
 };
 
+/* Arithmetic precision of a context (DESIGN §8). FP32: every op in fp32.
+ * BF16: the operands of GEMMs and convolutions are rounded to bf16
+ * (hy_nn_bf16_round in math.h) and multiplied on tensor cores with fp32
+ * accumulation; master weights, GroupNorm statistics, softmax, losses,
+ * gradient norms and optimiser state stay fp32; no loss scaling (bf16 has
+ * fp32's exponent range). The CPU backend always computes in fp32, so a
+ * GPU run in FP32 can be compared with it; buffers are fp32 in both. */
+typedef enum hy_nn_precision {
+	HY_NN_PREC_FP32 = 0,
+	HY_NN_PREC_BF16 = 1,
+} hy_nn_precision;
+
 /* Execution context of a backend: thread count. On the CPU it sizes the
  * OpenMP loops and the row split of every GEMM; OpenBLAS itself is set to
  * one thread by hy_nn_ctx_init (one thread pool, no spinning against it). */
 typedef struct hy_nn_ctx {
 	int threads;
-	int device; /* CUDA device ordinal; unused on the CPU */
-	void *priv; /* backend handles (cuBLAS, streams); NULL on the CPU */
+	int device;    /* CUDA device ordinal; unused on the CPU                */
+	int precision; /* hy_nn_precision; the CPU computes in fp32 whatever it says */
+	int fast;      /* CUDA: allow non-deterministic algorithms; 0 by default */
+	void *priv;    /* backend handles (cuBLAS, streams); NULL on the CPU     */
 } hy_nn_ctx;
 
 typedef struct hy_nn_backend {
@@ -121,6 +138,25 @@ typedef struct hy_nn_backend {
 	void (*scale)(const hy_nn_ctx *c, size_t n, float *g, float s);
 	void (*adamw)(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m, float *v,
 		float lr, float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2);
+
+	/* Optional (NULL where the backend has no use for them, as on the CPU). */
+	/* AdamW over the count tensors of a parameter table in one pass (one
+	 * launch on a GPU instead of one per tensor): tensor i is the n = t[i].size
+	 * floats at t[i].offset of p, g, m, v, with weight decay wd where
+	 * t[i].decay and 0 elsewhere; the same per-element update as adamw. */
+	void (*adamw_tensors)(const hy_nn_ctx *c, const hy_nn_tensor *t, int count, float *p,
+		const float *g, float *m, float *v, float lr, float b1, float b2, float eps, float wd,
+		float bc1, float sqrt_bc2);
+	/* Widens B compact samples: obs [B][85·34] binary16 bits, channel-major
+	 * as a sample stores them (samples/sample.h), into the model's input
+	 * x [B][36][85] fp32 with zero pad rows. Lets a feed move half the
+	 * bytes to a GPU and skip the widening on the host. */
+	void (*expand_obs)(const hy_nn_ctx *c, int B, const uint16_t *obs, float *x);
+	/* Waits for the queued work and returns the first failure of any op or
+	 * copy since the context was made (ops return void and queue work
+	 * asynchronously; a failure is kept with its call, file and line).
+	 * NULL: ops cannot fail. */
+	hy_status (*sync)(const hy_nn_ctx *c, hy_diag *d);
 } hy_nn_backend;
 
 const hy_nn_backend *hy_nn_backend_cpu(void);

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NT(c) num_threads((c)->threads)
+/* A parallel loop over n items: at most one thread per item, items handed
+ * out in dynamic chunks (see hy_nn_ctx_init below). */
+#define PFOR(c, n) num_threads(team((c), (n))) schedule(dynamic, dyn_chunk((c), (n)))
 
 static void *cpu_alloc(size_t bytes)
 {
@@ -41,11 +43,16 @@ static void cpu_zero(void *p, size_t bytes)
 		memset(p, 0, bytes);
 }
 
-/* One thread pool: OpenMP, sized by the context. Every GEMM is split over
- * rows of C by pgemm below, each part a single-threaded OpenBLAS call, so
- * OpenBLAS is set to one thread (its own pool would spin against
- * OpenMP's on a small machine). A row of C is always computed by one call
- * with the full K, so results do not depend on the thread count. */
+/* One thread pool: OpenMP, sized by the context; OpenBLAS is set to one
+ * thread (its own pool would spin against OpenMP's on a small machine).
+ * Work inside a parallel region is handed out dynamically (the first free
+ * thread takes the next part), never tied to a thread number: a thread that
+ * is slow to wake, or shares its core with another process, then costs the
+ * region little, and which thread computes a part never changes the
+ * result. Independent GEMMs of one op (the three taps of a convolution,
+ * dx and dW of a backward pass) share one region: one wake-up and one join
+ * instead of several. The wait policy of the threads between regions is
+ * set in threads.c. */
 void hy_nn_ctx_init(hy_nn_ctx *c, int threads)
 {
 	memset(c, 0, sizeof *c);
@@ -53,43 +60,128 @@ void hy_nn_ctx_init(hy_nn_ctx *c, int threads)
 	openblas_set_num_threads(1);
 }
 
-static void pgemm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
+/* Threads for a region of n work items: no more than there are items. */
+static int team(const hy_nn_ctx *c, long n)
+{
+	return n < c->threads ? (n < 1 ? 1 : (int)n) : c->threads;
+}
+
+/* Items per dynamic chunk of a loop over n items: about four chunks per
+ * thread, so that a late or slow thread is made up for by the others. */
+static int dyn_chunk(const hy_nn_ctx *c, long n)
+{
+	long k = n / (4L * c->threads);
+	return k < 1 ? 1 : k > (1 << 20) ? 1 << 20 : (int)k;
+}
+
+/* Row-major C[M][N] = alpha·op(A)·op(B) + beta·C (+ bias on every row),
+ * split over rows of C into parts, each part a single-threaded OpenBLAS
+ * call with the full K. OpenBLAS's result for a row depends on the M of
+ * the call, so the split is a function of the shape and c->threads only;
+ * which thread runs a part, or when, does not matter. */
+typedef struct gemm_op {
+	int ta, tb, M, N, K, lda, ldb, ldc;
+	float alpha, beta;
+	const float *A, *B, *bias;
+	float *C;
+	int chunk, parts;
+} gemm_op;
+
+static gemm_op gemm_plan(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
 	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
-	const enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans;
-	const enum CBLAS_TRANSPOSE TB = tb ? CblasTrans : CblasNoTrans;
+	gemm_op g = {.ta = ta, .tb = tb, .M = M, .N = N, .K = K, .lda = lda, .ldb = ldb,
+		.ldc = ldc, .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C};
 	int parts = c->threads;
 	if ((double)M * N * K < 2e5 || M < 16)
 		parts = 1;
-	if (parts == 1) {
-		cblas_sgemm(CblasRowMajor, TA, TB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	g.chunk = ((M + parts - 1) / parts + 7) / 8 * 8;
+	g.parts = M > 0 ? (M + g.chunk - 1) / g.chunk : 0;
+	return g;
+}
+
+static void gemm_part(const gemm_op *g, int p)
+{
+	int m0 = p * g->chunk, m1 = m0 + g->chunk < g->M ? m0 + g->chunk : g->M;
+	const float *Ap = g->ta ? g->A + m0 : g->A + (size_t)m0 * g->lda;
+	float *Cp = g->C + (size_t)m0 * g->ldc;
+	cblas_sgemm(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans,
+		g->tb ? CblasTrans : CblasNoTrans, m1 - m0, g->N, g->K, g->alpha, Ap, g->lda, g->B,
+		g->ldb, g->beta, Cp, g->ldc);
+	if (g->bias)
+		for (int r = 0; r < m1 - m0; r++) {
+			float *yr = Cp + (size_t)r * g->ldc;
+			for (int o = 0; o < g->N; o++)
+				yr[o] += g->bias[o];
+		}
+}
+
+/* Up to two sequences of GEMMs with independent outputs; the GEMMs of a
+ * sequence have the same M and are run in order on each part (the taps of
+ * a convolution accumulate into the same rows). */
+typedef struct gemm_set {
+	gemm_op op[2][3];
+	int n[2];
+} gemm_set;
+
+static int gemm_set_parts(const gemm_set *s)
+{
+	return (s->n[0] ? s->op[0][0].parts : 0) + (s->n[1] ? s->op[1][0].parts : 0);
+}
+
+/* Parts of the set to hand out to threads; 1 (all run on the calling
+ * thread) when its GEMMs together are too small to pay for waking a thread
+ * (10-30 µs with passive waiting, threads.h): the same calls either way. */
+static int gemm_items(const gemm_set *s)
+{
+	double work = 0;
+	for (int q = 0; q < 2; q++)
+		for (int k = 0; k < s->n[q]; k++)
+			work += (double)s->op[q][k].M * s->op[q][k].N * s->op[q][k].K;
+	return work < 5e5 ? 1 : gemm_set_parts(s);
+}
+
+static void gemm_set_part(const gemm_set *s, int i)
+{
+	int p0 = s->n[0] ? s->op[0][0].parts : 0;
+	int q = i < p0 ? 0 : 1, p = i < p0 ? i : i - p0;
+	for (int k = 0; k < s->n[q]; k++)
+		gemm_part(&s->op[q][k], p);
+}
+
+/* The serial path never meets a worksharing construct: a caller may be a
+ * thread of its own parallel region (lib/play runs games in one). */
+static void gemm_set_run(const hy_nn_ctx *c, const gemm_set *s)
+{
+	int items = gemm_items(s), total = gemm_set_parts(s);
+	if (items <= 1) {
+		for (int i = 0; i < total; i++)
+			gemm_set_part(s, i);
 		return;
 	}
-	int chunk = (M + parts - 1) / parts;
-	chunk = (chunk + 7) / 8 * 8;
-#pragma omp parallel for num_threads(parts) schedule(static, 1)
-	for (int p = 0; p < parts; p++) {
-		int m0 = p * chunk, m1 = m0 + chunk < M ? m0 + chunk : M;
-		if (m0 >= m1)
-			continue;
-		const float *Ap = ta ? A + m0 : A + (size_t)m0 * lda;
-		cblas_sgemm(CblasRowMajor, TA, TB, m1 - m0, N, K, alpha, Ap, lda, B, ldb, beta,
-			C + (size_t)m0 * ldc, ldc);
-	}
+#pragma omp parallel for num_threads(team(c, items)) schedule(dynamic, 1)
+	for (int i = 0; i < total; i++)
+		gemm_set_part(s, i);
 }
 
 static void cpu_gemm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
 	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
-	pgemm(c, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	gemm_set s = {.n = {1, 0}};
+	s.op[0][0] = gemm_plan(c, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+	gemm_set_run(c, &s);
+}
+
+static void zero_pads_sample(int C, float *xb)
+{
+	memset(xb, 0, (size_t)C * sizeof *xb);
+	memset(xb + (size_t)(HY_NN_TP - 1) * C, 0, (size_t)C * sizeof *xb);
 }
 
 void hy_nn_zero_pads_cpu(const hy_nn_ctx *c, int B, int C, float *x)
 {
-	for (int b = 0; b < B; b++) {
-		memset(x + (size_t)b * HY_NN_TP * C, 0, (size_t)C * sizeof *x);
-		memset(x + ((size_t)b * HY_NN_TP + HY_NN_TP - 1) * C, 0, (size_t)C * sizeof *x);
-	}
+	for (int b = 0; b < B; b++)
+		zero_pads_sample(C, x + (size_t)b * HY_NN_TP * C);
 	(void)c;
 }
 
@@ -99,77 +191,85 @@ static void cpu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const fl
 	const float *w, float *y)
 {
 	int rows = B * HY_NN_TP - 2;
+	gemm_set s = {.n = {3, 0}};
 	for (int k = 0; k < 3; k++)
-		pgemm(c, 0, 1, rows, cout, cin, 1.0f,
-			x + (size_t)k * cin, cin, w + (size_t)k * cin, 3 * cin, k ? 1.0f : 0.0f,
-			y + cout, cout);
+		s.op[0][k] = gemm_plan(c, 0, 1, rows, cout, cin, 1.0f, x + (size_t)k * cin, cin,
+			w + (size_t)k * cin, 3 * cin, k ? 1.0f : 0.0f, y + cout, cout);
+	gemm_set_run(c, &s);
 	hy_nn_zero_pads_cpu(c, B, cout, y);
 }
 
 /* dx(row r+1) = Σ_j dy(row r+j)·W_{2−j}; dW_k += Σ_r dy(row r+1)ᵀ x(row r+k)
- * (straddling rows r meet dy pad rows, which are zero). */
+ * (straddling rows r meet dy pad rows, which are zero). dx and dW are
+ * computed in the same region. */
 static void cpu_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
 	const float *w, const float *dy, float *dx, float *dw)
 {
 	int rows = B * HY_NN_TP - 2;
-	if (dx) {
-		for (int j = 0; j < 3; j++)
-			pgemm(c, 0, 0, rows, cin, cout, 1.0f,
-				dy + (size_t)j * cout, cout, w + (size_t)(2 - j) * cin, 3 * cin,
-				j ? 1.0f : 0.0f, dx + cin, cin);
-		hy_nn_zero_pads_cpu(c, B, cin, dx);
-	}
+	gemm_set s = {.n = {3, dx ? 3 : 0}};
 	for (int k = 0; k < 3; k++)
-		pgemm(c, 1, 0, cout, cin, rows, 1.0f, dy + cout,
-			cout, x + (size_t)k * cin, cin, 1.0f, dw + (size_t)k * cin, 3 * cin);
+		s.op[0][k] = gemm_plan(c, 1, 0, cout, cin, rows, 1.0f, dy + cout, cout,
+			x + (size_t)k * cin, cin, 1.0f, dw + (size_t)k * cin, 3 * cin);
+	if (dx)
+		for (int j = 0; j < 3; j++)
+			s.op[1][j] = gemm_plan(c, 0, 0, rows, cin, cout, 1.0f, dy + (size_t)j * cout,
+				cout, w + (size_t)(2 - j) * cin, 3 * cin, j ? 1.0f : 0.0f, dx + cin, cin);
+	gemm_set_run(c, &s);
+	if (dx)
+		hy_nn_zero_pads_cpu(c, B, cin, dx);
 }
 
 static void cpu_linear_fwd(const hy_nn_ctx *c, int rows, int in, int out, const float *x,
 	int ldx, const float *w, const float *b, float *y, int ldy, int pad_B)
 {
-	pgemm(c, 0, 1, rows, out, in, 1.0f, x, ldx, w, in,
-		0.0f, y, ldy);
-	if (b) {
-#pragma omp parallel for NT(c) schedule(static) if (rows >= 256)
-		for (int r = 0; r < rows; r++) {
-			float *yr = y + (size_t)r * ldy;
-			for (int o = 0; o < out; o++)
-				yr[o] += b[o];
-		}
-	}
+	gemm_set s = {.n = {1, 0}};
+	s.op[0][0] = gemm_plan(c, 0, 1, rows, out, in, 1.0f, x, ldx, w, in, 0.0f, y, ldy);
+	s.op[0][0].bias = b;
+	gemm_set_run(c, &s);
 	if (pad_B)
 		hy_nn_zero_pads_cpu(c, pad_B, ldy, y);
 }
 
-/* db += Σ_r dy[r]: columns split in fixed blocks, rows summed in order. */
-static void colsum_acc(const hy_nn_ctx *c, int rows, int n, const float *dy, int ldy, float *db)
+/* db[c0..c0+64) += Σ_r dy[r] for block blk: rows summed in order. */
+static void colsum_block(int rows, int n, const float *dy, int ldy, float *db, int blk)
 {
-	int nblk = (n + 63) / 64;
-#pragma omp parallel for NT(c) schedule(static) if (rows * n >= 65536)
-	for (int blk = 0; blk < nblk; blk++) {
-		double acc[64] = {0};
-		int c0 = blk * 64, c1 = c0 + 64 < n ? c0 + 64 : n;
-		for (int r = 0; r < rows; r++) {
-			const float *d = dy + (size_t)r * ldy;
-			for (int j = c0; j < c1; j++)
-				acc[j - c0] += d[j];
-		}
+	double acc[64] = {0};
+	int c0 = blk * 64, c1 = c0 + 64 < n ? c0 + 64 : n;
+	for (int r = 0; r < rows; r++) {
+		const float *d = dy + (size_t)r * ldy;
 		for (int j = c0; j < c1; j++)
-			db[j] += (float)acc[j - c0];
+			acc[j - c0] += d[j];
 	}
+	for (int j = c0; j < c1; j++)
+		db[j] += (float)acc[j - c0];
 }
 
+/* dx, dW and db in one region: GEMM parts, then column blocks of db. */
 static void cpu_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const float *x,
 	int ldx, const float *w, const float *dy, int ldy, float *dx, int dx_acc, float *dw,
 	float *db)
 {
+	gemm_set s = {.n = {1, dx ? 1 : 0}};
+	s.op[0][0] = gemm_plan(c, 1, 0, out, in, rows, 1.0f, dy, ldy, x, ldx, 1.0f, dw, in);
 	if (dx)
-		pgemm(c, 0, 0, rows, in, out, 1.0f, dy, ldy, w,
-			in, dx_acc ? 1.0f : 0.0f, dx, ldx);
-	pgemm(c, 1, 0, out, in, rows, 1.0f, dy, ldy, x, ldx,
-		1.0f, dw, in);
-	if (db)
-		colsum_acc(c, rows, out, dy, ldy, db);
+		s.op[1][0] = gemm_plan(c, 0, 0, rows, in, out, 1.0f, dy, ldy, w, in,
+			dx_acc ? 1.0f : 0.0f, dx, ldx);
+	int parts = gemm_set_parts(&s), nblk = db ? (out + 63) / 64 : 0;
+	int items = gemm_items(&s) + ((long)rows * out >= 65536 ? nblk : 0);
+	if (items <= 1) {
+		for (int i = 0; i < parts; i++)
+			gemm_set_part(&s, i);
+		for (int b = 0; b < nblk; b++)
+			colsum_block(rows, out, dy, ldy, db, b);
+		return;
+	}
+#pragma omp parallel for num_threads(team(c, items)) schedule(dynamic, 1)
+	for (int i = 0; i < parts + nblk; i++) {
+		if (i < parts)
+			gemm_set_part(&s, i);
+		else
+			colsum_block(rows, out, dy, ldy, db, i - parts);
+	}
 }
 
 /* The elementwise per-sample kernels are compiled for AVX-512, AVX2 and
@@ -243,13 +343,13 @@ static void cpu_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const float *x,
 	const float *gamma, const float *beta, float *z, float *a, float *mean, float *rstd)
 {
 	const int G = HY_NN_GROUPS;
-#pragma omp parallel for NT(c) schedule(static)
+#pragma omp parallel for PFOR(c, B)
 	for (int b = 0; b < B; b++) {
 		size_t off = ((size_t)b * HY_NN_TP + 1) * C;
 		gn_fwd_sample(C, x + off, gamma, beta, z + off, a + off, mean + b * G, rstd + b * G);
+		zero_pads_sample(C, z + off - C);
+		zero_pads_sample(C, a + off - C);
 	}
-	hy_nn_zero_pads_cpu(c, B, C, z);
-	hy_nn_zero_pads_cpu(c, B, C, a);
 }
 
 /* One sample of the GroupNorm + Mish backward; pgb/pbb: this sample's
@@ -313,29 +413,33 @@ static void cpu_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const float *x, co
 {
 	const int G = HY_NN_GROUPS;
 	float *pg = scratch, *pb = scratch + (size_t)B * C;
-#pragma omp parallel for NT(c) schedule(static)
-	for (int b = 0; b < B; b++) {
-		size_t off = ((size_t)b * HY_NN_TP + 1) * C;
-		gn_bwd_sample(C, x + off, z + off, gamma, mean + b * G, rstd + b * G, da + off,
-			dx + off, dx_acc, pg + (size_t)b * C, pb + (size_t)b * C);
-	}
-	if (!dx_acc)
-		hy_nn_zero_pads_cpu(c, B, C, dx);
-#pragma omp parallel for NT(c) schedule(static) if (B * C >= 4096)
-	for (int ch = 0; ch < C; ch++) {
-		double sg = 0, sb = 0;
+#pragma omp parallel num_threads(team(c, B))
+	{
+#pragma omp for schedule(dynamic, dyn_chunk(c, B))
 		for (int b = 0; b < B; b++) {
-			sg += pg[(size_t)b * C + ch];
-			sb += pb[(size_t)b * C + ch];
+			size_t off = ((size_t)b * HY_NN_TP + 1) * C;
+			gn_bwd_sample(C, x + off, z + off, gamma, mean + b * G, rstd + b * G,
+				da + off, dx + off, dx_acc, pg + (size_t)b * C, pb + (size_t)b * C);
+			if (!dx_acc)
+				zero_pads_sample(C, dx + off - C);
 		}
-		dgamma[ch] += (float)sg;
-		dbeta[ch] += (float)sb;
+		/* after the loop's barrier: every partial is in */
+#pragma omp for schedule(dynamic, dyn_chunk(c, C)) nowait
+		for (int ch = 0; ch < C; ch++) {
+			double sg = 0, sb = 0;
+			for (int b = 0; b < B; b++) {
+				sg += pg[(size_t)b * C + ch];
+				sb += pb[(size_t)b * C + ch];
+			}
+			dgamma[ch] += (float)sg;
+			dbeta[ch] += (float)sb;
+		}
 	}
 }
 
 static void cpu_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a)
 {
-#pragma omp parallel for simd NT(c) schedule(static) if (n >= 16384)
+#pragma omp parallel for simd PFOR(c, (long)n) if (n >= 16384)
 	for (size_t i = 0; i < n; i++)
 		a[i] = hy_nn_mish(z[i]);
 }
@@ -343,7 +447,7 @@ static void cpu_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a)
 static void cpu_mish_bwd(const hy_nn_ctx *c, size_t n, const float *z, const float *da,
 	float *dz)
 {
-#pragma omp parallel for simd NT(c) schedule(static) if (n >= 16384)
+#pragma omp parallel for simd PFOR(c, (long)n) if (n >= 16384)
 	for (size_t i = 0; i < n; i++)
 		dz[i] = da[i] * hy_nn_mish_grad(z[i]);
 }
@@ -399,7 +503,7 @@ HY_CLONES static void pool_fwd_sample(int C, const float *xb, float *av, float *
 static void cpu_pool_fwd(const hy_nn_ctx *c, int B, int C, const float *x, float *avg,
 	float *max, uint8_t *arg, int ldp)
 {
-#pragma omp parallel for NT(c) schedule(static) if (B * C >= 4096)
+#pragma omp parallel for PFOR(c, B) if (B * C >= 4096)
 	for (int b = 0; b < B; b++)
 		pool_fwd_sample(C, x + ((size_t)b * HY_NN_TP + 1) * C, avg + (size_t)b * ldp,
 			max ? max + (size_t)b * ldp : NULL, arg ? arg + (size_t)b * C : NULL);
@@ -422,7 +526,7 @@ HY_CLONES static void pool_bwd_sample(int C, const float *da, const float *dm,
 static void cpu_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg,
 	const float *dmax, const uint8_t *arg, int ldp, float *dx)
 {
-#pragma omp parallel for NT(c) schedule(static) if (B * C >= 4096)
+#pragma omp parallel for PFOR(c, B) if (B * C >= 4096)
 	for (int b = 0; b < B; b++)
 		pool_bwd_sample(C, davg + (size_t)b * ldp, dmax ? dmax + (size_t)b * ldp : NULL,
 			dmax ? arg + (size_t)b * C : NULL, dx + ((size_t)b * HY_NN_TP + 1) * C);
@@ -442,7 +546,7 @@ HY_CLONES static void se_fwd_sample(int C, const float *x, const float *y, const
 static void cpu_se_fwd(const hy_nn_ctx *c, int B, int C, const float *x, const float *y,
 	const float *e2, float *s, float *out)
 {
-#pragma omp parallel for NT(c) schedule(static)
+#pragma omp parallel for PFOR(c, B)
 	for (int b = 0; b < B; b++) {
 		float *sb = s + (size_t)b * C;
 		for (int ch = 0; ch < C; ch++)
@@ -470,7 +574,7 @@ HY_CLONES static void se_bwd_sample(int C, const float *y, const float *sb, cons
 static void cpu_se_bwd(const hy_nn_ctx *c, int B, int C, const float *y, const float *s,
 	const float *dout, float *dy, float *de2)
 {
-#pragma omp parallel for NT(c) schedule(static)
+#pragma omp parallel for PFOR(c, B)
 	for (int b = 0; b < B; b++) {
 		const float *sb = s + (size_t)b * C;
 		float acc[C];
@@ -554,7 +658,7 @@ static double cpu_sumsq(const hy_nn_ctx *c, size_t n, const float *g)
 	enum { CH = 64 };
 	double part[CH];
 	size_t step = (n + CH - 1) / CH;
-#pragma omp parallel for NT(c) schedule(static) if (n >= 65536)
+#pragma omp parallel for PFOR(c, CH) if (n >= 65536)
 	for (int k = 0; k < CH; k++) {
 		size_t i0 = (size_t)k * step, i1 = i0 + step < n ? i0 + step : n;
 		double s = 0;
@@ -570,7 +674,7 @@ static double cpu_sumsq(const hy_nn_ctx *c, size_t n, const float *g)
 
 static void cpu_scale(const hy_nn_ctx *c, size_t n, float *g, float s)
 {
-#pragma omp parallel for NT(c) schedule(static) if (n >= 65536)
+#pragma omp parallel for PFOR(c, (long)n) if (n >= 65536)
 	for (size_t i = 0; i < n; i++)
 		g[i] *= s;
 }
@@ -578,7 +682,7 @@ static void cpu_scale(const hy_nn_ctx *c, size_t n, float *g, float s)
 static void cpu_adamw(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m,
 	float *v, float lr, float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2)
 {
-#pragma omp parallel for NT(c) schedule(static) if (n >= 65536)
+#pragma omp parallel for PFOR(c, (long)n) if (n >= 65536)
 	for (size_t i = 0; i < n; i++)
 		hy_nn_adamw_elem(p + i, g[i], m + i, v + i, lr, b1, b2, eps, wd, bc1, sqrt_bc2);
 }

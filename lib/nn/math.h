@@ -1,7 +1,12 @@
 /* Per-element maths of the network (DESIGN §7), written once as static
- * inline functions usable from C and from CUDA (compile with
- * HY_NN_DEVICE defined to `__host__ __device__`). Every backend uses these,
- * so the CPU and CUDA results differ only by summation order. */
+ * inline functions that gcc (lib/nn/cpu.c) and nvcc (the .cu files of
+ * lib/nn/cuda) both compile: under nvcc HY_NN_DEVICE is
+ * `__host__ __device__`. Every
+ * backend uses these, so the CPU and CUDA results differ only by summation
+ * order and by the libm each side links (expf/log1pf are used only by the
+ * losses and the sigmoid; Mish uses hy_nn_exp below, the same arithmetic
+ * on both sides). memcpy is the bit cast on both (nvcc compiles it in
+ * device code to a register move). */
 #ifndef HY_NN_MATH_H
 #define HY_NN_MATH_H
 
@@ -10,7 +15,11 @@
 #include <string.h>
 
 #ifndef HY_NN_DEVICE
+#ifdef __CUDACC__
+#define HY_NN_DEVICE __host__ __device__
+#else
 #define HY_NN_DEVICE
+#endif
 #endif
 
 /* softplus with PyTorch's threshold: x for x > 20. */
@@ -105,6 +114,54 @@ static inline HY_NN_DEVICE void hy_nn_adamw_elem(float *p, float g, float *m, fl
 	*v = vv;
 	float q = *p * (1.0f - lr * wd);
 	*p = q - (lr / bc1) * mm / (sqrtf(vv) / sqrt_bc2 + eps);
+}
+
+/* bf16 storage (DESIGN §8 mixed precision): the upper 16 bits of an fp32,
+ * rounded to nearest, ties to even — the definition of CUDA's
+ * __float2bfloat16_rn (cvt.rn.bf16.f32): every NaN becomes the canonical
+ * 0x7fff, ±inf and subnormals are kept, a finite value that rounds past
+ * the largest bf16 becomes ±inf. */
+static inline HY_NN_DEVICE uint16_t hy_nn_bf16_round(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, sizeof u);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return 0x7fffu;
+	uint32_t lsb = (u >> 16) & 1u;
+	return (uint16_t)((u + 0x7fffu + lsb) >> 16);
+}
+
+static inline HY_NN_DEVICE float hy_nn_bf16_to_float(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float x;
+	memcpy(&x, &u, sizeof x);
+	return x;
+}
+
+/* IEEE binary16 bits → fp32, exactly (normals, subnormals, ±0, ±inf, NaN
+ * payloads): the observation planes are stored as binary16 and widened
+ * on the host (model.c) or on the GPU from the compact form (expand_obs). */
+static inline HY_NN_DEVICE float hy_nn_half_to_float(uint16_t h)
+{
+	uint32_t s = (uint32_t)(h >> 15) << 31, e = (uint32_t)(h >> 10) & 31u, m = h & 1023u, u;
+	if (e == 31) {
+		u = s | 0x7f800000u | m << 13;
+	} else if (e) {
+		u = s | (e + 112) << 23 | m << 13;
+	} else if (m == 0) {
+		u = s;
+	} else { /* subnormal m·2⁻²⁴: normalise */
+		int k = 0;
+		while (!(m & 1024u)) {
+			m <<= 1;
+			k++;
+		}
+		u = s | (uint32_t)(113 - k) << 23 | (m & 1023u) << 13;
+	}
+	float x;
+	memcpy(&x, &u, sizeof x);
+	return x;
 }
 
 #endif

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "nn/checkpoint.h"
+#include "nn/evalacc.h"
+#include "nn/cuda/cuda.h"
 #include "nn/optim.h"
 #include "nn/rng.h"
 #include "samples/reader.h"
@@ -37,12 +39,14 @@ typedef struct train_state {
 } train_state;
 
 typedef struct run {
+	int made_out;       /* this run created the output directory */
+	int metrics_new;    /* this run created metrics.jsonl */
 	const hy_train_cfg *cfg;
 	const hy_train_hooks *hk;
 	hy_nn_ctx ctx;
 	hy_nn_model m;
 	hy_nn_work w;
-	int have_m, have_w;
+	int have_m, have_w, have_cuda;
 	hy_nn_optim_cfg opt;
 	int64_t step;
 	uint64_t seed;
@@ -51,6 +55,7 @@ typedef struct run {
 	size_t shuffle_buffer;
 	hy_train_data *data;
 	hy_sample *buf;
+	hy_train_ppo *ppo; /* --mode ppo */
 	const char *out;
 	FILE *metrics;
 	train_state ts;
@@ -198,6 +203,29 @@ static hy_status list_ckpts(const char *dir, long long **out, size_t *n, hy_diag
 	return HY_OK;
 }
 
+/* Removes the temporaries an earlier run killed mid-save left in the
+ * output directory ("ckpt-N.h5.tmp-XXXXXX", "latest.tmp.PID", ...: with
+ * kill -9 no handler runs). One run writes a directory at a time. */
+static void remove_stale(run *r)
+{
+	DIR *dp = opendir(r->out);
+	if (!dp)
+		return;
+	struct dirent *e;
+	while ((e = readdir(dp))) {
+		const char *n = e->d_name;
+		if (!strstr(n, ".tmp-") && !strstr(n, ".tmp."))
+			continue;
+		if (strncmp(n, "ckpt-", 5) && strncmp(n, "latest.", 7) && strncmp(n, "best.", 5) &&
+		    strncmp(n, "metrics.jsonl.", 14))
+			continue;
+		char path[PATH_MAX];
+		if (join(path, sizeof path, r->out, n) == 0 && unlink(path) == 0)
+			notice(r, "removed '%s', left by an interrupted save", path);
+	}
+	closedir(dp);
+}
+
 /* Keeps the `keep` most recent checkpoints and the one `best` names. */
 static hy_status prune(run *r, hy_diag *d)
 {
@@ -237,6 +265,29 @@ static herr_t get_attr(hid_t f, const char *name, hid_t type, void *v)
 	return rc;
 }
 
+/* The trainer's attributes get the ranges of the options that set them
+ * (cmd/hydra-fit.c), so a damaged or crafted checkpoint is refused (status
+ * 3, naming the attribute) rather than trusted with a thread count or a
+ * batch size. */
+static hy_status check_state(const char *path, const train_state *s, hy_diag *d)
+{
+	const uint64_t big = UINT64_C(1) << 62;
+	const char *bad = s->batch < 1 || s->batch > (1 << 20) ? "train_batch"
+		: s->threads < 1 || s->threads > 1024 ? "train_threads"
+		: s->shuffle_buffer < 1 || s->shuffle_buffer > (1u << 26) ? "train_shuffle_buffer"
+		: s->log_every < 1 || s->log_every > INT64_MAX / 2 ? "train_log_every"
+		: s->save_every < 0 || s->save_every > INT64_MAX / 2 ? "train_save_every"
+		: s->eval_every < 0 || s->eval_every > INT64_MAX / 2 ? "train_eval_every"
+		: s->keep < 0 || s->keep > 1000000 ? "train_keep"
+		: s->epoch > big || s->pos > big || s->samples > big ? "train_epoch/pos/samples"
+		: isnan(s->best) ? "train_best"
+		: NULL;
+	if (bad)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute '%s' is out of "
+			"range", path, bad);
+	return HY_OK;
+}
+
 static hy_status read_state(const char *path, train_state *s, hy_diag *d)
 {
 	hy_status st = HY_OK;
@@ -260,6 +311,8 @@ static hy_status read_state(const char *path, train_state *s, hy_diag *d)
 			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': no trainer state (train_* "
 				"attributes): not written by hydra-fit; use --init to load its weights",
 				path);
+		else
+			st = check_state(path, s, d);
 		if (f >= 0)
 			H5Fclose(f);
 	}
@@ -379,6 +432,20 @@ static hy_status checkpoint_step(run *r, int periodic, const double *val, hy_dia
 
 /* ---------------------------------------------------------------- metrics */
 
+/* A run that failed before writing anything leaves nothing: its empty
+ * metrics.jsonl goes, and the output directory if this run made it. */
+static void drop_empty_output(run *r)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+	if (join(path, sizeof path, r->out, "metrics.jsonl") == 0 && stat(path, &sb) == 0 &&
+	    sb.st_size == 0) {
+		unlink(path);
+		if (r->made_out)
+			rmdir(r->out); /* fails, harmlessly, unless empty */
+	}
+}
+
 /* Keeps the lines of metrics.jsonl with step ≤ k (after a resume). */
 static hy_status metrics_open(run *r, int resuming, hy_diag *d)
 {
@@ -409,6 +476,7 @@ static hy_status metrics_open(run *r, int resuming, hy_diag *d)
 			}
 		}
 	}
+	r->metrics_new = access(path, F_OK) != 0;
 	r->metrics = fopen(path, resuming ? "a" : "w");
 	if (!r->metrics)
 		return hy_diag_set(d, HY_EIO, 0, "cannot open '%s': %s", path, strerror(errno));
@@ -417,8 +485,7 @@ static hy_status metrics_open(run *r, int resuming, hy_diag *d)
 
 typedef struct eval_acc {
 	run *r;
-	double sum[6];
-	int64_t correct, n;
+	hy_nn_evalacc acc;
 	hy_status st;
 	hy_diag *d;
 } eval_acc;
@@ -433,11 +500,7 @@ static int eval_batch(void *u, const hy_sample *s, size_t n)
 	hy_nn_losses l;
 	hy_nn_forward(&r->m, &r->w);
 	hy_nn_loss(&r->m, &r->w, &l);
-	double v[6] = {l.total, l.policy, l.value, l.grp, l.tenpai, l.danger};
-	for (int i = 0; i < 6; i++)
-		a->sum[i] += v[i] * (double)n;
-	a->correct += l.correct;
-	a->n += (int64_t)n;
+	hy_nn_evalacc_add(&a->acc, &r->w, &l, (int)n); /* batch means, weighted */
 	return 0;
 }
 
@@ -477,11 +540,14 @@ static hy_status evaluate(run *r, double out[7], hy_diag *d)
 		st = a.st;
 	if (st)
 		return st;
-	if (a.n == 0)
+	if (a.acc.n == 0)
 		return hy_diag_set(d, HY_EDATA, 0, "no samples in the validation input");
-	for (int i = 0; i < 6; i++)
-		out[i] = a.sum[i] / (double)a.n;
-	out[6] = (double)a.correct / (double)a.n;
+	hy_nn_losses m;
+	hy_nn_evalacc_mean(&a.acc, &m);
+	double v[7] = {m.total, m.policy, m.value, m.grp, m.tenpai, m.danger,
+		       (double)m.correct / a.acc.n};
+	for (int i = 0; i < 7; i++)
+		out[i] = isnan(v[i]) ? 0 : v[i]; /* no label counted: 0, as in training */
 	return HY_OK;
 }
 
@@ -526,6 +592,9 @@ static hy_status setup(run *r, hy_diag *d)
 
 	if (c->resume && c->init)
 		return hy_diag_set(d, HY_EUSAGE, 0, "--resume and --init exclude each other");
+	if (c->ppo && !c->resume && !c->init)
+		return hy_diag_set(d, HY_EUSAGE, 0, "--mode ppo improves a trained model: give "
+			"--init CKPT (the policy that played the games) or --resume");
 	hy_nn_arch arch = c->arch;
 	if (c->resume) {
 		if ((st = hy_train_resolve_ckpt(c->resume, resume, sizeof resume, d)))
@@ -589,8 +658,26 @@ static hy_status setup(run *r, hy_diag *d)
 				"of a sample stream is unknown; give --steps, or neither (one pass)");
 	}
 
+	if (c->ppo) { /* refuse logs without behaviour log-probabilities early */
+		if ((st = hy_train_ppo_check_inputs(c->inputs, c->ninputs, d)))
+			return st;
+		const char *in = c->ninputs == 0 ? "-" : c->ninputs == 1 ? c->inputs[0] : NULL;
+		if ((st = hy_train_ppo_init(&r->ppo, c->ppo, r->batch,
+			     in && strcmp(in, "-") == 0 ? "standard input" : in, d)))
+			return st;
+	}
+
 	r->m.arch = arch;
-	if ((st = hy_nn_model_init(&r->m, arch, hy_nn_backend_cpu(), &r->ctx, d)))
+	const hy_nn_backend *be = hy_nn_backend_cpu();
+	if (c->cuda) { /* the device's context replaces the CPU one made above */
+		hy_nn_cuda_cfg cc = {.device = c->cuda_device, .precision = c->precision,
+			.fast = c->fast, .arch = arch, .max_batch = r->batch};
+		if ((st = hy_nn_cuda_ctx_init(&r->ctx, &cc, d)))
+			return st;
+		r->have_cuda = 1;
+		be = hy_nn_backend_cuda();
+	}
+	if ((st = hy_nn_model_init(&r->m, arch, be, &r->ctx, d)))
 		return st;
 	r->have_m = 1;
 	if (c->resume) {
@@ -628,6 +715,8 @@ static hy_status setup(run *r, hy_diag *d)
 		double ep = c->epochs > 0 ? c->epochs : 1.0;
 		double t = ceil(ep * (double)esize / (double)r->batch);
 		total = t < 1 ? 1 : (int64_t)t;
+		if (r->ppo) /* optimiser steps: a rollout batch takes several */
+			total *= hy_train_ppo_steps(r->ppo, r->batch);
 	} else {
 		/* a stream of unknown length, no --steps: one pass, open-ended
 		 * schedule (warmup, then the peak LR) */
@@ -646,8 +735,9 @@ static hy_status setup(run *r, hy_diag *d)
 			r->opt.warmup = c->warmup;
 	} else {
 		hy_nn_optim_defaults(&r->opt, total);
-		if (total == 0)
-			r->opt.warmup = OPEN_ENDED_WARMUP;
+		if (total == 0) /* PPO: over the first rollout batch */
+			r->opt.warmup = r->ppo ? hy_train_ppo_steps(r->ppo, r->batch)
+					       : OPEN_ENDED_WARMUP;
 		if (c->lr > 0)
 			r->opt.lr = c->lr;
 		if (c->warmup_set)
@@ -678,8 +768,11 @@ static hy_status setup(run *r, hy_diag *d)
 	r->out = c->out;
 	if (!r->out)
 		return hy_diag_set(d, HY_EUSAGE, 0, "no output directory");
+	struct stat osb;
+	r->made_out = stat(r->out, &osb) != 0;
 	if ((st = mkdir_p(r->out, d)))
 		return st;
+	remove_stale(r);
 	if (!c->resume && dir_has_ckpts(r->out))
 		return hy_diag_set(d, HY_EUSAGE, 0, "'%s' already holds checkpoints: use --resume "
 			"'%s' to continue, or another --out", r->out, r->out);
@@ -725,8 +818,27 @@ static void write_metrics(run *r, const hy_nn_losses *l, const hy_nn_step_info *
 			",\"val_loss\":%.9g,\"val_policy\":%.9g,\"val_value\":%.9g,\"val_grp\":%.9g,"
 			"\"val_tenpai\":%.9g,\"val_danger\":%.9g,\"val_acc\":%.6g",
 			val[0], val[1], val[2], val[3], val[4], val[5], val[6]);
+	if (r->ppo)
+		hy_train_ppo_metrics(r->ppo, r->metrics);
 	fputs("}\n", r->metrics);
 	fflush(r->metrics);
+}
+
+/* A multiple of `every` lies in (prev, step]. */
+static int crossed(int64_t prev, int64_t step, int64_t every)
+{
+	return step / every != prev / every;
+}
+
+/* After the first step on a GPU: the device, precision, memory and the
+ * convolution chosen for each shape, one notice a line. */
+static void cuda_notice(const run *r)
+{
+	char buf[4096];
+	hy_nn_cuda_report(&r->ctx, buf, sizeof buf);
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		notice(r, "cuda: %s", line);
 }
 
 static hy_status train(run *r, hy_train_result *res, hy_diag *d)
@@ -758,16 +870,30 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		}
 		if (st)
 			return st;
-		if ((st = hy_nn_work_load(&r->w, &r->m, r->buf, (int)n, d)))
-			return st;
 		hy_nn_losses l;
-		hy_nn_forward(&r->m, &r->w);
-		hy_nn_loss(&r->m, &r->w, &l);
-		if ((st = check_finite(r, &l, d)))
-			return st;
-		hy_nn_backward(&r->m, &r->w);
 		hy_nn_step_info info;
-		hy_nn_optim_step(&r->m, &r->opt, &r->step, &info);
+		const int64_t prev = r->step; /* PPO: one batch takes several steps */
+		if (r->ppo) {
+			if ((st = hy_train_ppo_update(r->ppo, &r->m, &r->w, &r->opt, &r->step,
+				     total > 0 ? total - r->step : 0, r->seed, r->buf, (int)n, &l,
+				     &info, d)))
+				return st;
+		} else {
+			if ((st = hy_nn_work_load(&r->w, &r->m, r->buf, (int)n, d)))
+				return st;
+			hy_nn_forward(&r->m, &r->w);
+			hy_nn_loss(&r->m, &r->w, &l);
+			if (r->m.be->sync && (st = r->m.be->sync(&r->ctx, d)))
+				return st;
+			if ((st = check_finite(r, &l, d)))
+				return st;
+			hy_nn_backward(&r->m, &r->w);
+			hy_nn_optim_step(&r->m, &r->opt, &r->step, &info);
+		}
+		if (r->m.be->sync && (st = r->m.be->sync(&r->ctx, d)))
+			return st;
+		if (r->have_cuda && res->samples == 0)
+			cuda_notice(r);
 		if (!isfinite(info.grad_norm))
 			return hy_diag_set(d, HY_EDATA, 0, "step %lld: the gradient norm is %s; "
 				"stopping, nothing new saved", (long long)r->step,
@@ -776,8 +902,8 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		res->samples += (int64_t)n;
 		if (r->hk && r->hk->step)
 			r->hk->step(r->hk->u, r->step, &l);
-		win_loss += l.total;
-		win_steps++;
+		win_loss += l.total * (double)(r->step - prev);
+		win_steps += r->step - prev;
 		win_samples += (int64_t)n;
 		r->save_loss_sum += l.total;
 		r->save_loss_n++;
@@ -785,14 +911,14 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		int last = r->step == total;
 		double val[7];
 		int evaluated = 0;
-		if (c->nval && (r->step % r->eval_every == 0 || last)) {
+		if (c->nval && (crossed(prev, r->step, r->eval_every) || last)) {
 			double te = now_s();
 			if ((st = evaluate(r, val, d)))
 				return st;
 			evaluated = 1;
 			win_t += now_s() - te; /* samples/s counts training time only */
 		}
-		int logged = evaluated || last || r->step % r->log_every == 0;
+		int logged = evaluated || last || crossed(prev, r->step, r->log_every);
 		hy_train_progress p = {.step = r->step, .total = total, .loss = l.total,
 			.eta_s = -1, .logged = logged, .evaluated = evaluated,
 			.val_loss = evaluated ? val[0] : 0};
@@ -821,7 +947,7 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		}
 
 		double ts = now_s();
-		if ((st = checkpoint_step(r, r->step % r->save_every == 0 || last,
+		if ((st = checkpoint_step(r, crossed(prev, r->step, r->save_every) || last,
 			     evaluated ? val : NULL, d)))
 			return st;
 		win_t += now_s() - ts;
@@ -853,12 +979,17 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 	res->best_val = cfg->nval && isfinite(r->best) ? r->best : NAN;
 	if (r->metrics && fclose(r->metrics) != 0 && (!st || st == HY_STOP))
 		st = hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'", r->out);
+	if (st && st != HY_STOP && r->out && r->metrics_new)
+		drop_empty_output(r);
 	free(r->buf);
+	hy_train_ppo_free(r->ppo);
 	hy_train_data_close(r->data);
 	if (r->have_w)
 		hy_nn_work_free(&r->w, &r->m);
 	if (r->have_m)
 		hy_nn_model_free(&r->m);
+	if (r->have_cuda)
+		hy_nn_cuda_ctx_free(&r->ctx);
 	free(r);
 	return st;
 }

@@ -25,12 +25,17 @@
 
 #include "core/status.h"
 #include "nn/model.h"
+#include "train/ppo.h"
 
 /* Fields left 0 (or NULL) take their defaults; on --resume they come from
  * the checkpoint unless set. */
 typedef struct hy_train_cfg {
 	hy_nn_arch arch;            /* blocks/channels; channels 0: not given (full) */
 	int threads;                /* 0: 1                                          */
+	int cuda;                   /* 1: train on CUDA device cuda_device (nn/cuda) */
+	int cuda_device;
+	int precision;              /* hy_nn_precision of a CUDA run (CPU: fp32)      */
+	int fast;                   /* CUDA: timed conv choice, any cuDNN algorithm  */
 	const char *const *inputs;  /* NULL/none: standard input                     */
 	size_t ninputs;
 	const char *const *val;     /* validation inputs (read whole each eval)      */
@@ -52,6 +57,9 @@ typedef struct hy_train_cfg {
 	int64_t log_every;          /* 0: 10                                         */
 	int keep;                   /* most recent checkpoints kept; 0: 3            */
 	volatile sig_atomic_t *stop; /* set (e.g. by SIGINT): save and stop          */
+	/* Non-NULL: --mode ppo (train/ppo.h). Needs init or resume; a step is
+	 * one minibatch, a batch one rollout batch of `batch` samples. */
+	const hy_train_ppo_cfg *ppo;
 } hy_train_cfg;
 
 typedef struct hy_train_progress {

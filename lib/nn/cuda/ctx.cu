@@ -1,0 +1,919 @@
+/* The CUDA backend (cuda.h): context and memory, GEMMs through cuBLAS,
+ * 3-tap convolutions as GEMMs over shifted rows (bf16: one GEMM over the
+ * three taps side by side) or through cuDNN, the op table.
+ * The small kernels are in kernels.cu.
+ *
+ * Streams and memory. Every op queues its work on the context's stream
+ * (a blocking stream, so the legacy default stream used by the copies and
+ * allocations of the table — which get no context — is ordered with it:
+ * a to_host after an op sees the op's result). Device memory comes from
+ * the device's stream-ordered pool, which ctx_init reserves to the planned
+ * size of the model and its workspace (plan.h) and keeps (release
+ * threshold ∞): the arena; the backend's scratch is one allocation carved
+ * as plan.h says. Peak use is read from the pool.
+ *
+ * Precision (backend.h). BF16: the operands of every GEMM and convolution
+ * are rounded to bf16 into scratch (k_to_bf16) and multiplied with fp32
+ * accumulation into fp32 outputs (cuBLAS) or bf16 outputs widened
+ * afterwards (cuDNN). FP32: fp32 operands, fp32 compute, no TF32.
+ *
+ * Determinism. cuBLAS is run-to-run deterministic on one GPU with a fixed
+ * workspace (no atomics mode); cuDNN algorithms are restricted to the
+ * deterministic ones; every reduction kernel has a fixed order. The
+ * convolution implementation of a shape is timed at its first use (both
+ * candidates, reported by hy_nn_cuda_report), but a choice by timing could
+ * differ between two runs, so by default the GEMM form is used and the
+ * timed winner only with --fast (cfg.fast). */
+#include "nn/cuda/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cu_fail(cu_ctx *x, hy_status st, const char *call, const char *why, const char *file,
+	int line)
+{
+	if (x && !x->err) {
+		x->err = st;
+		snprintf(x->msg, sizeof x->msg, "%s: %s (%s:%d)", call, why, file, line);
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------ memory */
+
+/* Zeroed device memory from the pool, in the legacy default stream; NULL on
+ * failure (the model reports it as out of memory). */
+static void *cu_alloc(size_t bytes)
+{
+	void *p = NULL;
+	size_t n = hy_nn_cuda_round(bytes);
+	if (cudaMallocAsync(&p, n, cudaStreamLegacy) != cudaSuccess) {
+		(void)cudaGetLastError(); /* reported as NULL */
+		return NULL;
+	}
+	if (cudaMemsetAsync(p, 0, n, cudaStreamLegacy) != cudaSuccess ||
+		cudaStreamSynchronize(cudaStreamLegacy) != cudaSuccess) {
+		(void)cudaGetLastError();
+		(void)cudaFreeAsync(p, cudaStreamLegacy);
+		return NULL;
+	}
+	return p;
+}
+
+/* The table's copies have no context to keep a failure in: it stays in
+ * the runtime's last error, which be->sync reports. */
+static void cu_free(void *p)
+{
+	if (p)
+		(void)cudaFreeAsync(p, cudaStreamLegacy);
+}
+
+static void cu_to_dev(void *dst, const void *src, size_t bytes)
+{
+	if (bytes)
+		(void)cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+}
+
+static void cu_to_host(void *dst, const void *src, size_t bytes)
+{
+	if (bytes)
+		(void)cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+}
+
+static void cu_zero(void *p, size_t bytes)
+{
+	if (bytes)
+		(void)cudaMemset(p, 0, bytes);
+}
+
+/* ------------------------------------------------------------ GEMM */
+
+/* Row-major C[M][N] = alpha·op(A)·op(B) + beta·C with fp32 C: cuBLAS is
+ * column-major, so it computes Cᵀ = op(B)ᵀ·op(A)ᵀ. A and B are bf16 when
+ * bf16, else fp32; fp32 accumulation either way. */
+static int gemm_rm(cu_ctx *x, int ta, int tb, int M, int N, int K, float alpha, const void *A,
+	int lda, const void *B, int ldb, float beta, float *C, int ldc, int bf16)
+{
+	if (x->err)
+		return 1;
+	if (M <= 0 || N <= 0 || K <= 0)
+		return 0;
+	cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_32F;
+	return CU_BLAS(x, cublasGemmEx(x->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+				  ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, t, ldb, A, t, lda,
+				  &beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/* Element e of a matrix of fp32 (bf16 = 0) or bf16 values. */
+static const void *at(const void *p, size_t e, int bf16)
+{
+	return (const char *)p + e * (bf16 ? 2 : 4);
+}
+
+/* The generic GEMM of the table is fp32 in both precisions (the model
+ * does not use it on a hot path). */
+static void cu_gemm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
+	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		gemm_rm(x, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0);
+}
+
+/* ------------------------------------------------------------ convolutions */
+
+/* Operands in the context's precision: src itself in fp32, else its bf16
+ * copy in dst (rows × cols, row stride ld, packed). */
+static const void *operand(cu_ctx *x, const float *src, int rows, int cols, int ld,
+	uint16_t *dst)
+{
+	if (x->precision != HY_NN_PREC_BF16)
+		return src;
+	size_t cap = dst == x->w16[0] || dst == x->w16[1] ? x->w_cap : x->act_cap;
+	if ((size_t)rows * cols > cap) {
+		cu_fail(x, HY_EUSAGE, "operand", "larger than the scratch planned for the context's "
+			"architecture and batch", __FILE__, __LINE__);
+		return src;
+	}
+	k_to_bf16(x, rows, cols, src, ld, dst);
+	return dst;
+}
+
+/* Ops on more rows than the context was made for would overrun its
+ * scratch (bf16 operands, the ones vector, per-row losses). */
+static int too_big(cu_ctx *x, long rows, long cap, const char *op)
+{
+	if (rows <= cap)
+		return 0;
+	return cu_fail(x, HY_EUSAGE, op, "more rows than the batch the context was made for",
+		__FILE__, __LINE__);
+}
+
+/* bf16 taps of rows × cols (k_taps_bf16) into dst, within its capacity. */
+static const void *taps(cu_ctx *x, const float *src, int rows, int cols, uint16_t *dst)
+{
+	if ((size_t)rows * 3 * cols > x->act_cap) {
+		cu_fail(x, HY_EUSAGE, "taps", "larger than the scratch planned for the context's "
+			"architecture and batch", __FILE__, __LINE__);
+		return src;
+	}
+	k_taps_bf16(x, rows, cols, src, dst);
+	return dst;
+}
+
+/* bf16: each direction is ONE GEMM over the taps side by side (K or N =
+ * 3·C, C written once): the rounding pass that bf16 needs anyway writes
+ * the taps (k_taps_bf16), and the data gradient's weights are rearranged
+ * as it rounds them (k_wflip_bf16). Same sums as conv_gemm below, in one
+ * call: y(r+1) = X3(r)·Wᵀ, dx(r+1) = D3(r)·Wd, dW += dy(r+1)ᵀ·X3(r). */
+static void conv_gemm_bf16(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
+	const float *w, const float *dy, float *out)
+{
+	const int R = B * HY_NN_TP, rows = R - 2;
+	if (dir == HY_NN_CONV_FWD) {
+		const void *X3 = taps(x, in, rows, cin, x->act16[0]);
+		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
+		gemm_rm(x, 0, 1, rows, cout, 3 * cin, 1.0f, X3, 3 * cin, W, 3 * cin, 0.0f, out + cout,
+			cout, 1);
+		k_zero_pads(x, B, cout, out);
+	} else if (dir == HY_NN_CONV_BWD_DATA) {
+		const void *D3 = taps(x, dy, rows, cout, x->act16[1]);
+		if ((size_t)3 * cout * cin > x->w_cap)
+			cu_fail(x, HY_EUSAGE, "wflip", "weights larger than planned", __FILE__, __LINE__);
+		else
+			k_wflip_bf16(x, cout, cin, w, x->w16[0]);
+		gemm_rm(x, 0, 0, rows, cin, 3 * cout, 1.0f, D3, 3 * cout, x->w16[0], cin, 0.0f,
+			out + cin, cin, 1);
+		k_zero_pads(x, B, cin, out);
+	} else {
+		const void *D = operand(x, dy, R, cout, cout, x->act16[1]);
+		const void *X3 = taps(x, in, rows, cin, x->act16[0]);
+		gemm_rm(x, 1, 0, cout, 3 * cin, rows, 1.0f, at(D, cout, 1), cout, X3, 3 * cin, 1.0f,
+			out, 3 * cin, 1);
+	}
+}
+
+/* The GEMM form (backend.h): over the rows r of all B·36 − 2 at once,
+ * y(r+1) = Σ_k x(r+k)·W_kᵀ; dx(r+1) = Σ_j dy(r+j)·W_{2−j}; dW_k += Σ_r
+ * dy(r+1)ᵀ·x(r+k). Rows that straddle two samples land on pad rows (zeroed
+ * after) or meet zero pads. out: y, dx, or dw. fp32: three GEMMs per
+ * direction, accumulating (β = 1) in the fp32 output; bf16: one. */
+static void conv_gemm(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
+	const float *w, const float *dy, float *out)
+{
+	const int bf = x->precision == HY_NN_PREC_BF16, R = B * HY_NN_TP, rows = R - 2;
+	if (bf) {
+		conv_gemm_bf16(x, dir, B, cin, cout, in, w, dy, out);
+		return;
+	}
+	if (dir == HY_NN_CONV_FWD) {
+		const void *X = operand(x, in, R, cin, cin, x->act16[0]);
+		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
+		for (int k = 0; k < 3; k++)
+			gemm_rm(x, 0, 1, rows, cout, cin, 1.0f, at(X, (size_t)k * cin, bf), cin,
+				at(W, (size_t)k * cin, bf), 3 * cin, k ? 1.0f : 0.0f, out + cout, cout, bf);
+		k_zero_pads(x, B, cout, out);
+	} else if (dir == HY_NN_CONV_BWD_DATA) {
+		const void *D = operand(x, dy, R, cout, cout, x->act16[1]);
+		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
+		for (int j = 0; j < 3; j++)
+			gemm_rm(x, 0, 0, rows, cin, cout, 1.0f, at(D, (size_t)j * cout, bf), cout,
+				at(W, (size_t)(2 - j) * cin, bf), 3 * cin, j ? 1.0f : 0.0f, out + cin, cin,
+				bf);
+		k_zero_pads(x, B, cin, out);
+	} else {
+		const void *D = operand(x, dy, R, cout, cout, x->act16[1]);
+		const void *X = operand(x, in, R, cin, cin, x->act16[0]);
+		for (int k = 0; k < 3; k++)
+			gemm_rm(x, 1, 0, cout, cin, rows, 1.0f, at(D, cout, bf), cout,
+				at(X, (size_t)k * cin, bf), cin, 1.0f, out + (size_t)k * cin, 3 * cin, bf);
+	}
+}
+
+/* cuDNN's view of the layout: NHWC with N = B, H = 1, W = 36 (pads
+ * included), pad 1 along W, so that output w = Σ_k x(w − 1 + k)·W_k — rows
+ * 1..34 are the convolution, rows 0 and 35 are zeroed after; the filter
+ * [Cout][1][3][Cin] in NHWC is our [Cout][3][Cin]. */
+static int conv_desc(cu_ctx *x, int B, int cin, int cout)
+{
+	const int bf = x->precision == HY_NN_PREC_BF16;
+	cudnnDataType_t dt = bf ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+	return CU_DNN(x, cudnnSetTensor4dDescriptor(x->xd, CUDNN_TENSOR_NHWC, dt, B, cin, 1,
+			      HY_NN_TP)) ||
+		CU_DNN(x, cudnnSetTensor4dDescriptor(x->yd, CUDNN_TENSOR_NHWC, dt, B, cout, 1,
+			      HY_NN_TP)) ||
+		CU_DNN(x, cudnnSetFilter4dDescriptor(x->wd, dt, CUDNN_TENSOR_NHWC, cout, cin, 1, 3)) ||
+		CU_DNN(x, cudnnSetConvolution2dDescriptor(x->cd, 0, 1, 1, 1, 1, 1,
+			      CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)) ||
+		CU_DNN(x, cudnnSetConvolutionMathType(x->cd,
+			      bf ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+}
+
+/* The cuDNN form with algorithm algo. bf16: operands rounded into scratch,
+ * the output in bf16 scratch then widened (y, dx) or added (dw). */
+static void conv_cudnn(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
+	const float *w, const float *dy, float *out, int algo, size_t ws)
+{
+	const int bf = x->precision == HY_NN_PREC_BF16, R = B * HY_NN_TP;
+	const float one = 1.0f, zero = 0.0f;
+	if (conv_desc(x, B, cin, cout))
+		return;
+	if (dir == HY_NN_CONV_FWD) {
+		const void *X = operand(x, in, R, cin, cin, x->act16[0]);
+		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
+		void *Y = bf ? (void *)x->out16 : (void *)out;
+		if (x->err)
+			return;
+		if (CU_DNN(x, cudnnConvolutionForward(x->dnn, &one, x->xd, X, x->wd, W, x->cd,
+				      (cudnnConvolutionFwdAlgo_t)algo, x->ws, ws, &zero, x->yd, Y)))
+			return;
+		if (bf)
+			k_bf16_to_f32(x, (size_t)R * cout, x->out16, out);
+		k_zero_pads(x, B, cout, out);
+	} else if (dir == HY_NN_CONV_BWD_DATA) {
+		const void *D = operand(x, dy, R, cout, cout, x->act16[1]);
+		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
+		void *DX = bf ? (void *)x->out16 : (void *)out;
+		if (x->err)
+			return;
+		if (CU_DNN(x, cudnnConvolutionBackwardData(x->dnn, &one, x->wd, W, x->yd, D, x->cd,
+				      (cudnnConvolutionBwdDataAlgo_t)algo, x->ws, ws, &zero, x->xd, DX)))
+			return;
+		if (bf)
+			k_bf16_to_f32(x, (size_t)R * cin, x->out16, out);
+		k_zero_pads(x, B, cin, out);
+	} else {
+		const void *D = operand(x, dy, R, cout, cout, x->act16[1]);
+		const void *X = operand(x, in, R, cin, cin, x->act16[0]);
+		void *DW = bf ? (void *)x->w16[1] : (void *)out;
+		if (x->err)
+			return;
+		if (CU_DNN(x, cudnnConvolutionBackwardFilter(x->dnn, &one, x->xd, X, x->yd, D, x->cd,
+				      (cudnnConvolutionBwdFilterAlgo_t)algo, x->ws, ws,
+				      bf ? &zero : &one, x->wd, DW)))
+			return;
+		if (bf)
+			k_add_bf16(x, (size_t)cout * 3 * cin, x->w16[1], out);
+	}
+}
+
+/* cuDNN's fastest usable algorithm for a shape, measured by cuDNN on our
+ * buffers (out is overwritten: the caller passes the real output for y
+ * and dx, scratch for dw): deterministic ones only unless fast, workspace
+ * within ours. −1 when there is none (the failure is not an error: the
+ * GEMM form is then used). */
+static int find_algo(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
+	const float *w, const float *dy, float *out, size_t *ws, float *ms)
+{
+	const int bf = x->precision == HY_NN_PREC_BF16, R = B * HY_NN_TP;
+	enum { MAXP = 8 };
+	int n = 0, algo = -1;
+	if (conv_desc(x, B, cin, cout))
+		return -1;
+	const void *X = dir != HY_NN_CONV_BWD_DATA ? operand(x, in, R, cin, cin, x->act16[0]) : NULL;
+	const void *W = dir != HY_NN_CONV_BWD_FILTER ? operand(x, w, cout, 3 * cin, 3 * cin,
+							     x->w16[0]) : NULL;
+	const void *D = dir != HY_NN_CONV_FWD ? operand(x, dy, R, cout, cout, x->act16[1]) : NULL;
+	if (x->err)
+		return -1;
+	cudnnStatus_t st;
+#define PICK(perf)                                                                          \
+	for (int i = 0; i < n && algo < 0; i++)                                                 \
+		if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= x->ws_bytes &&  \
+			(x->fast || perf[i].determinism == CUDNN_DETERMINISTIC)) {                  \
+			algo = (int)perf[i].algo;                                               \
+			*ws = perf[i].memory;                                                   \
+			*ms = perf[i].time;                                                     \
+		}
+	if (dir == HY_NN_CONV_FWD) {
+		cudnnConvolutionFwdAlgoPerf_t perf[MAXP];
+		st = cudnnFindConvolutionForwardAlgorithmEx(x->dnn, x->xd, X, x->wd, W, x->cd, x->yd,
+			bf ? (void *)x->out16 : (void *)out, MAXP, &n, perf, x->ws, x->ws_bytes);
+		if (st == CUDNN_STATUS_SUCCESS)
+			PICK(perf);
+	} else if (dir == HY_NN_CONV_BWD_DATA) {
+		cudnnConvolutionBwdDataAlgoPerf_t perf[MAXP];
+		st = cudnnFindConvolutionBackwardDataAlgorithmEx(x->dnn, x->wd, W, x->yd, D, x->cd,
+			x->xd, bf ? (void *)x->out16 : (void *)out, MAXP, &n, perf, x->ws, x->ws_bytes);
+		if (st == CUDNN_STATUS_SUCCESS)
+			PICK(perf);
+	} else {
+		cudnnConvolutionBwdFilterAlgoPerf_t perf[MAXP];
+		st = cudnnFindConvolutionBackwardFilterAlgorithmEx(x->dnn, x->xd, X, x->yd, D, x->cd,
+			x->wd, bf ? (void *)x->w16[1] : (void *)out, MAXP, &n, perf, x->ws, x->ws_bytes);
+		if (st == CUDNN_STATUS_SUCCESS)
+			PICK(perf);
+	}
+#undef PICK
+	/* NOT_SUPPORTED and the like only mean "no cuDNN candidate here"; the
+	 * runtime's error state is cleared so that sync does not report it */
+	if (st != CUDNN_STATUS_SUCCESS)
+		(void)cudaGetLastError();
+	return algo;
+}
+
+/* Milliseconds of one GEMM-form call: the best of three after a warm-up. */
+static float time_gemm(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
+	const float *w, const float *dy, float *out)
+{
+	float best = -1.0f;
+	conv_gemm(x, dir, B, cin, cout, in, w, dy, out);
+	for (int r = 0; r < 3; r++) {
+		float ms;
+		if (CU_RT(x, cudaEventRecord(x->ev0, x->s)))
+			return -1.0f;
+		conv_gemm(x, dir, B, cin, cout, in, w, dy, out);
+		if (CU_RT(x, cudaEventRecord(x->ev1, x->s)) || CU_RT(x, cudaEventSynchronize(x->ev1)) ||
+			CU_RT(x, cudaEventElapsedTime(&ms, x->ev0, x->ev1)))
+			return -1.0f;
+		if (best < 0 || ms < best)
+			best = ms;
+	}
+	return best;
+}
+
+/* The implementation of a shape: cached, else measured now (its first
+ * use). out: the real output for y and dx; dw is timed into scratch. */
+static hy_nn_conv_choice choose(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
+	const float *w, const float *dy, float *out)
+{
+	hy_nn_conv_choice e = {hy_nn_conv_key(dir, x->precision, B, cin, cout), HY_NN_CONV_GEMM, -1,
+		0, -1.0f, -1.0f};
+	const hy_nn_conv_choice *f = hy_nn_conv_cache_find(&x->cache, e.key);
+	if (f)
+		return *f;
+	if (x->conv != HY_NN_CONV_GEMM) {
+		float *target = dir == HY_NN_CONV_BWD_FILTER ? x->wtmp : out;
+		e.ms_gemm = time_gemm(x, dir, B, cin, cout, in, w, dy, target);
+		e.algo = find_algo(x, dir, B, cin, cout, in, w, dy, target, &e.ws, &e.ms_cudnn);
+		if (e.algo >= 0 && (x->conv == HY_NN_CONV_CUDNN ||
+				   (x->fast && e.ms_gemm >= 0 && e.ms_cudnn < e.ms_gemm)))
+			e.impl = HY_NN_CONV_CUDNN;
+	}
+	(void)hy_nn_conv_cache_put(&x->cache, &e); /* full: chosen again next time */
+	return e;
+}
+
+static void conv_run(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
+	const float *w, const float *dy, float *out)
+{
+	hy_nn_conv_choice e = choose(x, dir, B, cin, cout, in, w, dy, out);
+	if (x->err)
+		return;
+	if (e.impl == HY_NN_CONV_CUDNN)
+		conv_cudnn(x, dir, B, cin, cout, in, w, dy, out, e.algo, e.ws);
+	else
+		conv_gemm(x, dir, B, cin, cout, in, w, dy, out);
+}
+
+static void cu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const float *in,
+	const float *w, float *y)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err && B > 0 && !too_big(x, B, x->max_batch, "conv3_fwd"))
+		conv_run(x, HY_NN_CONV_FWD, B, cin, cout, in, w, NULL, y);
+}
+
+/* bf16: dy is rounded once per direction (two passes over dy; a shared
+ * copy would need the two directions to agree on an implementation). */
+static void cu_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const float *in,
+	const float *w, const float *dy, float *dx, float *dw)
+{
+	cu_ctx *x = cu_of(c);
+	if (x->err || B < 1 || too_big(x, B, x->max_batch, "conv3_bwd"))
+		return;
+	if (dx)
+		conv_run(x, HY_NN_CONV_BWD_DATA, B, cin, cout, in, w, dy, dx);
+	conv_run(x, HY_NN_CONV_BWD_FILTER, B, cin, cout, in, w, dy, dw);
+}
+
+/* ------------------------------------------------------------ linear */
+
+static void cu_linear_fwd(const hy_nn_ctx *c, int rows, int in, int out, const float *xin,
+	int ldx, const float *w, const float *b, float *y, int ldy, int pad_B)
+{
+	cu_ctx *x = cu_of(c);
+	if (x->err || rows < 1)
+		return;
+	const int bf = x->precision == HY_NN_PREC_BF16;
+	const void *X = operand(x, xin, rows, in, ldx, x->act16[0]);
+	const void *W = operand(x, w, out, in, in, x->w16[0]);
+	gemm_rm(x, 0, 1, rows, out, in, 1.0f, X, bf ? in : ldx, W, in, 0.0f, y, ldy, bf);
+	k_add_bias(x, rows, out, b, y, ldy);
+	if (pad_B)
+		k_zero_pads(x, pad_B, ldy, y);
+}
+
+/* dW += dyᵀx and dx = dy·W by GEMMs; db += dyᵀ·1 by a GEMV against the
+ * ones vector (cuBLAS, fixed order: no atomics). */
+static void cu_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const float *xin,
+	int ldx, const float *w, const float *dy, int ldy, float *dx, int dx_acc, float *dw,
+	float *db)
+{
+	cu_ctx *x = cu_of(c);
+	if (x->err || rows < 1 || too_big(x, rows, (long)x->max_batch * HY_NN_TP, "linear_bwd"))
+		return;
+	const int bf = x->precision == HY_NN_PREC_BF16;
+	const void *D = operand(x, dy, rows, out, ldy, x->act16[1]);
+	const void *X = operand(x, xin, rows, in, ldx, x->act16[0]);
+	const int ldd = bf ? out : ldy, ldxx = bf ? in : ldx;
+	gemm_rm(x, 1, 0, out, in, rows, 1.0f, D, ldd, X, ldxx, 1.0f, dw, in, bf);
+	if (dx) {
+		const void *W = operand(x, w, out, in, in, x->w16[0]);
+		gemm_rm(x, 0, 0, rows, in, out, 1.0f, D, ldd, W, in, dx_acc ? 1.0f : 0.0f, dx, ldx, bf);
+	}
+	if (db) {
+		const float one = 1.0f;
+		CU_BLAS(x, cublasSgemv(x->blas, CUBLAS_OP_N, out, rows, &one, dy, ldy, x->ones, 1, &one,
+				   db, 1));
+	}
+}
+
+/* ------------------------------------------------------------ the rest */
+
+static void cu_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const float *in,
+	const float *gamma, const float *beta, float *z, float *a, float *mean, float *rstd)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_gn_mish_fwd(x, B, C, in, gamma, beta, z, a, mean, rstd);
+}
+
+static void cu_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const float *in, const float *z,
+	const float *gamma, const float *mean, const float *rstd, const float *da, float *dx,
+	int dx_acc, float *dgamma, float *dbeta, float *scratch)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_gn_mish_bwd(x, B, C, in, z, gamma, mean, rstd, da, dx, dx_acc, dgamma, dbeta,
+			scratch);
+}
+
+static void cu_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_mish_fwd(x, n, z, a);
+}
+
+static void cu_mish_bwd(const hy_nn_ctx *c, size_t n, const float *z, const float *da,
+	float *dz)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_mish_bwd(x, n, z, da, dz);
+}
+
+static void cu_relu_fwd(const hy_nn_ctx *c, size_t n, float *h)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_relu_fwd(x, n, h);
+}
+
+static void cu_relu_bwd(const hy_nn_ctx *c, size_t n, const float *h, float *dh)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_relu_bwd(x, n, h, dh);
+}
+
+static void cu_pool_fwd(const hy_nn_ctx *c, int B, int C, const float *in, float *avg,
+	float *max, uint8_t *arg, int ldp)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_pool_fwd(x, B, C, in, avg, max, arg, ldp);
+}
+
+static void cu_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg,
+	const float *dmax, const uint8_t *arg, int ldp, float *dx)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_pool_bwd(x, B, C, davg, dmax, arg, ldp, dx);
+}
+
+static void cu_se_fwd(const hy_nn_ctx *c, int B, int C, const float *in, const float *y,
+	const float *e2, float *s, float *out)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_se_fwd(x, B, C, in, y, e2, s, out);
+}
+
+static void cu_se_bwd(const hy_nn_ctx *c, int B, int C, const float *y, const float *s,
+	const float *dout, float *dy, float *de2)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_se_bwd(x, B, C, y, s, dout, dy, de2);
+}
+
+static double cu_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits,
+	const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, int *correct)
+{
+	cu_ctx *x = cu_of(c);
+	return x->err || too_big(x, B, x->max_batch, "softmax_ce")
+		? NAN
+		: k_softmax_ce(x, B, n, logits, mask, label, scale, dlogits, correct);
+}
+
+static double cu_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
+	const float *w, float scale, float *dlogits)
+{
+	cu_ctx *x = cu_of(c);
+	return x->err ? NAN : k_bce(x, n, logits, target, w, scale, dlogits);
+}
+
+static double cu_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
+	float scale, float *dpred)
+{
+	cu_ctx *x = cu_of(c);
+	return x->err ? NAN : k_mse(x, n, pred, target, scale, dpred);
+}
+
+static double cu_sumsq(const hy_nn_ctx *c, size_t n, const float *g)
+{
+	cu_ctx *x = cu_of(c);
+	return x->err ? NAN : k_sumsq(x, n, g);
+}
+
+static void cu_scale(const hy_nn_ctx *c, size_t n, float *g, float s)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_scale(x, n, g, s);
+}
+
+static void cu_adamw(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m,
+	float *v, float lr, float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_adamw(x, n, p, g, m, v, lr, b1, b2, eps, wd, bc1, sqrt_bc2);
+}
+
+/* The tensor table goes to the device when it is new (by address and
+ * count: a model's table does not change after init). */
+static void cu_adamw_tensors(const hy_nn_ctx *c, const hy_nn_tensor *t, int count, float *p,
+	const float *g, float *m, float *v, float lr, float b1, float b2, float eps, float wd,
+	float bc1, float sqrt_bc2)
+{
+	cu_ctx *x = cu_of(c);
+	if (x->err || count < 1)
+		return;
+	if (x->spans_of != (const void *)t || x->nspans != count) {
+		cu_span *h = (cu_span *)calloc((size_t)count, sizeof *h);
+		if (!h) {
+			cu_fail(x, HY_ENOMEM, "adamw_tensors", "out of host memory", __FILE__, __LINE__);
+			return;
+		}
+		for (int i = 0; i < count; i++)
+			h[i] = cu_span{t[i].offset, t[i].size, t[i].decay, 0};
+		if (x->spans)
+			CU_RT(x, cudaFree(x->spans));
+		x->spans = NULL;
+		x->spans_of = NULL;
+		if (!CU_RT(x, cudaMalloc(&x->spans, (size_t)count * sizeof *h)) &&
+			!CU_RT(x, cudaMemcpy(x->spans, h, (size_t)count * sizeof *h,
+				   cudaMemcpyHostToDevice))) {
+			x->spans_of = t;
+			x->nspans = count;
+		}
+		free(h);
+		if (x->err)
+			return;
+	}
+	size_t end = t[count - 1].offset + t[count - 1].size;
+	k_adamw_spans(x, (const cu_span *)x->spans, count, end, p, g, m, v, lr, b1, b2, eps, wd,
+		bc1, sqrt_bc2);
+}
+
+static void cu_expand_obs(const hy_nn_ctx *c, int B, const uint16_t *obs, float *xin)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		k_expand_obs(x, B, obs, xin);
+}
+
+static hy_status cu_sync(const hy_nn_ctx *c, hy_diag *d)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x->err)
+		CU_RT(x, cudaStreamSynchronize(x->s));
+	if (!x->err) { /* a failed copy or allocation of the table (no context) */
+		cudaError_t e = cudaGetLastError();
+		if (e != cudaSuccess)
+			cu_fail(x, HY_EIO, "a copy or allocation", cudaGetErrorString(e), __FILE__,
+				__LINE__);
+	}
+	if (x->err)
+		return hy_diag_set(d, x->err, 0, "CUDA: %s", x->msg);
+	return HY_OK;
+}
+
+static const hy_nn_backend cuda_backend = {
+	.name = "cuda",
+	.alloc = cu_alloc,
+	.free = cu_free,
+	.to_dev = cu_to_dev,
+	.to_host = cu_to_host,
+	.zero = cu_zero,
+	.gemm = cu_gemm,
+	.conv3_fwd = cu_conv3_fwd,
+	.conv3_bwd = cu_conv3_bwd,
+	.linear_fwd = cu_linear_fwd,
+	.linear_bwd = cu_linear_bwd,
+	.gn_mish_fwd = cu_gn_mish_fwd,
+	.gn_mish_bwd = cu_gn_mish_bwd,
+	.mish_fwd = cu_mish_fwd,
+	.mish_bwd = cu_mish_bwd,
+	.relu_fwd = cu_relu_fwd,
+	.relu_bwd = cu_relu_bwd,
+	.pool_fwd = cu_pool_fwd,
+	.pool_bwd = cu_pool_bwd,
+	.se_fwd = cu_se_fwd,
+	.se_bwd = cu_se_bwd,
+	.softmax_ce = cu_softmax_ce,
+	.bce = cu_bce,
+	.mse = cu_mse,
+	.sumsq = cu_sumsq,
+	.scale = cu_scale,
+	.adamw = cu_adamw,
+	.adamw_tensors = cu_adamw_tensors,
+	.expand_obs = cu_expand_obs,
+	.sync = cu_sync,
+};
+
+const hy_nn_backend *hy_nn_backend_cuda(void)
+{
+	return &cuda_backend;
+}
+
+int hy_nn_cuda_built(void)
+{
+	return 1;
+}
+
+/* ------------------------------------------------------------ context */
+
+hy_status hy_nn_cuda_probe(int device, hy_nn_cuda_info *info, hy_diag *d)
+{
+	hy_nn_cuda_info tmp;
+	if (!info)
+		info = &tmp;
+	memset(info, 0, sizeof *info);
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	if (e != cudaSuccess) {
+		(void)cudaGetLastError();
+		int rt = 0;
+		(void)cudaRuntimeGetVersion(&rt);
+		if (e == cudaErrorInsufficientDriver)
+			return hy_diag_set(d, HY_EUNSUP, 0, "no NVIDIA driver, or one "
+				"older than this build's CUDA %d.%d", rt / 1000, rt % 1000 / 10);
+		if (e == cudaErrorNoDevice)
+			return hy_diag_set(d, HY_EUNSUP, 0, "no CUDA device found");
+		return hy_diag_set(d, HY_EUNSUP, 0, "CUDA runtime: %s", cudaGetErrorString(e));
+	}
+	info->count = n;
+	if (device < 0 || device >= n)
+		return hy_diag_set(d, HY_EUNSUP, 0, "no CUDA device %d (%d present)", device, n);
+	cudaDeviceProp p;
+	if ((e = cudaGetDeviceProperties(&p, device)) != cudaSuccess ||
+		(e = cudaSetDevice(device)) != cudaSuccess ||
+		(e = cudaMemGetInfo(&info->mem_free, &info->mem_total)) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return hy_diag_set(d, HY_EUNSUP, 0, "CUDA device %d is not usable: %s", device,
+			cudaGetErrorString(e));
+	}
+	snprintf(info->name, sizeof info->name, "%.127s", p.name);
+	info->major = p.major;
+	info->minor = p.minor;
+	if (p.major < 8)
+		return hy_diag_set(d, HY_EUNSUP, 0, "CUDA device %d (%s) has compute capability "
+			"%d.%d; this build needs 8.0 or newer", device, p.name, p.major, p.minor);
+	int pools = 0;
+	if (cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess)
+		(void)cudaGetLastError();
+	if (!pools) /* the arena is the device's stream-ordered pool */
+		return hy_diag_set(d, HY_EUNSUP, 0, "CUDA device %d (%s) has no stream-ordered "
+			"memory pool (cudaMallocAsync), which this backend allocates from", device,
+			p.name);
+	return HY_OK;
+}
+
+static void ctx_release(cu_ctx *x)
+{
+	/* teardown: failures are of no use to anyone any more */
+	if (x->s)
+		(void)cudaStreamSynchronize(x->s);
+	if (x->cd)
+		(void)cudnnDestroyConvolutionDescriptor(x->cd);
+	if (x->wd)
+		(void)cudnnDestroyFilterDescriptor(x->wd);
+	if (x->yd)
+		(void)cudnnDestroyTensorDescriptor(x->yd);
+	if (x->xd)
+		(void)cudnnDestroyTensorDescriptor(x->xd);
+	if (x->dnn)
+		(void)cudnnDestroy(x->dnn);
+	if (x->blas)
+		(void)cublasDestroy(x->blas);
+	if (x->ev0)
+		(void)cudaEventDestroy(x->ev0);
+	if (x->ev1)
+		(void)cudaEventDestroy(x->ev1);
+	if (x->scratch)
+		(void)cudaFree(x->scratch);
+	if (x->spans)
+		(void)cudaFree(x->spans);
+	if (x->s)
+		(void)cudaStreamDestroy(x->s);
+	(void)cudaGetLastError();
+	free(x);
+}
+
+/* Carves the scratch as plan.h lays it out. */
+static void carve(cu_ctx *x, const hy_nn_cuda_scratch *s)
+{
+	char *p = (char *)x->scratch;
+	x->act16[0] = (uint16_t *)p, p += s->act16[0];
+	x->act16[1] = (uint16_t *)p, p += s->act16[1];
+	x->out16 = (uint16_t *)p, p += s->out16;
+	x->w16[0] = (uint16_t *)p, p += s->w16[0];
+	x->w16[1] = (uint16_t *)p, p += s->w16[1];
+	x->wtmp = (float *)p, p += s->wtmp;
+	x->ones = (float *)p, p += s->ones;
+	x->part = (double *)p;
+	x->rowloss = x->part + HY_NN_CUDA_PARTIALS + 16;
+	x->rowok = (int *)(x->rowloss + x->max_batch);
+	p += s->partials;
+	x->ws = p;
+	x->ws_bytes = s->workspace;
+	x->act_cap = s->act16[0] / 2;
+	x->w_cap = s->w16[0] / 2;
+}
+
+static double gib(size_t b)
+{
+	return (double)b / (1024.0 * 1024.0 * 1024.0);
+}
+
+hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *d)
+{
+	memset(c, 0, sizeof *c);
+	hy_nn_cuda_info info;
+	hy_status st = hy_nn_cuda_probe(cfg->device, &info, d);
+	if (st)
+		return st;
+	if (cfg->max_batch < 1 || cfg->max_batch > 1 << 20)
+		return hy_diag_set(d, HY_EUSAGE, 0, "bad batch size %d", cfg->max_batch);
+	char gpu[200];
+	snprintf(gpu, sizeof gpu, "GPU %d (%s)", cfg->device, info.name);
+	if ((st = hy_nn_plan_check(cfg->arch, cfg->max_batch, cfg->precision, info.mem_free, gpu,
+		     d)))
+		return st;
+	hy_nn_mem_plan plan;
+	hy_nn_plan_mem(cfg->arch, cfg->max_batch, cfg->precision, &plan);
+	cu_ctx *x = (cu_ctx *)calloc(1, sizeof *x);
+	if (!x)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	x->device = cfg->device;
+	x->precision = cfg->precision == HY_NN_PREC_BF16 ? HY_NN_PREC_BF16 : HY_NN_PREC_FP32;
+	x->fast = cfg->fast != 0;
+	x->conv = cfg->conv;
+	x->arch = cfg->arch;
+	x->max_batch = cfg->max_batch;
+	x->plan = plan;
+	hy_nn_cuda_scratch s;
+	hy_nn_plan_scratch(cfg->arch, cfg->max_batch, x->precision, &s);
+	cudaMemPool_t pool;
+	uint64_t keep = UINT64_MAX, zero = 0;
+	void *reserve = NULL;
+	(void)(CU_RT(x, cudaSetDevice(x->device)) ||
+		CU_RT(x, cudaStreamCreate(&x->s)) ||
+		CU_RT(x, cudaEventCreate(&x->ev0)) || CU_RT(x, cudaEventCreate(&x->ev1)) ||
+		CU_BLAS(x, cublasCreate(&x->blas)) || CU_BLAS(x, cublasSetStream(x->blas, x->s)) ||
+		CU_BLAS(x, cublasSetMathMode(x->blas, CUBLAS_DEFAULT_MATH)) ||
+		CU_DNN(x, cudnnCreate(&x->dnn)) || CU_DNN(x, cudnnSetStream(x->dnn, x->s)) ||
+		CU_DNN(x, cudnnCreateTensorDescriptor(&x->xd)) ||
+		CU_DNN(x, cudnnCreateTensorDescriptor(&x->yd)) ||
+		CU_DNN(x, cudnnCreateFilterDescriptor(&x->wd)) ||
+		CU_DNN(x, cudnnCreateConvolutionDescriptor(&x->cd)) ||
+		/* the arena: the pool keeps what it once held, so holding the
+		 * planned bytes once reserves them */
+		CU_RT(x, cudaDeviceGetDefaultMemPool(&pool, x->device)) ||
+		CU_RT(x, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep)) ||
+		CU_RT(x, cudaMallocAsync(&reserve, plan.params + plan.work, x->s)) ||
+		CU_RT(x, cudaFreeAsync(reserve, x->s)) ||
+		CU_RT(x, cudaStreamSynchronize(x->s)) ||
+		CU_RT(x, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero)) ||
+		CU_RT(x, cudaMalloc(&x->scratch, s.total)));
+	if (!x->err) {
+		carve(x, &s);
+		(void)(CU_BLAS(x, cublasSetWorkspace(x->blas, x->ws, x->ws_bytes)));
+		k_fill(x, (size_t)cfg->max_batch * HY_NN_TP, 1.0f, x->ones);
+		(void)(CU_RT(x, cudaStreamSynchronize(x->s)));
+	}
+	if (x->err) {
+		st = hy_diag_set(d, x->err, 0, "CUDA: %s", x->msg);
+		ctx_release(x);
+		return st;
+	}
+	c->threads = 1;
+	c->device = x->device;
+	c->precision = x->precision;
+	c->fast = x->fast;
+	c->priv = x;
+	return HY_OK;
+}
+
+void hy_nn_cuda_ctx_free(hy_nn_ctx *c)
+{
+	if (c->priv)
+		ctx_release(cu_of(c));
+	c->priv = NULL;
+}
+
+size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c)
+{
+	cu_ctx *x = cu_of(c);
+	cudaMemPool_t pool;
+	uint64_t high = 0;
+	if (!x || cudaDeviceGetDefaultMemPool(&pool, x->device) != cudaSuccess ||
+		cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return 0;
+	}
+	return (size_t)high + x->plan.scratch;
+}
+
+size_t hy_nn_cuda_report(const hy_nn_ctx *c, char *buf, size_t n)
+{
+	cu_ctx *x = cu_of(c);
+	if (!x) {
+		if (n)
+			buf[0] = '\0';
+		return 0;
+	}
+	cudaDeviceProp p;
+	if (cudaGetDeviceProperties(&p, x->device) != cudaSuccess) {
+		(void)cudaGetLastError();
+		snprintf(p.name, sizeof p.name, "?");
+	}
+	int w = snprintf(buf, n,
+		"device %d: %s\nprecision %s, %s\nmemory planned %.3f GiB (parameters and moments "
+		"%.3f, activations of batch %d %.3f, scratch %.3f), peak %.3f GiB\n",
+		x->device, p.name, x->precision == HY_NN_PREC_BF16 ? "bf16" : "fp32",
+		x->fast ? "fast (convolution chosen by time, any cuDNN algorithm)"
+			: "deterministic (GEMM convolutions, deterministic cuDNN algorithms)",
+		gib(x->plan.total), gib(x->plan.params), x->max_batch, gib(x->plan.work),
+		gib(x->plan.scratch), gib(hy_nn_cuda_peak_bytes(c)));
+	size_t len = w > 0 ? (size_t)w : 0;
+	if (len < n)
+		len += hy_nn_conv_cache_format(&x->cache, buf + len, n - len);
+	return len;
+}

@@ -1,0 +1,69 @@
+/* The CUDA backend of the op table (backend.h): cuBLAS GEMMs (bf16 operands
+ * with fp32 accumulation, or fp32), 3-tap convolutions as GEMMs over
+ * shifted rows or through cuDNN (chosen per shape, see plan.h), kernels for
+ * the rest (kernels.cu). Compiled when the build finds nvcc, cuDNN and
+ * cuBLAS (HY_HAVE_CUDA); otherwise the functions below exist and say that
+ * this build has no CUDA backend (none.c), so callers need no #ifdef.
+ *
+ * Use: hy_nn_cuda_probe (is there a usable GPU), hy_nn_cuda_ctx_init (the
+ * device, precision, determinism; memory reserved for the model and its
+ * batch, or HY_EUSAGE naming the largest batch that fits), then
+ * hy_nn_model_init(…, hy_nn_backend_cuda(), &ctx, …) as on the CPU. Ops
+ * queue work on the context's stream and return at once; be->sync waits
+ * and reports the first failure (call, file and line). Weights move to and
+ * from the host through be->to_dev / be->to_host, so checkpoints are the
+ * same files on both backends. */
+#ifndef HY_NN_CUDA_H
+#define HY_NN_CUDA_H
+
+#include <stddef.h>
+
+#include "core/status.h"
+#include "nn/backend.h"
+#include "nn/model.h"
+
+typedef struct hy_nn_cuda_cfg {
+	int device;        /* CUDA ordinal                                        */
+	int precision;     /* hy_nn_precision: BF16 is the GPU default           */
+	int fast;          /* allow non-deterministic cuDNN algorithms and the timed
+			    * convolution choice (default 0: bit-identical runs) */
+	int conv;          /* hy_nn_conv_impl (plan.h): AUTO, or force GEMM/CUDNN */
+	hy_nn_arch arch;   /* the model the memory is reserved for               */
+	int max_batch;     /* the largest batch the workspace is made for        */
+} hy_nn_cuda_cfg;
+
+typedef struct hy_nn_cuda_info {
+	char name[128];
+	int major, minor;          /* compute capability */
+	size_t mem_free, mem_total;
+	int count;                 /* devices present    */
+} hy_nn_cuda_info;
+
+/* 1 when this build has the CUDA backend. */
+int hy_nn_cuda_built(void);
+/* HY_OK when device is a usable GPU (info filled; info may be NULL);
+ * HY_EUNSUP with the reason otherwise (no backend in this build, no
+ * driver, no such device, compute capability below 8.0). */
+hy_status hy_nn_cuda_probe(int device, hy_nn_cuda_info *info, hy_diag *d);
+/* The op table; NULL when not built. */
+const hy_nn_backend *hy_nn_backend_cuda(void);
+/* Creates the stream, cuBLAS and cuDNN handles and the scratch, and
+ * reserves the device memory the model and a batch of cfg->max_batch need
+ * (plan.h). HY_EUSAGE when that batch does not fit ("... the largest batch
+ * that fits is N"), HY_EUNSUP without a usable GPU, HY_ENOMEM / HY_EIO on
+ * a failing CUDA call. c->threads is set to 1. */
+hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *d);
+/* Releases what ctx_init made (the model and workspace are freed first). */
+void hy_nn_cuda_ctx_free(hy_nn_ctx *c);
+/* Multi-line report: device, precision, determinism, planned and peak
+ * device memory, the convolution choice of every shape met so far. */
+size_t hy_nn_cuda_report(const hy_nn_ctx *c, char *buf, size_t n);
+/* Peak device memory in use since ctx_init (bytes, from the pool). */
+size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c);
+/* The bf16 rounding of nn/math.h against CUDA's __float2bfloat16_rn on
+ * the device, over all 2^32 fp32 patterns: the number that differ and the
+ * smallest such pattern (0xffffffff: none). */
+hy_status hy_nn_cuda_check_bf16(const hy_nn_ctx *c, unsigned long long *mismatches,
+	unsigned int *first, hy_diag *d);
+
+#endif

@@ -1,0 +1,143 @@
+/* Internals of the CUDA backend shared by ctx.cu (context, memory, GEMMs,
+ * convolutions, the op table) and kernels.cu (the small kernels). C++ as
+ * nvcc compiles it; nothing here is visible outside lib/nn/cuda/. */
+#ifndef HY_NN_CUDA_INTERNAL_H
+#define HY_NN_CUDA_INTERNAL_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+#include "nn/cuda/cuda.h"
+#include "nn/cuda/plan.h"
+#include "samples/sample.h"
+}
+
+/* The private state behind hy_nn_ctx.priv. */
+typedef struct cu_ctx {
+	int device, precision, fast, conv;
+	hy_nn_arch arch;
+	int max_batch;
+	cudaStream_t s;
+	cublasHandle_t blas;
+	cudnnHandle_t dnn;
+	cudnnTensorDescriptor_t xd, yd;
+	cudnnFilterDescriptor_t wd;
+	cudnnConvolutionDescriptor_t cd;
+	cudaEvent_t ev0, ev1;
+	/* scratch: one allocation carved as plan.h's hy_nn_cuda_scratch */
+	void *scratch;
+	uint16_t *act16[2], *out16, *w16[2];
+	float *wtmp, *ones;
+	double *part;   /* HY_NN_CUDA_PARTIALS block partials, then results */
+	double *rowloss;
+	int *rowok;
+	void *ws;
+	size_t ws_bytes;
+	size_t act_cap, w_cap; /* elements of act16[i] / out16 and of w16[i] */
+	/* AdamW's tensor table on the device (rebuilt when the table changes) */
+	void *spans;
+	const void *spans_of;
+	int nspans;
+	hy_nn_mem_plan plan;
+	hy_nn_conv_cache cache;
+	/* the first failure: status and "call: reason (file:line)" */
+	hy_status err;
+	char msg[480];
+} cu_ctx;
+
+static inline cu_ctx *cu_of(const hy_nn_ctx *c)
+{
+	return (cu_ctx *)c->priv;
+}
+
+/* One macro family checks every CUDA, cuBLAS and cuDNN status: on failure
+ * the call's text, the library's reason, file and line are kept in the
+ * context (the first failure only) and the macro yields nonzero. */
+int cu_fail(cu_ctx *x, hy_status st, const char *call, const char *why, const char *file,
+	int line);
+#define CU_RT(x, call)                                                                     \
+	({                                                                                     \
+		cudaError_t e_ = (call);                                                       \
+		e_ == cudaSuccess ? 0                                                          \
+				  : cu_fail((x), e_ == cudaErrorMemoryAllocation ? HY_ENOMEM : HY_EIO, \
+					  #call, cudaGetErrorString(e_), __FILE__, __LINE__);          \
+	})
+#define CU_BLAS(x, call)                                                                   \
+	({                                                                                     \
+		cublasStatus_t e_ = (call);                                                    \
+		e_ == CUBLAS_STATUS_SUCCESS ? 0                                                \
+					    : cu_fail((x), HY_EIO, #call, cublasGetStatusString(e_), \
+						    __FILE__, __LINE__);                         \
+	})
+#define CU_DNN(x, call)                                                                    \
+	({                                                                                     \
+		cudnnStatus_t e_ = (call);                                                     \
+		e_ == CUDNN_STATUS_SUCCESS ? 0                                                 \
+					   : cu_fail((x), HY_EIO, #call, cudnnGetErrorString(e_), \
+						   __FILE__, __LINE__);                          \
+	})
+/* After a <<<>>> launch: a bad configuration shows here. */
+#define CU_LAUNCH(x, what)                                                                 \
+	({                                                                                     \
+		cudaError_t e_ = cudaGetLastError();                                           \
+		e_ == cudaSuccess ? 0                                                          \
+				  : cu_fail((x), HY_EIO, "launch of " what, cudaGetErrorString(e_),   \
+					  __FILE__, __LINE__);                                        \
+	})
+
+/* ------------------------------------------------------------ kernels.cu */
+
+/* Launch wrappers: each queues one kernel on x->s and checks the launch. */
+void k_to_bf16(cu_ctx *x, int rows, int cols, const float *src, int ld, uint16_t *dst);
+/* dst [rows][3·cols]: row r = src rows r, r+1, r+2 (bf16): conv taps. */
+void k_taps_bf16(cu_ctx *x, int rows, int cols, const float *src, uint16_t *dst);
+/* dst [3·cout][cin]: dst[j·cout + o] = W[o][2 − j] (bf16): dx's weights. */
+void k_wflip_bf16(cu_ctx *x, int cout, int cin, const float *w, uint16_t *dst);
+void k_bf16_to_f32(cu_ctx *x, size_t n, const uint16_t *src, float *dst);
+void k_add_bf16(cu_ctx *x, size_t n, const uint16_t *src, float *dst);
+void k_zero_pads(cu_ctx *x, int B, int C, float *p);
+void k_add_bias(cu_ctx *x, int rows, int n, const float *b, float *y, int ldy);
+void k_fill(cu_ctx *x, size_t n, float v, float *p);
+void k_gn_mish_fwd(cu_ctx *x, int B, int C, const float *in, const float *gamma,
+	const float *beta, float *z, float *a, float *mean, float *rstd);
+void k_gn_mish_bwd(cu_ctx *x, int B, int C, const float *in, const float *z,
+	const float *gamma, const float *mean, const float *rstd, const float *da, float *dx,
+	int dx_acc, float *dgamma, float *dbeta, float *scratch);
+void k_mish_fwd(cu_ctx *x, size_t n, const float *z, float *a);
+void k_mish_bwd(cu_ctx *x, size_t n, const float *z, const float *da, float *dz);
+void k_relu_fwd(cu_ctx *x, size_t n, float *h);
+void k_relu_bwd(cu_ctx *x, size_t n, const float *h, float *dh);
+void k_pool_fwd(cu_ctx *x, int B, int C, const float *in, float *avg, float *max,
+	uint8_t *arg, int ldp);
+void k_pool_bwd(cu_ctx *x, int B, int C, const float *davg, const float *dmax,
+	const uint8_t *arg, int ldp, float *dx);
+void k_se_fwd(cu_ctx *x, int B, int C, const float *in, const float *y, const float *e2,
+	float *s, float *out);
+void k_se_bwd(cu_ctx *x, int B, int C, const float *y, const float *s, const float *dout,
+	float *dy, float *de2);
+/* The losses and sums return their value (a synchronising copy). */
+double k_softmax_ce(cu_ctx *x, int B, int n, const float *logits, const uint64_t *mask,
+	const uint8_t *label, float scale, float *dlogits, int *correct);
+double k_bce(cu_ctx *x, size_t n, const float *logits, const float *target, const float *w,
+	float scale, float *dlogits);
+double k_mse(cu_ctx *x, size_t n, const float *pred, const float *target, float scale,
+	float *dpred);
+double k_sumsq(cu_ctx *x, size_t n, const float *g);
+void k_scale(cu_ctx *x, size_t n, float *g, float s);
+void k_adamw(cu_ctx *x, size_t n, float *p, const float *g, float *m, float *v, float lr,
+	float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2);
+void k_expand_obs(cu_ctx *x, int B, const uint16_t *obs, float *out);
+/* spans: count × {offset, size, decay} (cu_span) in device memory. */
+typedef struct cu_span {
+	unsigned long long offset, size;
+	int decay, pad;
+} cu_span;
+void k_adamw_spans(cu_ctx *x, const cu_span *spans, int count, size_t end, float *p,
+	const float *g, float *m, float *v, float lr, float b1, float b2, float eps, float wd,
+	float bc1, float sqrt_bc2);
+
+#endif

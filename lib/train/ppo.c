@@ -1,0 +1,306 @@
+/* The PPO update loop of hydra-fit (see ppo.h). */
+#include "train/ppo.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/rng.h"
+#include "samples/reader.h"
+#include "train/data.h"
+
+#define PPO_TAG 0x50504full /* "PPO" */
+/* A behaviour log-probability above this is not one (float rounding of a
+ * certain action's log p = 0 stays far below). */
+#define LOGP_MAX 1e-4f
+
+struct hy_train_ppo {
+	hy_train_ppo_cfg c;
+	int batch, mb;
+	const char *input;
+	hy_sample *mbuf;          /* one minibatch, gathered              */
+	int *perm;                /* [batch]                              */
+	float *logits, *dlogits;  /* [mb][46], host                       */
+	float *val, *dval;        /* [mb]                                 */
+	uint64_t *mask;
+	uint8_t *action;
+	float *logp, *adv, *ret;
+	/* last update */
+	hy_nn_ppo_stats first, last;
+	double ev;
+	int64_t steps;
+};
+
+hy_status hy_train_ppo_init(hy_train_ppo **out, const hy_train_ppo_cfg *c, int batch,
+	const char *input, hy_diag *d)
+{
+	*out = NULL;
+	if (batch < 1)
+		return hy_diag_set(d, HY_EUSAGE, 0, "bad rollout batch size %d", batch);
+	hy_train_ppo *p = calloc(1, sizeof *p);
+	if (!p)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	p->c = *c;
+	if (p->c.epochs <= 0)
+		p->c.epochs = 4;
+	if (!(p->c.loss.clip > 0 && p->c.loss.clip < 1) || !(p->c.loss.vf_coef >= 0) ||
+		!(p->c.loss.ent_coef >= 0)) {
+		free(p);
+		return hy_diag_set(d, HY_EUSAGE, 0, "PPO clip %g must be in (0, 1) and the value "
+			"and entropy coefficients at least 0", (double)c->loss.clip);
+	}
+	p->batch = batch;
+	p->mb = c->minibatch > 0 ? c->minibatch : (batch + 3) / 4;
+	if (p->mb > batch) {
+		free(p);
+		return hy_diag_set(d, HY_EUSAGE, 0, "--minibatch %d is larger than the batch (%d)",
+			c->minibatch, batch);
+	}
+	p->input = input;
+	size_t mb = (size_t)p->mb;
+	p->mbuf = malloc(mb * sizeof *p->mbuf);
+	p->perm = malloc((size_t)batch * sizeof *p->perm);
+	p->logits = malloc(mb * HY_ACTIONS * sizeof(float));
+	p->dlogits = malloc(mb * HY_ACTIONS * sizeof(float));
+	p->val = malloc(mb * 5 * sizeof(float));
+	p->mask = malloc(mb * sizeof *p->mask);
+	p->action = malloc(mb);
+	if (!p->mbuf || !p->perm || !p->logits || !p->dlogits || !p->val || !p->mask ||
+		!p->action) {
+		hy_train_ppo_free(p);
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory for PPO minibatches of %d", p->mb);
+	}
+	p->dval = p->val + mb;
+	p->logp = p->dval + mb;
+	p->adv = p->logp + mb;
+	p->ret = p->adv + mb;
+	*out = p;
+	return HY_OK;
+}
+
+void hy_train_ppo_free(hy_train_ppo *p)
+{
+	if (!p)
+		return;
+	free(p->mbuf);
+	free(p->perm);
+	free(p->logits);
+	free(p->dlogits);
+	free(p->val);
+	free(p->mask);
+	free(p->action);
+	free(p);
+}
+
+int hy_train_ppo_minibatch(const hy_train_ppo *p)
+{
+	return p->mb;
+}
+
+int64_t hy_train_ppo_steps(const hy_train_ppo *p, int n)
+{
+	return (int64_t)p->c.epochs * ((n + p->mb - 1) / p->mb);
+}
+
+static int has_pg(const hy_sample *s)
+{
+	return s->logp != 0.0f || s->adv != 0.0f;
+}
+
+static hy_status no_pg(hy_diag *d, const char *what)
+{
+	hy_status st = hy_diag_set(d, HY_EDATA, 0, "no sample has a behaviour log-probability "
+		"(logp and adv are all 0): these look like logs encoded by hydra-encode; --mode ppo "
+		"trains on hydra-sp output (use --mode bc for logs)");
+	if (d && what)
+		snprintf(d->source, sizeof d->source, "%s", what);
+	return st;
+}
+
+hy_status hy_train_ppo_check_inputs(const char *const *paths, size_t n, hy_diag *d)
+{
+	hy_sample *s = malloc(sizeof *s);
+	if (!s)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	hy_status st = HY_OK;
+	for (size_t i = 0; i < n && !st; i++) {
+		if (!paths[i] || strcmp(paths[i], "-") == 0)
+			continue;
+		hy_sample_reader *r;
+		if ((st = hy_sample_reader_open(&r, paths[i], d)))
+			break;
+		int found = 0;
+		while ((st = hy_sample_read(r, s, d)) == HY_OK)
+			if (has_pg(s)) {
+				found = 1;
+				break;
+			}
+		hy_sample_reader_close(r);
+		if (st == HY_STOP || found)
+			st = found ? HY_OK : no_pg(d, paths[i]);
+	}
+	free(s);
+	return st;
+}
+
+/* Refusal of a batch without policy-gradient fields, and of bad fields. */
+static hy_status check_batch(const hy_train_ppo *p, const hy_sample *s, int n, hy_diag *d)
+{
+	int any = 0;
+	for (int b = 0; b < n; b++) {
+		const hy_sample *x = &s[b];
+		any |= has_pg(x);
+		if (!isfinite(x->logp) || x->logp > LOGP_MAX)
+			return hy_diag_set(d, HY_EDATA, 0, "sample %d of a rollout batch: behaviour "
+				"log-probability %g is not a log-probability", b + 1, (double)x->logp);
+		if (!isfinite(x->adv) || !isfinite(x->ret))
+			return hy_diag_set(d, HY_EDATA, 0, "sample %d of a rollout batch: advantage "
+				"%g or return %g is not finite", b + 1, (double)x->adv, (double)x->ret);
+	}
+	return any ? HY_OK : no_pg(d, p->input);
+}
+
+hy_status hy_train_ppo_grad(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w, const hy_sample *s,
+	int k, hy_nn_losses *l, hy_nn_ppo_stats *ps, hy_diag *d)
+{
+	const hy_nn_backend *be = m->be;
+	if (k < 1 || k > p->mb)
+		return hy_diag_set(d, HY_EUSAGE, 0, "minibatch of %d samples: 1 to %d", k, p->mb);
+	hy_status st = hy_nn_work_load(w, m, s, k, d);
+	if (st)
+		return st;
+	for (int b = 0; b < k; b++) {
+		p->mask[b] = s[b].mask;
+		p->action[b] = s[b].action;
+		p->logp[b] = s[b].logp;
+		p->adv[b] = s[b].adv;
+		p->ret[b] = s[b].ret;
+	}
+	hy_nn_forward(m, w);
+	hy_nn_loss(m, w, l); /* auxiliary heads; policy and value replaced below */
+	be->to_host(p->logits, w->plog, (size_t)k * HY_ACTIONS * sizeof(float));
+	be->to_host(p->val, w->vout, (size_t)k * sizeof(float));
+	hy_nn_ppo_loss(&p->c.loss, k, p->logits, p->mask, p->action, p->logp, p->adv, p->val,
+		p->ret, p->dlogits, p->dval, ps);
+	l->total = ps->loss + HY_NN_W_GRP * l->grp + HY_NN_W_TENPAI * l->tenpai +
+		HY_NN_W_DANGER * l->danger;
+	l->policy = -ps->surrogate;
+	l->value = ps->value;
+	if (!isfinite(l->total))
+		return hy_diag_set(d, HY_EDATA, 0, "the PPO loss is not finite (surrogate %g, value "
+			"%g, entropy %g, grp %g, tenpai %g, danger %g)", ps->surrogate, ps->value,
+			ps->entropy, l->grp, l->tenpai, l->danger);
+	be->to_dev(w->dplog, p->dlogits, (size_t)k * HY_ACTIONS * sizeof(float));
+	be->to_dev(w->dvout, p->dval, (size_t)k * sizeof(float));
+	hy_nn_backward(m, w);
+	return HY_OK;
+}
+
+/* One optimiser step on the minibatch in p->mbuf[0..k). */
+static hy_status mb_step(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
+	const hy_nn_optim_cfg *opt, int64_t *step, int k, hy_nn_losses *l, hy_nn_ppo_stats *ps,
+	hy_nn_step_info *info, hy_diag *d)
+{
+	hy_status st = hy_train_ppo_grad(p, m, w, p->mbuf, k, l, ps, d);
+	if (st == HY_EDATA && d) {
+		char msg[sizeof d->msg];
+		snprintf(msg, sizeof msg, "%s", d->msg);
+		return hy_diag_set(d, HY_EDATA, 0, "step %lld: %.400s; stopping, nothing new saved",
+			(long long)*step + 1, msg);
+	}
+	if (st)
+		return st;
+	hy_nn_optim_step(m, opt, step, info);
+	if (!isfinite(info->grad_norm))
+		return hy_diag_set(d, HY_EDATA, 0, "step %lld: the gradient norm is %s; stopping, "
+			"nothing new saved", (long long)*step, isnan(info->grad_norm) ? "nan" : "inf");
+	return HY_OK;
+}
+
+hy_status hy_train_ppo_update(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
+	const hy_nn_optim_cfg *opt, int64_t *step, int64_t max_steps, uint64_t seed,
+	const hy_sample *s, int n, hy_nn_losses *l, hy_nn_step_info *info, hy_diag *d)
+{
+	memset(l, 0, sizeof *l);
+	memset(&p->first, 0, sizeof p->first);
+	memset(&p->last, 0, sizeof p->last);
+	p->ev = NAN;
+	p->steps = 0;
+	if (n < 1 || n > p->batch)
+		return hy_diag_set(d, HY_EUSAGE, 0, "rollout batch of %d samples: 1 to %d", n,
+			p->batch);
+	if (w->cap < p->mb)
+		return hy_diag_set(d, HY_EUSAGE, 0, "workspace of %d samples for minibatches of %d",
+			w->cap, p->mb);
+	hy_status st = check_batch(p, s, n, d);
+	if (st)
+		return st;
+	hy_rng rng;
+	hy_rng_seed(&rng, hy_train_mix(seed, PPO_TAG, (uint64_t)*step));
+	for (int i = 0; i < n; i++)
+		p->perm[i] = i;
+	double sum[6] = {0};
+	int64_t correct = 0, seen = 0;
+	for (int e = 0; e < p->c.epochs; e++) {
+		for (int i = n - 1; i > 0; i--) { /* Fisher–Yates */
+			int j = (int)hy_rng_below(&rng, (uint64_t)i + 1), t = p->perm[i];
+			p->perm[i] = p->perm[j];
+			p->perm[j] = t;
+		}
+		hy_nn_ppo_stats pass;
+		memset(&pass, 0, sizeof pass);
+		for (int off = 0; off < n; off += p->mb) {
+			if (max_steps > 0 && p->steps >= max_steps)
+				break;
+			int k = n - off < p->mb ? n - off : p->mb;
+			for (int b = 0; b < k; b++)
+				p->mbuf[b] = s[p->perm[off + b]];
+			hy_nn_losses aux;
+			hy_nn_ppo_stats ps;
+			if ((st = mb_step(p, m, w, opt, step, k, &aux, &ps, info, d)))
+				return st;
+			p->steps++;
+			hy_nn_ppo_stats_add(&pass, &ps);
+			double v[6] = {aux.total, aux.policy, aux.value, aux.grp, aux.tenpai,
+				aux.danger};
+			for (int i = 0; i < 6; i++)
+				sum[i] += v[i];
+			correct += aux.correct;
+			seen += aux.n;
+		}
+		if (e == 0)
+			p->first = pass;
+		if (pass.n)
+			p->last = pass;
+	}
+	p->ev = hy_nn_ppo_explained_var(&p->first);
+	double k = p->steps ? (double)p->steps : 1.0;
+	l->total = sum[0] / k;
+	l->policy = sum[1] / k;
+	l->value = sum[2] / k;
+	l->grp = sum[3] / k;
+	l->tenpai = sum[4] / k;
+	l->danger = sum[5] / k;
+	l->correct = (int)correct;
+	l->n = (int)seen;
+	return HY_OK;
+}
+
+static void jnum(FILE *f, const char *k, double v)
+{
+	if (isfinite(v))
+		fprintf(f, ",\"%s\":%.9g", k, v);
+	else
+		fprintf(f, ",\"%s\":null", k);
+}
+
+void hy_train_ppo_metrics(const hy_train_ppo *p, FILE *f)
+{
+	jnum(f, "surrogate", p->last.surrogate);
+	jnum(f, "surrogate_first", p->first.surrogate);
+	jnum(f, "approx_kl", p->last.approx_kl);
+	jnum(f, "clip_frac", p->last.clip_frac);
+	jnum(f, "entropy", p->last.entropy);
+	jnum(f, "explained_var", p->ev);
+	fprintf(f, ",\"ppo_steps\":%lld", (long long)p->steps);
+}

@@ -1,0 +1,839 @@
+/* check-gpu: the CUDA backend against the CPU reference (make check-gpu,
+ * tests/gpu.sh). Without a GPU (or a build without the CUDA backend) it
+ * prints "check-gpu: skipped: no GPU" and exits 0.
+ *
+ * 1. the shared bf16 rounding against __float2bfloat16_rn on the device,
+ *    all 2^32 patterns;
+ * 2. every op of backend.h on random inputs of awkward sizes (batch 1, 3,
+ *    257; channels 32 and 256; the stem's 85 input planes), in four GPU
+ *    contexts: fp32 and bf16, each with the GEMM and the cuDNN
+ *    convolution forced;
+ *    and the widening of compact samples (expand_obs) against the CPU's;
+ * 3. the whole model forward and backward (losses and every gradient);
+ * 4. 50 training steps of `small` from the same initialisation and data on
+ *    both backends: the loss curves agree;
+ * 5. a checkpoint CPU → GPU → CPU: weights and moments bit-identical;
+ * 6. the same GPU run twice: losses and weights bit-identical.
+ *
+ * Comparisons: |gpu − cpu| ≤ atol + rtol·|cpu| element-wise, with atol a
+ * fraction of the reference's RMS (so a tolerance means the same on any
+ * scale); every tolerance is justified where it is defined. Random inputs
+ * come from a seed printed at the start (CHECK_GPU_SEED overrides it). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nn/checkpoint.h"
+#include "nn/cuda/compact.h"
+#include "nn/cuda/cuda.h"
+#include "nn/cuda/plan.h"
+#include "nn/model.h"
+#include "nn/optim.h"
+#include "nn/synth.h"
+
+/* ---------------------------------------------------------------- tolerances */
+
+typedef struct tol {
+	double rtol, atol; /* atol × RMS of the reference */
+} tol;
+
+/* fp32 against fp32: the same maths, different summation orders (cuBLAS
+ * blocks K, the CPU splits rows) and FMA contraction on the GPU. For a sum
+ * of K products the difference is a few K·2⁻²⁴ relative to the terms at
+ * worst: K = 768 (3 × 256) gives ~5e-5; 2e-4 leaves room. */
+static const tol FP32 = {2e-4, 2e-4};
+/* cuDNN in fp32 may pick an FFT or Winograd algorithm (deterministic, but
+ * transforming the data), whose rounding error reaches ~1e-4 of the RMS:
+ * 1e-3 for the fp32 cuDNN convolutions. */
+static const tol FP32_DNN = {1e-3, 1e-3};
+/* Kernels that evaluate the same functions of math.h in the same order
+ * (elementwise, and sums over at most 36 rows) differ only by nvcc's FMA
+ * contraction and the device's expf/log1pf (≤ 2 ulp each): 1e-5 relative,
+ * and 1e-5 of the RMS where a sum cancels to near 0 (36 terms of ~1 at
+ * 6e-8 each is 2e-6). */
+static const tol ELEM = {1e-5, 1e-5};
+/* bf16 operands: each rounded to 8 significant bits (relative error
+ * ≤ 2⁻⁹ ≈ 2e-3), products summed in fp32. The error of a sum of K
+ * random-signed products is ~2e-3·√K·rms(term) against an output of
+ * ~√K·rms(term): ~3e-3 of the output's RMS; cuDNN's bf16 output is rounded
+ * once more (another 2e-3). 3e-2 is a wide margin over that and still
+ * catches a wrong tap, transpose or offset (errors of order 1). */
+static const tol BF16 = {3e-2, 3e-2};
+
+static int failures, checks;
+static uint64_t seed;
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+/* Compares n values; got is host memory. */
+static void compare(const char *what, const float *ref, const float *got, size_t n, tol t)
+{
+	double ss = 0, worst = 0;
+	size_t bad = 0, at = 0;
+	for (size_t i = 0; i < n; i++)
+		ss += (double)ref[i] * ref[i];
+	double rms = n ? sqrt(ss / (double)n) : 0, atol = t.atol * rms;
+	for (size_t i = 0; i < n; i++) {
+		double e = fabs((double)got[i] - ref[i]), lim = atol + t.rtol * fabs(ref[i]);
+		if (!(e <= lim)) { /* NaN fails too */
+			if (!bad)
+				at = i;
+			bad++;
+		}
+		if (e / (lim > 0 ? lim : 1) > worst || isnan(e))
+			worst = isnan(e) ? INFINITY : e / (lim > 0 ? lim : 1);
+	}
+	checks++;
+	if (bad) {
+		failures++;
+		note("FAIL %s: %zu of %zu values out of tolerance; first [%zu] cpu %.9g gpu %.9g "
+			"(rms %.3g; seed %llu)\n", what, bad, n, at, ref[at], got[at], rms,
+			(unsigned long long)seed);
+	} else {
+		note("ok   %s (worst %.2f of the tolerance)\n", what, worst);
+	}
+}
+
+static void compare_scalar(const char *what, double ref, double got, double rtol)
+{
+	checks++;
+	if (!(fabs(got - ref) <= rtol * fabs(ref) + 1e-12)) {
+		failures++;
+		note("FAIL %s: cpu %.12g gpu %.12g (seed %llu)\n", what, ref, got,
+			(unsigned long long)seed);
+	} else {
+		note("ok   %s\n", what);
+	}
+}
+
+static void require(int ok, const char *what)
+{
+	checks++;
+	if (!ok) {
+		failures++;
+		note("FAIL %s (seed %llu)\n", what, (unsigned long long)seed);
+	} else {
+		note("ok   %s\n", what);
+	}
+}
+
+/* ---------------------------------------------------------------- setup */
+
+enum { NG = 4 }; /* GPU contexts: fp32/gemm, fp32/cudnn, bf16/gemm, bf16/cudnn */
+static const char *gname[NG] = {"fp32/gemm", "fp32/cudnn", "bf16/gemm", "bf16/cudnn"};
+
+typedef struct env {
+	hy_nn_ctx cpu, gpu[NG];
+	const hy_nn_backend *cb, *gb;
+	hy_rng r;
+} env;
+
+static int die(const char *what, const hy_diag *d)
+{
+	fprintf(stderr, "check-gpu: %s: %s\n", what, d->msg);
+	return 1;
+}
+
+static float *host(size_t n)
+{
+	float *p = calloc(n ? n : 1, sizeof *p);
+	if (!p) {
+		fprintf(stderr, "check-gpu: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static float *randv(env *e, size_t n, double sd)
+{
+	float *v = host(n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (float)(sd * hy_rng_normal(&e->r));
+	return v;
+}
+
+static float *randact(env *e, int B, int C)
+{
+	float *v = randv(e, (size_t)B * HY_NN_TP * C, 1.0);
+	hy_nn_zero_pads_cpu(&e->cpu, B, C, v);
+	return v;
+}
+
+/* A device copy of n bytes of host memory. */
+static void *up(env *e, const void *h, size_t bytes)
+{
+	void *p = e->gb->alloc(bytes);
+	if (!p) {
+		fprintf(stderr, "check-gpu: out of device memory\n");
+		exit(1);
+	}
+	e->gb->to_dev(p, h, bytes);
+	return p;
+}
+
+/* Host copy of n floats of device memory, after the queued work. */
+static float *down(env *e, const hy_nn_ctx *g, const void *dptr, size_t n)
+{
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	if (e->gb->sync(g, &d)) {
+		fprintf(stderr, "check-gpu: %s\n", d.msg);
+		exit(1);
+	}
+	float *h = host(n);
+	e->gb->to_host(h, dptr, n * sizeof(float));
+	return h;
+}
+
+#define NAME(...) (snprintf(nm, sizeof nm, __VA_ARGS__), nm)
+
+/* ---------------------------------------------------------------- ops */
+
+/* conv3 forward and both gradients (dW accumulates onto a random start). */
+static void check_conv(env *e, int B, int cin, int cout)
+{
+	char nm[160];
+	const size_t nx = (size_t)B * HY_NN_TP * cin, ny = (size_t)B * HY_NN_TP * cout;
+	const size_t nw = (size_t)cout * 3 * cin;
+	float *x = randact(e, B, cin), *w = randv(e, nw, 1.0 / sqrt(3.0 * cin));
+	float *dy = randact(e, B, cout), *dw0 = randv(e, nw, 1.0);
+	float *y = host(ny), *dx = host(nx), *dw = host(nw);
+	memcpy(dw, dw0, nw * sizeof *dw);
+	e->cb->conv3_fwd(&e->cpu, B, cin, cout, x, w, y);
+	e->cb->conv3_bwd(&e->cpu, B, cin, cout, x, w, dy, dx, dw);
+	float *gx = up(e, x, nx * 4), *gw = up(e, w, nw * 4), *gdy = up(e, dy, ny * 4);
+	float *gy = up(e, y, ny * 4), *gdx = up(e, dx, nx * 4), *gdw = up(e, dw0, nw * 4);
+	for (int k = 0; k < NG; k++) {
+		const hy_nn_ctx *g = &e->gpu[k];
+		tol t = k == 0 ? FP32 : k == 1 ? FP32_DNN : BF16;
+		e->gb->to_dev(gdw, dw0, nw * 4);
+		e->gb->conv3_fwd(g, B, cin, cout, gx, gw, gy);
+		e->gb->conv3_bwd(g, B, cin, cout, gx, gw, gdy, gdx, gdw);
+		float *hy = down(e, g, gy, ny), *hdx = down(e, g, gdx, nx), *hdw = down(e, g, gdw, nw);
+		compare(NAME("conv3_fwd B=%d %d->%d %s", B, cin, cout, gname[k]), y, hy, ny, t);
+		compare(NAME("conv3_bwd dx B=%d %d->%d %s", B, cin, cout, gname[k]), dx, hdx, nx, t);
+		compare(NAME("conv3_bwd dw B=%d %d->%d %s", B, cin, cout, gname[k]), dw, hdw, nw, t);
+		free(hy), free(hdx), free(hdw);
+	}
+	e->gb->free(gx), e->gb->free(gw), e->gb->free(gdy), e->gb->free(gy), e->gb->free(gdx);
+	e->gb->free(gdw);
+	free(x), free(w), free(dy), free(dw0), free(y), free(dx), free(dw);
+}
+
+/* linear forward/backward on rows × in (row stride ldx) → out. */
+static void check_linear(env *e, const char *tag, int rows, int in, int ldx, int out,
+	int pad_B, int dx_acc)
+{
+	char nm[160];
+	const size_t nx = (size_t)rows * ldx, ny = (size_t)rows * out, nw = (size_t)out * in;
+	float *x = randv(e, nx, 1.0), *w = randv(e, nw, 1.0 / sqrt(in)), *b = randv(e, out, 1.0);
+	float *dy = randv(e, ny, 1.0), *dx0 = randv(e, nx, 1.0), *dw0 = randv(e, nw, 1.0);
+	float *db0 = randv(e, out, 1.0);
+	if (pad_B) {
+		hy_nn_zero_pads_cpu(&e->cpu, pad_B, out, dy);
+		hy_nn_zero_pads_cpu(&e->cpu, pad_B, ldx, x);
+	}
+	float *y = host(ny), *dx = host(nx), *dw = host(nw), *db = host(out);
+	memcpy(dx, dx0, nx * 4), memcpy(dw, dw0, nw * 4), memcpy(db, db0, (size_t)out * 4);
+	e->cb->linear_fwd(&e->cpu, rows, in, out, x, ldx, w, b, y, out, pad_B);
+	e->cb->linear_bwd(&e->cpu, rows, in, out, x, ldx, w, dy, out, dx, dx_acc, dw, db);
+	float *gx = up(e, x, nx * 4), *gw = up(e, w, nw * 4), *gb_ = up(e, b, (size_t)out * 4);
+	float *gdy = up(e, dy, ny * 4), *gy = up(e, y, ny * 4), *gdx = up(e, dx0, nx * 4);
+	float *gdw = up(e, dw0, nw * 4), *gdb = up(e, db0, (size_t)out * 4);
+	for (int k = 0; k < NG; k += 2) { /* no convolution here: gemm contexts only */
+		const hy_nn_ctx *g = &e->gpu[k];
+		tol t = k < 2 ? FP32 : BF16;
+		e->gb->to_dev(gdx, dx0, nx * 4), e->gb->to_dev(gdw, dw0, nw * 4);
+		e->gb->to_dev(gdb, db0, (size_t)out * 4);
+		e->gb->linear_fwd(g, rows, in, out, gx, ldx, gw, gb_, gy, out, pad_B);
+		e->gb->linear_bwd(g, rows, in, out, gx, ldx, gw, gdy, out, gdx, dx_acc, gdw, gdb);
+		float *hy = down(e, g, gy, ny), *hdx = down(e, g, gdx, nx);
+		float *hdw = down(e, g, gdw, nw), *hdb = down(e, g, gdb, out);
+		compare(NAME("linear_fwd %s %s", tag, gname[k]), y, hy, ny, t);
+		/* dx only on the columns the op writes (ldx may exceed in) */
+		compare(NAME("linear_bwd dx %s %s", tag, gname[k]), dx, hdx, nx, t);
+		compare(NAME("linear_bwd dw %s %s", tag, gname[k]), dw, hdw, nw, t);
+		/* db is an fp32 sum in both precisions */
+		compare(NAME("linear_bwd db %s %s", tag, gname[k]), db, hdb, out, FP32);
+		free(hy), free(hdx), free(hdw), free(hdb);
+	}
+	void *dev[] = {gx, gw, gb_, gdy, gy, gdx, gdw, gdb};
+	for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+		e->gb->free(dev[i]);
+	free(x), free(w), free(b), free(dy), free(dx0), free(dw0), free(db0), free(y), free(dx);
+	free(dw), free(db);
+}
+
+/* GroupNorm + Mish forward and backward (both dx modes), then Mish/ReLU. */
+static void check_gn(env *e, int B, int C)
+{
+	char nm[160];
+	const hy_nn_ctx *g = &e->gpu[0];
+	const size_t n = (size_t)B * HY_NN_TP * C, ns = (size_t)B * HY_NN_GROUPS;
+	float *x = randact(e, B, C), *ga = randv(e, C, 1.0), *be = randv(e, C, 1.0);
+	float *da = randact(e, B, C), *dx0 = randact(e, B, C);
+	for (int c = 0; c < C; c++)
+		ga[c] += 1.0f;
+	float *z = host(n), *a = host(n), *mean = host(ns), *rstd = host(ns), *dx = host(n);
+	float *dga = randv(e, C, 1.0), *dbe = randv(e, C, 1.0), *scr = host(2 * (size_t)B * C);
+	float *dga0 = host(C), *dbe0 = host(C);
+	memcpy(dga0, dga, (size_t)C * 4), memcpy(dbe0, dbe, (size_t)C * 4);
+	for (int acc = 0; acc < 2; acc++) {
+		memcpy(dx, dx0, n * 4);
+		memcpy(dga, dga0, (size_t)C * 4), memcpy(dbe, dbe0, (size_t)C * 4);
+		e->cb->gn_mish_fwd(&e->cpu, B, C, x, ga, be, z, a, mean, rstd);
+		e->cb->gn_mish_bwd(&e->cpu, B, C, x, z, ga, mean, rstd, da, dx, acc, dga, dbe, scr);
+		float *gx = up(e, x, n * 4), *gga = up(e, ga, (size_t)C * 4);
+		float *gbe = up(e, be, (size_t)C * 4), *gda = up(e, da, n * 4);
+		float *gdx = up(e, dx0, n * 4), *gdga = up(e, dga0, (size_t)C * 4);
+		float *gdbe = up(e, dbe0, (size_t)C * 4), *gz = up(e, z, n * 4), *ga_ = up(e, a, n * 4);
+		float *gm = up(e, mean, ns * 4), *gr = up(e, rstd, ns * 4);
+		float *gscr = up(e, scr, 2 * (size_t)B * C * 4);
+		e->gb->gn_mish_fwd(g, B, C, gx, gga, gbe, gz, ga_, gm, gr);
+		e->gb->gn_mish_bwd(g, B, C, gx, gz, gga, gm, gr, gda, gdx, acc, gdga, gdbe, gscr);
+		float *hz = down(e, g, gz, n), *ha = down(e, g, ga_, n), *hm = down(e, g, gm, ns);
+		float *hr = down(e, g, gr, ns), *hdx = down(e, g, gdx, n);
+		float *hdga = down(e, g, gdga, C), *hdbe = down(e, g, gdbe, C);
+		if (!acc) {
+			compare(NAME("gn_mish_fwd z B=%d C=%d", B, C), z, hz, n, FP32);
+			compare(NAME("gn_mish_fwd a B=%d C=%d", B, C), a, ha, n, FP32);
+			compare(NAME("gn_mish_fwd mean B=%d C=%d", B, C), mean, hm, ns, FP32);
+			compare(NAME("gn_mish_fwd rstd B=%d C=%d", B, C), rstd, hr, ns, FP32);
+		}
+		compare(NAME("gn_mish_bwd dx%s B=%d C=%d", acc ? "+=" : "=", B, C), dx, hdx, n, FP32);
+		compare(NAME("gn_mish_bwd dgamma B=%d C=%d", B, C), dga, hdga, C, FP32);
+		compare(NAME("gn_mish_bwd dbeta B=%d C=%d", B, C), dbe, hdbe, C, FP32);
+		void *dev[] = {gx, gga, gbe, gda, gdx, gdga, gdbe, gz, ga_, gm, gr, gscr};
+		for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+			e->gb->free(dev[i]);
+		free(hz), free(ha), free(hm), free(hr), free(hdx), free(hdga), free(hdbe);
+	}
+	/* elementwise: Mish, Mish', ReLU, ReLU' on the same sizes */
+	float *m1 = host(n), *m2 = host(n), *h = host(n), *dh = host(n);
+	e->cb->mish_fwd(&e->cpu, n, x, m1);
+	e->cb->mish_bwd(&e->cpu, n, x, da, m2);
+	memcpy(h, x, n * 4), memcpy(dh, da, n * 4);
+	e->cb->relu_fwd(&e->cpu, n, h);
+	e->cb->relu_bwd(&e->cpu, n, h, dh);
+	float *gx = up(e, x, n * 4), *gda = up(e, da, n * 4), *g1 = up(e, m1, n * 4);
+	float *g2 = up(e, m2, n * 4), *gh = up(e, x, n * 4), *gdh = up(e, da, n * 4);
+	e->gb->mish_fwd(g, n, gx, g1);
+	e->gb->mish_bwd(g, n, gx, gda, g2);
+	e->gb->relu_fwd(g, n, gh);
+	e->gb->relu_bwd(g, n, gh, gdh);
+	float *h1 = down(e, g, g1, n), *h2 = down(e, g, g2, n), *hh = down(e, g, gh, n);
+	float *hdh = down(e, g, gdh, n);
+	compare(NAME("mish_fwd n=%zu", n), m1, h1, n, ELEM);
+	compare(NAME("mish_bwd n=%zu", n), m2, h2, n, ELEM);
+	compare(NAME("relu_fwd n=%zu", n), h, hh, n, ELEM);
+	compare(NAME("relu_bwd n=%zu", n), dh, hdh, n, ELEM);
+	void *dev[] = {gx, gda, g1, g2, gh, gdh};
+	for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+		e->gb->free(dev[i]);
+	free(h1), free(h2), free(hh), free(hdh), free(m1), free(m2), free(h), free(dh);
+	free(x), free(ga), free(be), free(da), free(dx0), free(z), free(a), free(mean);
+	free(rstd), free(dx), free(dga), free(dbe), free(scr), free(dga0), free(dbe0);
+}
+
+/* Pools (with and without max) and the SE gate. */
+static void check_pool_se(env *e, int B, int C)
+{
+	char nm[160];
+	const hy_nn_ctx *g = &e->gpu[0];
+	const size_t n = (size_t)B * HY_NN_TP * C, bc = (size_t)B * C;
+	float *x = randact(e, B, C), *y = randact(e, B, C), *dout = randact(e, B, C);
+	float *e2 = randv(e, 2 * bc, 1.0), *dp = randv(e, 2 * bc, 1.0), *dx0 = randact(e, B, C);
+	float *P = host(2 * bc), *S = host(bc), *out = host(n), *dy = host(n), *de2 = host(2 * bc);
+	float *dx = host(n);
+	uint8_t *arg = calloc(bc, 1);
+	memcpy(dx, dx0, n * 4);
+	e->cb->pool_fwd(&e->cpu, B, C, x, P, P + bc, arg, C);
+	e->cb->pool_bwd(&e->cpu, B, C, dp, dp + bc, arg, C, dx);
+	e->cb->se_fwd(&e->cpu, B, C, x, y, e2, S, out);
+	e->cb->se_bwd(&e->cpu, B, C, y, S, dout, dy, de2);
+	float *gx = up(e, x, n * 4), *gy = up(e, y, n * 4), *gdo = up(e, dout, n * 4);
+	float *ge2 = up(e, e2, 2 * bc * 4), *gdp = up(e, dp, 2 * bc * 4), *gdx = up(e, dx0, n * 4);
+	float *gP = up(e, P, 2 * bc * 4), *gS = up(e, S, bc * 4), *go = up(e, out, n * 4);
+	float *gdy = up(e, dy, n * 4), *gde = up(e, de2, 2 * bc * 4);
+	uint8_t *garg = up(e, arg, bc);
+	e->gb->pool_fwd(g, B, C, gx, gP, gP + bc, garg, C);
+	e->gb->pool_bwd(g, B, C, gdp, gdp + bc, garg, C, gdx);
+	e->gb->se_fwd(g, B, C, gx, gy, ge2, gS, go);
+	e->gb->se_bwd(g, B, C, gy, gS, gdo, gdy, gde);
+	float *hP = down(e, g, gP, 2 * bc), *hdx = down(e, g, gdx, n), *hS = down(e, g, gS, bc);
+	float *ho = down(e, g, go, n), *hdy = down(e, g, gdy, n), *hde = down(e, g, gde, 2 * bc);
+	uint8_t *harg = malloc(bc);
+	e->gb->to_host(harg, garg, bc);
+	compare(NAME("pool_fwd avg/max B=%d C=%d", B, C), P, hP, 2 * bc, ELEM);
+	require(memcmp(arg, harg, bc) == 0, NAME("pool_fwd argmax B=%d C=%d", B, C));
+	compare(NAME("pool_bwd B=%d C=%d", B, C), dx, hdx, n, ELEM);
+	compare(NAME("se_fwd s B=%d C=%d", B, C), S, hS, bc, ELEM);
+	compare(NAME("se_fwd out B=%d C=%d", B, C), out, ho, n, ELEM);
+	compare(NAME("se_bwd dy B=%d C=%d", B, C), dy, hdy, n, ELEM);
+	/* Σ over 36 rows in the same order on both: elementwise tolerance */
+	compare(NAME("se_bwd de2 B=%d C=%d", B, C), de2, hde, 2 * bc, ELEM);
+	/* average pool only */
+	e->cb->pool_fwd(&e->cpu, B, C, y, P, NULL, NULL, C);
+	e->gb->pool_fwd(g, B, C, gy, gP, NULL, NULL, C);
+	float *hP2 = down(e, g, gP, bc);
+	compare(NAME("pool_fwd avg-only B=%d C=%d", B, C), P, hP2, bc, ELEM);
+	void *dev[] = {gx, gy, gdo, ge2, gdp, gdx, gP, gS, go, gdy, gde, garg};
+	for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+		e->gb->free(dev[i]);
+	free(hP), free(hdx), free(hS), free(ho), free(hdy), free(hde), free(harg), free(hP2);
+	free(x), free(y), free(dout), free(e2), free(dp), free(dx0), free(P), free(S), free(out);
+	free(dy), free(de2), free(dx), free(arg);
+}
+
+/* Losses: values (double sums: 1e-9 relative is summation order only)
+ * and gradients. */
+static void check_losses(env *e, int B)
+{
+	char nm[160];
+	const hy_nn_ctx *g = &e->gpu[0];
+	static const int ns[2] = {HY_ACTIONS, HY_GRP_CLASSES};
+	for (int k = 0; k < 2; k++) {
+		int n = ns[k];
+		size_t nn = (size_t)B * n;
+		float *l = randv(e, nn, 3.0), *dl = host(nn);
+		uint64_t *mask = malloc((size_t)B * 8);
+		uint8_t *lab = malloc((size_t)B);
+		for (int b = 0; b < B; b++) {
+			mask[b] = hy_rng_u64(&e->r) & ((1ull << n) - 1);
+			lab[b] = (uint8_t)hy_rng_below(&e->r, (uint64_t)n);
+		}
+		int c1 = 0, c2 = 0;
+		double lc = e->cb->softmax_ce(&e->cpu, B, n, l, k ? NULL : mask, lab, 0.37f, dl, &c1);
+		float *gl = up(e, l, nn * 4), *gdl = up(e, dl, nn * 4);
+		uint64_t *gm = up(e, mask, (size_t)B * 8);
+		uint8_t *glab = up(e, lab, (size_t)B);
+		double lg = e->gb->softmax_ce(g, B, n, gl, k ? NULL : gm, glab, 0.37f, gdl, &c2);
+		float *hdl = down(e, g, gdl, nn);
+		compare_scalar(NAME("softmax_ce loss B=%d n=%d%s", B, n, k ? "" : " masked"), lc, lg,
+			1e-9);
+		require(c1 == c2, NAME("softmax_ce top-1 B=%d n=%d", B, n));
+		compare(NAME("softmax_ce dlogits B=%d n=%d", B, n), dl, hdl, nn, ELEM);
+		e->gb->free(gl), e->gb->free(gdl), e->gb->free(gm), e->gb->free(glab);
+		free(l), free(dl), free(mask), free(lab), free(hdl);
+	}
+	size_t n = (size_t)B * HY_NN_TP * 3;
+	float *x = randv(e, n, 2.0), *t = host(n), *w = host(n), *d = host(n);
+	for (size_t i = 0; i < n; i++) {
+		t[i] = (float)(hy_rng_below(&e->r, 2));
+		w[i] = (float)(hy_rng_below(&e->r, 3) != 0); /* a third weighted 0 */
+	}
+	float *gx = up(e, x, n * 4), *gt = up(e, t, n * 4), *gw = up(e, w, n * 4);
+	float *gd = up(e, d, n * 4);
+	double bc = e->cb->bce(&e->cpu, n, x, t, w, 0.5f, d);
+	double bg = e->gb->bce(g, n, gx, gt, gw, 0.5f, gd);
+	float *hd = down(e, g, gd, n);
+	compare_scalar(NAME("bce loss n=%zu", n), bc, bg, 1e-6); /* expf/log1pf: ≤ 2 ulp each */
+	compare(NAME("bce dlogits n=%zu", n), d, hd, n, ELEM);
+	free(hd);
+	double mc = e->cb->mse(&e->cpu, n, x, t, 0.25f, d);
+	double mg = e->gb->mse(g, n, gx, gt, 0.25f, gd);
+	hd = down(e, g, gd, n);
+	compare_scalar(NAME("mse loss n=%zu", n), mc, mg, 1e-9);
+	compare(NAME("mse dpred n=%zu", n), d, hd, n, ELEM);
+	e->gb->free(gx), e->gb->free(gt), e->gb->free(gw), e->gb->free(gd);
+	free(x), free(t), free(w), free(d), free(hd);
+}
+
+/* Σg², scale, AdamW per tensor and over a whole table. */
+static void check_optim(env *e)
+{
+	char nm[160];
+	const hy_nn_ctx *g = &e->gpu[0];
+	hy_nn_model m;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	if (hy_nn_model_init(&m, (hy_nn_arch){2, 32}, e->cb, &e->cpu, &d)) {
+		die("model", &d);
+		exit(1);
+	}
+	const size_t n = m.table.total;
+	float *p = randv(e, n, 1.0), *gr = randv(e, n, 0.1), *mo = randv(e, n, 0.01);
+	float *v = host(n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (float)fabs(0.001 * hy_rng_normal(&e->r));
+	float *p1 = host(n), *m1 = host(n), *v1 = host(n);
+	memcpy(p1, p, n * 4), memcpy(m1, mo, n * 4), memcpy(v1, v, n * 4);
+	for (int i = 0; i < m.table.count; i++) {
+		const hy_nn_tensor *t = &m.table.t[i];
+		e->cb->adamw(&e->cpu, t->size, p1 + t->offset, gr + t->offset, m1 + t->offset,
+			v1 + t->offset, 1e-3f, 0.9f, 0.999f, 1e-8f, t->decay ? 0.01f : 0.0f, 0.1f, 0.03f);
+	}
+	double sc = e->cb->sumsq(&e->cpu, n, gr);
+	float *gp = up(e, p, n * 4), *gg = up(e, gr, n * 4), *gm = up(e, mo, n * 4);
+	float *gv = up(e, v, n * 4);
+	double sg = e->gb->sumsq(g, n, gg);
+	compare_scalar(NAME("sumsq n=%zu", n), sc, sg, 1e-12);
+	e->gb->adamw_tensors(g, m.table.t, m.table.count, gp, gg, gm, gv, 1e-3f, 0.9f, 0.999f,
+		1e-8f, 0.01f, 0.1f, 0.03f);
+	float *hp = down(e, g, gp, n), *hm = down(e, g, gm, n), *hv = down(e, g, gv, n);
+	/* padding between tensors: untouched by both */
+	compare(NAME("adamw_tensors p (%d tensors)", m.table.count), p1, hp, n, ELEM);
+	compare(NAME("adamw_tensors m"), m1, hm, n, ELEM);
+	compare(NAME("adamw_tensors v"), v1, hv, n, ELEM);
+	free(hp), free(hm), free(hv);
+	/* the per-tensor op over the whole block without decay, and scale */
+	memcpy(p1, p, n * 4), memcpy(m1, mo, n * 4), memcpy(v1, v, n * 4);
+	e->cb->adamw(&e->cpu, n, p1, gr, m1, v1, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 0.1f, 0.03f);
+	e->cb->scale(&e->cpu, n, p1, 0.75f);
+	e->gb->to_dev(gp, p, n * 4), e->gb->to_dev(gm, mo, n * 4), e->gb->to_dev(gv, v, n * 4);
+	e->gb->adamw(g, n, gp, gg, gm, gv, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 0.1f, 0.03f);
+	e->gb->scale(g, n, gp, 0.75f);
+	hp = down(e, g, gp, n);
+	compare(NAME("adamw + scale n=%zu", n), p1, hp, n, ELEM);
+	e->gb->free(gp), e->gb->free(gg), e->gb->free(gm), e->gb->free(gv);
+	free(hp), free(p), free(gr), free(mo), free(v), free(p1), free(m1), free(v1);
+	hy_nn_model_free(&m);
+}
+
+/* Compact samples widened on the device: bit-identical to the CPU (a pure
+ * conversion), every binary16 pattern but NaNs included. */
+static void check_expand(env *e, int B)
+{
+	char nm[160];
+	const hy_nn_ctx *g = &e->gpu[0];
+	const size_t no = (size_t)B * HY_OBS_SIZE, nx = (size_t)B * HY_NN_TP * HY_OBS_CHANNELS;
+	uint16_t *obs = malloc(no * sizeof *obs);
+	float *x = host(nx);
+	for (size_t i = 0; i < no; i++) {
+		uint16_t h = (uint16_t)(i * 7919u);
+		obs[i] = (h & 0x7c00) == 0x7c00 && (h & 0x3ff) ? 0 : h;
+	}
+	hy_nn_obs_expand_cpu(B, obs, x);
+	uint16_t *go = up(e, obs, no * 2);
+	float *gx = up(e, x, nx * 4);
+	e->gb->zero(gx, nx * 4);
+	e->gb->expand_obs(g, B, go, gx);
+	float *hx = down(e, g, gx, nx);
+	require(memcmp(x, hx, nx * 4) == 0, NAME("expand_obs B=%d: bit-identical", B));
+	e->gb->free(go), e->gb->free(gx);
+	free(obs), free(x), free(hx);
+}
+
+/* ---------------------------------------------------------------- model */
+
+typedef struct pair {
+	hy_nn_model c, g;
+	hy_nn_work wc, wg;
+} pair;
+
+static int pair_init(env *e, pair *p, hy_nn_arch a, const hy_nn_ctx *g, int B, uint64_t s)
+{
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_rng r;
+	hy_rng_seed(&r, s);
+	if (hy_nn_model_init(&p->c, a, e->cb, &e->cpu, &d) || hy_nn_model_init_params(&p->c, &r, &d) ||
+		hy_nn_model_init(&p->g, a, e->gb, g, &d) || hy_nn_work_init(&p->wc, &p->c, B, &d) ||
+		hy_nn_work_init(&p->wg, &p->g, B, &d))
+		return die("model", &d);
+	/* the same initial weights (and zero moments) on the GPU */
+	e->gb->to_dev(p->g.w, p->c.w, p->c.table.total * sizeof(float));
+	return 0;
+}
+
+static void pair_free(pair *p)
+{
+	hy_nn_work_free(&p->wc, &p->c);
+	hy_nn_work_free(&p->wg, &p->g);
+	hy_nn_model_free(&p->c);
+	hy_nn_model_free(&p->g);
+}
+
+/* ‖a − b‖ / ‖a‖ over n values. */
+static double rel_l2(const float *a, const float *b, size_t n)
+{
+	double num = 0, den = 0;
+	for (size_t i = 0; i < n; i++) {
+		num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+		den += (double)a[i] * a[i];
+	}
+	return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* One forward, loss and backward on both backends from the same weights. */
+static void check_model(env *e, int k, hy_nn_arch a, int B)
+{
+	char nm[160];
+	pair p;
+	if (pair_init(e, &p, a, &e->gpu[k], B, seed + 7))
+		exit(1);
+	hy_sample *s = calloc((size_t)B, sizeof *s);
+	hy_rng r;
+	hy_rng_seed(&r, seed + 8);
+	hy_nn_synth_samples(&r, s, B);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_nn_losses lc, lg;
+	if (hy_nn_work_load(&p.wc, &p.c, s, B, &d) || hy_nn_work_load(&p.wg, &p.g, s, B, &d))
+		exit(die("load", &d));
+	hy_nn_forward(&p.c, &p.wc);
+	hy_nn_loss(&p.c, &p.wc, &lc);
+	hy_nn_backward(&p.c, &p.wc);
+	hy_nn_forward(&p.g, &p.wg);
+	hy_nn_loss(&p.g, &p.wg, &lg);
+	hy_nn_backward(&p.g, &p.wg);
+	size_t n = p.c.table.total;
+	float *hg = down(e, &e->gpu[k], p.g.g, n);
+	/* fp32: a few layers of 1e-5-level differences stay well under 1e-3
+	 * (×3 with cuDNN's FFT/Winograd errors, see FP32_DNN); bf16: every
+	 * layer's operands rounded (~3e-3 each, partly averaging out): 5e-2
+	 * on losses, 1e-1 on the gradient vector */
+	double tl = k == 0 ? 1e-3 : k == 1 ? 3e-3 : 5e-2;
+	double tg = k == 0 ? 2e-3 : k == 1 ? 1e-2 : 1e-1;
+	compare_scalar(NAME("model %dx%d B=%d %s loss", a.blocks, a.channels, B, gname[k]),
+		lc.total, lg.total, tl);
+	compare_scalar(NAME("model %dx%d B=%d %s policy loss", a.blocks, a.channels, B, gname[k]),
+		lc.policy, lg.policy, tl);
+	double rg = rel_l2(p.c.g, hg, n);
+	checks++;
+	if (!(rg <= tg)) {
+		failures++;
+		note("FAIL model %dx%d B=%d %s gradients: relative L2 difference %.3g > %.3g (seed "
+			"%llu)\n", a.blocks, a.channels, B, gname[k], rg, tg, (unsigned long long)seed);
+	} else {
+		note("ok   model %dx%d B=%d %s gradients (relative L2 difference %.3g)\n", a.blocks,
+			a.channels, B, gname[k], rg);
+	}
+	free(hg);
+	free(s);
+	pair_free(&p);
+}
+
+/* steps of training on a backend; losses[steps]. */
+static void train(env *e, hy_nn_model *m, hy_nn_work *w, int B, int steps, double *losses)
+{
+	hy_nn_optim_cfg oc;
+	hy_nn_optim_defaults(&oc, steps);
+	int64_t step = 0;
+	hy_rng r;
+	hy_rng_seed(&r, seed + 9);
+	hy_sample *s = calloc((size_t)B, sizeof *s);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	for (int i = 0; i < steps; i++) {
+		hy_nn_synth_samples(&r, s, B);
+		if (hy_nn_work_load(w, m, s, B, &d))
+			exit(die("load", &d));
+		hy_nn_losses l;
+		hy_nn_forward(m, w);
+		hy_nn_loss(m, w, &l);
+		hy_nn_backward(m, w);
+		hy_nn_optim_step(m, &oc, &step, NULL);
+		losses[i] = l.total;
+	}
+	if (m->be->sync && m->be->sync(m->ctx, &d))
+		exit(die("training", &d));
+	free(s);
+}
+
+/* 50 steps of small on both backends from the same start. */
+static void check_training(env *e, int k)
+{
+	enum { STEPS = 50, B = 64 };
+	char nm[160];
+	pair p;
+	if (pair_init(e, &p, (hy_nn_arch){6, 64}, &e->gpu[k], B, seed + 10))
+		exit(1);
+	double lc[STEPS], lg[STEPS];
+	train(e, &p.c, &p.wc, B, STEPS, lc);
+	train(e, &p.g, &p.wg, B, STEPS, lg);
+	/* Adam amplifies tiny gradient differences where |g| ≈ 0 (a sign
+	 * flips a full-size update), so the curves separate slowly: each
+	 * step's loss within 2% (fp32) or 5% (bf16) of the CPU's, which a
+	 * wrong op (changes of tens of percent) does not meet; smaller errors
+	 * are the gradient checks' business */
+	double t = k < 2 ? 2e-2 : 5e-2, worst = 0;
+	int bad = -1;
+	for (int i = 0; i < STEPS; i++) {
+		double r = fabs(lg[i] - lc[i]) / fabs(lc[i]);
+		if (r > worst)
+			worst = r;
+		if (!(r <= t) && bad < 0)
+			bad = i;
+	}
+	checks++;
+	if (bad >= 0) {
+		failures++;
+		note("FAIL 50 steps of small %s: step %d loss cpu %.6f gpu %.6f (seed %llu)\n",
+			gname[k], bad + 1, lc[bad], lg[bad], (unsigned long long)seed);
+	} else {
+		note("ok   50 steps of small %s: losses %.4f -> %.4f (cpu %.4f -> %.4f), worst "
+			"relative difference %.2g\n", gname[k], lg[0], lg[STEPS - 1], lc[0],
+			lc[STEPS - 1], worst);
+	}
+	(void)nm;
+	pair_free(&p);
+}
+
+/* The same GPU run twice: bit-identical losses and weights. */
+static void check_determinism(env *e, int k)
+{
+	enum { STEPS = 10, B = 257 };
+	char nm[160];
+	double l1[STEPS], l2[STEPS];
+	float *w[2] = {NULL, NULL};
+	for (int run = 0; run < 2; run++) {
+		pair p;
+		if (pair_init(e, &p, (hy_nn_arch){6, 64}, &e->gpu[k], B, seed + 11))
+			exit(1);
+		train(e, &p.g, &p.wg, B, STEPS, run ? l2 : l1);
+		w[run] = down(e, &e->gpu[k], p.g.w, p.g.table.total);
+		size_t n = p.g.table.total;
+		pair_free(&p);
+		if (run)
+			require(memcmp(l1, l2, sizeof l1) == 0 && memcmp(w[0], w[1], n * 4) == 0,
+				NAME("determinism: %d steps of small at batch %d twice, %s: bit-identical",
+					STEPS, B, gname[k]));
+	}
+	free(w[0]), free(w[1]);
+}
+
+/* CPU → checkpoint → GPU → checkpoint → CPU. */
+static void check_ckpt(env *e, int k)
+{
+	hy_nn_arch a = {6, 64};
+	pair p;
+	if (pair_init(e, &p, a, &e->gpu[k], 16, seed + 12))
+		exit(1);
+	double l[3];
+	train(e, &p.c, &p.wc, 16, 3, l); /* moments nonzero */
+	char f1[] = "/tmp/check-gpu-XXXXXX", f2[] = "/tmp/check-gpu-XXXXXX";
+	int fd1 = mkstemp(f1), fd2 = mkstemp(f2);
+	if (fd1 < 0 || fd2 < 0) {
+		perror("check-gpu: mkstemp");
+		exit(1);
+	}
+	close(fd1), close(fd2);
+	hy_nn_ckpt_meta meta, back;
+	memset(&meta, 0, sizeof meta);
+	hy_nn_optim_defaults(&meta.opt, 3);
+	meta.step = 3;
+	meta.seed = seed;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_nn_model c2;
+	hy_status st = hy_nn_ckpt_save(f1, &p.c, &meta, &d);
+	if (!st)
+		st = hy_nn_ckpt_load(f1, &p.g, &back, 0, &d);
+	if (!st)
+		st = hy_nn_ckpt_save(f2, &p.g, &back, &d);
+	if (!st)
+		st = hy_nn_model_init(&c2, a, e->cb, &e->cpu, &d);
+	if (!st && (st = hy_nn_ckpt_load(f2, &c2, &back, 0, &d)))
+		hy_nn_model_free(&c2);
+	unlink(f1), unlink(f2);
+	if (st)
+		exit(die("checkpoint", &d));
+	size_t n = p.c.table.total * 4;
+	require(back.step == 3 && !memcmp(p.c.w, c2.w, n) && !memcmp(p.c.m, c2.m, n) &&
+			!memcmp(p.c.v, c2.v, n),
+		"checkpoint CPU -> GPU -> CPU: step, weights and moments bit-identical");
+	hy_nn_model_free(&c2);
+	pair_free(&p);
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(void)
+{
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_nn_cuda_info info;
+	if (!hy_nn_cuda_built() || hy_nn_cuda_probe(0, &info, &d) != HY_OK) {
+		printf("check-gpu: skipped: no GPU (%s)\n",
+			hy_nn_cuda_built() ? d.msg : "this build has no CUDA backend");
+		return 0;
+	}
+	const char *s = getenv("CHECK_GPU_SEED");
+	seed = s ? strtoull(s, NULL, 10) : 20261124;
+	note("check-gpu: %s (compute %d.%d), seed %llu\n", info.name, info.major, info.minor,
+		(unsigned long long)seed);
+	env e;
+	memset(&e, 0, sizeof e);
+	hy_rng_seed(&e.r, seed);
+	hy_nn_ctx_init(&e.cpu, 4);
+	e.cb = hy_nn_backend_cpu();
+	e.gb = hy_nn_backend_cuda();
+	for (int k = 0; k < NG; k++) {
+		hy_nn_cuda_cfg cfg = {.device = 0,
+			.precision = k < 2 ? HY_NN_PREC_FP32 : HY_NN_PREC_BF16,
+			.conv = k % 2 ? HY_NN_CONV_CUDNN : HY_NN_CONV_GEMM,
+			.arch = {1, 256}, .max_batch = 257};
+		if (hy_nn_cuda_ctx_init(&e.gpu[k], &cfg, &d))
+			return die(gname[k], &d);
+	}
+
+	/* a batch that cannot fit is refused with one that does */
+	hy_nn_ctx big;
+	hy_nn_cuda_cfg bc = {.device = 0, .precision = HY_NN_PREC_BF16, .arch = {40, 256},
+		.max_batch = 1 << 20};
+	char nm[160];
+	hy_status bst = hy_nn_cuda_ctx_init(&big, &bc, &d);
+	require(bst == HY_EUSAGE && strstr(d.msg, "the largest batch that fits is"),
+		NAME("batch 2^20 of full refused: %.100s", d.msg));
+	if (!bst)
+		hy_nn_cuda_ctx_free(&big);
+	hy_diag_init(&d, NULL);
+	unsigned long long mism;
+	unsigned int first;
+	if (hy_nn_cuda_check_bf16(&e.gpu[0], &mism, &first, &d))
+		return die("bf16 check", &d);
+	require(mism == 0, NAME("bf16 rounding = __float2bfloat16_rn on all 2^32 patterns (%llu "
+		"differ, first 0x%08x)", mism, first));
+
+	static const int Bs[] = {1, 3, 257}, Cs[] = {32, 256};
+	for (size_t i = 0; i < 3; i++)
+		for (size_t j = 0; j < 2; j++) {
+			int B = Bs[i], C = Cs[j];
+			check_conv(&e, B, HY_NN_IN, C);
+			check_conv(&e, B, C, C);
+			snprintf(nm, sizeof nm, "se-fc1 rows=%d %d->%d", 2 * B, C, C / 16);
+			check_linear(&e, nm, 2 * B, C, C, C / 16, 0, 0);
+			snprintf(nm, sizeof nm, "1x1 rows=%d %d->64 pads", B * HY_NN_TP, C);
+			check_linear(&e, nm, B * HY_NN_TP, C, C, HY_NN_POL_CH, B, 1);
+			check_gn(&e, B, C);
+			check_pool_se(&e, B, C);
+		}
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(nm, sizeof nm, "policy-fc B=%d strided", Bs[i]);
+		check_linear(&e, nm, Bs[i], HY_NN_T * HY_NN_POL_CH, HY_NN_TP * HY_NN_POL_CH,
+			HY_ACTIONS, 0, 0);
+		check_losses(&e, Bs[i]);
+	}
+	check_optim(&e);
+	check_expand(&e, 1);
+	check_expand(&e, 257);
+	for (int k = 0; k < NG; k++) {
+		check_model(&e, k, (hy_nn_arch){2, 32}, 3);
+		check_model(&e, k, (hy_nn_arch){6, 64}, 64);
+	}
+	check_training(&e, 0);
+	check_training(&e, 2);
+	check_ckpt(&e, 2);
+	check_determinism(&e, 2);
+	check_determinism(&e, 3);
+
+	char rep[4096];
+	hy_nn_cuda_report(&e.gpu[2], rep, sizeof rep);
+	note("%s", rep);
+	for (int k = 0; k < NG; k++)
+		hy_nn_cuda_ctx_free(&e.gpu[k]);
+	printf("check-gpu: %d checks, %d failed\n", checks, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,475 @@
+/* The CPU-runnable parts of the CUDA backend (lib/nn/cuda/plan.h,
+ * nn/math.h's bf16 rounding, the entry points of cuda.h without a GPU):
+ * - bf16 round-to-nearest-even against the definition, computed another
+ *   way (the two neighbouring bf16 values compared in double);
+ * - the memory plan against the allocations hy_nn_model_init and
+ *   hy_nn_work_init really make (counted through a wrapping backend), the
+ *   largest batch that fits, and the refusal of a batch that does not;
+ * - the keys and the cache of the per-shape convolution choice;
+ * - the compact sample form: binary16 widening, and the expansion into the
+ *   model's input equal to what hy_nn_work_load builds;
+ * - checkpoints of a model in device memory: a backend whose memory holds
+ *   every byte inverted (so that any access not through to_dev/to_host
+ *   reads garbage) round-trips CPU → "device" → CPU bit for bit: the
+ *   checkpoint code is backend-neutral, as a GPU needs;
+ * - the CUDA entry points refusing cleanly where there is no GPU. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nn/checkpoint.h"
+#include "nn/cuda/compact.h"
+#include "nn/cuda/cuda.h"
+#include "nn/cuda/plan.h"
+#include "nn/math.h"
+#include "nn/model.h"
+#include "nn/rng.h"
+#include "nn/synth.h"
+
+static const uint64_t SEED = 20261124;
+
+/* ------------------------------------------------------------ bf16 */
+
+static float from_bits(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/* The value of a bf16 pattern, with the pattern above the largest finite
+ * one (0x7f80, +inf) taken as 2^128: IEEE rounding decides overflow as if
+ * the exponent range were unbounded. */
+static double bf16_value(uint32_t h)
+{
+	if ((h & 0x7fff) == 0x7f80)
+		return (h & 0x8000 ? -1.0 : 1.0) * ldexp(1.0, 128);
+	return (double)from_bits(h << 16);
+}
+
+/* The definition: the nearer of the two bf16 values around x, the one
+ * with an even last bit on a tie; NaN → 0x7fff; ±inf kept. */
+static uint16_t bf16_reference(uint32_t u)
+{
+	float x = from_bits(u);
+	if (isnan(x))
+		return 0x7fff;
+	if (isinf(x))
+		return (uint16_t)(u >> 16);
+	uint32_t lo = u >> 16, hi = lo + 1; /* toward zero, and one step away */
+	if ((u & 0xffff) == 0)
+		return (uint16_t)lo;
+	double dl = fabs((double)x - bf16_value(lo)), dh = fabs(bf16_value(hi) - (double)x);
+	if (dl < dh)
+		return (uint16_t)lo;
+	if (dh < dl)
+		return (uint16_t)hi;
+	return (uint16_t)(lo & 1 ? hi : lo);
+}
+
+static void check_bf16(uint32_t u)
+{
+	uint16_t got = hy_nn_bf16_round(from_bits(u)), want = bf16_reference(u);
+	if (got != want)
+		fail_msg("bf16 of 0x%08x: got 0x%04x, want 0x%04x", u, got, want);
+}
+
+static void test_bf16_round(void **state)
+{
+	(void)state;
+	/* every upper half with the lower halves around the rounding points */
+	static const uint32_t low[] = {0x0000, 0x0001, 0x7fff, 0x8000, 0x8001, 0xffff};
+	for (uint32_t hi = 0; hi < 0x10000; hi++)
+		for (size_t k = 0; k < sizeof low / sizeof low[0]; k++)
+			check_bf16(hi << 16 | low[k]);
+	hy_rng r;
+	hy_rng_seed(&r, SEED);
+	for (int i = 0; i < 2000000; i++)
+		check_bf16((uint32_t)hy_rng_u64(&r));
+	/* named cases */
+	assert_int_equal(hy_nn_bf16_round(1.0f), 0x3f80);
+	assert_int_equal(hy_nn_bf16_round(from_bits(0x3f808000)), 0x3f80); /* tie, even below */
+	assert_int_equal(hy_nn_bf16_round(from_bits(0x3f818000)), 0x3f82); /* tie, even above */
+	assert_int_equal(hy_nn_bf16_round(from_bits(0x7f7fffff)), 0x7f80); /* overflow to inf */
+	assert_int_equal(hy_nn_bf16_round(-INFINITY), 0xff80);
+	assert_int_equal(hy_nn_bf16_round(NAN), 0x7fff);
+	assert_int_equal(hy_nn_bf16_round(from_bits(0xffc00001)), 0x7fff);
+	assert_int_equal(hy_nn_bf16_round(from_bits(0x00008000)), 0x0000); /* subnormal tie */
+	assert_int_equal(hy_nn_bf16_round(from_bits(0x00018000)), 0x0002);
+	/* widening is exact: representable values survive the round trip */
+	for (uint32_t h = 0; h < 0x10000; h++) {
+		float f = hy_nn_bf16_to_float((uint16_t)h);
+		if (!isnan(f))
+			assert_int_equal(hy_nn_bf16_round(f), h);
+	}
+}
+
+/* ------------------------------------------------------------ memory plan */
+
+/* A CPU backend whose alloc counts what it hands out, rounded as the
+ * CUDA arena rounds (test-local state). */
+static size_t counted;
+static const hy_nn_backend *cpu;
+
+static void *count_alloc(size_t bytes)
+{
+	counted += hy_nn_cuda_round(bytes);
+	return cpu->alloc(bytes);
+}
+
+static void test_plan_matches_allocations(void **state)
+{
+	(void)state;
+	cpu = hy_nn_backend_cpu();
+	hy_nn_backend be = *cpu;
+	be.alloc = count_alloc;
+	hy_nn_ctx c;
+	hy_nn_ctx_init(&c, 1);
+	static const hy_nn_arch archs[] = {{2, 32}, {6, 64}, {0, 32}, {1, 96}};
+	static const int batches[] = {1, 3, 17};
+	for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+		hy_nn_arch a = archs[i];
+		hy_nn_model m;
+		hy_diag d;
+		hy_diag_init(&d, NULL);
+		counted = 0;
+		assert_int_equal(hy_nn_model_init(&m, a, &be, &c, &d), HY_OK);
+		size_t largest = 0, maxt = 0;
+		assert_int_equal(hy_nn_plan_param_floats(a, &largest), m.table.total);
+		for (int k = 0; k < m.table.count; k++)
+			if (m.table.t[k].size > maxt)
+				maxt = m.table.t[k].size;
+		assert_int_equal(largest, maxt);
+		hy_nn_mem_plan p;
+		hy_nn_plan_mem(a, 1, HY_NN_PREC_BF16, &p);
+		assert_int_equal(counted, p.params);
+		for (size_t j = 0; j < sizeof batches / sizeof batches[0]; j++) {
+			hy_nn_work w;
+			counted = 0;
+			assert_int_equal(hy_nn_work_init(&w, &m, batches[j], &d), HY_OK);
+			if (counted != hy_nn_plan_work_bytes(a, batches[j]))
+				fail_msg("%dx%d batch %d: work_init allocates %zu bytes, the plan says %zu",
+					a.blocks, a.channels, batches[j], counted,
+					hy_nn_plan_work_bytes(a, batches[j]));
+			hy_nn_work_free(&w, &m);
+		}
+		hy_nn_model_free(&m);
+	}
+}
+
+static void test_plan_scratch(void **state)
+{
+	(void)state;
+	hy_nn_arch a = {40, 256};
+	hy_nn_cuda_scratch s16, s32;
+	hy_nn_plan_scratch(a, 256, HY_NN_PREC_BF16, &s16);
+	hy_nn_plan_scratch(a, 256, HY_NN_PREC_FP32, &s32);
+	/* bf16 operands: the taps of R·256 values, 2 bytes each; none in fp32 */
+	assert_true(s16.act16[0] >= (size_t)(256 * HY_NN_TP - 2) * 3 * 256 * 2);
+	assert_int_equal(s32.act16[0], 0);
+	assert_int_equal(s32.out16, 0);
+	/* the largest tensor of full: a 3-tap 256→256 convolution */
+	assert_true(s16.w16[0] >= (size_t)256 * 3 * 256 * 2);
+	assert_true(s16.total > s32.total);
+	assert_int_equal(s16.total % HY_NN_CUDA_ALIGN, 0);
+	assert_int_equal(s16.total, s16.act16[0] + s16.act16[1] + s16.out16 + s16.w16[0] +
+		s16.w16[1] + s16.wtmp + s16.ones + s16.partials + s16.workspace);
+}
+
+static void test_max_batch(void **state)
+{
+	(void)state;
+	hy_nn_arch full = {40, 256}, small = {6, 64};
+	const size_t GiB = (size_t)1 << 30;
+	static const size_t avail[] = {(size_t)80 << 30, (size_t)24 << 30, (size_t)3 << 30};
+	for (size_t i = 0; i < sizeof avail / sizeof avail[0]; i++) {
+		int mb = hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, avail[i]);
+		assert_true(mb > 0 && mb < 1 << 20);
+		hy_nn_mem_plan p, q;
+		hy_nn_plan_mem(full, mb, HY_NN_PREC_BF16, &p);
+		hy_nn_plan_mem(full, mb + 1, HY_NN_PREC_BF16, &q);
+		assert_true(p.total + HY_NN_CUDA_MARGIN <= avail[i]);
+		assert_true(q.total + HY_NN_CUDA_MARGIN > avail[i]);
+	}
+	/* the workspace of full grows by ~10.6 MB a sample (each of the 40
+	 * blocks keeps 7 fp32 maps of 36×256: 258 KB): 80 GiB holds about
+	 * 8,000 samples, and batch 2048 of the benchmarks fits */
+	int mb80 = hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, 80 * GiB);
+	if (mb80 < 6000 || mb80 > 9000)
+		fail_msg("full in 80 GiB: largest batch %d", mb80);
+	assert_int_equal(hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, HY_NN_CUDA_MARGIN), 0);
+	assert_int_equal(hy_nn_plan_max_batch(small, HY_NN_PREC_FP32, (size_t)1 << 50), 1 << 20);
+}
+
+static void test_refusal(void **state)
+{
+	(void)state;
+	hy_nn_arch full = {40, 256};
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	const size_t avail = (size_t)16 << 30;
+	int mb = hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, avail);
+	assert_int_equal(hy_nn_plan_check(full, mb, HY_NN_PREC_BF16, avail, "GPU 0 (test)", &d),
+		HY_OK);
+	assert_int_equal(hy_nn_plan_check(full, mb + 1, HY_NN_PREC_BF16, avail, "GPU 0 (test)",
+		&d), HY_EUSAGE);
+	char want[64];
+	snprintf(want, sizeof want, "the largest batch that fits is %d", mb);
+	if (!strstr(d.msg, want) || !strstr(d.msg, "GPU 0 (test) has 16.00 GiB free"))
+		fail_msg("refusal message: %s", d.msg);
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_nn_plan_check(full, 1, HY_NN_PREC_BF16, (size_t)100 << 20, "GPU 0 (x)",
+		&d), HY_EUSAGE);
+	assert_non_null(strstr(d.msg, "not even a batch of 1 fits"));
+}
+
+/* ------------------------------------------------------------ conv cache */
+
+static void test_conv_keys(void **state)
+{
+	(void)state;
+	static const int Bs[] = {1, 2, 3, 256, 257, 1024, 2048, (1 << 21) - 1};
+	static const int Cs[] = {1, 32, 64, 85, 256, 4096, 8191};
+	enum { NB = 8, NC = 7 };
+	uint64_t *keys = malloc(3 * 2 * NB * NC * NC * sizeof *keys);
+	assert_non_null(keys);
+	size_t n = 0;
+	for (int dir = 0; dir < 3; dir++)
+		for (int p = 0; p < 2; p++)
+			for (int b = 0; b < NB; b++)
+				for (int i = 0; i < NC; i++)
+					for (int o = 0; o < NC; o++) {
+						uint64_t k = hy_nn_conv_key(dir, p, Bs[b], Cs[i], Cs[o]);
+						assert_true(k != 0);
+						keys[n++] = k;
+					}
+	for (size_t i = 0; i < n; i++) /* all distinct */
+		for (size_t j = i + 1; j < n; j++)
+			if (keys[i] == keys[j])
+				fail_msg("keys %zu and %zu collide", i, j);
+	free(keys);
+	assert_int_equal(hy_nn_conv_key(3, 0, 1, 32, 32), 0);
+	assert_int_equal(hy_nn_conv_key(0, 2, 1, 32, 32), 0);
+	assert_int_equal(hy_nn_conv_key(0, 0, 0, 32, 32), 0);
+	assert_int_equal(hy_nn_conv_key(0, 0, 1 << 21, 32, 32), 0);
+	assert_int_equal(hy_nn_conv_key(0, 0, 1, 8192, 32), 0);
+	assert_int_equal(hy_nn_conv_key(0, 0, 1, 32, 0), 0);
+
+	hy_nn_conv_cache c = {0};
+	hy_nn_conv_choice e = {hy_nn_conv_key(HY_NN_CONV_BWD_FILTER, 1, 256, 85, 256),
+		HY_NN_CONV_CUDNN, 1, 1024, 0.5f, 0.25f};
+	assert_null(hy_nn_conv_cache_find(&c, e.key));
+	assert_int_equal(hy_nn_conv_cache_put(&c, &e), 0);
+	const hy_nn_conv_choice *f = hy_nn_conv_cache_find(&c, e.key);
+	assert_non_null(f);
+	assert_int_equal(f->impl, HY_NN_CONV_CUDNN);
+	e.impl = HY_NN_CONV_GEMM; /* replacing keeps one entry */
+	assert_int_equal(hy_nn_conv_cache_put(&c, &e), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(hy_nn_conv_cache_find(&c, e.key)->impl, HY_NN_CONV_GEMM);
+	char buf[256];
+	hy_nn_conv_cache_format(&c, buf, sizeof buf);
+	assert_string_equal(buf, "conv bwd-filter B=256 85->256 bf16: gemm 0.500 ms, cudnn algo 1 "
+		"0.250 ms: gemm\n");
+	for (int b = 1; c.n < HY_NN_CONV_CACHE; b++) {
+		hy_nn_conv_choice g = {hy_nn_conv_key(0, 0, b, 64, 64), HY_NN_CONV_GEMM, -1, 0, -1, -1};
+		assert_int_equal(hy_nn_conv_cache_put(&c, &g), 0);
+	}
+	hy_nn_conv_choice g = {hy_nn_conv_key(0, 0, 5000, 64, 64), HY_NN_CONV_GEMM, -1, 0, -1, -1};
+	assert_int_equal(hy_nn_conv_cache_put(&c, &g), -1); /* full */
+	g.key = 0;
+	assert_int_equal(hy_nn_conv_cache_put(&c, &g), -1);
+	assert_null(hy_nn_conv_cache_find(&c, 0));
+}
+
+/* ------------------------------------------------------------ compact form */
+
+static void test_half(void **state)
+{
+	(void)state;
+	for (uint32_t h = 0; h < 0x10000; h++) {
+		_Float16 f;
+		uint16_t b = (uint16_t)h;
+		memcpy(&f, &b, sizeof f);
+		float want = (float)f, got = hy_nn_half_to_float(b);
+		uint32_t wu, gu;
+		memcpy(&wu, &want, 4), memcpy(&gu, &got, 4);
+		if (isnan(want) ? !isnan(got) || ((wu ^ gu) & 0x807fffffu & ~0x00400000u) : wu != gu)
+			fail_msg("binary16 0x%04x: got %a (0x%08x), want %a (0x%08x)", h, got, gu, want,
+				wu);
+	}
+}
+
+static void test_expand_obs(void **state)
+{
+	(void)state;
+	enum { B = 5 };
+	hy_rng r;
+	hy_rng_seed(&r, SEED + 1);
+	hy_sample *s = calloc(B, sizeof *s);
+	assert_non_null(s);
+	hy_nn_synth_samples(&r, s, B);
+	/* every binary16 pattern but NaNs (which the model never sees, and
+	 * whose comparison below would fail) somewhere in the planes */
+	for (int i = 0, h = 0; i < B * HY_OBS_SIZE && h < 0x10000; i++, h += 13)
+		if ((h & 0x7c00) != 0x7c00 || !(h & 0x3ff))
+			s[i / HY_OBS_SIZE].obs[i % HY_OBS_SIZE] = (uint16_t)h;
+	hy_nn_ctx c;
+	hy_nn_ctx_init(&c, 1);
+	hy_nn_model m;
+	hy_nn_work w;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){0, 32}, hy_nn_backend_cpu(), &c, &d),
+		HY_OK);
+	assert_int_equal(hy_nn_work_init(&w, &m, B, &d), HY_OK);
+	assert_int_equal(hy_nn_work_load(&w, &m, s, B, &d), HY_OK);
+	uint16_t *obs = malloc((size_t)B * HY_OBS_SIZE * sizeof *obs);
+	float *x = malloc((size_t)B * HY_NN_TP * HY_OBS_CHANNELS * sizeof *x);
+	assert_non_null(obs);
+	assert_non_null(x);
+	hy_nn_obs_pack(s, B, obs);
+	hy_nn_obs_expand_cpu(B, obs, x);
+	assert_memory_equal(x, w.xin, (size_t)B * HY_NN_TP * HY_OBS_CHANNELS * sizeof *x);
+	free(obs), free(x), free(s);
+	hy_nn_work_free(&w, &m);
+	hy_nn_model_free(&m);
+}
+
+/* ------------------------------------------------------------ checkpoints */
+
+/* "Device" memory: each byte stored inverted, a size word in front. */
+static void *inv_alloc(size_t bytes)
+{
+	unsigned char *p = malloc(bytes + 16);
+	if (!p)
+		return NULL;
+	memcpy(p, &bytes, sizeof bytes);
+	memset(p + 16, 0xff, bytes); /* zeroed, as the device sees it */
+	return p + 16;
+}
+
+static void inv_free(void *p)
+{
+	if (p)
+		free((unsigned char *)p - 16);
+}
+
+static void inv_copy(void *dst, const void *src, size_t bytes)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	for (size_t i = 0; i < bytes; i++)
+		d[i] = (unsigned char)~s[i];
+}
+
+static void inv_zero(void *p, size_t bytes)
+{
+	memset(p, 0xff, bytes);
+}
+
+static void test_ckpt_device_memory(void **state)
+{
+	(void)state;
+	hy_nn_backend inv = *hy_nn_backend_cpu();
+	inv.name = "inverted";
+	inv.alloc = inv_alloc, inv.free = inv_free, inv.to_dev = inv_copy;
+	inv.to_host = inv_copy, inv.zero = inv_zero;
+	hy_nn_ctx c;
+	hy_nn_ctx_init(&c, 1);
+	hy_nn_arch a = {2, 32};
+	hy_nn_model m0, md, m1;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_rng r;
+	hy_rng_seed(&r, SEED + 2);
+	assert_int_equal(hy_nn_model_init(&m0, a, hy_nn_backend_cpu(), &c, &d), HY_OK);
+	assert_int_equal(hy_nn_model_init_params(&m0, &r, &d), HY_OK);
+	size_t n = m0.table.total;
+	for (int k = 0; k < m0.table.count; k++) /* moments as after some steps */
+		for (size_t i = m0.table.t[k].offset; i < m0.table.t[k].offset + m0.table.t[k].size;
+			i++) {
+			m0.m[i] = (float)hy_rng_normal(&r);
+			m0.v[i] = (float)fabs(hy_rng_normal(&r));
+		}
+	char f1[] = "/tmp/test-cuda-host-XXXXXX", f2[] = "/tmp/test-cuda-host-XXXXXX";
+	int fd1 = mkstemp(f1), fd2 = mkstemp(f2);
+	assert_true(fd1 >= 0 && fd2 >= 0);
+	close(fd1), close(fd2);
+	hy_nn_ckpt_meta meta, back;
+	memset(&meta, 0, sizeof meta);
+	hy_nn_optim_defaults(&meta.opt, 10);
+	meta.step = 7;
+	meta.seed = 42;
+	meta.rng = r;
+	assert_int_equal(hy_nn_ckpt_save(f1, &m0, &meta, &d), HY_OK);
+	assert_int_equal(hy_nn_model_init(&md, a, &inv, &c, &d), HY_OK);
+	assert_int_equal(hy_nn_ckpt_load(f1, &md, &back, 0, &d), HY_OK);
+	/* in "device" memory the bytes are inverted: the load went through to_dev */
+	float first;
+	inv_copy(&first, md.w, sizeof first);
+	assert_memory_equal(&first, m0.w, sizeof first);
+	assert_int_equal(hy_nn_ckpt_save(f2, &md, &back, &d), HY_OK);
+	assert_int_equal(hy_nn_model_init(&m1, a, hy_nn_backend_cpu(), &c, &d), HY_OK);
+	assert_int_equal(hy_nn_ckpt_load(f2, &m1, &back, 0, &d), HY_OK);
+	assert_int_equal(back.step, 7);
+	assert_memory_equal(m0.w, m1.w, n * sizeof(float));
+	assert_memory_equal(m0.m, m1.m, n * sizeof(float));
+	assert_memory_equal(m0.v, m1.v, n * sizeof(float));
+	/* weights only: moments zeroed through the backend */
+	assert_int_equal(hy_nn_ckpt_load(f2, &md, NULL, 1, &d), HY_OK);
+	float mom;
+	inv_copy(&mom, md.m, sizeof mom);
+	assert_true(mom == 0.0f);
+	unlink(f1), unlink(f2);
+	hy_nn_model_free(&m0), hy_nn_model_free(&md), hy_nn_model_free(&m1);
+}
+
+/* ------------------------------------------------------------ no GPU */
+
+/* This test runs on machines without a GPU (CI, the build host): the
+ * entry points must refuse with a reason, never crash. Where a GPU is
+ * usable the check is skipped (tests/gpu/ covers that case). */
+static void test_no_gpu(void **state)
+{
+	(void)state;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_nn_cuda_info info;
+	if (hy_nn_cuda_probe(0, &info, &d) == HY_OK)
+		skip();
+	assert_true(strlen(d.msg) > 0);
+	hy_nn_ctx c;
+	hy_nn_cuda_cfg cfg = {.device = 0, .precision = HY_NN_PREC_BF16, .arch = {2, 32},
+		.max_batch = 8};
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_nn_cuda_ctx_init(&c, &cfg, &d), HY_EUNSUP);
+	assert_null(c.priv);
+	hy_nn_cuda_ctx_free(&c);
+	assert_int_equal(hy_nn_cuda_built(), hy_nn_backend_cuda() != NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bf16_round),
+		cmocka_unit_test(test_plan_matches_allocations),
+		cmocka_unit_test(test_plan_scratch),
+		cmocka_unit_test(test_max_batch),
+		cmocka_unit_test(test_refusal),
+		cmocka_unit_test(test_conv_keys),
+		cmocka_unit_test(test_half),
+		cmocka_unit_test(test_expand_obs),
+		cmocka_unit_test(test_ckpt_device_memory),
+		cmocka_unit_test(test_no_gpu),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
