@@ -1,0 +1,105 @@
+# The self-play loop: starting from a trained model (INIT, e.g. bc/model.h5
+# from pipelines/bc.mk), each iteration
+#   1. plays GAMES hanchan with hydra-sp: the current model against a pool
+#      (the rule bot and the best model so far), samples of its own
+#      decisions only (--learner);
+#   2. improves it with hydra-fit --mode ppo from those samples;
+#   3. plays the new model against the best so far in the arena
+#      (1 vs 3, duplicate, SEEDS seeds);
+#   4. promotes it to best when the 95% interval of its placement points lies
+#      above zero (it beats the best), and records the arena result as one
+#      line of OUT/league.jsonl.
+#
+#   make -f pipelines/selfplay.mk INIT=bc/model.h5 OUT=sp/ [ITERS=3 GAMES=64 SEEDS=50]
+#
+# Iteration i lives in OUT/iter-i/: samples.bin, run/ (metrics.jsonl,
+# checkpoints, plots/), model.h5, arena.json and arena.txt, best.h5, and
+# league.json. Every stage is a file, so the loop resumes where it stopped,
+# and raising ITERS continues it. OUT/plots/league.png shows the strength
+# over the iterations. Runs from any directory; programs from BIN as in
+# bc.mk; DEVICE as in bc.mk.
+
+HERE   := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
+BIN    ?= $(firstword $(patsubst %/mjai-parse,%,$(wildcard $(HERE)../build/bin/mjai-parse \
+		$(HERE)../../../bin/mjai-parse)))
+P      := $(if $(BIN),$(BIN)/,)
+INIT   ?=
+OUT    ?= sp
+ITERS  ?= 3
+GAMES  ?= 64
+TABLES ?= 32
+TEMP   ?= 1
+SEEDS  ?= 50
+SEED   ?= 0
+BATCH  ?= 256
+DEVICE ?= auto
+THREADS ?= $(shell nproc 2>/dev/null || echo 1)
+PPO_FLAGS ?= --ppo-epochs 4
+
+ITER_LIST := $(shell seq 1 $(ITERS))
+LAST := $(OUT)/iter-$(ITERS)
+
+.PHONY: all plots clean
+.DELETE_ON_ERROR:
+all: $(OUT)/league.jsonl plots
+
+$(OUT)/iter-0/model.h5:
+	$(if $(INIT),,$(error INIT is not set: make -f $(lastword $(MAKEFILE_LIST)) INIT=model.h5))
+	@mkdir -p $(@D)
+	cp -L $(INIT) $@
+$(OUT)/iter-0/best.h5: $(OUT)/iter-0/model.h5
+	cp $< $@
+
+# $(1): the iteration, $(2): the one before it
+define ITERATION
+$(OUT)/iter-$(1)/samples.bin: $(OUT)/iter-$(2)/model.h5 $(OUT)/iter-$(2)/best.h5
+	$(P)hydra-sp --games $(GAMES) --seed $$$$(( $(SEED) + $(1) )) --tables $(TABLES) \
+		--rotate $(OUT)/iter-$(2)/model.h5,baseline,$(OUT)/iter-$(2)/best.h5,baseline \
+		--learner --temperature $(TEMP) --device $(DEVICE) -o $$@
+
+$(OUT)/iter-$(1)/run/done: $(OUT)/iter-$(1)/samples.bin
+	if [ -e $(OUT)/iter-$(1)/run/latest ]; then \
+		$(P)hydra-fit --mode ppo --resume $(OUT)/iter-$(1)/run --device $(DEVICE) \
+			--out $(OUT)/iter-$(1)/run $$<; \
+	else \
+		$(P)hydra-fit --mode ppo --init $(OUT)/iter-$(2)/model.h5 \
+			--batch $(BATCH) $(PPO_FLAGS) --device $(DEVICE) -j $(THREADS) \
+			--out $(OUT)/iter-$(1)/run $$<; \
+	fi
+	touch $$@
+
+$(OUT)/iter-$(1)/model.h5: $(OUT)/iter-$(1)/run/done
+	cp -L $(OUT)/iter-$(1)/run/latest $$@
+
+$(OUT)/iter-$(1)/arena.json: $(OUT)/iter-$(1)/model.h5 $(OUT)/iter-$(2)/best.h5
+	$(P)hydra-eval -q --challenger $$< --opponent $(OUT)/iter-$(2)/best.h5 \
+		--seeds $(SEEDS) --seed $$$$(( 1000 + $(1) )) --device $(DEVICE) -j $(THREADS) \
+		--table-out $(OUT)/iter-$(1)/arena.txt --json > $$@
+	cat $(OUT)/iter-$(1)/arena.txt
+
+# promoted when the whole 95% interval of the points is above zero
+$(OUT)/iter-$(1)/league.json: $(OUT)/iter-$(1)/arena.json
+	jq -c '{iter: $(1), challenger: .challenger, opponent: .opponent, seeds: .seeds_counted, \
+		points: .points.mean, lo: .points.lo, hi: .points.hi, rank: .rank.mean, \
+		promoted: (.points.lo > 0)}' $$< > $$@
+	cat $$@
+
+$(OUT)/iter-$(1)/best.h5: $(OUT)/iter-$(1)/league.json $(OUT)/iter-$(1)/model.h5
+	if [ "$$$$(jq -r .promoted $$<)" = true ]; then cp $(OUT)/iter-$(1)/model.h5 $$@; \
+	else cp $(OUT)/iter-$(2)/best.h5 $$@; fi
+
+$(OUT)/iter-$(1)/run/plots/losses.png: $(OUT)/iter-$(1)/run/done $(HERE)plots.mk
+	$(MAKE) --no-print-directory -f $(HERE)plots.mk RUN=$(OUT)/iter-$(1)/run
+endef
+$(foreach i,$(ITER_LIST),$(eval $(call ITERATION,$(i),$(shell expr $(i) - 1))))
+
+$(OUT)/league.jsonl: $(foreach i,$(ITER_LIST),$(OUT)/iter-$(i)/league.json $(OUT)/iter-$(i)/best.h5)
+	cat $(foreach i,$(ITER_LIST),$(OUT)/iter-$(i)/league.json) > $@
+	cp $(LAST)/best.h5 $(OUT)/best.h5
+
+plots: $(OUT)/plots/league.png $(foreach i,$(ITER_LIST),$(OUT)/iter-$(i)/run/plots/losses.png)
+$(OUT)/plots/league.png: $(OUT)/league.jsonl $(HERE)plots.mk
+	$(MAKE) --no-print-directory -f $(HERE)plots.mk LEAGUE=$(OUT)/league.jsonl
+
+clean:
+	rm -rf $(OUT)
