@@ -3,7 +3,8 @@
 #   1. plays GAMES hanchan with hydra-sp: the current model against a pool
 #      (the rule bot and the best model so far), samples of its own
 #      decisions only (--learner);
-#   2. improves it with hydra-fit --mode ppo from those samples;
+#   2. improves it with hydra-fit --mode ppo from those samples (one pass of
+#      rollout batches, each --ppo-epochs times in minibatches);
 #   3. plays the new model against the best so far in the arena
 #      (1 vs 3, duplicate, SEEDS seeds);
 #   4. promotes it to best when the 95% interval of its placement points lies
@@ -59,12 +60,12 @@ $(OUT)/iter-$(1)/samples.bin: $(OUT)/iter-$(2)/model.h5 $(OUT)/iter-$(2)/best.h5
 
 $(OUT)/iter-$(1)/run/done: $(OUT)/iter-$(1)/samples.bin
 	if [ -e $(OUT)/iter-$(1)/run/latest ]; then \
-		$(P)hydra-fit --mode ppo --resume $(OUT)/iter-$(1)/run --device $(DEVICE) \
-			--out $(OUT)/iter-$(1)/run $$<; \
+		$(P)hydra-fit --mode ppo --resume $(OUT)/iter-$(1)/run $(PPO_FLAGS) --device $(DEVICE) \
+			--out $(OUT)/iter-$(1)/run < $$<; \
 	else \
 		$(P)hydra-fit --mode ppo --init $(OUT)/iter-$(2)/model.h5 \
 			--batch $(BATCH) $(PPO_FLAGS) --device $(DEVICE) -j $(THREADS) \
-			--out $(OUT)/iter-$(1)/run $$<; \
+			--out $(OUT)/iter-$(1)/run < $$<; \
 	fi
 	touch $$@
 

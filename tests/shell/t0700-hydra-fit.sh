@@ -33,7 +33,7 @@ expect_exit 2 "$F" --batch x
 expect_exit 2 "$F" --lr -1
 expect_exit 2 "$F" --device tpu
 expect_exit 2 "$F" --mode ppo
-expect_err "not implemented in this version"
+expect_err "give --init CKPT"
 expect_exit 2 "$F" --steps 3 --epochs 1
 expect_exit 4 "$F" --device cuda --steps 1 -o "$T/cuda" /dev/null
 expect_err "requested device unavailable"

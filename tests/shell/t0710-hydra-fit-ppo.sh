@@ -1,0 +1,113 @@
+#!/bin/sh
+# hydra-fit --mode ppo (issue 12): the PPO options in --help and the man
+# page, usage errors (exit 2); with hydra-sp: a tiny behaviour-cloned model
+# plays games, `hydra-sp --policy CKPT | hydra-fit --mode ppo --init CKPT`
+# trains on them and improves its surrogate objective within an update,
+# metrics.jsonl holds the PPO statistics, a resumed run repeats an
+# uninterrupted one exactly, and samples encoded from logs (no behaviour
+# log-probabilities) are refused with status 1 naming the input, from a
+# file and from standard input, before any checkpoint is written.
+. tests/shell/lib.sh
+F="$BIN/hydra-fit"
+SP="$BIN/hydra-sp"
+PY=/usr/bin/python3
+
+expect_exit 0 "$F" --help
+sed 's/\\-/-/g' "$TOP/man/hydra-fit.1" > "$T/man.txt"
+for o in mode ppo-epochs minibatch clip vf-coef ent-coef; do
+	grep -q -- "--$o" "$T/out" || fail "--help lacks --$o"
+	grep -q -- "--$o" "$T/man.txt" || fail "man page lacks --$o"
+done
+
+# usage errors
+expect_exit 2 "$F" --mode ppo -o "$T/u" /dev/null
+expect_err "give --init CKPT"
+expect_exit 2 "$F" --mode sgd
+expect_err "bad --mode 'sgd'"
+expect_exit 2 "$F" --mode ppo --ppo-epochs 0 --init x
+expect_err "bad --ppo-epochs '0'"
+expect_exit 2 "$F" --mode ppo --clip 1.5 --init x
+expect_err "bad --clip '1.5'"
+expect_exit 2 "$F" --mode ppo --ent-coef -1 --init x
+expect_exit 2 "$F" --minibatch 8 -o "$T/u" /dev/null
+expect_err "--minibatch is an option of --mode ppo"
+expect_exit 2 "$F" --mode ppo --init x --batch 64 --minibatch 128
+expect_err "larger than the rollout --batch"
+[ ! -e "$T/u" ] || fail "a usage error made an output directory"
+
+[ -x "$SP" ] || skip "hydra-sp not built (skipped)"
+need_cmd "$PY"
+
+# a tiny model cloned from baseline games; its own games with logs
+"$SP" --games 2 --policy baseline --seed 1 --log-dir "$T/logs" >"$T/base.bin" 2>"$T/sp.err" ||
+	{ cat "$T/sp.err" >&2; fail "hydra-sp baseline"; }
+"$F" --arch tiny --steps 20 --batch 64 --threads 2 -q --out "$T/bc" "$T/base.bin" \
+	2>"$T/bc.err" || { cat "$T/bc.err" >&2; fail "behaviour cloning"; }
+M="$T/bc/latest"
+"$SP" --games 4 --policy "$M" --seed 2 >"$T/sp.bin" 2>"$T/sp.err" ||
+	{ cat "$T/sp.err" >&2; fail "hydra-sp --policy CKPT"; }
+
+# samples encoded from logs carry no behaviour log-probabilities: refused
+[ -x "$BIN/mjai-parse" ] && [ -x "$BIN/hydra-encode" ] || skip "mjai-parse/hydra-encode not built"
+"$BIN/mjai-parse" "$T/logs" | "$BIN/hydra-encode" >"$T/logs.bin" || fail "encode the logs"
+expect_exit 1 "$F" --mode ppo --init "$M" -q --out "$T/h1" "$T/logs.bin"
+expect_err "logs.bin: no sample has a behaviour log-probability"
+expect_err "hydra-sp output"
+expect_exit 1 sh -c "'$F' --mode ppo --init '$M' -q --out '$T/h2' < '$T/logs.bin'"
+expect_err "standard input: no sample has a behaviour log-probability"
+ls "$T"/h1/ckpt-* "$T"/h2/ckpt-* >/dev/null 2>&1 && fail "a refused input left a checkpoint"
+# ... also when a self-play stream comes first
+expect_exit 1 "$F" --mode ppo --init "$M" -q --out "$T/h3" "$T/sp.bin" "$T/logs.bin"
+expect_err "logs.bin: no sample"
+
+# the pipe of the issue: one pass over standard input
+"$SP" --games 4 --policy "$M" --seed 2 | "$F" --mode ppo --init "$M" --batch 1024 \
+	--minibatch 256 --ppo-epochs 4 --lr 3e-4 --warmup 0 --threads 2 --log-every 1 \
+	--out "$T/ppo" 2>"$T/ppo.err" || { cat "$T/ppo.err" >&2; fail "hydra-sp | hydra-fit --mode ppo"; }
+grep -q 'the input ended after 64 steps' "$T/ppo.err" || { cat "$T/ppo.err" >&2; fail "steps"; }
+[ -f "$T/ppo/latest" ] || fail "no checkpoint"
+$PY - "$T/ppo/metrics.jsonl" <<'PYEOF' || fail "metrics.jsonl of the PPO run"
+import json, math, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+keys = ["surrogate", "surrogate_first", "approx_kl", "clip_frac", "entropy", "explained_var",
+        "ppo_steps", "loss", "policy", "value", "grp", "lr", "grad_norm"]
+for r in rows:
+    for k in keys:
+        assert k in r, f"step {r['step']}: no {k}"
+    assert r["approx_kl"] >= 0 and 0 <= r["clip_frac"] <= 1 and r["entropy"] > 0, r
+    assert r["explained_var"] is None or r["explained_var"] <= 1, r
+# 4024 samples in rollout batches of 1024 (the last 952): 16 steps each
+assert [r["step"] for r in rows] == [16, 32, 48, 64], [r["step"] for r in rows]
+assert all(r["ppo_steps"] == 16 for r in rows)
+# the first update starts at the behaviour policy (ratio 1, surrogate = mean
+# of the normalised advantages = 0 on its first minibatch); its last pass
+# has a higher surrogate objective than its first
+r = rows[0]
+assert r["surrogate"] > r["surrogate_first"] + 1e-3, r
+assert r["surrogate"] > 0.005, r
+print("first update: surrogate %.4f (first pass %.4f), approx_kl %.4f, clip_frac %.3f, "
+      "entropy %.3f" % (r["surrogate"], r["surrogate_first"], r["approx_kl"], r["clip_frac"],
+                       r["entropy"]))
+PYEOF
+
+# exact resume at a rollout boundary: steps 17-48 again from the checkpoint
+# of step 16 (the same stream, read again and its draws replayed)
+"$SP" --games 4 --policy "$M" --seed 2 >"$T/sp2.bin" || fail "hydra-sp again"
+cmp -s "$T/sp.bin" "$T/sp2.bin" || fail "hydra-sp is not repeatable"
+ppo() { "$F" --mode ppo --batch 1024 --minibatch 256 --ppo-epochs 4 -q "$@" "$T/sp.bin"; }
+ppo --init "$M" --steps 48 --lr 3e-4 --warmup 0 --threads 2 --log-every 1 --save-every 16 \
+	--out "$T/full" 2>"$T/e1" || { cat "$T/e1" >&2; fail "full run"; }
+mkdir "$T/re"
+cp "$T/full/ckpt-00000016.h5" "$T/full/metrics.jsonl" "$T/re/"
+ln -s ckpt-00000016.h5 "$T/re/latest"
+ppo --resume "$T/re" 2>"$T/e2" || { cat "$T/e2" >&2; fail "resume"; }
+grep -q "resuming from .* at step 16" "$T/e2" || fail "no resume notice"
+$PY - "$T/full/metrics.jsonl" "$T/re/metrics.jsonl" <<'PYEOF' || fail "resumed run differs"
+import json, sys
+a, b = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
+strip = lambda r: {k: v for k, v in r.items() if k not in ("samples_per_s", "elapsed_s")}
+assert [r["step"] for r in a] == [16, 32, 48], [r["step"] for r in a]
+assert [strip(r) for r in a] == [strip(r) for r in b], (a, b)
+PYEOF
+[ "$(readlink "$T/re/latest")" = ckpt-00000048.h5 ] || fail "latest after resume"
+exit 0
