@@ -8,6 +8,8 @@ set datafile separator "\t"
 set output out."/league.png"
 set multiplot layout 2,1 title "self-play league: candidate vs the best so far (1 vs 3, duplicate)"
 set grid
+set offsets 0.5, 0.5, 0, 0
+set xtics 1
 set xlabel "iteration"
 set ylabel "placement points (90/45/0/-135)"
 set xzeroaxis lt -1

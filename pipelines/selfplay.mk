@@ -35,7 +35,7 @@ SEED   ?= 0
 BATCH  ?= 256
 DEVICE ?= auto
 THREADS ?= $(shell nproc 2>/dev/null || echo 1)
-PPO_FLAGS ?= --ppo-epochs 4
+PPO_FLAGS ?= --ppo-epochs 4 --lr 1e-4
 
 ITER_LIST := $(shell seq 1 $(ITERS))
 LAST := $(OUT)/iter-$(ITERS)
