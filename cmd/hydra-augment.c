@@ -33,7 +33,7 @@ static const char usage[] =
 	"                      and the game id; or a list such as 0,3,5 (in order)\n"
 	"  -S, --seed S        seed for --perms random (decimal or 0x hex; default 0)\n"
 	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n"
-	"  -f, --format FMT    stream or shard (default: shard when FILE ends in .h5)\n"
+	"      --format FMT    stream or shard (default: shard when FILE ends in .h5)\n"
 	"  -s, --stats         print samples read and written to stderr\n"
 	"  -h, --help          show this help and exit\n"
 	"  -V, --version       show the version and exit\n"
@@ -184,7 +184,7 @@ int main(int argc, char **argv)
 	parse_perms(&r, "all");
 	const char *outpath = NULL, *format = NULL;
 	int stats = 0, seed_given = 0, c;
-	while ((c = getopt_long(argc, argv, "p:S:o:f:shV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:S:o:shV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_perms(&r, optarg) != 0)

@@ -23,9 +23,9 @@ static const char usage[] =
 	"one JSON action line on standard output ({\"type\":\"none\"} when the seat\n"
 	"has no decision), flushed at once.\n"
 	"\n"
-	"  -t, --temperature X  sample a checkpoint's policy at temperature X\n"
+	"  -T, --temperature X  sample a checkpoint's policy at temperature X\n"
 	"                       (default 0: the most probable action)\n"
-	"  -s, --seed S         seed of the sampling (default 0)\n"
+	"  -S, --seed S         seed of the sampling (default 0)\n"
 	"  -h, --help           show this help and exit\n"
 	"  -V, --version        show the version and exit\n"
 	"\n"
@@ -181,8 +181,8 @@ static int parse_u64(const char *s, uint64_t *out)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"temperature", required_argument, 0, 't'},
-		{"seed", required_argument, 0, 's'},
+		{"temperature", required_argument, 0, 'T'},
+		{"seed", required_argument, 0, 'S'},
 		{"help", no_argument, 0, 'h'},
 		{"version", no_argument, 0, 'V'},
 		{0, 0, 0, 0},
@@ -193,9 +193,9 @@ int main(int argc, char **argv)
 	po.threads = 1;
 	uint64_t seed = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "t:s:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "T:S:hV", opts, NULL)) != -1) {
 		switch (c) {
-		case 't': {
+		case 'T': {
 			char *end;
 			errno = 0;
 			double t = strtod(optarg, &end);
@@ -206,7 +206,7 @@ int main(int argc, char **argv)
 			po.temperature = (float)t;
 			break;
 		}
-		case 's':
+		case 'S':
 			if (parse_u64(optarg, &seed) != 0) {
 				fprintf(stderr, "%s: bad seed '%s'\n", prog, optarg);
 				return 2;

@@ -37,7 +37,7 @@ static const char usage[] =
 	"Arena:\n"
 	"      --challenger A     the challenger's policy\n"
 	"      --opponent B       the opponents' policy (three seats)\n"
-	"  -n, --seeds N          seeds (walls), each played 4 times (default 100)\n"
+	"      --seeds N          seeds (walls), each played 4 times (default 100)\n"
 	"  -S, --seed S           master seed of the walls (default 0)\n"
 	"  -t, --tables T         concurrent tables (default 16)\n"
 	"      --temperature X    sampling temperature of checkpoints (default 0:\n"
@@ -46,8 +46,8 @@ static const char usage[] =
 	"      --log-dir DIR      write every game's mjai log as gzip'd JSON lines,\n"
 	"                         DIR/seed-KKKKKKKK-rR.json.gz (seed K, rotation R)\n"
 	"Dataset mode:\n"
-	"  -m, --model CKPT       the checkpoint to evaluate\n"
-	"  -d, --data PATH        samples (a stream, a shard, or - for stdin);\n"
+	"      --model CKPT       the checkpoint to evaluate\n"
+	"      --data PATH        samples (a stream, a shard, or - for stdin);\n"
 	"                         repeatable, and further PATH arguments add more\n"
 	"  -b, --batch N          samples per forward pass (default 256)\n"
 	"Both:\n"
@@ -375,7 +375,7 @@ static int eval_main(int argc, char **argv, opts *o)
 	};
 	int64_t v;
 	int c;
-	while ((c = getopt_long(argc, argv, "n:S:t:j:m:d:b:qhV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "S:t:j:b:qhV", lopts, NULL)) != -1) {
 		switch (c) {
 		case O_CHAL: o->challenger = optarg; break;
 		case O_OPP: o->opponent = optarg; break;

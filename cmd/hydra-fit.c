@@ -47,7 +47,7 @@ static const char usage[] =
 	"      --mode MODE        bc (supervised, the default) or ppo (self-play samples\n"
 	"                         of hydra-sp; needs --init or --resume)\n"
 	"Training:\n"
-	"  -n, --steps N          optimiser steps (default: one pass over a stream,\n"
+	"      --steps N          optimiser steps (default: one pass over a stream,\n"
 	"                         with warmup then a constant LR; or --epochs)\n"
 	"  -e, --epochs X         epochs over shard inputs (default 1 without --steps)\n"
 	"  -b, --batch N          samples per step (default 256)\n"
@@ -237,7 +237,7 @@ static int fit_main(int argc, char **argv, const char **val)
 	int64_t blocks = -1, channels = -1, v;
 	double x;
 	int quiet = 0, c;
-	while ((c = getopt_long(argc, argv, "a:j:n:e:b:S:o:qhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:j:e:b:S:o:qhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': arch_name = optarg; break;
 		case O_BLOCKS:

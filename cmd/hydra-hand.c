@@ -24,7 +24,7 @@ static const char usage[] =
 	"payments of the win on TILE (or --win TILE, or the last tile of HAND) under\n"
 	"Tenhou rules. HAND is mpsz notation (123m406p789s1122z, 0 = red five).\n"
 	"\n"
-	"  -t, --tsumo            win by self-draw\n"
+	"      --tsumo            win by self-draw\n"
 	"  -r, --ron              win on a discard\n"
 	"  -w, --win TILE         the winning tile (added when HAND has 3n+1 tiles)\n"
 	"  -f, --from SEAT        ron: the discarder's seat wind (default: kamicha)\n"
@@ -43,7 +43,7 @@ static const char usage[] =
 	"  -d, --dora IND         dora indicators in mpsz (repeatable)\n"
 	"  -u, --ura IND          ura dora indicators (counted with riichi)\n"
 	"      --round WIND       round wind E, S, W or N (default E)\n"
-	"  -s, --seat WIND        seat wind E, S, W or N (default E, the dealer)\n"
+	"      --seat WIND        seat wind E, S, W or N (default E, the dealer)\n"
 	"      --honba N          honba counters (0-99)\n"
 	"      --sticks N         riichi sticks on the table (0-99)\n"
 	"      --pao SEAT         seat wind liable for daisangen/daisuushii\n"
@@ -97,7 +97,7 @@ static const struct option long_opts[] = {
 	{"version", no_argument, 0, 'V'},
 	{0, 0, 0, 0},
 };
-static const char short_opts[] = ":trw:f:m:Rid:u:s:bhV";
+static const char short_opts[] = ":rw:f:m:Rid:u:bhV";
 
 typedef struct query {
 	int mode, json, batch, help, version;
