@@ -42,6 +42,12 @@ hy_status hy_staged_create(hy_staged *s, const char *path, int *fd, hy_diag *d)
 {
 	memset(s, 0, sizeof *s);
 	s->slot = -1;
+	/* staging renames over the target: never over a device, FIFO or socket
+	 * (/dev/null would become a file); hy_output writes those in place */
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return hy_diag_set(d, HY_EIO, 0, "'%s' is not a regular file%s", path,
+				   S_ISDIR(sb.st_mode) ? " (a directory)" : ": cannot write this here");
 	char *dcopy = strdup(path);
 	if (!dcopy)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");

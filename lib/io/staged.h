@@ -20,7 +20,9 @@ typedef struct hy_staged {
 	int slot;    /* io/cleanup slot  */
 } hy_staged;
 
-/* Creates the missing directories of path's parent (mode 0777 & ~umask),
+/* Refuses a target that exists and is not a regular file (a device, FIFO
+ * or directory: renaming over it would replace it). Creates the missing
+ * directories of path's parent (mode 0777 & ~umask),
  * then the temporary file; *fd (when fd is not NULL) receives a descriptor
  * open for writing, else the file is closed again (for writers that open it
  * by name, like HDF5). */

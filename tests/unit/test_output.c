@@ -116,6 +116,10 @@ static void test_device(void **state)
 	struct stat sb;
 	assert_int_equal(stat("/dev/null", &sb), 0);
 	assert_true(S_ISCHR(sb.st_mode));
+	/* a staged writer (shards, checkpoints) refuses it outright */
+	hy_staged st;
+	assert_int_equal(hy_staged_create(&st, "/dev/null", NULL, &d), HY_EIO);
+	assert_non_null(strstr(d.msg, "is not a regular file"));
 	if (access("/dev/full", W_OK) == 0) {
 		assert_int_equal(hy_output_open(&o, "/dev/full", &d), HY_OK);
 		fputs("x", o.f);
