@@ -138,7 +138,7 @@ grep -q 'SHUFFLE' "$T/p" && grep -q 'DEFLATE' "$T/p" || fail "obs filters"
 grep -q 'CHUNKED ( 128, 85, 34 )' "$T/p" || fail "obs chunking"
 h5dump -d obs -s 0,0,0 -c 1,1,10 "$T/all.h5" > "$T/o" || fail "h5dump -d obs"
 grep -q '(0,0,0): 0, 0.5, 0.0999756, 1, 0, 0, 0.5, 0.0999756, 1, 0' "$T/o" || { cat "$T/o"; fail "obs values"; }
-h5dump -a format_version "$T/all.h5" | grep -q '(0): 1' || fail "format_version"
+h5dump -a format_version "$T/all.h5" | grep -q '(0): 2' || fail "format_version"
 h5dump -a format "$T/all.h5" | grep -q '"hydra-samples"' || fail "format attribute"
 h5dump -a sources "$T/all.h5" | grep -q "good.bin" || fail "sources"
 h5dump -a command_line "$T/all.h5" | grep -q -- "-o $T/all.h5" || fail "command_line"
@@ -170,10 +170,11 @@ for c in bad-magic:3:"not a sample stream \\(bad magic\\)" newer-version:3:"vers
 	expect_exit "$code" "$A" -o "$T/broken.bin" "$G/$f.bin"
 	[ ! -e "$T/broken.bin" ] || fail "$f: stream output left behind"
 done
-# a run that fails on a pipe writes no trailer: the next stage fails too
+# a run that fails on a pipe ends its stream with an abort record, never a
+# trailer: the next stage fails too, saying why
 cat "$G/good.bin" "$G/bad-crc.bin" | "$A" --perms 0,1 2>/dev/null > "$T/part.bin" && fail "bad input accepted"
 expect_exit 1 "$A" "$T/part.bin"
-expect_err "truncated sample stream"
+expect_err "input stream was aborted by its producer: hydra-augment failed"
 expect_exit 1 "$A" "$T/no-such-file"
 expect_err "no-such-file: cannot open: No such file"
 head -c 20000 "$T/all.h5" > "$T/half.h5"

@@ -64,9 +64,13 @@ expect_err "logs.bin: no sample"
 "$SP" --games 4 --policy "$M" --seed 2 | "$F" --mode ppo --init "$M" --batch 1024 \
 	--minibatch 256 --ppo-epochs 4 --lr 3e-4 --warmup 0 --threads 2 --log-every 1 \
 	--out "$T/ppo" 2>"$T/ppo.err" || { cat "$T/ppo.err" >&2; fail "hydra-sp | hydra-fit --mode ppo"; }
-grep -q 'the input ended after 64 steps' "$T/ppo.err" || { cat "$T/ppo.err" >&2; fail "steps"; }
+# the same games to a file, to count the samples (one header, one trailer)
+"$SP" --games 4 --policy "$M" --seed 2 -o "$T/sp2.bin" || fail "hydra-sp -o"
+nsamp=$(( ($(wc -c < "$T/sp2.bin") - 32) / 5888 - 1 ))
+[ "$nsamp" -gt 1024 ] || fail "only $nsamp samples in 4 games"
+grep -q 'the input ended after [0-9]* steps' "$T/ppo.err" || { cat "$T/ppo.err" >&2; fail "steps"; }
 [ -f "$T/ppo/latest" ] || fail "no checkpoint"
-$PY - "$T/ppo/metrics.jsonl" <<'PYEOF' || fail "metrics.jsonl of the PPO run"
+$PY - "$T/ppo/metrics.jsonl" "$nsamp" <<'PYEOF' || fail "metrics.jsonl of the PPO run"
 import json, math, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 keys = ["surrogate", "surrogate_first", "approx_kl", "clip_frac", "entropy", "explained_var",
@@ -76,9 +80,13 @@ for r in rows:
         assert k in r, f"step {r['step']}: no {k}"
     assert r["approx_kl"] >= 0 and 0 <= r["clip_frac"] <= 1 and r["entropy"] > 0, r
     assert r["explained_var"] is None or r["explained_var"] <= 1, r
-# 4024 samples in rollout batches of 1024 (the last 952): 16 steps each
-assert [r["step"] for r in rows] == [16, 32, 48, 64], [r["step"] for r in rows]
-assert all(r["ppo_steps"] == 16 for r in rows)
+# n samples in rollout batches of 1024: 4 passes of ceil(b / 256) minibatches
+n = int(sys.argv[2])
+sizes = [1024] * (n // 1024) + ([n % 1024] if n % 1024 else [])
+per = [4 * -(-b // 256) for b in sizes]
+want = [sum(per[:i + 1]) for i in range(len(per))]
+assert [r["step"] for r in rows] == want, ([r["step"] for r in rows], want)
+assert [r["ppo_steps"] for r in rows] == per, ([r["ppo_steps"] for r in rows], per)
 # the first update starts at the behaviour policy (ratio 1, surrogate = mean
 # of the normalised advantages = 0 on its first minibatch); its last pass
 # has a higher surrogate objective than its first
