@@ -11,7 +11,7 @@
 #   make install      PREFIX=/usr/local: binaries and man pages
 #   make clean
 #
-# Options: NO_CUDA=1, SANITIZE=1, CC=..., OPT=...
+# Options: NO_CUDA=1, NO_MPI=1, SANITIZE=1, CC=..., OPT=...
 
 PREFIX    ?= /usr/local
 CC        ?= cc
@@ -22,7 +22,7 @@ SHARED    ?= $(abspath ../shared)
 DEB_PACKAGES := build-essential pkg-config zlib1g-dev libzstd-dev libarchive-dev \
 	libhdf5-dev hdf5-tools libjansson-dev libexpat1-dev libssl-dev \
 	libopenblas-dev libcmocka-dev zstd gzip tar zip unzip time python3 \
-	gnuplot-nox jq procps
+	gnuplot-nox jq procps libopenmpi-dev openmpi-bin
 
 PKGS := zlib libzstd libarchive jansson expat libcrypto hdf5 openblas
 TEST_PKGS := cmocka
@@ -37,6 +37,12 @@ HAVE_CUDNN := $(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/inc
 HAVE_CUBLAS := $(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cublas_v2.h),y))
 HAVE_CUDA := $(if $(and $(NVCC),$(HAVE_CUDNN),$(HAVE_CUBLAS)),y)
 
+# MPI (lib/dist, OpenMPI): pkg-config ompi-c, else mpicc --showme; NO_MPI=1 leaves it out
+MPI_PC := $(if $(NO_MPI),,$(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c))
+MPI_CFLAGS := $(if $(NO_MPI),,$(if $(MPI_PC),$(shell pkg-config --cflags ompi-c),$(shell mpicc --showme:compile 2>/dev/null)))
+MPI_LIBS := $(if $(NO_MPI),,$(if $(MPI_PC),$(shell pkg-config --libs ompi-c),$(shell mpicc --showme:link 2>/dev/null)))
+HAVE_MPI := $(if $(MPI_LIBS),y)
+
 
 # ---------------------------------------------------------------- flags
 PKG_CFLAGS := $(if $(PKG_FOUND),$(shell pkg-config --cflags $(filter $(PKGS),$(PKG_FOUND))))
@@ -47,6 +53,10 @@ CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -Ilib $(PKG_CFLAGS) -fopenmp $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) -fopenmp -lm $(LDLIBS)
+ifneq ($(HAVE_MPI),)
+CFLAGS_ALL += -DHY_HAVE_MPI=1 $(MPI_CFLAGS)
+LDLIBS_ALL += $(MPI_LIBS)
+endif
 ifneq ($(SANITIZE),)
 CFLAGS_ALL += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDLIBS_ALL += -fsanitize=address,undefined
@@ -83,6 +93,7 @@ $(info hydra: libraries found: $(or $(PKG_FOUND),none))
 $(if $(PKG_MISSING),$(info hydra: libraries MISSING: $(PKG_MISSING) (run 'make deps')))
 CUDA_WHY := $(if $(HAVE_CUDA),nvcc with cuDNN and cuBLAS found but this version has no CUDA sources,$(if $(NVCC),nvcc found but cuDNN/cuBLAS missing,no nvcc))
 $(info hydra: CUDA backend: $(if $(NO_CUDA),not built (NO_CUDA=1),$(if $(LIB_CU),built with $(NVCC) (cuDNN and cuBLAS),not built ($(CUDA_WHY)): CPU only)))
+$(info hydra: MPI: $(if $(NO_MPI),not built (NO_MPI=1),$(if $(HAVE_MPI),built ($(or $(MPI_PC),mpicc --showme)),not built (no ompi-c, no mpicc))))
 endif
 endif
 
@@ -268,4 +279,4 @@ fuzz: deps fuzz-deps
 		HY_BIN=$(abspath $(BUILD)/bin) sh tests/fuzz/run.sh $(FUZZ_ONLY)
 
 fuzz-clean:
-	rm -rf $(FUZZ_BUILD) build-fuzzreplay
+	rm -rf $(FUZZ_BUILD)

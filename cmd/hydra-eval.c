@@ -16,6 +16,7 @@
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
+#include "dist/dist.h"
 #include "io/cleanup.h"
 #include "io/output.h"
 #include "play/arena.h"
@@ -220,7 +221,37 @@ static int open_policy(hy_policy *p, const char *spec, const hy_policy_opts *po)
 	return hy_status_exit(st);
 }
 
+/* A failed rank ends the job (the others would wait for its results). */
+static int rank_failed(const hy_dist *ds, int rc)
+{
+	if (rc && ds->size > 1) {
+		fprintf(stderr, "%s: rank %d of %d failed; ending all ranks\n", prog, ds->rank,
+			ds->size);
+		hy_dist_abort(ds, rc);
+	}
+	return rc;
+}
+
+static int run_arena_ranks(const opts *o, const hy_dist *ds);
+
+/* Under mpirun the seeds are shared out in blocks (lib/dist), every rank
+ * writes the logs of its games, and rank 0 gathers the results and
+ * reports on all of them. */
 static int run_arena(const opts *o)
+{
+	hy_dist ds;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	if (hy_dist_init(&ds, &d)) {
+		report_diag(&d);
+		return 1;
+	}
+	int rc = rank_failed(&ds, run_arena_ranks(o, &ds));
+	hy_dist_free(&ds);
+	return rc;
+}
+
+static int run_arena_ranks(const opts *o, const hy_dist *ds)
 {
 	hy_policy_opts po;
 	hy_policy_opts_default(&po);
@@ -247,11 +278,17 @@ static int run_arena(const opts *o)
 		return hy_status_exit(st);
 	}
 	double t0 = now_s();
-	arena_ui u = {.o = o, .tty = isatty(STDERR_FILENO) && !o->quiet, .t0 = t0, .last = t0,
-		      .total = o->seeds * HY_ARENA_ROTATIONS};
+	uint64_t lo, hi; /* this rank's seeds */
+	hy_dist_range(ds, o->seeds, &lo, &hi);
+	arena_ui u = {.o = o, .tty = isatty(STDERR_FILENO) && !o->quiet && ds->rank == 0,
+		      .t0 = t0, .last = t0, .total = (hi - lo) * HY_ARENA_ROTATIONS};
 	hy_arena_opts ao = {.seed = o->seed, .nseeds = o->seeds, .tables = o->tables,
-			    .threads = o->threads, .on_game = on_game, .ctx = &u};
-	st = hy_arena_run(&ao, &chal, &opp, &acc, &d);
+			    .threads = o->threads, .on_game = on_game, .ctx = &u,
+			    .first = lo, .count = hi - lo};
+	if (hi > lo)
+		st = hy_arena_run(&ao, &chal, &opp, &acc, &d);
+	if (!st)
+		st = hy_arena_gather(ds, &acc, &d);
 	double elapsed = now_s() - u.t0;
 	hy_gamelog_free(&u.logbuf);
 	if (u.tty && u.done)
@@ -262,6 +299,10 @@ static int run_arena(const opts *o)
 		report_diag(&d);
 		hy_arena_acc_free(&acc);
 		return hy_status_exit(st);
+	}
+	if (ds->rank > 0) { /* rank 0 reports */
+		hy_arena_acc_free(&acc);
+		return 0;
 	}
 	arena_report r = {.info = {.challenger = o->challenger, .opponent = o->opponent,
 				   .seed = (unsigned long long)o->seed, .elapsed_s = elapsed}};

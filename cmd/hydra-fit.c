@@ -18,12 +18,14 @@
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
+#include "dist/dist.h"
 #include "io/cleanup.h"
 #include "io/output.h"
 #include "samples/h5.h"
 #include "nn/model.h"
 #include "nn/threads.h"
 #include "nn/cuda/cuda.h"
+#include "train/feed.h"
 #include "train/loop.h"
 
 static const char usage[] =
@@ -44,6 +46,10 @@ static const char usage[] =
 	"      --precision P      GPU arithmetic: bf16 (the default) or fp32 (as the CPU)\n"
 	"      --fast             GPU: fastest kernels, runs not bit-identical\n"
 	"  -j, --threads N        CPU threads (default: all online CPUs)\n"
+	"      --loader-threads N threads reading and packing batches ahead of the\n"
+	"                         steps (default 2 on a GPU; none on the CPU)\n"
+	"      --feed-only        run only the data feed over the inputs (one epoch,\n"
+	"                         or --steps batches) and print its samples/s\n"
 	"      --mode MODE        bc (supervised, the default) or ppo (self-play samples\n"
 	"                         of hydra-sp; needs --init or --resume)\n"
 	"Training:\n"
@@ -189,6 +195,40 @@ enum {
 };
 
 enum { O_PRECISION = 512, O_FAST }; /* the device options */
+enum { O_LOADERS = 600, O_FEED_ONLY }; /* the data feed's */
+
+/* --feed-only: the feed alone (train/feed.h) over the configured inputs;
+ * figures on stdout. */
+static int feed_only(const hy_train_cfg *cfg)
+{
+	const int batch = cfg->batch > 0 ? cfg->batch : 256;
+	const int threads = cfg->loader_threads > 0 ? cfg->loader_threads : 1;
+	hy_train_data_cfg dc = {.paths = cfg->inputs, .npaths = cfg->ninputs, .seed = cfg->seed,
+		.shuffle_buffer = cfg->shuffle_buffer ? cfg->shuffle_buffer : 8192};
+	hy_train_feed_cfg fc = {.batch = batch, .threads = threads,
+		.be = cfg->cuda ? hy_nn_backend_cuda() : NULL};
+	hy_train_feed_stats s;
+	double sec;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_status st = hy_train_feed_measure(&dc, &fc, (uint64_t)(cfg->steps > 0 ? cfg->steps : 0),
+		&sec, &s, &d);
+	if (st) {
+		char buf[1200];
+		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		return hy_status_exit(st);
+	}
+	double sps = sec > 0 ? (double)s.samples / sec : 0;
+	printf("feed: %llu samples in %llu batches of %d, %.3f s: %.0f samples/s with %d loader "
+		"thread%s (%.0f per thread), %s host memory\n", (unsigned long long)s.samples,
+		(unsigned long long)s.batches, batch, sec, sps, threads, threads > 1 ? "s" : "",
+		sps / threads, cfg->cuda ? "page-locked" : "plain");
+	for (int i = 0; i < s.threads; i++)
+		printf("feed: thread %d: %llu samples packed, %.3f s reading, %.3f s packing\n",
+			i + 1, (unsigned long long)s.thread_samples[i], s.read_s[i], s.pack_s[i]);
+	printf("feed: consumer waited %.3f s\n", s.wait_s);
+	return info_done();
+}
 
 static int fit_main(int argc, char **argv, const char **val)
 {
@@ -200,6 +240,8 @@ static int fit_main(int argc, char **argv, const char **val)
 		{"precision", required_argument, 0, O_PRECISION},
 		{"fast", no_argument, 0, O_FAST},
 		{"threads", required_argument, 0, 'j'},
+		{"loader-threads", required_argument, 0, O_LOADERS},
+		{"feed-only", no_argument, 0, O_FEED_ONLY},
 		{"mode", required_argument, 0, O_MODE},
 		{"steps", required_argument, 0, 'n'},
 		{"epochs", required_argument, 0, 'e'},
@@ -236,7 +278,7 @@ static int fit_main(int argc, char **argv, const char **val)
 	int cuda_dev = 0, precision = -1, fast = 0; /* --device cuda:N, --precision, --fast */
 	int64_t blocks = -1, channels = -1, v;
 	double x;
-	int quiet = 0, c;
+	int quiet = 0, c, feed_only_mode = 0;
 	while ((c = getopt_long(argc, argv, "a:j:e:b:S:o:qhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': arch_name = optarg; break;
@@ -266,6 +308,12 @@ static int fit_main(int argc, char **argv, const char **val)
 			precision = strcmp(optarg, "bf16") ? HY_NN_PREC_FP32 : HY_NN_PREC_BF16;
 			break;
 		case O_FAST: fast = 1; break;
+		case O_LOADERS:
+			if (hy_parse_i64(optarg, 1, HY_TRAIN_FEED_MAX, &v))
+				return usage_error("bad --loader-threads '%s': 1 to 64", optarg);
+			cfg.loader_threads = (int)v;
+			break;
+		case O_FEED_ONLY: feed_only_mode = 1; break;
 		case 'j':
 			if (hy_parse_i64(optarg, 1, 1024, &v))
 				return usage_error("bad --threads '%s': 1 to 1024", optarg);
@@ -402,7 +450,7 @@ static int fit_main(int argc, char **argv, const char **val)
 			fprintf(stderr, "%s: requested device unavailable: --device %s: %s\n", prog,
 				device, gd.msg);
 			return 4;
-		} else if (!quiet) {
+		} else if (!quiet && hy_dist_env_rank() == 0) {
 			fprintf(stderr, "%s: no usable GPU (%s): training on the CPU\n", prog, gd.msg);
 		}
 	}
@@ -423,6 +471,8 @@ static int fit_main(int argc, char **argv, const char **val)
 			prog);
 		return 2;
 	}
+	if (feed_only_mode)
+		return feed_only(&cfg);
 
 	char outbuf[PATH_MAX];
 	if (!cfg.out && cfg.resume) {
@@ -475,7 +525,7 @@ static int fit_main(int argc, char **argv, const char **val)
 			fprintf(stderr, "%s: try 'hydra-fit --help'\n", prog);
 		return hy_status_exit(st);
 	}
-	if (!quiet) {
+	if (!quiet && hy_dist_env_rank() == 0) { /* one summary for an MPI job */
 		char secs[32], best[64] = "";
 		fmt_eta(res.seconds, secs, sizeof secs);
 		if (!isnan(res.best_val))

@@ -14,6 +14,7 @@
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
+#include "dist/dist.h"
 #include "io/cleanup.h"
 #include "io/output.h"
 #include "io/staged.h"
@@ -80,6 +81,12 @@ typedef struct sp {
 	uint64_t total, played, aborted, nsamples;
 	int tty;
 	double t0, last;
+	/* ranks (mpirun): rank r plays block r of the games; ranks > 0 keep
+	 * their samples here and send them to rank 0, which writes them after
+	 * its own, in rank order, that is in game order */
+	hy_dist ds;
+	hy_sample *kept;
+	size_t nkept, capkept;
 } sp;
 
 static double now(void)
@@ -129,7 +136,7 @@ static hy_status write_log(sp *s, const hy_play_game *g, hy_diag *d)
 
 static void progress(sp *s, int final)
 {
-	if (!s->tty)
+	if (!s->tty || s->ds.rank > 0)
 		return;
 	double t = now();
 	if (!final && t - s->last < 0.5)
@@ -143,6 +150,54 @@ static void progress(sp *s, int final)
 		fprintf(stderr, "\n%s: %" PRIu64 " games (%" PRIu64 " aborted), %" PRIu64
 			" samples in %.1f s\n",
 			prog, s->played, s->aborted, s->nsamples, el);
+}
+
+static hy_status keep_sample(sp *s, const hy_sample *x, hy_diag *d)
+{
+	if (s->nkept == s->capkept) {
+		size_t cap = s->capkept ? 2 * s->capkept : 1024;
+		hy_sample *p = realloc(s->kept, cap * sizeof *p);
+		if (!p)
+			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (rank %d: %zu samples)",
+				s->ds.rank, s->nkept);
+		s->kept = p;
+		s->capkept = cap;
+	}
+	s->kept[s->nkept++] = *x;
+	s->nsamples++;
+	return HY_OK;
+}
+
+/* After every rank's games: the counts summed on every rank, the samples of
+ * ranks 1..N-1 written by rank 0 after its own, in rank order. */
+static hy_status gather(sp *s, hy_diag *d)
+{
+	double c[3] = {(double)s->played, (double)s->aborted, (double)s->nsamples};
+	hy_status st = hy_dist_sum_f64(&s->ds, c, 3, d);
+	if (st != HY_OK)
+		return st;
+	s->played = (uint64_t)c[0];
+	s->aborted = (uint64_t)c[1];
+	s->nsamples = (uint64_t)c[2];
+	if (s->ds.rank > 0)
+		return hy_dist_send_msg(&s->ds, 0, s->kept, s->nkept * sizeof *s->kept, d);
+	void *buf = NULL;
+	size_t cap = 0, n = 0;
+	for (int r = 1; r < s->ds.size && st == HY_OK; r++) {
+		if ((st = hy_dist_recv_msg(&s->ds, r, &buf, &cap, &n, d)) != HY_OK)
+			break;
+		if (n % sizeof(hy_sample)) {
+			st = hy_diag_set(d, HY_EDATA, 0, "rank %d sent %zu bytes: not whole samples",
+				r, n);
+			break;
+		}
+		const hy_sample *x = buf;
+		hy_diag_init(d, s->out.st.path ? s->out.st.path : "(stdout)");
+		for (size_t i = 0; s->w && i < n / sizeof *x && st == HY_OK; i++)
+			st = hy_sms_write(s->w, &x[i], d);
+	}
+	free(buf);
+	return st;
 }
 
 static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
@@ -170,6 +225,13 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 			if ((st = hy_sms_write(s->w, &g->steps[i].s, d)) != HY_OK)
 				return st;
 			s->nsamples++;
+		}
+	} else if (s->samples && s->ds.rank > 0) {
+		for (size_t i = 0; i < g->nsteps; i++) {
+			if (s->learner && g->steps[i].policy != 0)
+				continue;
+			if ((st = keep_sample(s, &g->steps[i].s, d)) != HY_OK)
+				return st;
 		}
 	}
 	progress(s, 0);
@@ -366,10 +428,17 @@ int main(int argc, char **argv)
 	if (s.mode == 1 && strcmp(seat0, others) == 0)
 		s.mode = 0, nspec = 1;
 
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	if (hy_dist_init(&s.ds, &d) != HY_OK) {
+		say(&d);
+		return 1;
+	}
 	const char *outname = outpath && strcmp(outpath, "-") != 0 ? outpath : NULL;
-	if (s.samples && !outname && isatty(STDOUT_FILENO)) {
+	if (s.samples && !outname && s.ds.rank == 0 && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "%s: refusing to write a binary sample stream to a terminal\n"
 			"hint: use -o FILE, a pipe, or --no-samples\n", prog);
+		hy_dist_abort(&s.ds, 2);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_DFL);
@@ -378,7 +447,6 @@ int main(int argc, char **argv)
 	hy_policy pol[4];
 	hy_policy *pp[4];
 	memset(pol, 0, sizeof pol);
-	hy_diag d;
 	hy_status st = HY_OK;
 	int npol = 0;
 	for (int i = 0; i < nspec && st == HY_OK; i++) {
@@ -393,10 +461,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: policy '%s': %s\n", prog, spec[npol], d.msg);
 		for (int i = 0; i < npol; i++)
 			hy_policy_close(&pol[i]);
+		hy_dist_abort(&s.ds, st == HY_EUNSUP ? 4 : hy_status_exit(st));
 		return st == HY_EUNSUP ? 4 : hy_status_exit(st);
 	}
 
-	if (s.samples) {
+	if (s.samples && s.ds.rank == 0) {
 		hy_diag_init(&d, outname);
 		st = hy_output_open(&s.out, outname, &d);
 		if (st == HY_OK) {
@@ -417,7 +486,14 @@ int main(int argc, char **argv)
 		s.tty = isatty(STDERR_FILENO);
 		s.t0 = s.last = now();
 		hy_diag_init(&d, NULL);
-		st = hy_play_run(&po, pp, npol, on_game, &s, &d);
+		uint64_t lo, hi; /* this rank's block of the games */
+		hy_dist_range(&s.ds, po.count, &lo, &hi);
+		po.first += lo;
+		po.count = hi - lo;
+		if (po.count)
+			st = hy_play_run(&po, pp, npol, on_game, &s, &d);
+		if (st == HY_OK && s.ds.size > 1)
+			st = gather(&s, &d);
 	}
 	if (st != HY_OK) {
 		if (s.tty && s.played)
@@ -445,12 +521,19 @@ int main(int argc, char **argv)
 	}
 	if (st == HY_OK)
 		progress(&s, 1);
-	if (st == HY_OK && s.aborted)
+	if (st == HY_OK && s.aborted && s.ds.rank == 0)
 		fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " games aborted\n", prog, s.aborted,
 			s.played);
+	if (st != HY_OK && s.ds.size > 1) { /* the others would wait for this rank */
+		fprintf(stderr, "%s: rank %d of %d failed; ending all ranks\n", prog, s.ds.rank,
+			s.ds.size);
+		hy_dist_abort(&s.ds, st == HY_EUNSUP ? 4 : hy_status_exit(st));
+	}
 	for (int i = 0; i < npol; i++)
 		hy_policy_close(&pol[i]);
 	hy_gamelog_free(&s.jbuf);
+	free(s.kept);
+	hy_dist_free(&s.ds);
 	if (st != HY_OK)
 		return st == HY_EUNSUP ? 4 : hy_status_exit(st);
 	return s.aborted ? 1 : 0;

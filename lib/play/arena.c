@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
+
 int hy_arena_challenger_seat(int rotation)
 {
 	return rotation;
@@ -242,7 +244,9 @@ static hy_status pass_sink(void *ctx, const hy_play_game *g, hy_diag *d)
 hy_status hy_arena_run(const hy_arena_opts *o, hy_policy *challenger, hy_policy *opponent,
 		       hy_arena_acc *a, hy_diag *d)
 {
-	if (o->nseeds == 0 || a->nseeds != o->nseeds || o->tables < 1 || o->threads < 1)
+	if (o->nseeds == 0 || a->nseeds != o->nseeds || o->tables < 1 || o->threads < 1 ||
+	    o->first > o->nseeds || o->count > o->nseeds - o->first ||
+	    (o->first && !o->count))
 		return hy_diag_set(d, HY_EUSAGE, 0, "arena: bad options");
 	hy_policy *pol[2];
 	pol[HY_ARENA_CHALLENGER] = challenger;
@@ -252,8 +256,8 @@ hy_status hy_arena_run(const hy_arena_opts *o, hy_policy *challenger, hy_policy 
 		hy_play_opts po;
 		hy_play_opts_default(&po);
 		po.seed = o->seed;
-		po.first = 0;
-		po.count = o->nseeds;
+		po.first = o->first;
+		po.count = o->count ? o->count : o->nseeds;
 		po.tables = o->tables;
 		po.threads = o->threads;
 		po.record_steps = 0;
@@ -264,4 +268,32 @@ hy_status hy_arena_run(const hy_arena_opts *o, hy_policy *challenger, hy_policy 
 			return st;
 	}
 	return HY_OK;
+}
+
+hy_status hy_arena_gather(const hy_dist *ds, hy_arena_acc *a, hy_diag *d)
+{
+	if (ds->size < 2)
+		return HY_OK;
+	const size_t per = HY_ARENA_ROTATIONS * sizeof *a->res;
+	uint64_t lo, hi;
+	if (ds->rank > 0) {
+		hy_dist_range(ds, a->nseeds, &lo, &hi);
+		return hy_dist_send_msg(ds, 0, a->res + lo * HY_ARENA_ROTATIONS,
+			(size_t)(hi - lo) * per, d);
+	}
+	void *buf = NULL;
+	size_t cap = 0, n = 0;
+	hy_status st = HY_OK;
+	for (int r = 1; r < ds->size && !st; r++) {
+		hy_dist_range_of(r, ds->size, a->nseeds, &lo, &hi);
+		if ((st = hy_dist_recv_msg(ds, r, &buf, &cap, &n, d)))
+			break;
+		if (n != (size_t)(hi - lo) * per)
+			st = hy_diag_set(d, HY_EDATA, 0, "arena: rank %d sent %zu bytes of results, "
+				"expected %zu", r, n, (size_t)(hi - lo) * per);
+		else if (n)
+			memcpy(a->res + lo * HY_ARENA_ROTATIONS, buf, n);
+	}
+	free(buf);
+	return st;
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dist/grad.h"
 #include "nn/checkpoint.h"
 #include "nn/evalacc.h"
 #include "nn/cuda/cuda.h"
@@ -22,6 +23,7 @@
 #include "nn/rng.h"
 #include "samples/reader.h"
 #include "train/data.h"
+#include "train/feed.h"
 
 #define MODEL_TAG 0x4d4f44454cull /* "MODEL" */
 #define CKPT_FMT "ckpt-%08lld.h5"
@@ -55,6 +57,8 @@ typedef struct run {
 	size_t shuffle_buffer;
 	hy_train_data *data;
 	hy_sample *buf;
+	hy_train_feed *feed;  /* loader threads (train/feed.h), or NULL     */
+	hy_train_cursor fcur; /* with the feed: the cursor after the last batch */
 	hy_train_ppo *ppo; /* --mode ppo */
 	const char *out;
 	FILE *metrics;
@@ -67,6 +71,7 @@ typedef struct run {
 	double save_loss_sum;
 	int64_t save_loss_n;
 	double t0;
+	hy_dist dist; /* ranks of an mpirun launch (lib/dist); rank 0 writes */
 } run;
 
 static double now_s(void)
@@ -79,7 +84,7 @@ static double now_s(void)
 static void notice(const run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void notice(const run *r, const char *fmt, ...)
 {
-	if (!r->hk || !r->hk->notice)
+	if (!r->hk || !r->hk->notice || r->dist.rank > 0)
 		return;
 	char msg[1400];
 	va_list ap;
@@ -347,6 +352,16 @@ hy_status hy_train_resolve_ckpt(const char *path, char *out, size_t size, hy_dia
 
 /* ---------------------------------------------------------------- checkpoints */
 
+/* The data cursor after the last batch trained on: with the feed its
+ * batch's (the source is ahead by the batches in flight). */
+static void get_cursor(const run *r, hy_train_cursor *c)
+{
+	if (r->feed)
+		*c = r->fcur;
+	else
+		hy_train_data_get_cursor(r->data, c);
+}
+
 static hy_status save_ckpt(run *r, hy_diag *d)
 {
 	char name[64], path[PATH_MAX];
@@ -354,7 +369,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 	if (join(path, sizeof path, r->out, name) < 0)
 		return hy_diag_set(d, HY_EUSAGE, 0, "path too long in '%s'", r->out);
 	hy_train_cursor c;
-	hy_train_data_get_cursor(r->data, &c);
+	get_cursor(r, &c);
 	r->ts.epoch = c.epoch;
 	r->ts.pos = c.pos;
 	r->ts.batch = r->batch;
@@ -571,6 +586,15 @@ static hy_status check_finite(const run *r, const hy_nn_losses *l, hy_diag *d)
 	return HY_OK;
 }
 
+/* Any input read from standard input ("-" or none). */
+static int any_stdin(const hy_train_cfg *c)
+{
+	for (size_t i = 0; i < c->ninputs; i++)
+		if (!c->inputs[i] || strcmp(c->inputs[i], "-") == 0)
+			return 1;
+	return 0;
+}
+
 static int dir_has_ckpts(const char *dir)
 {
 	long long *s;
@@ -592,6 +616,10 @@ static hy_status setup(run *r, hy_diag *d)
 
 	if (c->resume && c->init)
 		return hy_diag_set(d, HY_EUSAGE, 0, "--resume and --init exclude each other");
+	if (r->dist.size > 1 && (c->ppo || c->ninputs == 0 || any_stdin(c)))
+		return hy_diag_set(d, HY_EUSAGE, 0, "under mpirun with %d ranks: give the inputs as "
+			"files (every rank reads them; standard input reaches rank 0 only); "
+			"--mode ppo runs as one process", r->dist.size);
 	if (c->ppo && !c->resume && !c->init)
 		return hy_diag_set(d, HY_EUSAGE, 0, "--mode ppo improves a trained model: give "
 			"--init CKPT (the policy that played the games) or --resume");
@@ -763,6 +791,15 @@ static hy_status setup(run *r, hy_diag *d)
 	r->buf = malloc((size_t)r->batch * sizeof *r->buf);
 	if (!r->buf)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (batch of %d samples)", r->batch);
+	/* the feed's loader threads (train/feed.h): behaviour cloning on one
+	 * rank; by default on a GPU only (the CPU's cores are the ops') */
+	int lt = c->loader_threads > 0 ? c->loader_threads : r->have_cuda ? 2 : 0;
+	if (lt && !r->ppo && r->dist.size <= 1) {
+		hy_train_feed_cfg fc = {.batch = r->batch, .threads = lt, .be = r->m.be};
+		hy_train_data_get_cursor(r->data, &r->fcur);
+		if ((st = hy_train_feed_open(&r->feed, r->data, &fc, d)))
+			return st;
+	}
 
 	/* output directory */
 	r->out = c->out;
@@ -770,13 +807,14 @@ static hy_status setup(run *r, hy_diag *d)
 		return hy_diag_set(d, HY_EUSAGE, 0, "no output directory");
 	struct stat osb;
 	r->made_out = stat(r->out, &osb) != 0;
-	if ((st = mkdir_p(r->out, d)))
+	if (r->dist.rank == 0 && (st = mkdir_p(r->out, d)))
 		return st;
-	remove_stale(r);
-	if (!c->resume && dir_has_ckpts(r->out))
+	if (r->dist.rank == 0) /* the other ranks write nothing */
+		remove_stale(r);
+	if (r->dist.rank == 0 && !c->resume && dir_has_ckpts(r->out))
 		return hy_diag_set(d, HY_EUSAGE, 0, "'%s' already holds checkpoints: use --resume "
 			"'%s' to continue, or another --out", r->out, r->out);
-	if ((st = metrics_open(r, c->resume != NULL, d)))
+	if (r->dist.rank == 0 && (st = metrics_open(r, c->resume != NULL, d)))
 		return st;
 	r->last_saved = c->resume ? r->step : -1;
 	if (c->resume) {
@@ -804,7 +842,7 @@ static void write_metrics(run *r, const hy_nn_losses *l, const hy_nn_step_info *
 {
 	uint64_t es = hy_train_data_epoch_size(r->data);
 	hy_train_cursor c;
-	hy_train_data_get_cursor(r->data, &c);
+	get_cursor(r, &c);
 	double epoch = es ? (double)c.epoch + (double)c.pos / (double)es : (double)c.epoch;
 	fprintf(r->metrics,
 		"{\"step\":%lld,\"epoch\":%.6g,\"samples\":%llu,\"loss\":%.9g,\"policy\":%.9g,"
@@ -841,6 +879,64 @@ static void cuda_notice(const run *r)
 		notice(r, "cuda: %s", line);
 }
 
+/* ---------------------------------------------------------------- ranks */
+
+/* One data-parallel step (dist/grad.h): this rank's slice of the global
+ * batch r->buf[0, n) (the same shuffled order on every rank), the loss
+ * normalised by the whole batch's counts, gradients summed over ranks, the
+ * same optimiser step everywhere. */
+static hy_status dist_step(run *r, size_t n, hy_nn_losses *l, hy_nn_step_info *info,
+	hy_diag *d)
+{
+	uint64_t lo, hi;
+	hy_dist_range(&r->dist, n, &lo, &hi);
+	const int k = (int)(hi - lo);
+	hy_nn_losses mine;
+	memset(&mine, 0, sizeof mine);
+	hy_status st;
+	if (k > 0) {
+		if ((st = hy_nn_work_load(&r->w, &r->m, r->buf + lo, k, d)))
+			return st;
+		hy_nn_forward(&r->m, &r->w);
+		hy_nn_loss(&r->m, &r->w, &mine);
+		if (r->m.be->sync && (st = r->m.be->sync(&r->ctx, d)))
+			return st;
+	}
+	double v[HY_DIST_LOSS_N], g[HY_DIST_LOSS_N];
+	hy_dist_loss_local(&r->w, &mine, k, v);
+	memcpy(g, v, sizeof g);
+	if ((st = hy_dist_sum_f64(&r->dist, g, HY_DIST_LOSS_N, d)))
+		return st;
+	hy_dist_loss_global(g, l);
+	if ((st = check_finite(r, l, d))) /* the same verdict on every rank */
+		return st;
+	if (k > 0) {
+		hy_dist_loss_rescale(&r->m, &r->w, v, g);
+		hy_nn_backward(&r->m, &r->w);
+	} else {
+		r->m.be->zero(r->m.g, r->m.table.total * sizeof(float));
+	}
+	if ((st = hy_dist_grad_sum(&r->dist, &r->m, d)))
+		return st;
+	hy_nn_optim_step(&r->m, &r->opt, &r->step, info);
+	return HY_OK;
+}
+
+/* A rank that failed ends the job (the others would wait forever in the
+ * next sum), after saying which rank and why. */
+static void dist_fail(run *r, hy_status st, const hy_diag *d)
+{
+	if (r->dist.size < 2)
+		return;
+	if (r->hk && r->hk->notice) {
+		char msg[1400];
+		snprintf(msg, sizeof msg, "rank %d of %d failed: %s; ending all ranks", r->dist.rank,
+			r->dist.size, d ? d->msg : "error");
+		r->hk->notice(r->hk->u, msg);
+	}
+	hy_dist_abort(&r->dist, hy_status_exit(st));
+}
+
 static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 {
 	const hy_train_cfg *c = r->cfg;
@@ -850,13 +946,25 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 	double last_sps = 0;
 	hy_status st = HY_OK;
 	while (total <= 0 || r->step < total) {
-		if (c->stop && *c->stop) {
+		int stop = c->stop && *c->stop; /* all ranks stop at the same step */
+		if ((st = hy_dist_max_int(&r->dist, &stop, 1, d)))
+			return st;
+		if (stop) {
 			res->stopped = 1;
 			notice(r, "interrupted at step %lld", (long long)r->step);
 			break;
 		}
 		size_t n = 0;
-		st = hy_train_data_next(r->data, r->buf, (size_t)r->batch, &n, d);
+		if (r->feed) { /* the batch goes straight into the workspace */
+			const hy_train_batch *fb;
+			st = hy_train_feed_load(r->feed, &r->w, &r->m, &fb, d);
+			if (!st) {
+				n = (size_t)fb->info.n;
+				r->fcur = fb->cursor;
+			}
+		} else {
+			st = hy_train_data_next(r->data, r->buf, (size_t)r->batch, &n, d);
+		}
 		if (st == HY_STOP) {
 			st = HY_OK;
 			res->input_ended = 1;
@@ -878,8 +986,11 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 				     total > 0 ? total - r->step : 0, r->seed, r->buf, (int)n, &l,
 				     &info, d)))
 				return st;
+		} else if (r->dist.size > 1) {
+			if ((st = dist_step(r, n, &l, &info, d)))
+				return st;
 		} else {
-			if ((st = hy_nn_work_load(&r->w, &r->m, r->buf, (int)n, d)))
+			if (!r->feed && (st = hy_nn_work_load(&r->w, &r->m, r->buf, (int)n, d)))
 				return st;
 			hy_nn_forward(&r->m, &r->w);
 			hy_nn_loss(&r->m, &r->w, &l);
@@ -900,7 +1011,7 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 				isnan(info.grad_norm) ? "nan" : "inf");
 		r->ts.samples += n;
 		res->samples += (int64_t)n;
-		if (r->hk && r->hk->step)
+		if (r->hk && r->hk->step && r->dist.rank == 0)
 			r->hk->step(r->hk->u, r->step, &l);
 		win_loss += l.total * (double)(r->step - prev);
 		win_steps += r->step - prev;
@@ -911,7 +1022,7 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		int last = r->step == total;
 		double val[7];
 		int evaluated = 0;
-		if (c->nval && (crossed(prev, r->step, r->eval_every) || last)) {
+		if (c->nval && r->dist.rank == 0 && (crossed(prev, r->step, r->eval_every) || last)) {
 			double te = now_s();
 			if ((st = evaluate(r, val, d)))
 				return st;
@@ -924,21 +1035,21 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 			.val_loss = evaluated ? val[0] : 0};
 		uint64_t es = hy_train_data_epoch_size(r->data);
 		hy_train_cursor cur;
-		hy_train_data_get_cursor(r->data, &cur);
+		get_cursor(r, &cur);
 		p.epoch = es ? (double)cur.epoch + (double)cur.pos / (double)es : (double)cur.epoch;
 		double t = now_s();
 		p.samples_per_s = t > win_t ? (double)win_samples / (t - win_t) : 0;
 		p.loss_avg = win_loss / (double)win_steps;
 		if (t > win_t && total > 0)
 			p.eta_s = (double)(total - r->step) * (t - win_t) / (double)win_steps;
-		if (logged) {
+		if (logged && r->metrics) {
 			last_sps = p.samples_per_s;
 			write_metrics(r, &l, &info, last_sps, evaluated ? val : NULL);
 			if (ferror(r->metrics))
 				return hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'",
 					r->out);
 		}
-		if (r->hk && r->hk->progress)
+		if (r->hk && r->hk->progress && r->dist.rank == 0)
 			r->hk->progress(r->hk->u, &p);
 		if (logged) {
 			win_t = t;
@@ -947,12 +1058,13 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		}
 
 		double ts = now_s();
-		if ((st = checkpoint_step(r, crossed(prev, r->step, r->save_every) || last,
+		if (r->dist.rank == 0 &&
+		    (st = checkpoint_step(r, crossed(prev, r->step, r->save_every) || last,
 			     evaluated ? val : NULL, d)))
 			return st;
 		win_t += now_s() - ts;
 	}
-	if (r->last_saved != r->step && (st = checkpoint_step(r, 1, NULL, d)))
+	if (r->dist.rank == 0 && r->last_saved != r->step && (st = checkpoint_step(r, 1, NULL, d)))
 		return st;
 	return res->stopped ? HY_STOP : HY_OK;
 }
@@ -970,9 +1082,13 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 	r->cfg = cfg;
 	r->hk = hooks;
 	r->t0 = now_s();
-	hy_status st = setup(r, d);
+	hy_status st = hy_dist_init(&r->dist, d);
+	if (!st)
+		st = setup(r, d);
 	if (!st)
 		st = train(r, res, d);
+	if ((!st || st == HY_STOP) && r->dist.size > 1) /* every rank reports rank 0's */
+		st = hy_dist_bcast(&r->dist, r->last_ckpt, sizeof r->last_ckpt, d) ? HY_EIO : st;
 	res->step = r->step;
 	snprintf(res->last_ckpt, sizeof res->last_ckpt, "%s", r->last_ckpt);
 	res->seconds = now_s() - r->t0;
@@ -981,8 +1097,12 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 		st = hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'", r->out);
 	if (st && st != HY_STOP && r->out && r->metrics_new)
 		drop_empty_output(r);
+	if (st && st != HY_STOP)
+		dist_fail(r, st, d); /* ends every rank when there are several */
+	hy_dist_free(&r->dist);
 	free(r->buf);
 	hy_train_ppo_free(r->ppo);
+	hy_train_feed_close(r->feed); /* before the source and the device it uses */
 	hy_train_data_close(r->data);
 	if (r->have_w)
 		hy_nn_work_free(&r->w, &r->m);

@@ -36,6 +36,8 @@ typedef struct hy_train_cfg {
 	int cuda_device;
 	int precision;              /* hy_nn_precision of a CUDA run (CPU: fp32)      */
 	int fast;                   /* CUDA: timed conv choice, any cuDNN algorithm  */
+	int loader_threads;         /* data feed threads (train/feed.h); 0: 2 on
+				     * CUDA, none (read in the loop) on the CPU     */
 	const char *const *inputs;  /* NULL/none: standard input                     */
 	size_t ninputs;
 	const char *const *val;     /* validation inputs (read whole each eval)      */

@@ -1,0 +1,78 @@
+/* Multi-process runs over MPI (DESIGN §8-9, issue 13): rank setup, sums
+ * over all ranks, point-to-point byte transfers, and the partition of index
+ * ranges (samples of a batch, games of a run) across ranks. Used by train/
+ * and the self-play and evaluation programs; nothing below them sees it.
+ *
+ * MPI is optional at build time (HY_HAVE_MPI, Makefile probe, NO_MPI=1)
+ * and at run time: hy_dist_init calls MPI_Init_thread only when the process
+ * was started by an MPI launcher (mpirun/mpiexec/srun set OMPI_COMM_WORLD_SIZE,
+ * PMI_SIZE or PMIX_RANK); a plain run is rank 0 of 1 and never touches MPI.
+ * Every function works for a single rank (sums are the identity).
+ *
+ * Errors: MPI_ERRORS_RETURN is set on the world communicator, every call's
+ * status is checked and reported as "rank R of N: MPI_Xxx: reason" (HY_EIO).
+ * A rank that cannot go on calls hy_dist_abort, which ends every rank of
+ * the job (MPI_Abort); a rank killed from outside is noticed by the
+ * launcher, which ends the others (exit status non-zero).
+ *
+ * Determinism: sums go in fixed buckets in a fixed order, so with a fixed
+ * rank count the result is the same from run to run. */
+#ifndef HY_DIST_DIST_H
+#define HY_DIST_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+
+typedef struct hy_dist {
+	int rank, size;
+	int mpi;        /* 1: this process initialised MPI (finalised by hy_dist_free) */
+} hy_dist;
+
+/* Floats per all-reduce bucket of hy_dist_sum_f32 (4 MiB). */
+enum { HY_DIST_BUCKET = 1 << 20 };
+
+/* Rank setup (see above). HY_EUNSUP when launched by mpirun with more than
+ * one rank but built without MPI; HY_EIO when MPI fails to start. */
+hy_status hy_dist_init(hy_dist *ds, hy_diag *d);
+/* MPI_Finalize when hy_dist_init started MPI (a barrier first). */
+void hy_dist_free(hy_dist *ds);
+/* Ends every rank of the job with exit status code (MPI_Abort); returns
+ * without doing anything for a single rank. */
+void hy_dist_abort(const hy_dist *ds, int code);
+/* 1 when launched by an MPI launcher (environment), whatever the build. */
+int hy_dist_launched(void);
+/* This process's rank as the launcher's environment gives it (0 when not
+ * launched by one): lets a program keep its messages to rank 0 before
+ * hy_dist_init has run. */
+int hy_dist_env_rank(void);
+
+/* This rank's block [*lo, *hi) of n items: contiguous, sizes differing by
+ * at most one, rank 0 first. */
+void hy_dist_range(const hy_dist *ds, uint64_t n, uint64_t *lo, uint64_t *hi);
+/* Block [*lo, *hi) of rank r. */
+void hy_dist_range_of(int r, int size, uint64_t n, uint64_t *lo, uint64_t *hi);
+/* Round-robin ownership: item i belongs to rank i mod size. */
+static inline int hy_dist_owner(const hy_dist *ds, uint64_t i)
+{
+	return (int)(i % (uint64_t)ds->size);
+}
+
+/* In-place sums over all ranks, every rank gets the result. */
+hy_status hy_dist_sum_f32(const hy_dist *ds, float *buf, size_t n, hy_diag *d);
+hy_status hy_dist_sum_f64(const hy_dist *ds, double *buf, size_t n, hy_diag *d);
+/* In-place maximum over all ranks of n ints (flags: "any rank"). */
+hy_status hy_dist_max_int(const hy_dist *ds, int *buf, size_t n, hy_diag *d);
+/* Every rank gets rank 0's n bytes. */
+hy_status hy_dist_bcast(const hy_dist *ds, void *buf, size_t n, hy_diag *d);
+hy_status hy_dist_barrier(const hy_dist *ds, hy_diag *d);
+
+/* A message of any length (a 64-bit length, then the bytes in chunks) to
+ * rank `to`; hy_dist_recv_msg receives one from rank `from` into *buf
+ * (realloc'd, *cap its capacity) and sets *n. */
+hy_status hy_dist_send_msg(const hy_dist *ds, int to, const void *buf, size_t n, hy_diag *d);
+hy_status hy_dist_recv_msg(const hy_dist *ds, int from, void **buf, size_t *cap, size_t *n,
+	hy_diag *d);
+
+#endif

@@ -1,0 +1,127 @@
+/* lib/dist without a launcher (the multi-rank paths are tested under
+ * mpirun by tests/shell/t1300-mpi.sh): block partitions cover every index
+ * once, in rank order, sizes differing by at most one; a plain process is
+ * rank 0 of 1 and never starts MPI; the split loss statistics of two
+ * slices sum to the whole batch's means. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist/dist.h"
+#include "dist/grad.h"
+
+static void test_ranges(void **state)
+{
+	(void)state;
+	for (int size = 1; size <= 9; size++)
+		for (uint64_t n = 0; n <= 40; n++) {
+			uint64_t next = 0, mn = UINT64_MAX, mx = 0;
+			for (int r = 0; r < size; r++) {
+				uint64_t lo, hi;
+				hy_dist_range_of(r, size, n, &lo, &hi);
+				assert_int_equal(lo, next); /* contiguous, in rank order */
+				assert_true(hi >= lo);
+				next = hi;
+				mn = hi - lo < mn ? hi - lo : mn;
+				mx = hi - lo > mx ? hi - lo : mx;
+			}
+			assert_int_equal(next, n);
+			assert_true(mx - mn <= 1);
+		}
+	hy_dist ds = {.rank = 2, .size = 3};
+	assert_int_equal(hy_dist_owner(&ds, 7), 1);
+	uint64_t lo, hi;
+	hy_dist_range(&ds, 10, &lo, &hi);
+	assert_int_equal(lo, 7);
+	assert_int_equal(hi, 10);
+}
+
+static void test_single_process(void **state)
+{
+	(void)state;
+	unsetenv("OMPI_COMM_WORLD_SIZE");
+	unsetenv("PMI_SIZE");
+	unsetenv("PMIX_RANK");
+	assert_false(hy_dist_launched());
+	hy_dist ds;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_dist_init(&ds, &d), HY_OK);
+	assert_int_equal(ds.rank, 0);
+	assert_int_equal(ds.size, 1);
+	assert_int_equal(ds.mpi, 0);
+	float f[3] = {1, 2, 3};
+	double g[2] = {4, 5};
+	int m = 6;
+	assert_int_equal(hy_dist_sum_f32(&ds, f, 3, &d), HY_OK);
+	assert_int_equal(hy_dist_sum_f64(&ds, g, 2, &d), HY_OK);
+	assert_int_equal(hy_dist_max_int(&ds, &m, 1, &d), HY_OK);
+	assert_true(f[2] == 3 && g[1] == 5 && m == 6);
+	hy_dist_abort(&ds, 1); /* a single rank: returns */
+	hy_dist_free(&ds);
+}
+
+#ifndef HY_HAVE_MPI
+static void test_no_mpi_build(void **state)
+{
+	(void)state;
+	setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+	hy_dist ds;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_dist_init(&ds, &d), HY_EUNSUP);
+	assert_non_null(strstr(d.msg, "built without MPI"));
+	unsetenv("OMPI_COMM_WORLD_SIZE");
+}
+#endif
+
+/* Two slices of 3 and 1 samples with their own means give, summed, the
+ * means of the 4 samples; an empty slice adds nothing. */
+static void test_loss_split(void **state)
+{
+	(void)state;
+	hy_nn_work w;
+	memset(&w, 0, sizeof w);
+	hy_nn_losses a = {.policy = 2, .value = 1, .grp = 3, .tenpai = 0.5, .danger = 0.25,
+			  .correct = 2, .n = 3};
+	hy_nn_losses b = {.policy = 6, .value = 5, .grp = 7, .tenpai = 1.5, .danger = 0,
+			  .correct = 1, .n = 1};
+	double va[HY_DIST_LOSS_N], vb[HY_DIST_LOSS_N], ve[HY_DIST_LOSS_N];
+	w.n_known = 2, w.n_danger = 1;
+	hy_dist_loss_local(&w, &a, 3, va);
+	w.n_known = 1, w.n_danger = 0;
+	hy_dist_loss_local(&w, &b, 1, vb);
+	hy_dist_loss_local(&w, &b, 0, ve);
+	for (int i = 0; i < HY_DIST_LOSS_N; i++) {
+		assert_true(ve[i] == 0);
+		va[i] += vb[i] + ve[i];
+	}
+	hy_nn_losses l;
+	hy_dist_loss_global(va, &l);
+	assert_float_equal(l.policy, (2 * 3 + 6) / 4.0, 1e-12);
+	assert_float_equal(l.value, (1 * 3 + 5) / 4.0, 1e-12);
+	assert_float_equal(l.tenpai, (0.5 * 6 + 1.5 * 3) / 9.0, 1e-12); /* 3 opponents a sample */
+	assert_float_equal(l.danger, 0.25, 1e-12);
+	assert_int_equal(l.correct, 3);
+	assert_int_equal(l.n, 4);
+	assert_float_equal(l.total, HY_NN_W_POLICY * l.policy + HY_NN_W_VALUE * l.value +
+		HY_NN_W_GRP * l.grp + HY_NN_W_TENPAI * l.tenpai + HY_NN_W_DANGER * l.danger, 1e-12);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_single_process),
+#ifndef HY_HAVE_MPI
+		cmocka_unit_test(test_no_mpi_build),
+#endif
+		cmocka_unit_test(test_loss_split),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
