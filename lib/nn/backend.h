@@ -152,6 +152,19 @@ typedef struct hy_nn_backend {
 	 * x [B][36][85] fp32 with zero pad rows. Lets a feed move half the
 	 * bytes to a GPU and skip the widening on the host. */
 	void (*expand_obs)(const hy_nn_ctx *c, int B, const uint16_t *obs, float *x);
+	/* The feed's copies (train/feed.h). host_alloc/host_free: zeroed
+	 * page-locked host memory for batches (NULL: malloc/free).
+	 * to_dev_async: queues a host→device copy on the context's copy stream
+	 * (its own, so that it overlaps the ops queued meanwhile), after every
+	 * dev_copy queued before it (so a staging buffer is not overwritten
+	 * while an earlier dev_copy still reads it); src must stay untouched
+	 * until a sync after the dev_copy that reads dst. dev_copy: a
+	 * device→device copy queued with the ops, after every to_dev_async
+	 * queued before it. */
+	void *(*host_alloc)(size_t bytes);
+	void (*host_free)(void *p);
+	void (*to_dev_async)(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes);
+	void (*dev_copy)(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes);
 	/* Waits for the queued work and returns the first failure of any op or
 	 * copy since the context was made (ops return void and queue work
 	 * asynchronously; a failure is kept with its call, file and line).

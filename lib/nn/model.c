@@ -1,5 +1,6 @@
 #include "nn/model.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,7 +183,14 @@ static void *walloc(hy_nn_work *w, const hy_nn_model *m, size_t bytes, int *fail
 	return p;
 }
 
-hy_status hy_nn_work_init(hy_nn_work *w, const hy_nn_model *m, int max_batch, hy_diag *d)
+/* Training (infer 0) or inference (infer 1) workspace. Inference: one
+ * set of block activations that every block's act[i] points to, and two
+ * trunk buffers that X[i] alternates between (X[i] = X[i % 2]: block i
+ * reads X[i] and writes X[i + 1], never the same buffer); no gradients
+ * but the heads' output gradients. hy_nn_forward is the same code on both,
+ * so the outputs are the same bit for bit. */
+static hy_status work_alloc(hy_nn_work *w, const hy_nn_model *m, int max_batch, int infer,
+	hy_diag *d)
 {
 	memset(w, 0, sizeof *w);
 	if (max_batch < 1)
@@ -200,8 +208,8 @@ hy_status hy_nn_work_init(hy_nn_work *w, const hy_nn_model *m, int max_batch, hy
 	if (!fail) {
 		w->xin = A(R * HY_NN_IN * F);
 		for (int i = 0; i <= N; i++)
-			w->X[i] = A(RC);
-		for (int i = 0; i < N; i++) {
+			w->X[i] = infer && i > 1 ? w->X[i % 2] : A(RC);
+		for (int i = 0; i < (infer && N ? 1 : N); i++) {
 			hy_nn_block_act *a = &w->act[i];
 			a->z1 = A(RC), a->a1 = A(RC), a->c1 = A(RC), a->z2 = A(RC), a->a2 = A(RC);
 			a->y = A(RC);
@@ -213,6 +221,8 @@ hy_status hy_nn_work_init(hy_nn_work *w, const hy_nn_model *m, int max_batch, hy
 			a->E = A(2 * (size_t)B * C * F), a->S = A((size_t)B * C * F);
 			a->arg = A((size_t)B * C);
 		}
+		for (int i = 1; infer && i < N; i++)
+			w->act[i] = w->act[0];
 		w->zf = A(RC), w->h = A(RC);
 		w->meanf = A((size_t)B * HY_NN_GROUPS * F), w->rstdf = A((size_t)B * HY_NN_GROUPS * F);
 		w->gvec = A((size_t)B * C * F);
@@ -229,6 +239,8 @@ hy_status hy_nn_work_init(hy_nn_work *w, const hy_nn_model *m, int max_batch, hy
 		w->dplog = A((size_t)B * HY_ACTIONS * F), w->dvout = A((size_t)B * F);
 		w->dgout = A((size_t)B * HY_GRP_CLASSES * F), w->dtout = A((size_t)B * HY_NN_OPP * F);
 		w->ddan = A(R * HY_NN_OPP * F);
+	}
+	if (!fail && !infer) {
 		w->dh = A(RC), w->dX = A(RC), w->dA = A(RC), w->dB = A(RC);
 		w->dpa = A(R * HY_NN_POL_CH * F), w->dpz = A(R * HY_NN_POL_CH * F);
 		w->dg = A((size_t)B * C * F);
@@ -239,8 +251,8 @@ hy_status hy_nn_work_init(hy_nn_work *w, const hy_nn_model *m, int max_batch, hy
 		w->scratch = A(2 * (size_t)B * C * F);
 	}
 #undef A
-	w->host_bytes = (size_t)B * (8 + 2 + F * (1 + 2 * HY_NN_OPP)) + 2 * R * HY_NN_OPP * F +
-		R * HY_NN_IN * F;
+	w->infer = infer;
+	w->host_bytes = hy_nn_batch_bytes(B);
 	w->host = fail ? NULL : malloc(w->host_bytes);
 	if (fail || !w->host) {
 		hy_nn_work_free(w, m);
@@ -248,6 +260,17 @@ hy_status hy_nn_work_init(hy_nn_work *w, const hy_nn_model *m, int max_batch, hy
 			max_batch);
 	}
 	return HY_OK;
+}
+
+hy_status hy_nn_work_init(hy_nn_work *w, const hy_nn_model *m, int max_batch, hy_diag *d)
+{
+	return work_alloc(w, m, max_batch, 0, d);
+}
+
+hy_status hy_nn_work_init_infer(hy_nn_work *w, const hy_nn_model *m, int max_batch,
+	hy_diag *d)
+{
+	return work_alloc(w, m, max_batch, 1, d);
 }
 
 void hy_nn_work_free(hy_nn_work *w, const hy_nn_model *m)
@@ -293,25 +316,48 @@ float hy_nn_value_target(int rank)
 	return rank >= 0 && rank < 4 ? pts[rank] : 0.0f;
 }
 
-hy_status hy_nn_work_load(hy_nn_work *w, const hy_nn_model *m, const hy_sample *s, int n,
+/* The packed batch (model.h): mask, vt, ten_t, ten_w, dan_t, dan_w, xin,
+ * action, grp — every section a multiple of 8 bytes but the last two. */
+typedef struct batch_view {
+	uint64_t *mask;
+	float *vt, *ten_t, *ten_w, *dan_t, *dan_w, *xin;
+	uint8_t *action, *grp;
+} batch_view;
+
+static void batch_view_of(batch_view *v, const void *buf, int n)
+{
+	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
+	char *h = (char *)buf;
+	v->mask = (uint64_t *)h;
+	h += (size_t)n * 8;
+	v->vt = (float *)h;
+	h += (size_t)n * F;
+	v->ten_t = (float *)h, v->ten_w = v->ten_t + (size_t)n * HY_NN_OPP;
+	h += 2 * (size_t)n * HY_NN_OPP * F;
+	v->dan_t = (float *)h, v->dan_w = v->dan_t + R * HY_NN_OPP;
+	h += 2 * R * HY_NN_OPP * F;
+	v->xin = (float *)h;
+	h += R * HY_NN_IN * F;
+	v->action = (uint8_t *)h, v->grp = v->action + n;
+}
+
+size_t hy_nn_batch_bytes(int n)
+{
+	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
+	return (size_t)n * (8 + 2 + F * (1 + 2 * HY_NN_OPP)) + 2 * R * HY_NN_OPP * F +
+		R * HY_NN_IN * F;
+}
+
+hy_status hy_nn_batch_pack(void *buf, const hy_sample *s, int n, hy_nn_batch_info *bi,
 	hy_diag *d)
 {
-	if (n < 1 || n > w->cap)
-		return hy_diag_set(d, HY_EUSAGE, 0, "batch of %d samples: workspace holds 1 to %d", n,
-			w->cap);
 	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
-	char *h = w->host;
-	uint64_t *mask = (uint64_t *)h;
-	h += (size_t)n * 8;
-	float *vt = (float *)h;
-	h += (size_t)n * F;
-	float *ten_t = (float *)h, *ten_w = ten_t + (size_t)n * HY_NN_OPP;
-	h += 2 * (size_t)n * HY_NN_OPP * F;
-	float *dan_t = (float *)h, *dan_w = dan_t + R * HY_NN_OPP;
-	h += 2 * R * HY_NN_OPP * F;
-	float *xin = (float *)h;
-	h += R * HY_NN_IN * F;
-	uint8_t *action = (uint8_t *)h, *grp = action + n;
+	batch_view v;
+	batch_view_of(&v, buf, n);
+	uint64_t *mask = v.mask;
+	float *vt = v.vt, *ten_t = v.ten_t, *ten_w = v.ten_w, *dan_t = v.dan_t, *dan_w = v.dan_w;
+	float *xin = v.xin;
+	uint8_t *action = v.action, *grp = v.grp;
 	memset(dan_t, 0, 2 * R * HY_NN_OPP * F);
 	memset(xin, 0, R * HY_NN_IN * F);
 	int known = 0, danger = 0;
@@ -345,20 +391,57 @@ hy_status hy_nn_work_load(hy_nn_work *w, const hy_nn_model *m, const hy_sample *
 			}
 		}
 	}
-	const hy_nn_backend *be = m->be;
-	be->to_dev(w->xin, xin, R * HY_NN_IN * F);
-	be->to_dev(w->mask, mask, (size_t)n * 8);
-	be->to_dev(w->action, action, (size_t)n);
-	be->to_dev(w->grp, grp, (size_t)n);
-	be->to_dev(w->vt, vt, (size_t)n * F);
-	be->to_dev(w->ten_t, ten_t, (size_t)n * HY_NN_OPP * F);
-	be->to_dev(w->ten_w, ten_w, (size_t)n * HY_NN_OPP * F);
-	be->to_dev(w->dan_t, dan_t, R * HY_NN_OPP * F);
-	be->to_dev(w->dan_w, dan_w, R * HY_NN_OPP * F);
-	w->B = n;
-	w->n_known = known;
-	w->n_danger = danger;
+	bi->n = n;
+	bi->known = known;
+	bi->danger = danger;
 	return HY_OK;
+}
+
+hy_status hy_nn_work_put(hy_nn_work *w, const hy_nn_model *m, const void *buf,
+	const hy_nn_batch_info *bi, int on_dev, hy_diag *d)
+{
+	const int n = bi->n;
+	if (n < 1 || n > w->cap)
+		return hy_diag_set(d, HY_EUSAGE, 0, "batch of %d samples: workspace holds 1 to %d", n,
+			w->cap);
+	const hy_nn_backend *be = m->be;
+	if (on_dev && !be->dev_copy)
+		return hy_diag_set(d, HY_EUSAGE, 0, "backend %s has no device copies", be->name);
+	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
+	batch_view v;
+	batch_view_of(&v, buf, n);
+#define PUT(dst, src, bytes)                                   \
+	do {                                                   \
+		if (on_dev)                                    \
+			be->dev_copy(m->ctx, (dst), (src), (bytes)); \
+		else                                           \
+			be->to_dev((dst), (src), (bytes));     \
+	} while (0)
+	PUT(w->xin, v.xin, R * HY_NN_IN * F);
+	PUT(w->mask, v.mask, (size_t)n * 8);
+	PUT(w->action, v.action, (size_t)n);
+	PUT(w->grp, v.grp, (size_t)n);
+	PUT(w->vt, v.vt, (size_t)n * F);
+	PUT(w->ten_t, v.ten_t, (size_t)n * HY_NN_OPP * F);
+	PUT(w->ten_w, v.ten_w, (size_t)n * HY_NN_OPP * F);
+	PUT(w->dan_t, v.dan_t, R * HY_NN_OPP * F);
+	PUT(w->dan_w, v.dan_w, R * HY_NN_OPP * F);
+#undef PUT
+	w->B = n;
+	w->n_known = bi->known;
+	w->n_danger = bi->danger;
+	return HY_OK;
+}
+
+hy_status hy_nn_work_load(hy_nn_work *w, const hy_nn_model *m, const hy_sample *s, int n,
+	hy_diag *d)
+{
+	if (n < 1 || n > w->cap)
+		return hy_diag_set(d, HY_EUSAGE, 0, "batch of %d samples: workspace holds 1 to %d", n,
+			w->cap);
+	hy_nn_batch_info bi;
+	hy_status st = hy_nn_batch_pack(w->host, s, n, &bi, d);
+	return st ? st : hy_nn_work_put(w, m, w->host, &bi, 0, d);
 }
 
 /* ------------------------------------------------------------ forward */
@@ -452,6 +535,7 @@ void hy_nn_backward(const hy_nn_model *m, hy_nn_work *w)
 	const hy_nn_ctx *c = m->ctx;
 	const int B = w->B, C = m->arch.channels, N = m->arch.blocks, r = C / 16;
 	const int R = B * HY_NN_TP;
+	assert(!w->infer); /* an inference workspace keeps nothing for backward */
 	be->zero(m->g, m->table.total * sizeof(float));
 	/* policy: fc (valid rows of dpa only), Mish, 1×1 conv → dh */
 	be->zero(w->dpa, (size_t)R * HY_NN_POL_CH * sizeof(float));

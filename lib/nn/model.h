@@ -85,6 +85,7 @@ typedef struct hy_nn_block_act {
 
 typedef struct hy_nn_work {
 	int cap, B;
+	int infer;       /* made by hy_nn_work_init_infer: forward and losses only */
 	float *xin;      /* [B][36][85]                */
 	float **X;       /* blocks+1 × [B][36][C]     */
 	hy_nn_block_act *act;
@@ -106,7 +107,33 @@ typedef struct hy_nn_work {
 } hy_nn_work;
 
 hy_status hy_nn_work_init(hy_nn_work *w, const hy_nn_model *m, int max_batch, hy_diag *d);
+/* The inference workspace (self-play, evaluation): what hy_nn_forward and
+ * hy_nn_loss need and nothing kept for backward: the blocks share one set
+ * of activation buffers and the trunk alternates between two (X[0], X[1]),
+ * so its size does not grow with the depth; no gradient buffers but the
+ * heads' output gradients that hy_nn_loss writes. Any batch up to
+ * max_batch; hy_nn_forward gives the same outputs bit for bit as with a
+ * training workspace. hy_nn_backward must not be given it. */
+hy_status hy_nn_work_init_infer(hy_nn_work *w, const hy_nn_model *m, int max_batch,
+	hy_diag *d);
 void hy_nn_work_free(hy_nn_work *w, const hy_nn_model *m);
+
+/* A loaded batch in one host buffer of hy_nn_batch_bytes(n) bytes, laid
+ * out as the backend receives it: labels, then the model's input
+ * [n][36][85] fp32 with zero pads. hy_nn_batch_pack builds it (a feed's
+ * loader threads do, train/feed.h), hy_nn_work_put moves it into the
+ * workspace; hy_nn_work_load is the two in turn. */
+typedef struct hy_nn_batch_info {
+	int n, known, danger; /* samples; with opponent labels; danger opponents */
+} hy_nn_batch_info;
+size_t hy_nn_batch_bytes(int n);
+/* HY_EDATA for an out-of-range label (names the sample index). */
+hy_status hy_nn_batch_pack(void *buf, const hy_sample *s, int n, hy_nn_batch_info *bi,
+	hy_diag *d);
+/* buf: the host buffer (be->to_dev), or with on_dev a copy of it in the
+ * backend's memory (be->dev_copy, queued after be->to_dev_async). */
+hy_status hy_nn_work_put(hy_nn_work *w, const hy_nn_model *m, const void *buf,
+	const hy_nn_batch_info *bi, int on_dev, hy_diag *d);
 
 /* Loads n ≤ cap samples: obs f16 → f32 in the padded layout, labels.
  * HY_EDATA for an out-of-range label (names the sample index). */
@@ -116,6 +143,7 @@ hy_status hy_nn_work_load(hy_nn_work *w, const hy_nn_model *m, const hy_sample *
 /* Value target of a rank: placement points [90, 45, 0, −135] / 100. */
 float hy_nn_value_target(int rank);
 
+/* Forward over the loaded batch (a training or an inference workspace). */
 void hy_nn_forward(const hy_nn_model *m, hy_nn_work *w);
 /* Losses of the last forward; also writes the output gradients. */
 void hy_nn_loss(const hy_nn_model *m, hy_nn_work *w, hy_nn_losses *out);

@@ -45,10 +45,16 @@ void hy_nn_optim_step(const hy_nn_model *m, const hy_nn_optim_cfg *c, int64_t *s
 	int64_t t = *step + 1;
 	float bc1 = (float)(1.0 - pow(c->beta1, (double)t));
 	float sbc2 = (float)sqrt(1.0 - pow(c->beta2, (double)t));
-	for (int i = 0; i < m->table.count; i++) {
-		const hy_nn_tensor *x = &m->table.t[i];
-		be->adamw(m->ctx, x->size, m->w + x->offset, m->g + x->offset, m->m + x->offset,
-			m->v + x->offset, lr, c->beta1, c->beta2, c->eps, x->decay ? c->wd : 0.0f, bc1, sbc2);
+	if (be->adamw_tensors) { /* one launch over every tensor (CUDA) */
+		be->adamw_tensors(m->ctx, m->table.t, m->table.count, m->w, m->g, m->m, m->v, lr,
+			c->beta1, c->beta2, c->eps, c->wd, bc1, sbc2);
+	} else { /* the CPU: tensor by tensor */
+		for (int i = 0; i < m->table.count; i++) {
+			const hy_nn_tensor *x = &m->table.t[i];
+			be->adamw(m->ctx, x->size, m->w + x->offset, m->g + x->offset,
+				m->m + x->offset, m->v + x->offset, lr, c->beta1, c->beta2, c->eps,
+				x->decay ? c->wd : 0.0f, bc1, sbc2);
+		}
 	}
 	*step = t;
 	if (info) {

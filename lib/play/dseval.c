@@ -1,5 +1,7 @@
-/* Dataset evaluation: the trainer's forward pass and losses over every
- * sample of the inputs, with policy accuracy per action type. */
+/* Dataset evaluation: the trainer's forward pass (on an inference
+ * workspace: nothing kept for backward) and losses over every sample of
+ * the inputs, with policy accuracy per action type; on the CPU or on a GPU
+ * (cfg device; bf16, a context made for the batch). */
 #include "play/dseval.h"
 
 #include <math.h>
@@ -8,6 +10,7 @@
 
 #include "engine/engine.h"
 #include "nn/checkpoint.h"
+#include "nn/cuda/cuda.h"
 #include "samples/sample.h"
 #include "train/data.h"
 
@@ -108,6 +111,8 @@ static int eval_batch(void *u, const hy_sample *s, size_t n)
 	hy_nn_forward(&r->m, &r->w);
 	hy_nn_losses l;
 	hy_nn_loss(&r->m, &r->w, &l);
+	if (r->m.be->sync && (r->st = r->m.be->sync(r->m.ctx, r->d)))
+		return 1;
 	hy_nn_evalacc_add(&r->acc.loss, &r->w, &l, (int)n); /* batch means, weighted */
 	r->acc.n += n;
 	r->m.be->to_host(r->logits, r->w.plog, n * HY_ACTIONS * sizeof(float));
@@ -127,10 +132,24 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 	hy_nn_arch arch;
 	if ((st = hy_nn_ckpt_arch(c->ckpt, &arch, d)))
 		return st;
+	/* the device: the CPU, or a GPU context made for this batch */
+	int cuda, ordinal;
+	char why[8];
+	if ((st = hy_nn_device_pick(c->device, &cuda, &ordinal, why, sizeof why, d)))
+		return st;
+	hy_nn_ctx ctx;
+	const hy_nn_backend *be = hy_nn_backend_cpu();
+	if (cuda) {
+		hy_nn_cuda_cfg cc = {.device = ordinal, .precision = HY_NN_PREC_BF16, .arch = arch,
+			.max_batch = c->batch};
+		if ((st = hy_nn_cuda_ctx_init(&ctx, &cc, d)))
+			return st;
+		be = hy_nn_backend_cuda();
+	} else {
+		hy_nn_ctx_init(&ctx, c->threads);
+	}
 	run *r = calloc(1, sizeof *r);
 	hy_sample *buf = malloc((size_t)c->batch * sizeof *buf);
-	hy_nn_ctx ctx;
-	hy_nn_ctx_init(&ctx, c->threads);
 	int model = 0, work = 0;
 	if (!r || !buf) {
 		st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
@@ -138,12 +157,12 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 	}
 	r->c = c;
 	r->d = d;
-	if ((st = hy_nn_model_init(&r->m, arch, hy_nn_backend_cpu(), &ctx, d)))
+	if ((st = hy_nn_model_init(&r->m, arch, be, &ctx, d)))
 		goto out;
 	model = 1;
 	if ((st = hy_nn_ckpt_load(c->ckpt, &r->m, NULL, 1, d)))
 		goto out;
-	if ((st = hy_nn_work_init(&r->w, &r->m, c->batch, d)))
+	if ((st = hy_nn_work_init_infer(&r->w, &r->m, c->batch, d)))
 		goto out;
 	work = 1;
 	r->logits = malloc((size_t)c->batch * HY_ACTIONS * sizeof *r->logits);
@@ -175,5 +194,7 @@ out:
 	}
 	free(r);
 	free(buf);
+	if (cuda)
+		hy_nn_cuda_ctx_free(&ctx);
 	return st;
 }

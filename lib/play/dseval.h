@@ -71,6 +71,8 @@ typedef struct hy_dseval_cfg {
 	size_t npaths;
 	int batch;                /* samples per forward pass (≥ 1) */
 	int threads;              /* ≥ 1 */
+	const char *device;       /* "cpu" (NULL), "auto", "cuda" or "cuda:N"
+				   * (nn/cuda/cuda.h hy_nn_device_pick)   */
 	/* optional: called after every batch with the samples done so far */
 	void (*progress)(void *u, uint64_t done);
 	void *u;

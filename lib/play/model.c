@@ -1,6 +1,8 @@
 /* The checkpoint policy: the network of nn/model.h on the observation
- * encoder, every request of a call in one forward pass (the trainer's
- * inference path: hy_nn_work_load + hy_nn_forward on the CPU backend).
+ * encoder, every request of a call in one forward pass (the inference
+ * path: an inference workspace, hy_nn_work_init_infer, + hy_nn_forward),
+ * on the CPU or on a GPU (device "cuda", or "auto" with a usable one:
+ * bf16, batches of up to CUDA_BATCH requests, more in several passes).
  *
  * Policy: softmax of the policy logits over the legal actions. At
  * temperature T > 0 the action is drawn from softmax(logits / T) with
@@ -13,11 +15,16 @@
 #include <string.h>
 
 #include "nn/checkpoint.h"
+#include "nn/cuda/cuda.h"
 #include "nn/model.h"
 #include "play/builtin.h"
 
+/* The GPU context's batch (its arena and scratch are made for it once). */
+enum { CUDA_BATCH = 1024 };
+
 typedef struct model_impl {
 	hy_nn_ctx ctx;
+	int cuda; /* ctx is a CUDA context */
 	hy_nn_model m;
 	hy_nn_work w;
 	int have_work;
@@ -43,7 +50,7 @@ static hy_status reserve(model_impl *x, int n, hy_diag *d)
 	x->vout = malloc((size_t)n * sizeof *x->vout);
 	if (!x->buf || !x->plog || !x->vout)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (model batch of %d)", n);
-	hy_status st = hy_nn_work_init(&x->w, &x->m, n, d);
+	hy_status st = hy_nn_work_init_infer(&x->w, &x->m, n, d);
 	if (st != HY_OK)
 		return st;
 	x->have_work = 1;
@@ -90,17 +97,11 @@ static void pick(const float *logit, uint64_t legal, float temp, uint64_t key, h
 	out->logp = (float)log(p[chosen] / z);
 }
 
-static hy_status model_decide(hy_policy *p, size_t n, const hy_decision *req, hy_choice *out,
-			      hy_diag *d)
+/* One forward pass over n ≤ x->cap requests. */
+static hy_status forward(model_impl *x, size_t n, const hy_decision *req, hy_choice *out,
+	hy_diag *d)
 {
-	model_impl *x = p->impl;
-	if (n == 0)
-		return HY_OK;
-	if (n > (size_t)1 << 20)
-		return hy_diag_set(d, HY_EUSAGE, 0, "model batch of %zu requests is too large", n);
-	hy_status st = reserve(x, (int)n, d);
-	if (st != HY_OK)
-		return st;
+	hy_status st;
 	for (size_t i = 0; i < n; i++) {
 		hy_sample *s = &x->buf[i];
 		memset((char *)s + sizeof s->obs, 0, sizeof *s - sizeof s->obs);
@@ -114,9 +115,32 @@ static hy_status model_decide(hy_policy *p, size_t n, const hy_decision *req, hy
 	hy_nn_forward(&x->m, &x->w);
 	x->m.be->to_host(x->plog, x->w.plog, n * HY_ACTIONS * sizeof *x->plog);
 	x->m.be->to_host(x->vout, x->w.vout, n * sizeof *x->vout);
+	if (x->m.be->sync && (st = x->m.be->sync(&x->ctx, d)) != HY_OK)
+		return st;
 	for (size_t i = 0; i < n; i++) {
 		pick(x->plog + i * HY_ACTIONS, req[i].legal, x->temperature, req[i].key, &out[i]);
 		out[i].value = x->vout[i];
+	}
+	return HY_OK;
+}
+
+static hy_status model_decide(hy_policy *p, size_t n, const hy_decision *req, hy_choice *out,
+			      hy_diag *d)
+{
+	model_impl *x = p->impl;
+	if (n == 0)
+		return HY_OK;
+	if (n > (size_t)1 << 20)
+		return hy_diag_set(d, HY_EUSAGE, 0, "model batch of %zu requests is too large", n);
+	/* the GPU's context holds CUDA_BATCH: more in several passes */
+	size_t lim = x->cuda ? CUDA_BATCH : n;
+	hy_status st = reserve(x, (int)(n < lim ? n : lim), d);
+	if (st != HY_OK)
+		return st;
+	for (size_t at = 0; at < n; at += lim) {
+		size_t k = n - at < lim ? n - at : lim;
+		if ((st = forward(x, k, req + at, out + at, d)) != HY_OK)
+			return st;
 	}
 	return HY_OK;
 }
@@ -129,6 +153,8 @@ static void model_free(hy_policy *p)
 	if (x->have_work)
 		hy_nn_work_free(&x->w, &x->m);
 	hy_nn_model_free(&x->m);
+	if (x->cuda)
+		hy_nn_cuda_ctx_free(&x->ctx);
 	free(x->buf);
 	free(x->plog);
 	free(x->vout);
@@ -142,25 +168,36 @@ hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_o
 			       hy_diag *d)
 {
 	const char *dev = o && o->device ? o->device : "cpu";
-	if (strcmp(dev, "cuda") == 0)
-		return hy_diag_set(d, HY_EUNSUP, 0,
-				   "requested device unavailable: no CUDA backend in this build "
-				   "(use --device cpu)");
-	if (strcmp(dev, "cpu") != 0 && strcmp(dev, "auto") != 0)
-		return hy_diag_set(d, HY_EUSAGE, 0, "unknown device '%s' (want cpu, cuda or auto)",
-				   dev);
+	int cuda, ordinal;
+	char why[8];
+	hy_status st = hy_nn_device_pick(dev, &cuda, &ordinal, why, sizeof why, d);
+	if (st != HY_OK)
+		return st;
 	if (o && !(o->temperature >= 0.0f && isfinite(o->temperature)))
 		return hy_diag_set(d, HY_EUSAGE, 0, "temperature must be a finite number >= 0");
 	hy_nn_arch a;
-	hy_status st = hy_nn_ckpt_arch(path, &a, d);
-	if (st != HY_OK)
+	if ((st = hy_nn_ckpt_arch(path, &a, d)) != HY_OK)
 		return st;
 	model_impl *x = calloc(1, sizeof *x);
 	if (!x)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
-	hy_nn_ctx_init(&x->ctx, o && o->threads > 0 ? o->threads : 1);
+	const hy_nn_backend *be = hy_nn_backend_cpu();
+	if (cuda) {
+		hy_nn_cuda_cfg cc = {.device = ordinal, .precision = HY_NN_PREC_BF16, .arch = a,
+			.max_batch = CUDA_BATCH};
+		if ((st = hy_nn_cuda_ctx_init(&x->ctx, &cc, d)) != HY_OK) {
+			free(x);
+			return st;
+		}
+		x->cuda = 1;
+		be = hy_nn_backend_cuda();
+	} else {
+		hy_nn_ctx_init(&x->ctx, o && o->threads > 0 ? o->threads : 1);
+	}
 	x->temperature = o ? o->temperature : 1.0f;
-	if ((st = hy_nn_model_init(&x->m, a, hy_nn_backend_cpu(), &x->ctx, d)) != HY_OK) {
+	if ((st = hy_nn_model_init(&x->m, a, be, &x->ctx, d)) != HY_OK) {
+		if (x->cuda)
+			hy_nn_cuda_ctx_free(&x->ctx);
 		free(x);
 		return st;
 	}

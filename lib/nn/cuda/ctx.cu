@@ -439,8 +439,15 @@ static void cu_linear_fwd(const hy_nn_ctx *c, int rows, int in, int out, const f
 	const int bf = x->precision == HY_NN_PREC_BF16;
 	const void *X = operand(x, xin, rows, in, ldx, x->act16[0]);
 	const void *W = operand(x, w, out, in, in, x->w16[0]);
-	gemm_rm(x, 0, 1, rows, out, in, 1.0f, X, bf ? in : ldx, W, in, 0.0f, y, ldy, bf);
-	k_add_bias(x, rows, out, b, y, ldy);
+	/* bf16: cuBLASLt with the bias as its epilogue; fp32 (and bf16 where
+	 * lt.cu has no plan): cublasGemmEx, then the bias kernel (lt.cu says
+	 * which path each precision takes) */
+	if (x->err)
+		return;
+	if (!bf || lt_linear_fwd(x, rows, in, out, X, in, W, b, y, ldy)) {
+		gemm_rm(x, 0, 1, rows, out, in, 1.0f, X, bf ? in : ldx, W, in, 0.0f, y, ldy, bf);
+		k_add_bias(x, rows, out, b, y, ldy);
+	}
 	if (pad_B)
 		k_zero_pads(x, pad_B, ldy, y);
 }
@@ -638,6 +645,50 @@ static void cu_expand_obs(const hy_nn_ctx *c, int B, const uint16_t *obs, float 
 		k_expand_obs(x, B, obs, xin);
 }
 
+/* ------------------------------------------------------------ the feed's copies */
+
+/* Page-locked host memory (backend.h host_alloc): portable, so any
+ * context's stream may copy from it. NULL on failure (the feed reports it). */
+static void *cu_host_alloc(size_t bytes)
+{
+	void *p = NULL;
+	if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) != cudaSuccess) {
+		(void)cudaGetLastError(); /* reported as NULL */
+		return NULL;
+	}
+	memset(p, 0, bytes);
+	return p;
+}
+
+static void cu_host_free(void *p)
+{
+	if (p)
+		(void)cudaFreeHost(p);
+}
+
+/* On the copy stream, after the last dev_copy (ev_use): the staging
+ * buffer dst is free once that copy has read it. */
+static void cu_to_dev_async(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes)
+{
+	cu_ctx *x = cu_of(c);
+	if (x->err || !bytes)
+		return;
+	(void)(CU_RT(x, cudaStreamWaitEvent(x->cs, x->ev_use, 0)) ||
+		CU_RT(x, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, x->cs)) ||
+		CU_RT(x, cudaEventRecord(x->ev_up, x->cs)));
+}
+
+/* On the ops' stream, after the last upload (ev_up). */
+static void cu_dev_copy(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes)
+{
+	cu_ctx *x = cu_of(c);
+	if (x->err || !bytes)
+		return;
+	(void)(CU_RT(x, cudaStreamWaitEvent(x->s, x->ev_up, 0)) ||
+		CU_RT(x, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, x->s)) ||
+		CU_RT(x, cudaEventRecord(x->ev_use, x->s)));
+}
+
 static hy_status cu_sync(const hy_nn_ctx *c, hy_diag *d)
 {
 	cu_ctx *x = cu_of(c);
@@ -684,6 +735,10 @@ static const hy_nn_backend cuda_backend = {
 	.adamw = cu_adamw,
 	.adamw_tensors = cu_adamw_tensors,
 	.expand_obs = cu_expand_obs,
+	.host_alloc = cu_host_alloc,
+	.host_free = cu_host_free,
+	.to_dev_async = cu_to_dev_async,
+	.dev_copy = cu_dev_copy,
 	.sync = cu_sync,
 };
 
@@ -750,6 +805,9 @@ static void ctx_release(cu_ctx *x)
 	/* teardown: failures are of no use to anyone any more */
 	if (x->s)
 		(void)cudaStreamSynchronize(x->s);
+	if (x->cs)
+		(void)cudaStreamSynchronize(x->cs);
+	lt_free(x);
 	if (x->cd)
 		(void)cudnnDestroyConvolutionDescriptor(x->cd);
 	if (x->wd)
@@ -766,12 +824,18 @@ static void ctx_release(cu_ctx *x)
 		(void)cudaEventDestroy(x->ev0);
 	if (x->ev1)
 		(void)cudaEventDestroy(x->ev1);
+	if (x->ev_up)
+		(void)cudaEventDestroy(x->ev_up);
+	if (x->ev_use)
+		(void)cudaEventDestroy(x->ev_use);
 	if (x->scratch)
 		(void)cudaFree(x->scratch);
 	if (x->spans)
 		(void)cudaFree(x->spans);
 	if (x->s)
 		(void)cudaStreamDestroy(x->s);
+	if (x->cs)
+		(void)cudaStreamDestroy(x->cs);
 	(void)cudaGetLastError();
 	free(x);
 }
@@ -836,7 +900,13 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 	(void)(CU_RT(x, cudaSetDevice(x->device)) ||
 		CU_RT(x, cudaStreamCreate(&x->s)) ||
 		CU_RT(x, cudaEventCreate(&x->ev0)) || CU_RT(x, cudaEventCreate(&x->ev1)) ||
+		/* the feed's copy stream: non-blocking, so the legacy stream's
+		 * copies of the table do not serialise it */
+		CU_RT(x, cudaStreamCreateWithFlags(&x->cs, cudaStreamNonBlocking)) ||
+		CU_RT(x, cudaEventCreateWithFlags(&x->ev_up, cudaEventDisableTiming)) ||
+		CU_RT(x, cudaEventCreateWithFlags(&x->ev_use, cudaEventDisableTiming)) ||
 		CU_BLAS(x, cublasCreate(&x->blas)) || CU_BLAS(x, cublasSetStream(x->blas, x->s)) ||
+		lt_init(x) ||
 		CU_BLAS(x, cublasSetMathMode(x->blas, CUBLAS_DEFAULT_MATH)) ||
 		CU_DNN(x, cudnnCreate(&x->dnn)) || CU_DNN(x, cudnnSetStream(x->dnn, x->s)) ||
 		CU_DNN(x, cudnnCreateTensorDescriptor(&x->xd)) ||

@@ -45,6 +45,13 @@ int hy_nn_cuda_built(void);
  * HY_EUNSUP with the reason otherwise (no backend in this build, no
  * driver, no such device, compute capability below 8.0). */
 hy_status hy_nn_cuda_probe(int device, hy_nn_cuda_info *info, hy_diag *d);
+/* The backend a --device name asks for: "cpu"; "cuda" or "cuda:N" (that
+ * GPU, HY_EUNSUP "requested device unavailable: --device NAME: reason"
+ * without it); "auto" (GPU 0 when usable, else the CPU with the reason in
+ * why, for the caller's one-line notice). *cuda: 1 for the GPU *ordinal.
+ * HY_EUSAGE for another name. Compiled in every build (select.c). */
+hy_status hy_nn_device_pick(const char *name, int *cuda, int *ordinal, char *why, size_t whyn,
+	hy_diag *d);
 /* The op table; NULL when not built. */
 const hy_nn_backend *hy_nn_backend_cuda(void);
 /* Creates the stream, cuBLAS and cuDNN handles and the scratch, and

@@ -5,6 +5,9 @@
 #define HY_NN_CUDA_INTERNAL_H
 
 #include <cublas_v2.h>
+#ifdef HY_HAVE_CUBLASLT
+#include <cublasLt.h>
+#endif
 #include <cuda_runtime.h>
 #include <cudnn.h>
 #include <stddef.h>
@@ -15,6 +18,18 @@ extern "C" {
 #include "nn/cuda/plan.h"
 #include "samples/sample.h"
 }
+
+/* A linear shape's cuBLASLt plan (lt.cu): descriptor, layouts of A (W),
+ * B (X) and C = D (y), preference, the heuristic's algorithm. */
+#ifdef HY_HAVE_CUBLASLT
+typedef struct cu_lt_plan {
+	int ok;
+	cublasLtMatmulDesc_t desc;
+	cublasLtMatrixLayout_t lay[3];
+	cublasLtMatmulPreference_t pref;
+	cublasLtMatmulHeuristicResult_t heur;
+} cu_lt_plan;
+#endif
 
 /* The private state behind hy_nn_ctx.priv. */
 typedef struct cu_ctx {
@@ -28,6 +43,17 @@ typedef struct cu_ctx {
 	cudnnFilterDescriptor_t wd;
 	cudnnConvolutionDescriptor_t cd;
 	cudaEvent_t ev0, ev1;
+	/* the feed's copies: their own stream; ev_up after the last upload,
+	 * ev_use after the last dev_copy (backend.h to_dev_async) */
+	cudaStream_t cs;
+	cudaEvent_t ev_up, ev_use;
+#ifdef HY_HAVE_CUBLASLT
+	cublasLtHandle_t lt;
+	cu_lt_plan lt_plan[HY_NN_LT_CACHE];
+#else
+	void *lt; /* NULL: no cuBLASLt in this build */
+#endif
+	hy_nn_lt_index lt_index;
 	/* scratch: one allocation carved as plan.h's hy_nn_cuda_scratch */
 	void *scratch;
 	uint16_t *act16[2], *out16, *w16[2];
@@ -88,6 +114,17 @@ int cu_fail(cu_ctx *x, hy_status st, const char *call, const char *why, const ch
 				  : cu_fail((x), HY_EIO, "launch of " what, cudaGetErrorString(e_),   \
 					  __FILE__, __LINE__);                                        \
 	})
+
+/* ------------------------------------------------------------ lt.cu */
+
+/* cuBLASLt handle; lt_free also releases every plan. */
+int lt_init(cu_ctx *x);
+void lt_free(cu_ctx *x);
+/* y[rows][out] = X·Wᵀ (+ b) with bf16 X (row stride ldx) and W, fp32 y
+ * (ldy): 0 when queued (or failed, kept in x), 1 when the caller must run
+ * its fallback (fp32 context, no cuBLASLt, no plan for the shape). */
+int lt_linear_fwd(cu_ctx *x, int rows, int in, int out, const void *X, int ldx, const void *W,
+	const float *b, float *y, int ldy);
 
 /* ------------------------------------------------------------ kernels.cu */
 

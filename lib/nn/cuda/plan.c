@@ -242,3 +242,27 @@ size_t hy_nn_conv_cache_format(const hy_nn_conv_cache *c, char *buf, size_t n)
 	}
 	return len;
 }
+
+/* ------------------------------------------------------------ linear plans */
+
+static int same_shape(const hy_nn_lt_shape *a, const hy_nn_lt_shape *b)
+{
+	return a->precision == b->precision && a->rows == b->rows && a->in == b->in &&
+		a->out == b->out && a->ldx == b->ldx && a->ldy == b->ldy && a->bias == b->bias;
+}
+
+int hy_nn_lt_slot(hy_nn_lt_index *c, const hy_nn_lt_shape *s, int *fresh)
+{
+	*fresh = 0;
+	if (s->rows < 1 || s->in < 1 || s->out < 1 || s->ldx < s->in || s->ldy < s->out ||
+		(s->precision != 0 && s->precision != 1) || (s->bias != 0 && s->bias != 1))
+		return -1;
+	for (int i = 0; i < c->n; i++)
+		if (same_shape(&c->s[i], s))
+			return i;
+	if (c->n == HY_NN_LT_CACHE)
+		return -1;
+	c->s[c->n] = *s;
+	*fresh = 1;
+	return c->n++;
+}

@@ -109,4 +109,26 @@ int hy_nn_conv_cache_put(hy_nn_conv_cache *c, const hy_nn_conv_choice *e);
 /* "fwd B=256 85->256 bf16: gemm 0.123 ms, cudnn algo 1 0.150 ms: gemm" lines. */
 size_t hy_nn_conv_cache_format(const hy_nn_conv_cache *c, char *buf, size_t n);
 
+/* ------------------------------------------------------------ linear plans */
+
+/* A linear layer's shape as cuBLASLt plans it (lib/nn/cuda/lt.cu): the
+ * matmul descriptor, the three layouts and the heuristic's algorithm are
+ * made once per distinct shape and kept in the slot this index gives it. */
+typedef struct hy_nn_lt_shape {
+	int precision, rows, in, out, ldx, ldy, bias; /* bias: 0 or 1 */
+} hy_nn_lt_shape;
+
+enum { HY_NN_LT_CACHE = 64 };
+
+typedef struct hy_nn_lt_index {
+	int n;
+	hy_nn_lt_shape s[HY_NN_LT_CACHE];
+} hy_nn_lt_index;
+
+/* The slot of shape s: an existing one (*fresh = 0) or a new one (*fresh =
+ * 1: the caller makes its plan); −1 when the index is full or the shape is
+ * not a valid one (sizes < 1, a row stride below the row length, a flag
+ * not 0 or 1), which the caller runs unplanned. */
+int hy_nn_lt_slot(hy_nn_lt_index *c, const hy_nn_lt_shape *s, int *fresh);
+
 #endif
