@@ -10,6 +10,7 @@
 
 #include "core/status.h"
 #include "core/version.h"
+#include "io/output.h"
 #include "events/event.h"
 #include "play/mjaibot.h"
 #include "play/policy.h"
@@ -33,6 +34,13 @@ static const char usage[] =
 	"that cannot happen, 2 usage.\n";
 
 static const char *prog = "hydra-bot";
+
+/* After --help/--version: 0, or 1 when stdout could not take it. */
+static int info_done(void)
+{
+	hy_diag d;
+	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
+}
 
 typedef struct bot {
 	hy_policy pol;
@@ -212,8 +220,8 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'h': fputs(usage, stdout); return 0;
-		case 'V': printf("hydra-bot (hydra-c) %s\n", HY_VERSION); return 0;
+		case 'h': fputs(usage, stdout); return info_done();
+		case 'V': printf("hydra-bot (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
 			fprintf(stderr, "%s: try 'hydra-bot --help'\n", prog);
 			return 2;

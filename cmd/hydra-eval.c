@@ -66,6 +66,13 @@ static const char usage[] =
 
 static const char *prog = "hydra-eval";
 
+/* After --help/--version: 0, or 1 when stdout could not take it. */
+static int info_done(void)
+{
+	hy_diag d;
+	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", prog);
@@ -466,8 +473,8 @@ static int eval_main(int argc, char **argv, opts *o)
 		case O_JSON: o->json = 1; break;
 		case O_TABLE: o->table_out = optarg; break;
 		case 'q': o->quiet = 1; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case 'V': printf("hydra-eval (hydra-c) %s\n", HY_VERSION); return 0;
+		case 'h': fputs(usage, stdout); return info_done();
+		case 'V': printf("hydra-eval (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
 			fprintf(stderr, "%s: try 'hydra-eval --help'\n", prog);
 			return 2;

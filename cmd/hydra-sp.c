@@ -63,6 +63,13 @@ static const char usage[] =
 
 static const char *prog = "hydra-sp";
 
+/* After --help/--version: 0, or 1 when stdout could not take it. */
+static int info_done(void)
+{
+	hy_diag d;
+	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
+}
+
 enum { MAXPOL = 8 };
 
 typedef struct sp {
@@ -377,8 +384,8 @@ int main(int argc, char **argv)
 		case 'o': outpath = optarg; break;
 		case OPT_NO_SAMPLES: s.samples = 0; break;
 		case OPT_LEARNER: s.learner = 1; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case 'V': printf("hydra-sp (hydra-c) %s\n", HY_VERSION); return 0;
+		case 'h': fputs(usage, stdout); return info_done();
+		case 'V': printf("hydra-sp (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
 			fprintf(stderr, "%s: try 'hydra-sp --help'\n", prog);
 			return 2;
