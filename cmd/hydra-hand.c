@@ -629,7 +629,7 @@ static int batch(int argc, char **argv)
 static int finish(int rc)
 {
 	if (fclose(stdout) != 0 && rc == 0) {
-		fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
+		fprintf(stderr, "%s: standard output: write error: %s\n", prog, strerror(errno));
 		return 1;
 	}
 	return rc;
