@@ -1,5 +1,5 @@
 /* Sample stream and HDF5 shard throughput, and compressed shard size, on
- * synthetic samples with realistic sparse observations (DESIGN §5: mostly
+ * synthetic samples with realistic sparse observations (ARCHITECTURE.md §5: mostly
  * 0/1 halves, fill planes, river recencies; kyoku that progress so that
  * neighbouring samples look alike, as hydra-encode's output does). One line
  * per measurement on stdout:

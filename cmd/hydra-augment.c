@@ -1,5 +1,5 @@
 /* hydra-augment: suit-permutation augmentation of sample streams and HDF5
- * shards (DESIGN §6). Option parsing and wiring only: the permutations are
+ * shards (ARCHITECTURE.md §6). Option parsing and wiring only: the permutations are
  * lib/samples/augment, the formats lib/samples/{stream,shard,reader}. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,5 +1,5 @@
 /* hydra-encode: event streams (or any game log) → training samples
- * (DESIGN §5–6) as a sample stream or HDF5 shards. Option parsing and
+ * (ARCHITECTURE.md §5–6) as a sample stream or HDF5 shards. Option parsing and
  * wiring only: the encoder is lib/encode, the formats lib/samples. */
 #include <errno.h>
 #include <getopt.h>

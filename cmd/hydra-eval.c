@@ -1,5 +1,5 @@
 /* hydra-eval: the duplicate arena (a challenger against three copies of an
- * opponent, DESIGN §9) and dataset metrics of a checkpoint. Option parsing,
+ * opponent, ARCHITECTURE.md §9) and dataset metrics of a checkpoint. Option parsing,
  * messages, progress and output files only: the arena is lib/play/arena,
  * the dataset evaluation lib/play/dseval, the reports lib/play/report. */
 #include <errno.h>

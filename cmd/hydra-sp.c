@@ -1,4 +1,4 @@
-/* hydra-sp: self-play (DESIGN §9). Plays full hanchan on seeded walls with
+/* hydra-sp: self-play (ARCHITECTURE.md §9). Plays full hanchan on seeded walls with
  * policies at the seats, writes one gzip'd mjai log per game and a sample
  * stream for PPO. Option parsing and wiring only: the runner and the
  * policies are lib/play. */

@@ -1,7 +1,7 @@
 /* Status codes shared by every lib/ module, and the diagnostic record that
  * carries a message with its place (source, line or record, game). lib/ never
  * prints: it fills an hy_diag and returns a status; cmd/ turns both into a
- * message on stderr and an exit code (DESIGN §10). */
+ * message on stderr and an exit code (ARCHITECTURE.md §10). */
 #ifndef HY_CORE_STATUS_H
 #define HY_CORE_STATUS_H
 
@@ -35,7 +35,7 @@ typedef struct hy_diag {
 /* Short English name of a status ("truncated input", ...). */
 const char *hy_status_str(hy_status s);
 
-/* Exit code of DESIGN §10 for a status: 0 ok, 1 data/runtime, 2 usage,
+/* Exit code of ARCHITECTURE.md §10 for a status: 0 ok, 1 data/runtime, 2 usage,
  * 3 format/version mismatch. */
 int hy_status_exit(hy_status s);
 

@@ -1,4 +1,4 @@
-/* Tiles and their notations (DESIGN §2).
+/* Tiles and their notations (ARCHITECTURE.md §2).
  *
  * A tile code is one byte:
  *   0–33   kinds: 1m–9m = 0–8, 1p–9p = 9–17, 1s–9s = 18–26,

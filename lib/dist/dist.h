@@ -1,4 +1,4 @@
-/* Multi-process runs over MPI (DESIGN §8-9, issue 13): rank setup, sums
+/* Multi-process runs over MPI (ARCHITECTURE.md §8-9, issue 13): rank setup, sums
  * over all ranks, point-to-point byte transfers, and the partition of index
  * ranges (samples of a batch, games of a run) across ranks. Used by train/
  * and the self-play and evaluation programs; nothing below them sees it.

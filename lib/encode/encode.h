@@ -1,4 +1,4 @@
-/* Game → samples (DESIGN §6): replays a game's mjai events with the rules
+/* Game → samples (ARCHITECTURE.md §6): replays a game's mjai events with the rules
  * engine (engine/replay.h, through its per-event hook) and turns every
  * decision of a seat into one hy_sample with its labels.
  *

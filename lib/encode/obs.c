@@ -1,4 +1,4 @@
-/* The 85 × 34 observation (see obs.h, DESIGN §5). */
+/* The 85 × 34 observation (see obs.h, ARCHITECTURE.md §5). */
 #include "encode/obs.h"
 
 #include <string.h>

@@ -1,11 +1,11 @@
-/* The 85 × 34 observation of one seat (DESIGN §5), computed from the rules
+/* The 85 × 34 observation of one seat (ARCHITECTURE.md §5), computed from the rules
  * engine's state plus the few public facts the engine does not keep
  * (hy_obs_track). Every value is something the observer can see: its own
  * concealed hand, every river, meld, declaration, score and indicator —
  * never another seat's hand or the wall.
  *
  * Layout: obs[c*34 + t], IEEE binary16 bits (samples/sample.h). Choices
- * where DESIGN §5 leaves room, fixed here:
+ * where ARCHITECTURE.md §5 leaves room, fixed here:
  *   - ch 8 (drawn tile): set while the observer is on turn (TURN or RIICHI
  *     phase) holding a drawn tile, a replacement draw included; zero after
  *     a chi/pon (no draw) and in call windows.
@@ -38,7 +38,7 @@
 #include "events/event.h"
 #include "samples/sample.h"
 
-/* Channel numbers of DESIGN §5 (p = relative player 0–3, o = opponent 0–2). */
+/* Channel numbers of ARCHITECTURE.md §5 (p = relative player 0–3, o = opponent 0–2). */
 enum {
 	HY_OBS_HAND = 0,        /* 0–3   */
 	HY_OBS_MELDED = 4,      /* 4–7   */

@@ -1,5 +1,5 @@
 /* The four-player Tenhou game engine: state transitions and legal actions.
- * See engine.h for the state machine and DESIGN §3 for the rules. */
+ * See engine.h for the state machine and ARCHITECTURE.md §3 for the rules. */
 #include "engine/engine.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* The four-player Tenhou game engine (DESIGN §2, §3): one table's state from
+/* The four-player Tenhou game engine (ARCHITECTURE.md §2, §3): one table's state from
  * the deal to the end of the game, the legal actions of every seat in every
  * state, and the transitions.
  *
@@ -33,7 +33,7 @@
 #include "events/event.h"
 #include "hand/agari.h"
 
-/* Action indices (DESIGN §2). */
+/* Action indices (ARCHITECTURE.md §2). */
 enum {
 	HY_A_DISCARD0 = 0,  /* 0–33 plain, 34–36 red fives */
 	HY_A_RIICHI = 37,

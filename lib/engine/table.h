@@ -1,4 +1,4 @@
-/* Self-play: one table playing one game on the walls of DESIGN §9.
+/* Self-play: one table playing one game on the walls of ARCHITECTURE.md §9.
  *
  *   hy_table_start(t, rules, seed, game, log, d);
  *   while (t->e.phase != HY_PH_GAME_END) {

@@ -1,4 +1,4 @@
-/* Self-play walls (DESIGN §9), reproducible from a master seed.
+/* Self-play walls (ARCHITECTURE.md §9), reproducible from a master seed.
  *
  * Byte layout (normative; golden walls in tests/unit/test_engine.c pin it):
  *   game key  = SHA-256( "hydra/game" (10 ASCII bytes, no NUL)

@@ -1,4 +1,4 @@
-/* In-memory mjai events and games (DESIGN §4).
+/* In-memory mjai events and games (ARCHITECTURE.md §4).
  *
  * One hy_event holds any mjai event; optional fields carry a presence bit in
  * `flags` so that JSON → binary → JSON is exact. Fields a type does not know

@@ -1,4 +1,4 @@
-/* Suit permutations (DESIGN §6): the six permutations π of the suits
+/* Suit permutations (ARCHITECTURE.md §6): the six permutations π of the suits
  * (m, p, s) = (0, 1, 2), honours fixed, used to augment samples and — through
  * hy_game_permute_suits — to check that encoding commutes with them.
  *

@@ -1,5 +1,5 @@
 /* Fu, han, limits, points and payments of a winning hand (Tenhou rules,
- * DESIGN §3): the best interpretation is chosen as Tenhou does (most points,
+ * ARCHITECTURE.md §3): the best interpretation is chosen as Tenhou does (most points,
  * then most han, then most fu).
  *
  * Fu: 20 base; +10 closed ron; +2 tsumo (not with pinfu); melds 2/4/8/16/32

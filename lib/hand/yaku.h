@@ -1,5 +1,5 @@
 /* Yaku of one interpretation of a complete hand, under the Tenhou rule set
- * (DESIGN §3): kuitan and atozuke allowed, kazoe yakuman at 13 han,
+ * (ARCHITECTURE.md §3): kuitan and atozuke allowed, kazoe yakuman at 13 han,
  * different yakuman add up, no double yakuman (kokushi 13-wait, suuankou
  * tanki, junsei chuuren and daisuushii count as one yakuman each).
  *

@@ -1,4 +1,4 @@
-/* Checkpoints (DESIGN §8): one HDF5 file holding every parameter by name
+/* Checkpoints (ARCHITECTURE.md §8): one HDF5 file holding every parameter by name
  * (/params/<name>, fp32, the shape of the parameter table), the AdamW
  * moments (/adam/m/<name>, /adam/v/<name>), and as root attributes: format
  * "hydra-checkpoint", version, blocks, channels, step, the optimiser

@@ -1,6 +1,6 @@
 /* AdamW with decoupled weight decay on conv/linear weights only, linear
  * warmup then cosine decay of the learning rate, global gradient-norm
- * clipping (DESIGN §8). */
+ * clipping (ARCHITECTURE.md §8). */
 #ifndef HY_NN_OPTIM_H
 #define HY_NN_OPTIM_H
 
@@ -18,7 +18,7 @@ typedef struct hy_nn_optim_cfg {
 			 * warmup, then the peak LR until the data ends */
 } hy_nn_optim_cfg;
 
-/* DESIGN defaults; warmup = 5% of total (0 for an open-ended schedule:
+/* ARCHITECTURE.md §8 defaults; warmup = 5% of total (0 for an open-ended schedule:
  * the caller sets one). */
 void hy_nn_optim_defaults(hy_nn_optim_cfg *c, int64_t total_steps);
 

@@ -1,4 +1,4 @@
-/* The named-parameter table (DESIGN §7–8): one list of tensors that drives
+/* The named-parameter table (ARCHITECTURE.md §7–8): one list of tensors that drives
  * allocation, initialisation, weight decay, checkpoints and tests. All
  * tensors live in one contiguous block (params, grads and both AdamW
  * moments share the offsets), so optimiser passes are flat loops. */

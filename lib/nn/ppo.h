@@ -1,4 +1,4 @@
-/* The PPO loss of `hydra-fit --mode ppo` (DESIGN §8) on the policy and
+/* The PPO loss of `hydra-fit --mode ppo` (ARCHITECTURE.md §8) on the policy and
  * value outputs of the network, with its output gradients. Host arrays
  * only: a backend copies its logits and values to the host, calls this, and
  * copies the two gradients back (B × 47 floats, small beside the network).

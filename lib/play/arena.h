@@ -1,4 +1,4 @@
-/* The duplicate arena of DESIGN §9: one challenger against three copies of
+/* The duplicate arena of ARCHITECTURE.md §9: one challenger against three copies of
  * an opponent.
  *
  * Seeds k = 0 … nseeds−1 each give one set of walls: game k of the run's

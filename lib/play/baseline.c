@@ -1,4 +1,4 @@
-/* The baseline rule bot (DESIGN §9): deterministic, decides from what its
+/* The baseline rule bot (ARCHITECTURE.md §9): deterministic, decides from what its
  * seat can see.
  *
  *   win        tsumo or ron whenever it is legal;

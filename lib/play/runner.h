@@ -4,7 +4,7 @@
  * (hydra-eval).
  *
  * Games [first, first + count) are played; game i uses the walls of
- * (seed, i) (DESIGN walls: engine/wall.h), so a game is a function of the
+ * (seed, i) (ARCHITECTURE.md §9 walls: engine/wall.h), so a game is a function of the
  * seed, its index and the seat policies alone. Up to `tables` games run at
  * once; each round of the runner collects the pending decisions of every
  * running table, groups them by policy and asks each policy once (one
@@ -111,7 +111,7 @@ typedef hy_status (*hy_play_sink)(void *ctx, const hy_play_game *g, hy_diag *d);
 hy_status hy_play_run(const hy_play_opts *o, hy_policy *const *policies, int npolicies,
 		      hy_play_sink sink, void *ctx, hy_diag *d);
 
-/* Placement points of DESIGN (90, 45, 0, −135) for a 0-based rank. */
+/* Placement points of ARCHITECTURE.md §9 (90, 45, 0, −135) for a 0-based rank. */
 int hy_play_placement_points(int rank);
 
 #endif

@@ -1,4 +1,4 @@
-/* Suit-permutation augmentation of samples (DESIGN §6). Permutations are
+/* Suit-permutation augmentation of samples (ARCHITECTURE.md §6). Permutations are
  * indexed 0–5 as in events/permute.h (0 = identity).
  *
  * Applying permutation π to a sample:

@@ -1,4 +1,4 @@
-/* One training sample: one decision of one seat (DESIGN §6). The in-memory
+/* One training sample: one decision of one seat (ARCHITECTURE.md §6). The in-memory
  * form every sample producer fills and every consumer reads; the byte
  * layouts of the sample stream and of HDF5 shards are in formats/samples.md
  * and formats/shard.md. */
@@ -29,7 +29,7 @@ typedef struct hy_sample {
 	uint8_t grand_kyoku;       /* E1 = 0 … S4 = 7, W1 = 8 …              */
 	uint8_t honba;
 	uint8_t rank;              /* final rank of the observer 0–3         */
-	uint8_t grp;               /* 0–23, see DESIGN §6                    */
+	uint8_t grp;               /* 0–23, see ARCHITECTURE.md §6                    */
 	uint8_t opp_tenpai;        /* bit o: opponent o tenpai               */
 	uint8_t flags;             /* HY_SAMPLE_F_*                          */
 } hy_sample;

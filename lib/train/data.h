@@ -1,4 +1,4 @@
-/* Training data sources for hydra-fit (DESIGN §8): an endless, shuffled,
+/* Training data sources for hydra-fit (ARCHITECTURE.md §8): an endless, shuffled,
  * resumable sequence of samples over the inputs.
  *
  * Two modes, chosen by content:

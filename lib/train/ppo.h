@@ -1,4 +1,4 @@
-/* The PPO update of `hydra-fit --mode ppo` (DESIGN §8): for each rollout
+/* The PPO update of `hydra-fit --mode ppo` (ARCHITECTURE.md §8): for each rollout
  * batch of self-play samples (hydra-sp output: logp, value, adv, ret set),
  * `epochs` passes over shuffled minibatches, one AdamW step per minibatch.
  * The policy and value heads take the PPO loss (nn/ppo.h: clipped

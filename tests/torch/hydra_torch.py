@@ -1,4 +1,4 @@
-"""The Hydra-C network (DESIGN §7) in PyTorch, for the cross-check and the
+"""The Hydra-C network (ARCHITECTURE.md §7) in PyTorch, for the cross-check and the
 benchmark: same architecture, same losses, and loading of our HDF5
 checkpoints. Our parameter layouts differ from PyTorch's in three places
 (lib/nn/backend.h): 3-tap conv weights are [Cout][3][Cin], 1x1 conv weights

@@ -34,7 +34,7 @@ static void wall_of(uint64_t seed, uint64_t game, int gk, int honba, uint8_t w[1
 static void test_wall_golden(void **state)
 {
 	(void)state;
-	/* Pinned forever (DESIGN §9): the first 20 physical tiles. */
+	/* Pinned forever (ARCHITECTURE.md §9): the first 20 physical tiles. */
 	static const uint8_t g0[20] = {43, 46, 6, 93, 82, 4, 121, 76, 68, 52, 109, 5, 135, 24, 101, 71, 55, 39, 50, 74};
 	static const uint8_t g1[20] = {54, 130, 53, 47, 119, 25, 65, 83, 2, 70, 100, 55, 56, 125, 79, 81, 97, 94, 28, 126};
 	uint8_t w[136];

@@ -79,7 +79,7 @@ static void test_presets(void **state)
 		HY_OK);
 	size_t n = hy_nn_model_param_count(&m);
 	print_message("full 40x256: %zu parameters\n", n);
-	assert_true(n > 16000000 && n < 17000000); /* DESIGN: ≈16.5M */
+	assert_true(n > 16000000 && n < 17000000); /* ARCHITECTURE.md §7: ≈16.5M */
 	assert_int_equal(hy_nn_params_find(&m.table, "blocks/07/conv1/weight") >= 0, 1);
 	hy_nn_model_free(&m);
 }

@@ -1,5 +1,5 @@
 /* The 85 × 34 observation (lib/encode/obs): golden cell values for every
- * channel group of DESIGN §5, on states built by replaying short
+ * channel group of ARCHITECTURE.md §5, on states built by replaying short
  * hand-written mjai games through the encoder; and the half conversion. */
 #include <stdarg.h>
 #include <stddef.h>
