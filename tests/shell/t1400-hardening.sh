@@ -81,6 +81,33 @@ json.dump(d, open('big.json', 'w'))" "$j" "$v" || fail "python"
 	expect_err "big.json"
 done
 
+# ---- 6. checkpoint attributes get the ranges of their options on --resume
+"$BIN/hydra-fit" -q --arch tiny --steps 2 --batch 8 --out run6 s.bin 2>/dev/null || fail "a run to resume"
+if /usr/bin/python3 -c "import h5py" 2>/dev/null; then
+	for a in train_threads:100000 step:-3 warmup:-1 total_steps:-5 train_batch:0; do
+		cp -r run6 run6b
+		ck=run6b/$(readlink run6b/latest)
+		/usr/bin/python3 -c "
+import h5py, sys
+f = h5py.File(sys.argv[1], 'r+')
+name, v = sys.argv[2].split(':')
+f.attrs.modify(name, f.attrs[name].dtype.type(int(v)))
+f.close()" "$ck" "$a" || fail "cannot edit $a"
+		expect_exit 3 "$BIN/hydra-fit" -q --resume run6b --steps 4 s.bin
+		expect_err "attribute '${a%%:*}' is out of range"
+		rm -rf run6b
+	done
+fi
+
+# ---- 7. leftovers: a save killed outright, a run that fails before training
+touch run6/ckpt-00000009.h5.tmp-AbCdEf run6/latest.tmp.12345
+expect_exit 0 "$BIN/hydra-fit" --resume run6 --steps 3 s.bin
+expect_err "removed 'run6/ckpt-00000009.h5.tmp-AbCdEf', left by an interrupted save"
+ls run6 | grep -q tmp && fail "stale temporaries kept: $(ls run6)"
+head -c 3000 s.bin > cut.bin
+expect_exit 1 "$BIN/hydra-fit" -q --arch tiny --out run7 cut.bin
+[ -e run7 ] && fail "a failed run left '$(ls run7)' in its output directory"
+
 # ---- 8. messages: output errors on stdout, short magic, --help to /dev/full
 if [ -w /dev/full ]; then
 	expect_exit 1 "$BIN/mjai-parse" ev.bin -o /dev/full
