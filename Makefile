@@ -200,7 +200,7 @@ install: $(BINS)
 		$(DESTDIR)$(PREFIX)/share/hydra-c/pipelines
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 $(wildcard pipelines/*.mk) $(DESTDIR)$(PREFIX)/share/hydra-c/pipelines
+	install -m 644 $(wildcard pipelines/*.mk pipelines/*.gp) $(DESTDIR)$(PREFIX)/share/hydra-c/pipelines
 
 clean:
 	rm -rf build build-san

@@ -152,6 +152,24 @@ const char *hy_action_class_name(int cls)
 	return cls >= 0 && cls < HY_ACTION_CLASSES ? names[cls] : NULL;
 }
 
+void hy_encode_final_labels(const int32_t scores[4], uint8_t rank[4], uint8_t grp[4])
+{
+	uint8_t order[4]; /* seats from 1st to 4th */
+	for (int s = 0; s < 4; s++) {
+		int r = 0;
+		for (int o = 0; o < 4; o++)
+			r += scores[o] > scores[s] || (scores[o] == scores[s] && o < s);
+		rank[s] = (uint8_t)r;
+		order[r] = (uint8_t)s;
+	}
+	for (int obs = 0; obs < 4; obs++) {
+		uint8_t rel[4];
+		for (int r = 0; r < 4; r++)
+			rel[r] = (uint8_t)((order[r] - obs + 4) % 4);
+		grp[obs] = (uint8_t)hy_perm4_index(rel);
+	}
+}
+
 int hy_perm4_index(const uint8_t p[4])
 {
 	static const int fact[4] = {6, 2, 1, 0};
@@ -200,7 +218,7 @@ static hy_status grow(hy_encoder *x)
 	return HY_OK;
 }
 
-static void opp_labels(const hy_engine *e, int seat, hy_sample *s)
+void hy_encode_opp_labels(const hy_engine *e, int seat, hy_sample *s)
 {
 	s->flags |= HY_SAMPLE_F_OPP_KNOWN;
 	for (int o = 0; o < 3; o++) {
@@ -266,7 +284,7 @@ static hy_status decide(hy_encoder *x, const hy_engine *e, int seat, int a, size
 	s->grand_kyoku = (uint8_t)(e->bakaze * 4 + e->kyoku);
 	s->honba = e->honba;
 	s->step = step;
-	opp_labels(e, seat, s);
+	hy_encode_opp_labels(e, seat, s);
 	return HY_OK;
 }
 
@@ -398,22 +416,8 @@ static void finish_game(hy_encoder *x, const hy_engine *e)
 				top = s;
 		sc[top] += 1000 * e->kyotaku;
 	}
-	uint8_t order[4]; /* seats from 1st to 4th */
-	uint8_t rank[4];
-	for (int s = 0; s < 4; s++) {
-		int r = 0;
-		for (int o = 0; o < 4; o++)
-			r += sc[o] > sc[s] || (sc[o] == sc[s] && o < s);
-		rank[s] = (uint8_t)r;
-		order[r] = (uint8_t)s;
-	}
-	uint8_t grp[4];
-	for (int obs = 0; obs < 4; obs++) {
-		uint8_t rel[4];
-		for (int r = 0; r < 4; r++)
-			rel[r] = (uint8_t)((order[r] - obs + 4) % 4);
-		grp[obs] = (uint8_t)hy_perm4_index(rel);
-	}
+	uint8_t rank[4], grp[4];
+	hy_encode_final_labels(sc, rank, grp);
 	for (size_t j = 0; j < x->n; j++) {
 		hy_sample *s = &x->buf[j];
 		s->score = sc[s->seat];

@@ -47,6 +47,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "engine/engine.h"
 #include "events/event.h"
 #include "samples/sample.h"
 
@@ -99,5 +100,15 @@ const char *hy_action_class_name(int cls);
 
 /* Index 0–23 of a permutation of (0,1,2,3) in lexicographic order. */
 int hy_perm4_index(const uint8_t p[4]);
+
+/* Final labels from final scores: rank[seat] 0–3 (ties by seat order from
+ * the East-1 dealer) and grp[seat], the placement permutation as seen from
+ * that seat (ARCHITECTURE.md §6). Shared by the encoder and self-play. */
+void hy_encode_final_labels(const int32_t scores[4], uint8_t rank[4], uint8_t grp[4]);
+
+/* Opponent labels of a sample of `seat` from the full engine state:
+ * opp_tenpai, opp_waits (kinds completing a tenpai opponent's 13-tile hand,
+ * minus kinds it holds all 4 of: Tenhou's rule), and the OPP_KNOWN flag. */
+void hy_encode_opp_labels(const hy_engine *e, int seat, hy_sample *s);
 
 #endif

@@ -1,5 +1,6 @@
 /* The 85 × 34 observation (see obs.h, ARCHITECTURE.md §5). */
 #include "encode/obs.h"
+#include "hand/score.h"
 
 #include <string.h>
 
@@ -87,16 +88,6 @@ void hy_obs_track_event(hy_obs_track *t, const hy_engine *e, const hy_event *ev)
 			t->ndiscards[a]++;
 		}
 	}
-}
-
-/* Successor of an indicator kind (the dora). */
-static int dora_of(int k)
-{
-	if (k < 27)
-		return k % 9 == 8 ? k - 8 : k + 1;
-	if (k < 31)
-		return k == 30 ? 27 : k + 1;
-	return k == 33 ? 31 : k + 1;
 }
 
 static inline void fill(uint16_t *obs, int c, uint16_t v)
@@ -242,7 +233,7 @@ void hy_obs_encode(const hy_engine *e, const hy_obs_track *t, int seat,
 		int k = hy_tile_kind(e->dora_ind[i]);
 		if (k < 0)
 			continue;
-		dc[dora_of(k)]++;
+		dc[hy_dora_from_indicator(k)]++;
 		obs[HY_OBS_INDICATOR * 34 + k] = H_ONE;
 		vis[k]++;
 	}

@@ -71,7 +71,7 @@ static int has_code(const hy_player *p, int t)
 	return plain_count(p, t) > 0;
 }
 
-static void hand_add(hy_player *p, int t)
+void hy_player_add(hy_player *p, int t)
 {
 	int k = kind_of(t);
 	p->cnt[k]++;
@@ -81,7 +81,7 @@ static void hand_add(hy_player *p, int t)
 	p->nconc++;
 }
 
-static void hand_remove(hy_player *p, int t)
+void hy_player_remove(hy_player *p, int t)
 {
 	int k = kind_of(t);
 	if (--p->cnt[k] == 0)
@@ -211,7 +211,7 @@ hy_status hy_engine_start_kyoku(hy_engine *e, const uint8_t hands[4][13], int do
 			int t = hands[s][i];
 			if (t >= HY_TILE_UNKNOWN)
 				return hy_diag_set(d, HY_EDATA, 0, "start_kyoku: seat %d: bad tile", s);
-			hand_add(p, t);
+			hy_player_add(p, t);
 			seen[t]++;
 		}
 		update_waits(p);
@@ -300,7 +300,7 @@ hy_status hy_engine_draw(hy_engine *e, int tile, hy_diag *d)
 	if (p->nconc != 13 - 3 * p->nmelds)
 		return hy_diag_set(d, HY_EDATA, 0, "draw: seat %d holds %d tiles", e->actor,
 				   p->nconc);
-	hand_add(p, tile);
+	hy_player_add(p, tile);
 	p->drawn = (uint8_t)tile;
 	e->live_left--;
 	e->rinshan = e->draw_rinshan;
@@ -978,7 +978,7 @@ static void do_call(hy_engine *e, int s, const hy_action *a)
 	take_called_tile(e, d);
 	break_ippatsu_and_first(e);
 	for (int i = 0; i < a->nconsumed; i++)
-		hand_remove(p, a->consumed[i]);
+		hy_player_remove(p, a->consumed[i]);
 	hy_meld *m = &p->melds[p->nmelds];
 	memset(m, 0, sizeof *m);
 	m->from = (uint8_t)((d - s + 4) % 4);
@@ -1118,7 +1118,7 @@ static void do_discard(hy_engine *e, int s, int t, int riichi_decl)
 	hy_player *p = &e->p[s];
 	int k = kind_of(t);
 	int tsumogiri = p->drawn != HY_TILE_NONE && p->drawn == t;
-	hand_remove(p, t);
+	hy_player_remove(p, t);
 	if (p->nriver < 32) {
 		p->river[p->nriver] = (uint8_t)t;
 		p->river_flags[p->nriver] = (uint8_t)((tsumogiri ? HY_RIVER_TSUMOGIRI : 0) |
@@ -1181,7 +1181,7 @@ static void do_kan_self(hy_engine *e, int s, const hy_action *a)
 		while (j < 4)
 			m->tiles[j++] = (uint8_t)k;
 		for (int i = 0; i < 4; i++)
-			hand_remove(p, m->tiles[i]);
+			hy_player_remove(p, m->tiles[i]);
 		p->meld_called[p->nmelds] = HY_TILE_NONE;
 		p->meld_from[p->nmelds] = (uint8_t)s;
 		p->nmelds++;
@@ -1204,7 +1204,7 @@ static void do_kan_self(hy_engine *e, int s, const hy_action *a)
 			if (p->melds[i].type == HY_MELD_PON && kind_of(p->melds[i].tiles[0]) == k)
 				break;
 		hy_meld *m = &p->melds[i];
-		hand_remove(p, a->tile);
+		hy_player_remove(p, a->tile);
 		m->type = HY_MELD_KAKAN;
 		m->tiles[3] = a->tile;
 		m->ntiles = 4;

@@ -260,6 +260,10 @@ void hy_engine_set_ura(hy_engine *e, const uint8_t *ura, int n);
 
 /* Helpers usable by callers. */
 int hy_engine_is_tenpai(const hy_player *p);
+/* A concealed tile (code) into / out of a player's hand: counts, red fives,
+ * the kinds held. Nothing else (waits, furiten) is updated. */
+void hy_player_add(hy_player *p, int t);
+void hy_player_remove(hy_player *p, int t);
 /* Tile count check: the engine's visible accounting of a kind (concealed +
  * melds + rivers not called + indicators) for invariant tests. */
 void hy_engine_count_tiles(const hy_engine *e, uint8_t cnt[HY_TILE_CODES]);

@@ -164,6 +164,19 @@ static void check_final(rctx *c, size_t i)
 	}
 }
 
+void hy_replay_set_round(struct hy_engine *e, const hy_event *ev)
+{
+	e->phase = HY_PH_NEW_KYOKU;
+	int bakaze = (ev->flags & HY_EVF_BAKAZE) && ev->bakaze >= 27 && ev->bakaze <= 30
+			     ? ev->bakaze - 27 : 0;
+	int kyoku = (ev->flags & HY_EVF_KYOKU) && ev->kyoku >= 1 && ev->kyoku <= 4 ? ev->kyoku - 1
+										   : 0;
+	int oya = ev->oya < 4 ? ev->oya : kyoku;
+	hy_engine_set_round(e, bakaze, kyoku, (ev->flags & HY_EVF_HONBA) ? ev->honba : 0,
+			    (ev->flags & HY_EVF_KYOTAKU) ? ev->kyotaku : 0, oya,
+			    (ev->flags & HY_EVF_SCORES) ? ev->scores : NULL);
+}
+
 static void start_kyoku(rctx *c, size_t i)
 {
 	const hy_event *ev = &c->g->ev[i];
@@ -182,15 +195,7 @@ static void start_kyoku(rctx *c, size_t i)
 		for (int k = 0; k < 13; k++)
 			if (ev->tehais[s][k] >= HY_TILE_UNKNOWN)
 				known = 0;
-	e->phase = HY_PH_NEW_KYOKU;
-	int bakaze = (ev->flags & HY_EVF_BAKAZE) && ev->bakaze >= 27 && ev->bakaze <= 30
-			     ? ev->bakaze - 27 : 0;
-	int kyoku = (ev->flags & HY_EVF_KYOKU) && ev->kyoku >= 1 && ev->kyoku <= 4 ? ev->kyoku - 1
-										   : 0;
-	int oya = ev->oya < 4 ? ev->oya : kyoku;
-	hy_engine_set_round(e, bakaze, kyoku, (ev->flags & HY_EVF_HONBA) ? ev->honba : 0,
-			    (ev->flags & HY_EVF_KYOTAKU) ? ev->kyotaku : 0, oya,
-			    (ev->flags & HY_EVF_SCORES) ? ev->scores : NULL);
+	hy_replay_set_round(e, ev);
 	if (!known) {
 		c->rep->skipped_kyoku++;
 		c->skipping = 1;

@@ -57,6 +57,11 @@ typedef struct hy_replay_report {
 			    int live);
 } hy_replay_report;
 
+/* The round fields of a start_kyoku event (wind, kyoku, honba, sticks,
+ * dealer, scores) into e, phase NEW_KYOKU: what replay and a seat's view of
+ * a game (lib/play/seatview) do at each start_kyoku. */
+void hy_replay_set_round(struct hy_engine *e, const hy_event *ev);
+
 /* Replays one game. Returns HY_OK when the replay ran to the end (issues are
  * in rep), or the status an issue callback returned. */
 hy_status hy_replay_game(const hy_game *g, hy_replay_report *rep, hy_diag *d);

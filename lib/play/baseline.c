@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "core/tile.h"
+#include "hand/score.h"
 #include "hand/shanten.h"
 #include "play/builtin.h"
 
@@ -58,15 +59,6 @@ static void visible_counts(const hy_engine *e, uint8_t vis[34])
 		if (k >= 0)
 			vis[k]++;
 	}
-}
-
-static int dora_of(int k)
-{
-	if (k < 27)
-		return k % 9 == 8 ? k - 8 : k + 1;
-	if (k < 31)
-		return k == 30 ? 27 : k + 1;
-	return k == 33 ? 31 : k + 1;
 }
 
 static int seat_wind(const hy_engine *e, int seat)
@@ -110,7 +102,7 @@ static uint32_t keep_key(const hy_engine *e, int seat, int k)
 	const hy_player *p = &e->p[seat];
 	int dora = 0;
 	for (int i = 0; i < e->ndora && i < 5; i++)
-		dora += dora_of(hy_tile_kind(e->dora_ind[i])) == k;
+		dora += hy_dora_from_indicator(hy_tile_kind(e->dora_ind[i])) == k;
 	int red = hy_tile_red_of(k);
 	if (red >= 0 && p->red[red - HY_TILE_5MR] >= p->cnt[k])
 		dora++; /* only red copies left: this discard throws a red five */

@@ -110,30 +110,6 @@ static void gamebuf_swap(gamebuf *a, gamebuf *b)
 
 /* ------------------------------------------------------------ labels */
 
-static void opp_labels(const hy_engine *e, int seat, hy_sample *s)
-{
-	s->flags |= HY_SAMPLE_F_OPP_KNOWN;
-	for (int o = 0; o < 3; o++) {
-		const hy_player *p = &e->p[(seat + o + 1) % 4];
-		if (p->nconc % 3 != 1)
-			continue;
-		uint64_t w = p->waits;
-		for (uint64_t m = w; m; m &= m - 1) {
-			int k = __builtin_ctzll(m);
-			int have = p->cnt[k];
-			for (int i = 0; i < p->nmelds; i++)
-				for (int j = 0; j < p->melds[i].ntiles; j++)
-					have += hy_tile_kind(p->melds[i].tiles[j]) == k;
-			if (have >= 4)
-				w &= ~(1ull << k);
-		}
-		if (w) {
-			s->opp_tenpai |= (uint8_t)(1u << o);
-			s->opp_waits[o] = w;
-		}
-	}
-}
-
 static int grow_steps(gamebuf *b)
 {
 	if (b->nsteps < b->cap)
@@ -152,20 +128,8 @@ static void finish_labels(const runner *r, slot *x)
 {
 	const hy_engine *e = &x->t.e;
 	const int32_t *sc = e->final_scores;
-	uint8_t order[4], rank[4], grp[4];
-	for (int s = 0; s < 4; s++) {
-		int k = 0;
-		for (int o = 0; o < 4; o++)
-			k += sc[o] > sc[s] || (sc[o] == sc[s] && o < s);
-		rank[s] = (uint8_t)k;
-		order[k] = (uint8_t)s;
-	}
-	for (int obs = 0; obs < 4; obs++) {
-		uint8_t rel[4];
-		for (int k = 0; k < 4; k++)
-			rel[k] = (uint8_t)((order[k] - obs + 4) % 4);
-		grp[obs] = (uint8_t)hy_perm4_index(rel);
-	}
+	uint8_t rank[4], grp[4];
+	hy_encode_final_labels(sc, rank, grp); /* as hydra-encode labels logs */
 	hy_play_step *st = x->b.steps;
 	size_t n = x->b.nsteps;
 	for (size_t j = 0; j < n; j++) {
@@ -401,7 +365,7 @@ static int collect(runner *r, slot *x)
 				sm->grand_kyoku = (uint8_t)(e->bakaze * 4 + e->kyoku);
 				sm->honba = e->honba;
 				sm->step = x->kstep++;
-				opp_labels(e, s, sm);
+				hy_encode_opp_labels(e, s, sm);
 				ps->policy = (uint8_t)x->pol[s];
 				x->req_step[i] = (long)x->b.nsteps++;
 			}

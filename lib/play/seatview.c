@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/tile.h"
+#include "engine/replay.h"
 #include "hand/shanten.h"
 
 /* ------------------------------------------------------------ tile accounting */
@@ -31,26 +32,6 @@ static inline int kind_of(int t)
 	return t < 34 ? t : 4 + 9 * (t - HY_TILE_5MR);
 }
 
-static void hand_add(hy_player *p, int t)
-{
-	int k = kind_of(t);
-	p->cnt[k]++;
-	p->have |= 1ull << k;
-	if (hy_tile_is_red(t))
-		p->red[t - HY_TILE_5MR]++;
-	p->nconc++;
-}
-
-static void hand_remove(hy_player *p, int t)
-{
-	int k = kind_of(t);
-	if (--p->cnt[k] == 0)
-		p->have &= ~(1ull << k);
-	if (hy_tile_is_red(t))
-		p->red[t - HY_TILE_5MR]--;
-	p->nconc--;
-}
-
 /* The engine keeps the waits of 13-tile (3n+1) hands. */
 static void refresh_waits(hy_player *p)
 {
@@ -63,8 +44,8 @@ static void refresh_waits(hy_player *p)
  * the last copy of the drawn code goes. */
 static void hand_swap(hy_player *p, int from, int to)
 {
-	hand_remove(p, from);
-	hand_add(p, to);
+	hy_player_remove(p, from);
+	hy_player_add(p, to);
 	if (p->drawn == from && code_count(p, from) == 0)
 		p->drawn = (uint8_t)to;
 }
@@ -226,15 +207,7 @@ static hy_status start_kyoku(hy_seatview *v, const hy_event *ev, hy_diag *d)
 		if (ev->tehais[v->seat][i] >= HY_TILE_UNKNOWN)
 			return reject(v, ev, "the seat's own hand is not known", d);
 	hy_obs_track_reset(&v->trk);
-	e->phase = HY_PH_NEW_KYOKU;
-	int bakaze = (ev->flags & HY_EVF_BAKAZE) && ev->bakaze >= 27 && ev->bakaze <= 30
-			     ? ev->bakaze - 27 : 0;
-	int kyoku = (ev->flags & HY_EVF_KYOKU) && ev->kyoku >= 1 && ev->kyoku <= 4 ? ev->kyoku - 1
-										   : 0;
-	int oya = ev->oya < 4 ? ev->oya : kyoku;
-	hy_engine_set_round(e, bakaze, kyoku, (ev->flags & HY_EVF_HONBA) ? ev->honba : 0,
-			    (ev->flags & HY_EVF_KYOTAKU) ? ev->kyotaku : 0, oya,
-			    (ev->flags & HY_EVF_SCORES) ? ev->scores : NULL);
+	hy_replay_set_round(e, ev);
 	/* placeholders: the unseen codes, spread (most copies left first) */
 	int tot[HY_TILE_CODES] = {0};
 	uint8_t hands[4][13];
