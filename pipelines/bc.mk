@@ -16,10 +16,7 @@
 # is written only when hydra-fit succeeds). DEVICE selects hydra-fit's and
 # the arena's device (auto, cpu, cuda).
 
-HERE   := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
-BIN    ?= $(firstword $(patsubst %/mjai-parse,%,$(wildcard $(HERE)../build/bin/mjai-parse \
-		$(HERE)../../../bin/mjai-parse)))
-P      := $(if $(BIN),$(BIN)/,)
+include $(dir $(abspath $(lastword $(MAKEFILE_LIST))))common.mk
 LOGS   ?=
 OUT    ?= bc
 ARCH   ?= small
@@ -30,15 +27,13 @@ SHARD  ?= 100000
 VAL    ?= 0.05
 SEEDS  ?= 100
 SEED   ?= 0
-DEVICE ?= auto
-THREADS ?= $(shell nproc 2>/dev/null || echo 1)
 FIT_FLAGS ?=
 
 .PHONY: all events check shards augment fit eval arena plots clean
 .DELETE_ON_ERROR:
 all: $(OUT)/arena.json $(OUT)/eval.json $(OUT)/run/plots/losses.png
 
-need-logs = $(if $(LOGS),,$(error LOGS is not set: make -f $(lastword $(MAKEFILE_LIST)) LOGS=path/to/logs))
+need-logs = $(if $(LOGS),,$(error LOGS is not set: give LOGS=path/to/logs))
 
 events: $(OUT)/events.bin
 $(OUT)/events.bin:

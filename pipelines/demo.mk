@@ -11,10 +11,7 @@
 # Sized for about 10 minutes on 2 cores; DEVICE=auto uses a GPU when the
 # CUDA backend is built and one is usable.
 
-HERE   := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
-BIN    ?= $(firstword $(patsubst %/mjai-parse,%,$(wildcard $(HERE)../build/bin/mjai-parse \
-		$(HERE)../../../bin/mjai-parse)))
-P      := $(if $(BIN),$(BIN)/,)
+include $(dir $(abspath $(lastword $(MAKEFILE_LIST))))common.mk
 OUT    ?= demo-run
 GAMES  ?= 100
 STEPS  ?= 400
@@ -22,8 +19,6 @@ SEEDS  ?= 16
 ITERS  ?= 2
 SP_GAMES ?= 24
 SP_SEEDS ?= 8
-DEVICE ?= auto
-THREADS ?= $(shell nproc 2>/dev/null || echo 1)
 SUB := $(MAKE) --no-print-directory BIN=$(BIN) DEVICE=$(DEVICE) THREADS=$(THREADS)
 
 .PHONY: all

@@ -20,10 +20,7 @@
 # over the iterations. Runs from any directory; programs from BIN as in
 # bc.mk; DEVICE as in bc.mk.
 
-HERE   := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
-BIN    ?= $(firstword $(patsubst %/mjai-parse,%,$(wildcard $(HERE)../build/bin/mjai-parse \
-		$(HERE)../../../bin/mjai-parse)))
-P      := $(if $(BIN),$(BIN)/,)
+include $(dir $(abspath $(lastword $(MAKEFILE_LIST))))common.mk
 INIT   ?=
 OUT    ?= sp
 ITERS  ?= 3
@@ -33,8 +30,6 @@ TEMP   ?= 1
 SEEDS  ?= 50
 SEED   ?= 0
 BATCH  ?= 256
-DEVICE ?= auto
-THREADS ?= $(shell nproc 2>/dev/null || echo 1)
 PPO_FLAGS ?= --ppo-epochs 4 --lr 1e-4
 
 ITER_LIST := $(shell seq 1 $(ITERS))
@@ -45,7 +40,7 @@ LAST := $(OUT)/iter-$(ITERS)
 all: $(OUT)/league.jsonl plots
 
 $(OUT)/iter-0/model.h5:
-	$(if $(INIT),,$(error INIT is not set: make -f $(lastword $(MAKEFILE_LIST)) INIT=model.h5))
+	$(if $(INIT),,$(error INIT is not set: give INIT=model.h5, e.g. the model.h5 of pipelines/bc.mk))
 	@mkdir -p $(@D)
 	cp -L $(INIT) $@
 $(OUT)/iter-0/best.h5: $(OUT)/iter-0/model.h5
