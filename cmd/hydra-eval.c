@@ -19,6 +19,7 @@
 #include "dist/dist.h"
 #include "io/cleanup.h"
 #include "io/output.h"
+#include "nn/threads.h"
 #include "play/arena.h"
 #include "play/dseval.h"
 #include "play/gamelog.h"
@@ -508,6 +509,7 @@ static int eval_main(int argc, char **argv, opts *o)
 
 int main(int argc, char **argv)
 {
+	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
 	opts o = {.seeds = 100, .tables = 16, .threads = 1, .batch = 256, .device = "auto",
 		  .bot_timeout = 10.0};
 	/* room for every --data PATH and PATH argument */

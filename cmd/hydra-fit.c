@@ -45,7 +45,7 @@ static const char usage[] =
 	"                         the CPU), cpu, cuda or cuda:N\n"
 	"      --precision P      GPU arithmetic: bf16 (the default) or fp32 (as the CPU)\n"
 	"      --fast             GPU: fastest kernels, runs not bit-identical\n"
-	"  -j, --threads N        CPU threads (default: all online CPUs)\n"
+	"  -j, --threads N        CPU threads (default: the CPUs this process may use)\n"
 	"      --loader-threads N threads reading and packing batches ahead of the\n"
 	"                         steps (default 2 on a GPU; none on the CPU)\n"
 	"      --feed-only        run only the data feed over the inputs (one epoch,\n"

@@ -17,6 +17,7 @@
 #include "dist/dist.h"
 #include "io/cleanup.h"
 #include "io/output.h"
+#include "nn/threads.h"
 #include "io/staged.h"
 #include "play/gamelog.h"
 #include "play/policy.h"
@@ -267,6 +268,7 @@ static int split_list(char *s, char *item[4])
 
 int main(int argc, char **argv)
 {
+	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
 	enum {
 		OPT_FIRST = 256,
 		OPT_SEAT0,

@@ -51,8 +51,10 @@ static void cpu_zero(void *p, size_t bytes)
  * region little, and which thread computes a part never changes the
  * result. Independent GEMMs of one op (the three taps of a convolution,
  * dx and dW of a backward pass) share one region: one wake-up and one join
- * instead of several. The wait policy of the threads between regions is
- * set in threads.c. */
+ * instead of several; sets of GEMMs too small to pay for a wake-up run
+ * on the calling thread. Idle threads wait passively where the program
+ * called hy_nn_threads_init (nn/threads.h: spinning threads hold cores
+ * that a loaded machine needs). */
 void hy_nn_ctx_init(hy_nn_ctx *c, int threads)
 {
 	memset(c, 0, sizeof *c);

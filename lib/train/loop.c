@@ -21,6 +21,7 @@
 #include "nn/cuda/cuda.h"
 #include "nn/optim.h"
 #include "nn/rng.h"
+#include "nn/threads.h"
 #include "samples/reader.h"
 #include "train/data.h"
 #include "train/feed.h"
@@ -647,8 +648,7 @@ static hy_status setup(run *r, hy_diag *d)
 		return st;
 
 	/* threads, batch, seed, shuffle buffer: the checkpoint's unless given */
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int threads = c->threads > 0 ? c->threads : c->resume ? r->ts.threads : (int)(ncpu > 0 ? ncpu : 1);
+	int threads = c->threads > 0 ? c->threads : c->resume ? r->ts.threads : hy_nn_threads_default();
 	if (c->resume && c->threads > 0 && c->threads != r->ts.threads)
 		notice(r, "--threads %d differs from the checkpoint's %d: losses will not be "
 			"bit-identical to an uninterrupted run", c->threads, r->ts.threads);
@@ -1087,6 +1087,12 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 		st = setup(r, d);
 	if (!st)
 		st = train(r, res, d);
+	if (r->feed) { /* did the steps wait for data? (the loader threads' figure) */
+		hy_train_feed_stats fs;
+		hy_train_feed_get_stats(r->feed, &fs);
+		notice(r, "feed: %d loader thread%s; the steps waited %.1f s for data", fs.threads,
+			fs.threads > 1 ? "s" : "", fs.wait_s);
+	}
 	if ((!st || st == HY_STOP) && r->dist.size > 1) /* every rank reports rank 0's */
 		st = hy_dist_bcast(&r->dist, r->last_ckpt, sizeof r->last_ckpt, d) ? HY_EIO : st;
 	res->step = r->step;
