@@ -70,13 +70,14 @@ LIB_SRC  := $(sort $(shell find lib -name '*.c'))
 LIB_CU   := $(if $(HAVE_CUDA),$(sort $(shell find lib -name '*.cu')))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(LIB_CU:%.cu=$(BUILD)/%.cu.o)
 # CUDA objects exist only with a CUDA toolchain; then (and only then) the
-# programs link the CUDA runtime, cuDNN and cuBLAS.
+# programs link the CUDA runtime, cuDNN, cuBLAS and cuBLASLt (linear layers,
+# lib/nn/cuda/lt.cu).
 # nvcc: SASS for sm_80 (A100) and sm_90 (H100), PTX of compute_90 for newer GPUs.
-NVCC_FLAGS := -O2 -std=c++17 -Ilib -DHY_HAVE_CUDA=1 -Xcompiler -Wall \
+NVCC_FLAGS := -O2 -std=c++17 -Ilib -DHY_HAVE_CUDA=1 -DHY_HAVE_CUBLASLT=1 -Xcompiler -Wall \
 	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
 ifneq ($(LIB_CU),)
 CFLAGS_ALL += -DHY_HAVE_CUDA=1 -I$(CUDA_HOME)/include
-LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -lcudnn -lcublas -lcudart -lstdc++
+LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -lcudnn -lcublasLt -lcublas -lcudart -lstdc++
 endif
 CMD_SRC  := $(sort $(wildcard cmd/*.c))
 PROGRAMS := $(CMD_SRC:cmd/%.c=%)

@@ -24,4 +24,9 @@ done
 for n in ${FEED_THREADS:-1 2}; do
 	[ "$n" -gt 1 ] && { "$FB" "$n" 1024 "$S" f32 "$T"/train-*.h5 || exit 1; }
 done
+# the trainer's own feed (train/feed.h), as hydra-fit uses it: 200 batches
+for n in ${FEED_THREADS:-1 2}; do
+	"$BUILD/bin/hydra-fit" --feed-only --loader-threads "$n" --batch 1024 --steps 200 \
+		"$T"/train-*.h5 2>/dev/null || { echo "feed: hydra-fit --feed-only failed" >&2; exit 1; }
+done
 exit 0

@@ -168,8 +168,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	hy_nn_ctx ctx;
+	const int infer = !strcmp(argv[1], "infer"); /* the inference path: its workspace */
 	hy_nn_cuda_cfg cfg = {.device = 0, .precision = prec, .fast = fast, .arch = a,
-		.max_batch = B};
+		.max_batch = B, .infer = infer};
 	hy_status st = hy_nn_cuda_ctx_init(&ctx, &cfg, &d);
 	if (st == HY_EUSAGE) { /* does not fit: say so, as hydra-fit would */
 		printf("%s %s batch %d: refused: %s\n", argv[1], argv[2], B, d.msg);
@@ -183,7 +184,7 @@ int main(int argc, char **argv)
 	hy_rng r;
 	hy_rng_seed(&r, 1);
 	if (hy_nn_model_init(&m, a, be, &ctx, &d) || hy_nn_model_init_params(&m, &r, &d) ||
-		hy_nn_work_init(&w, &m, B, &d))
+		(infer ? hy_nn_work_init_infer(&w, &m, B, &d) : hy_nn_work_init(&w, &m, B, &d)))
 		return fail("model", &d);
 	hy_sample *s = malloc((size_t)B * sizeof *s);
 	if (!s)

@@ -365,11 +365,6 @@ static hy_status ds_json(FILE *f, const void *u, hy_diag *d)
 
 static int run_dataset(const opts *o)
 {
-	if (strcmp(o->device, "cuda") == 0) {
-		fprintf(stderr, "%s: requested device unavailable: --device cuda: "
-			"dataset evaluation runs on the CPU in this build\n", prog);
-		return 4;
-	}
 	int reads_stdin = o->ndata == 0;
 	for (size_t i = 0; i < o->ndata; i++)
 		reads_stdin |= strcmp(o->data[i], "-") == 0;
@@ -380,8 +375,8 @@ static int run_dataset(const opts *o)
 	}
 	ds_ui u = {.tty = isatty(STDERR_FILENO) && !o->quiet};
 	hy_dseval_cfg c = {.ckpt = o->model, .paths = o->data, .npaths = o->ndata,
-			   .batch = o->batch, .threads = o->threads, .progress = ds_progress,
-			   .u = &u};
+			   .batch = o->batch, .threads = o->threads, .device = o->device,
+			   .progress = ds_progress, .u = &u};
 	ds_report r = {.model = o->model};
 	hy_diag d;
 	hy_diag_init(&d, NULL);
@@ -390,6 +385,8 @@ static int run_dataset(const opts *o)
 		fputs("\r\033[K", stderr);
 	if (st) {
 		report_diag(&d);
+		if (st == HY_EUNSUP && strncmp(o->device, "cuda", 4) == 0)
+			return 4; /* --device cuda without a usable GPU */
 		return hy_status_exit(st);
 	}
 	return emit(o, ds_table, ds_json, &r);

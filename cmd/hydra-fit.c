@@ -1,5 +1,5 @@
 /* hydra-fit: trains the SE-ResNet policy/value network on training samples
- * (DESIGN §7-8). Option parsing, device choice, messages and progress only:
+ * (ARCHITECTURE.md §7-8). Option parsing, device choice, messages and progress only:
  * the loop is lib/train/loop, the data sources lib/train/data, the model
  * and optimiser lib/nn. */
 #include <errno.h>

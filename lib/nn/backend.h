@@ -1,4 +1,4 @@
-/* Op-level interface of the network (DESIGN §8): every op the model needs,
+/* Op-level interface of the network (ARCHITECTURE.md §8): every op the model needs,
  * behind one table of function pointers: the CPU backend
  * (hy_nn_backend_cpu(), lib/nn/cpu.c, the reference) and the CUDA one
  * (hy_nn_backend_cuda(), lib/nn/cuda/cuda.h). Pointers passed to ops live
@@ -31,7 +31,7 @@ enum {
 	HY_NN_GROUPS = 32, /* GroupNorm groups            */
 };
 
-/* Arithmetic precision of a context (DESIGN §8). FP32: every op in fp32.
+/* Arithmetic precision of a context (ARCHITECTURE.md §8). FP32: every op in fp32.
  * BF16: the operands of GEMMs and convolutions are rounded to bf16
  * (hy_nn_bf16_round in math.h) and multiplied on tensor cores with fp32
  * accumulation; master weights, GroupNorm statistics, softmax, losses,

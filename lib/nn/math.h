@@ -1,4 +1,4 @@
-/* Per-element maths of the network (DESIGN §7), written once as static
+/* Per-element maths of the network (ARCHITECTURE.md §7), written once as static
  * inline functions that gcc (lib/nn/cpu.c) and nvcc (the .cu files of
  * lib/nn/cuda) both compile: under nvcc HY_NN_DEVICE is
  * `__host__ __device__`. Every
@@ -116,7 +116,7 @@ static inline HY_NN_DEVICE void hy_nn_adamw_elem(float *p, float g, float *m, fl
 	*p = q - (lr / bc1) * mm / (sqrtf(vv) / sqrt_bc2 + eps);
 }
 
-/* bf16 storage (DESIGN §8 mixed precision): the upper 16 bits of an fp32,
+/* bf16 storage (ARCHITECTURE.md §8 mixed precision): the upper 16 bits of an fp32,
  * rounded to nearest, ties to even — the definition of CUDA's
  * __float2bfloat16_rn (cvt.rn.bf16.f32): every NaN becomes the canonical
  * 0x7fff, ±inf and subnormals are kept, a finite value that rounds past

@@ -1,4 +1,4 @@
-/* SE-ResNet of DESIGN §7 with its five heads and masked losses: forward,
+/* SE-ResNet of ARCHITECTURE.md §7 with its five heads and masked losses: forward,
  * hand-written backward, on any backend (backend.h). The parameters are
  * described by one named table (params.h); the workspace for a batch size
  * is allocated once (hy_nn_work_init) and reused every step. */
@@ -23,7 +23,7 @@ enum {
 	HY_NN_OPP = 3,
 };
 
-/* Loss weights of DESIGN §7. */
+/* Loss weights of ARCHITECTURE.md §7. */
 #define HY_NN_W_POLICY 1.0f
 #define HY_NN_W_VALUE 0.5f
 #define HY_NN_W_GRP 0.1f
@@ -62,7 +62,7 @@ typedef struct hy_nn_model {
 hy_status hy_nn_model_init(hy_nn_model *m, hy_nn_arch a, const hy_nn_backend *be,
 	const hy_nn_ctx *ctx, hy_diag *d);
 void hy_nn_model_free(hy_nn_model *m);
-/* Initialises the parameters (DESIGN §7 rules) from r, zeroes moments. */
+/* Initialises the parameters (ARCHITECTURE.md §7 rules) from r, zeroes moments. */
 hy_status hy_nn_model_init_params(hy_nn_model *m, hy_rng *r, hy_diag *d);
 /* Number of parameters (Σ tensor sizes, without alignment padding). */
 size_t hy_nn_model_param_count(const hy_nn_model *m);

@@ -134,14 +134,13 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 		return st;
 	/* the device: the CPU, or a GPU context made for this batch */
 	int cuda, ordinal;
-	char why[8];
-	if ((st = hy_nn_device_pick(c->device, &cuda, &ordinal, why, sizeof why, d)))
+	if ((st = hy_nn_device_pick(c->device, &cuda, &ordinal, NULL, 0, d)))
 		return st;
 	hy_nn_ctx ctx;
 	const hy_nn_backend *be = hy_nn_backend_cpu();
 	if (cuda) {
 		hy_nn_cuda_cfg cc = {.device = ordinal, .precision = HY_NN_PREC_BF16, .arch = arch,
-			.max_batch = c->batch};
+			.max_batch = c->batch, .infer = 1};
 		if ((st = hy_nn_cuda_ctx_init(&ctx, &cc, d)))
 			return st;
 		be = hy_nn_backend_cuda();

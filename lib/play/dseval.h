@@ -10,7 +10,7 @@
  *     functions and weights), averaged over the whole input: policy, value
  *     and grp over all samples, tenpai over the samples with opponent
  *     labels (× 3 opponents), danger over the counted tenpai opponents'
- *     tiles, the total as the weighted sum of those means (DESIGN §7). */
+ *     tiles, the total as the weighted sum of those means (ARCHITECTURE.md §7). */
 #ifndef HY_PLAY_DSEVAL_H
 #define HY_PLAY_DSEVAL_H
 
@@ -33,7 +33,7 @@ typedef enum hy_dseval_type {
 	HY_DSEVAL_TYPES
 } hy_dseval_type;
 
-/* The type of an action index 0–45 (DESIGN §2); -1 out of range. */
+/* The type of an action index 0–45 (ARCHITECTURE.md §2); -1 out of range. */
 int hy_dseval_type_of(int action);
 /* "discard", "riichi", ... */
 const char *hy_dseval_type_name(int type);

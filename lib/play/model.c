@@ -169,8 +169,7 @@ hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_o
 {
 	const char *dev = o && o->device ? o->device : "cpu";
 	int cuda, ordinal;
-	char why[8];
-	hy_status st = hy_nn_device_pick(dev, &cuda, &ordinal, why, sizeof why, d);
+	hy_status st = hy_nn_device_pick(dev, &cuda, &ordinal, NULL, 0, d);
 	if (st != HY_OK)
 		return st;
 	if (o && !(o->temperature >= 0.0f && isfinite(o->temperature)))
@@ -184,7 +183,7 @@ hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_o
 	const hy_nn_backend *be = hy_nn_backend_cpu();
 	if (cuda) {
 		hy_nn_cuda_cfg cc = {.device = ordinal, .precision = HY_NN_PREC_BF16, .arch = a,
-			.max_batch = CUDA_BATCH};
+			.max_batch = CUDA_BATCH, .infer = 1};
 		if ((st = hy_nn_cuda_ctx_init(&x->ctx, &cc, d)) != HY_OK) {
 			free(x);
 			return st;

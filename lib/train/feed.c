@@ -20,7 +20,6 @@ typedef struct slot {
 
 typedef struct loader {
 	hy_train_feed *f;
-	int id;
 	pthread_t th;
 	int started;
 	uint64_t samples;
@@ -140,15 +139,15 @@ void hy_train_feed_close(hy_train_feed *f)
 	for (int i = 0; f->ld && i < f->threads; i++)
 		if (f->ld[i].started)
 			pthread_join(f->ld[i].th, NULL);
-	for (int i = 0; f->slots && i < f->nslots; i++) {
-		free(f->slots[i].s);
-		host_release(f->hbe, f->slots[i].host);
-	}
-	if (f->dbe) { /* wait for queued copies before the memory goes */
+	if (f->dbe) { /* the queued copies end before their memory goes */
 		if (f->dbe->sync)
 			(void)f->dbe->sync(f->dctx, NULL);
 		f->dbe->free(f->stage[0]);
 		f->dbe->free(f->stage[1]);
+	}
+	for (int i = 0; f->slots && i < f->nslots; i++) {
+		free(f->slots[i].s);
+		host_release(f->hbe, f->slots[i].host);
 	}
 	pthread_cond_destroy(&f->cv);
 	pthread_mutex_destroy(&f->rd);
@@ -197,7 +196,6 @@ hy_status hy_train_feed_open(hy_train_feed **out, hy_train_data *td,
 	for (int i = 0; i < f->threads; i++) {
 		loader *l = &f->ld[i];
 		l->f = f;
-		l->id = i;
 		if (pthread_create(&l->th, NULL, loader_main, l) != 0) {
 			hy_train_feed_close(f);
 			return hy_diag_set(d, HY_ENOMEM, 0, "cannot start loader thread %d", i + 1);

@@ -1,4 +1,4 @@
-/* The supervised (behaviour-cloning) training loop of hydra-fit (DESIGN §8):
+/* The supervised (behaviour-cloning) training loop of hydra-fit (ARCHITECTURE.md §8):
  * data (data.h) → model forward, masked losses, backward (nn/model.h) →
  * AdamW with warmup + cosine and clipping (nn/optim.h); metrics as JSON
  * lines, checkpoints with a keep-N policy and `latest`/`best` links, exact

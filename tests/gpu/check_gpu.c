@@ -615,6 +615,64 @@ static void check_model(env *e, int k, hy_nn_arch a, int B)
 	pair_free(&p);
 }
 
+/* On the GPU: an inference workspace's forward gives the training
+ * workspace's outputs bit for bit (the same ops on the same values), and a
+ * batch moved the feed's way (packed in page-locked memory, to_dev_async
+ * on the copy stream into a device staging buffer, dev_copy into the
+ * workspace) gives the outputs of hy_nn_work_load bit for bit. */
+static void check_infer_feed(env *e, int k, hy_nn_arch a, int B)
+{
+	char nm[160];
+	pair p;
+	if (pair_init(e, &p, a, &e->gpu[k], B, seed + 9))
+		exit(1);
+	const hy_nn_ctx *g = &e->gpu[k];
+	hy_sample *s = calloc((size_t)B, sizeof *s);
+	hy_rng r;
+	hy_rng_seed(&r, seed + 10);
+	hy_nn_synth_samples(&r, s, B);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_nn_work wi;
+	hy_nn_losses lt, li, lf;
+	if (hy_nn_work_init_infer(&wi, &p.g, B, &d) || hy_nn_work_load(&p.wg, &p.g, s, B, &d) ||
+		hy_nn_work_load(&wi, &p.g, s, B, &d))
+		exit(die("inference workspace", &d));
+	hy_nn_forward(&p.g, &p.wg);
+	hy_nn_loss(&p.g, &p.wg, &lt);
+	hy_nn_forward(&p.g, &wi);
+	hy_nn_loss(&p.g, &wi, &li);
+	size_t np = (size_t)B * HY_ACTIONS;
+	float *a1 = down(e, g, p.wg.plog, np), *a2 = down(e, g, wi.plog, np);
+	require(memcmp(a1, a2, np * 4) == 0 && lt.total == li.total,
+		NAME("inference workspace %dx%d B=%d %s: bit-identical", a.blocks, a.channels, B,
+			gname[k]));
+	/* the feed's staged copies */
+	size_t bytes = hy_nn_batch_bytes(B);
+	void *h = e->gb->host_alloc(bytes), *stage = e->gb->alloc(bytes);
+	hy_nn_batch_info bi;
+	if (!h || !stage || hy_nn_batch_pack(h, s, B, &bi, &d))
+		exit(die("feed buffers", &d));
+	e->gb->zero(wi.xin, (size_t)B * HY_NN_TP * HY_NN_IN * 4);
+	e->gb->to_dev_async(g, stage, h, bytes);
+	if (hy_nn_work_put(&wi, &p.g, stage, &bi, 1, &d))
+		exit(die("work_put on_dev", &d));
+	hy_nn_forward(&p.g, &wi);
+	hy_nn_loss(&p.g, &wi, &lf);
+	if (e->gb->sync(g, &d))
+		exit(die("feed copies", &d));
+	float *a3 = down(e, g, wi.plog, np);
+	require(memcmp(a1, a3, np * 4) == 0 && lt.total == lf.total,
+		NAME("feed copies (copy stream, staging) %dx%d B=%d %s: bit-identical", a.blocks,
+			a.channels, B, gname[k]));
+	e->gb->host_free(h);
+	e->gb->free(stage);
+	free(a1), free(a2), free(a3);
+	hy_nn_work_free(&wi, &p.g);
+	free(s);
+	pair_free(&p);
+}
+
 /* steps of training on a backend; losses[steps]. */
 static void train(env *e, hy_nn_model *m, hy_nn_work *w, int B, int steps, double *losses)
 {
@@ -822,6 +880,7 @@ int main(void)
 	for (int k = 0; k < NG; k++) {
 		check_model(&e, k, (hy_nn_arch){2, 32}, 3);
 		check_model(&e, k, (hy_nn_arch){6, 64}, 64);
+		check_infer_feed(&e, k, (hy_nn_arch){3, 64}, 257);
 	}
 	check_training(&e, 0);
 	check_training(&e, 2);

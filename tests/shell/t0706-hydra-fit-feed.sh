@@ -34,6 +34,7 @@ for kind in stream shards; do
 	[ "$(wc -l <"$T/$kind-0.l")" -eq 8 ] || fail "$kind: 8 logged steps"
 	for n in 1 2; do
 		expect_exit 0 "$F" $COMMON --steps 8 --loader-threads $n -o "$T/$kind-$n" $IN
+		expect_err "^hydra-fit: feed: $n loader threads?; the steps waited [0-9.]+ s for data$"
 		losses "$T/$kind-$n" >"$T/$kind-$n.l"
 		cmp -s "$T/$kind-0.l" "$T/$kind-$n.l" ||
 			{ diff "$T/$kind-0.l" "$T/$kind-$n.l" >&2; fail "$kind: --loader-threads $n changes the losses"; }

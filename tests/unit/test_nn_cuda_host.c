@@ -149,18 +149,21 @@ static void test_plan_matches_allocations(void **state)
 				maxt = m.table.t[k].size;
 		assert_int_equal(largest, maxt);
 		hy_nn_mem_plan p;
-		hy_nn_plan_mem(a, 1, HY_NN_PREC_BF16, &p);
+		hy_nn_plan_mem(a, 1, HY_NN_PREC_BF16, 0, &p);
 		assert_int_equal(counted, p.params);
-		for (size_t j = 0; j < sizeof batches / sizeof batches[0]; j++) {
-			hy_nn_work w;
-			counted = 0;
-			assert_int_equal(hy_nn_work_init(&w, &m, batches[j], &d), HY_OK);
-			if (counted != hy_nn_plan_work_bytes(a, batches[j]))
-				fail_msg("%dx%d batch %d: work_init allocates %zu bytes, the plan says %zu",
-					a.blocks, a.channels, batches[j], counted,
-					hy_nn_plan_work_bytes(a, batches[j]));
-			hy_nn_work_free(&w, &m);
-		}
+		for (size_t j = 0; j < sizeof batches / sizeof batches[0]; j++)
+			for (int inf = 0; inf < 2; inf++) {
+				hy_nn_work w;
+				counted = 0;
+				assert_int_equal(inf ? hy_nn_work_init_infer(&w, &m, batches[j], &d)
+						     : hy_nn_work_init(&w, &m, batches[j], &d), HY_OK);
+				size_t plan = hy_nn_plan_work_bytes(a, batches[j], inf);
+				if (counted != plan)
+					fail_msg("%dx%d batch %d: work_init%s allocates %zu bytes, the plan "
+						"says %zu", a.blocks, a.channels, batches[j],
+						inf ? "_infer" : "", counted, plan);
+				hy_nn_work_free(&w, &m);
+			}
 		hy_nn_model_free(&m);
 	}
 }
@@ -191,22 +194,25 @@ static void test_max_batch(void **state)
 	const size_t GiB = (size_t)1 << 30;
 	static const size_t avail[] = {(size_t)80 << 30, (size_t)24 << 30, (size_t)3 << 30};
 	for (size_t i = 0; i < sizeof avail / sizeof avail[0]; i++) {
-		int mb = hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, avail[i]);
+		int mb = hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, 0, avail[i]);
 		assert_true(mb > 0 && mb < 1 << 20);
 		hy_nn_mem_plan p, q;
-		hy_nn_plan_mem(full, mb, HY_NN_PREC_BF16, &p);
-		hy_nn_plan_mem(full, mb + 1, HY_NN_PREC_BF16, &q);
+		hy_nn_plan_mem(full, mb, HY_NN_PREC_BF16, 0, &p);
+		hy_nn_plan_mem(full, mb + 1, HY_NN_PREC_BF16, 0, &q);
 		assert_true(p.total + HY_NN_CUDA_MARGIN <= avail[i]);
 		assert_true(q.total + HY_NN_CUDA_MARGIN > avail[i]);
 	}
 	/* the workspace of full grows by ~10.6 MB a sample (each of the 40
 	 * blocks keeps 7 fp32 maps of 36×256: 258 KB): 80 GiB holds about
 	 * 8,000 samples, and batch 2048 of the benchmarks fits */
-	int mb80 = hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, 80 * GiB);
+	int mb80 = hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, 0, 80 * GiB);
+	/* an inference context keeps no activations for backward: many times
+	 * the batch in the same memory */
+	assert_true(hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, 1, 80 * GiB) > 8 * mb80);
 	if (mb80 < 6000 || mb80 > 9000)
 		fail_msg("full in 80 GiB: largest batch %d", mb80);
-	assert_int_equal(hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, HY_NN_CUDA_MARGIN), 0);
-	assert_int_equal(hy_nn_plan_max_batch(small, HY_NN_PREC_FP32, (size_t)1 << 50), 1 << 20);
+	assert_int_equal(hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, 0, HY_NN_CUDA_MARGIN), 0);
+	assert_int_equal(hy_nn_plan_max_batch(small, HY_NN_PREC_FP32, 0, (size_t)1 << 50), 1 << 20);
 }
 
 static void test_refusal(void **state)
@@ -216,17 +222,17 @@ static void test_refusal(void **state)
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	const size_t avail = (size_t)16 << 30;
-	int mb = hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, avail);
-	assert_int_equal(hy_nn_plan_check(full, mb, HY_NN_PREC_BF16, avail, "GPU 0 (test)", &d),
+	int mb = hy_nn_plan_max_batch(full, HY_NN_PREC_BF16, 0, avail);
+	assert_int_equal(hy_nn_plan_check(full, mb, HY_NN_PREC_BF16, 0, avail, "GPU 0 (test)", &d),
 		HY_OK);
-	assert_int_equal(hy_nn_plan_check(full, mb + 1, HY_NN_PREC_BF16, avail, "GPU 0 (test)",
+	assert_int_equal(hy_nn_plan_check(full, mb + 1, HY_NN_PREC_BF16, 0, avail, "GPU 0 (test)",
 		&d), HY_EUSAGE);
 	char want[64];
 	snprintf(want, sizeof want, "the largest batch that fits is %d", mb);
 	if (!strstr(d.msg, want) || !strstr(d.msg, "GPU 0 (test) has 16.00 GiB free"))
 		fail_msg("refusal message: %s", d.msg);
 	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_nn_plan_check(full, 1, HY_NN_PREC_BF16, (size_t)100 << 20, "GPU 0 (x)",
+	assert_int_equal(hy_nn_plan_check(full, 1, HY_NN_PREC_BF16, 0, (size_t)100 << 20, "GPU 0 (x)",
 		&d), HY_EUSAGE);
 	assert_non_null(strstr(d.msg, "not even a batch of 1 fits"));
 }
@@ -406,6 +412,7 @@ static void test_ckpt_device_memory(void **state)
 	close(fd1), close(fd2);
 	hy_nn_ckpt_meta meta, back;
 	memset(&meta, 0, sizeof meta);
+	memset(&back, 0, sizeof back); /* load leaves the save-only fields (extra) alone */
 	hy_nn_optim_defaults(&meta.opt, 10);
 	meta.step = 7;
 	meta.seed = 42;

@@ -692,8 +692,8 @@ static void cu_dev_copy(const hy_nn_ctx *c, void *dst, const void *src, size_t b
 static hy_status cu_sync(const hy_nn_ctx *c, hy_diag *d)
 {
 	cu_ctx *x = cu_of(c);
-	if (!x->err)
-		CU_RT(x, cudaStreamSynchronize(x->s));
+	if (!x->err) /* the ops, and the feed's copies (to_dev_async) */
+		(void)(CU_RT(x, cudaStreamSynchronize(x->s)) || CU_RT(x, cudaStreamSynchronize(x->cs)));
 	if (!x->err) { /* a failed copy or allocation of the table (no context) */
 		cudaError_t e = cudaGetLastError();
 		if (e != cudaSuccess)
@@ -877,11 +877,12 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 		return hy_diag_set(d, HY_EUSAGE, 0, "bad batch size %d", cfg->max_batch);
 	char gpu[200];
 	snprintf(gpu, sizeof gpu, "GPU %d (%s)", cfg->device, info.name);
-	if ((st = hy_nn_plan_check(cfg->arch, cfg->max_batch, cfg->precision, info.mem_free, gpu,
+	if ((st = hy_nn_plan_check(cfg->arch, cfg->max_batch, cfg->precision, cfg->infer,
+		     info.mem_free, gpu,
 		     d)))
 		return st;
 	hy_nn_mem_plan plan;
-	hy_nn_plan_mem(cfg->arch, cfg->max_batch, cfg->precision, &plan);
+	hy_nn_plan_mem(cfg->arch, cfg->max_batch, cfg->precision, cfg->infer, &plan);
 	cu_ctx *x = (cu_ctx *)calloc(1, sizeof *x);
 	if (!x)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");

@@ -30,6 +30,8 @@ typedef struct hy_nn_cuda_cfg {
 	int conv;          /* hy_nn_conv_impl (plan.h): AUTO, or force GEMM/CUDNN */
 	hy_nn_arch arch;   /* the model the memory is reserved for               */
 	int max_batch;     /* the largest batch the workspace is made for        */
+	int infer;         /* 1: the memory of an inference workspace
+			    * (hy_nn_work_init_infer) is reserved, not training's */
 } hy_nn_cuda_cfg;
 
 typedef struct hy_nn_cuda_info {
@@ -48,7 +50,8 @@ hy_status hy_nn_cuda_probe(int device, hy_nn_cuda_info *info, hy_diag *d);
 /* The backend a --device name asks for: "cpu"; "cuda" or "cuda:N" (that
  * GPU, HY_EUNSUP "requested device unavailable: --device NAME: reason"
  * without it); "auto" (GPU 0 when usable, else the CPU with the reason in
- * why, for the caller's one-line notice). *cuda: 1 for the GPU *ordinal.
+ * why (whyn bytes; NULL, 0: not wanted), for the caller's one-line notice).
+ * *cuda: 1 for the GPU *ordinal.
  * HY_EUSAGE for another name. Compiled in every build (select.c). */
 hy_status hy_nn_device_pick(const char *name, int *cuda, int *ordinal, char *why, size_t whyn,
 	hy_diag *d);

@@ -118,7 +118,8 @@ static int make_plan(cu_ctx *x, cu_lt_plan *p, const hy_nn_lt_shape *s)
 	/* NOT_SUPPORTED here only means "no algorithm for this shape" */
 	cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(x->lt, p->desc, p->lay[0], p->lay[1],
 		p->lay[2], p->lay[2], p->pref, 1, &p->heur, &nres);
-	if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && nres < 1))
+	if (st == CUBLAS_STATUS_NOT_SUPPORTED ||
+		(st == CUBLAS_STATUS_SUCCESS && (nres < 1 || p->heur.state != CUBLAS_STATUS_SUCCESS)))
 		return 1;
 	if (CU_BLAS(x, st))
 		return 1;

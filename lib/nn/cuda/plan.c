@@ -53,17 +53,18 @@ size_t hy_nn_plan_param_floats(hy_nn_arch a, size_t *largest)
 
 /* ------------------------------------------------------------ workspace */
 
-/* The allocations of hy_nn_work_init (model.c), one by one. */
-size_t hy_nn_plan_work_bytes(hy_nn_arch a, int batch)
+/* The allocations of hy_nn_work_init, or hy_nn_work_init_infer (model.c
+ * work_alloc), one by one. */
+size_t hy_nn_plan_work_bytes(hy_nn_arch a, int batch, int infer)
 {
 	const size_t B = (size_t)batch, C = (size_t)a.channels, N = (size_t)a.blocks, r = C / 16;
 	const size_t R = B * HY_NN_TP, F = sizeof(float), RC = R * C * F, G = HY_NN_GROUPS;
 	size_t n = 0;
 #define A(bytes) (n += hy_nn_cuda_round(bytes))
 	A(R * HY_NN_IN * F);
-	for (size_t i = 0; i <= N; i++)
-		A(RC);
-	for (size_t i = 0; i < N; i++) {
+	for (size_t i = 0; i <= N && (!infer || i < 2); i++)
+		A(RC); /* inference: two trunk buffers that the blocks alternate */
+	for (size_t i = 0; i < (infer && N ? 1 : N); i++) { /* inference: one set */
 		for (int k = 0; k < 6; k++)
 			A(RC); /* z1 a1 c1 z2 a2 y */
 		A(4 * B * G * F);
@@ -86,6 +87,8 @@ size_t hy_nn_plan_work_bytes(hy_nn_arch a, int batch)
 	A(B * HY_ACTIONS * F), A(B * F);
 	A(B * HY_GRP_CLASSES * F), A(B * HY_NN_OPP * F);
 	A(R * HY_NN_OPP * F);
+	if (infer) /* no gradients but the heads' outputs' */
+		return n;
 	A(RC), A(RC), A(RC), A(RC);
 	A(R * HY_NN_POL_CH * F), A(R * HY_NN_POL_CH * F);
 	A(B * C * F);
@@ -125,31 +128,31 @@ void hy_nn_plan_scratch(hy_nn_arch a, int batch, int precision, hy_nn_cuda_scrat
 		s->ones + s->partials + s->workspace;
 }
 
-void hy_nn_plan_mem(hy_nn_arch a, int batch, int precision, hy_nn_mem_plan *p)
+void hy_nn_plan_mem(hy_nn_arch a, int batch, int precision, int infer, hy_nn_mem_plan *p)
 {
 	hy_nn_cuda_scratch s;
 	hy_nn_plan_scratch(a, batch, precision, &s);
 	p->params = 4 * hy_nn_cuda_round(hy_nn_plan_param_floats(a, NULL) * sizeof(float));
-	p->work = hy_nn_plan_work_bytes(a, batch);
+	p->work = hy_nn_plan_work_bytes(a, batch, infer);
 	p->scratch = s.total;
 	p->total = p->params + p->work + p->scratch;
 }
 
 /* The plan grows with the batch, so the largest batch is found by
  * bisection. */
-int hy_nn_plan_max_batch(hy_nn_arch a, int precision, size_t avail)
+int hy_nn_plan_max_batch(hy_nn_arch a, int precision, int infer, size_t avail)
 {
 	if (avail <= HY_NN_CUDA_MARGIN)
 		return 0;
 	size_t room = avail - HY_NN_CUDA_MARGIN;
 	hy_nn_mem_plan p;
 	int lo = 0, hi = 1 << 20;
-	hy_nn_plan_mem(a, hi, precision, &p);
+	hy_nn_plan_mem(a, hi, precision, infer, &p);
 	if (p.total <= room)
 		return hi;
 	while (hi - lo > 1) { /* plan(lo) fits (or lo = 0), plan(hi) does not */
 		int mid = lo + (hi - lo) / 2;
-		hy_nn_plan_mem(a, mid, precision, &p);
+		hy_nn_plan_mem(a, mid, precision, infer, &p);
 		if (p.total <= room)
 			lo = mid;
 		else
@@ -163,14 +166,14 @@ static double gib(size_t b)
 	return (double)b / (1024.0 * 1024.0 * 1024.0);
 }
 
-hy_status hy_nn_plan_check(hy_nn_arch a, int batch, int precision, size_t mem_free,
+hy_status hy_nn_plan_check(hy_nn_arch a, int batch, int precision, int infer, size_t mem_free,
 	const char *gpu, hy_diag *d)
 {
 	hy_nn_mem_plan p;
-	hy_nn_plan_mem(a, batch, precision, &p);
+	hy_nn_plan_mem(a, batch, precision, infer, &p);
 	if (p.total + HY_NN_CUDA_MARGIN <= mem_free)
 		return HY_OK;
-	int mb = hy_nn_plan_max_batch(a, precision, mem_free);
+	int mb = hy_nn_plan_max_batch(a, precision, infer, mem_free);
 	char fit[64];
 	if (mb > 0)
 		snprintf(fit, sizeof fit, "the largest batch that fits is %d", mb);

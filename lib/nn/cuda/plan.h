@@ -54,17 +54,19 @@ size_t hy_nn_cuda_round(size_t bytes);
 /* Floats of the parameter table of an architecture (hy_nn_params.total),
  * and the largest single tensor. */
 size_t hy_nn_plan_param_floats(hy_nn_arch a, size_t *largest);
-/* Bytes hy_nn_work_init allocates for a batch through the backend. */
-size_t hy_nn_plan_work_bytes(hy_nn_arch a, int batch);
+/* Bytes hy_nn_work_init (infer 0) or hy_nn_work_init_infer (infer 1)
+ * allocates for a batch through the backend. */
+size_t hy_nn_plan_work_bytes(hy_nn_arch a, int batch, int infer);
 void hy_nn_plan_scratch(hy_nn_arch a, int batch, int precision, hy_nn_cuda_scratch *s);
-void hy_nn_plan_mem(hy_nn_arch a, int batch, int precision, hy_nn_mem_plan *p);
+/* The model, the workspace (training or inference) and the scratch. */
+void hy_nn_plan_mem(hy_nn_arch a, int batch, int precision, int infer, hy_nn_mem_plan *p);
 /* Largest batch in [1, 1 << 20] whose plan fits in avail bytes (after
  * HY_NN_CUDA_MARGIN); 0 when not even batch 1 fits. */
-int hy_nn_plan_max_batch(hy_nn_arch a, int precision, size_t avail);
+int hy_nn_plan_max_batch(hy_nn_arch a, int precision, int infer, size_t avail);
 /* HY_OK when the plan of batch fits in mem_free bytes of the GPU named
  * gpu; else HY_EUSAGE: "batch N of a BxC network needs X GiB of GPU memory
  * (…); GPU has Y GiB free: the largest batch that fits is M". */
-hy_status hy_nn_plan_check(hy_nn_arch a, int batch, int precision, size_t mem_free,
+hy_status hy_nn_plan_check(hy_nn_arch a, int batch, int precision, int infer, size_t mem_free,
 	const char *gpu, hy_diag *d);
 
 /* ------------------------------------------------------------ conv cache */

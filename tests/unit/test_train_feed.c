@@ -1,0 +1,221 @@
+/* The data feed (train/feed.h) against the source it prefetches from:
+ * with 1, 2 and 3 loader threads and a batch that does not divide the
+ * epoch, batch k is the k-th hy_train_data_next of a second source over
+ * the same stream, packed (hy_nn_batch_pack) byte for byte, with that
+ * source's cursor after it; hy_train_feed_load puts it into a workspace
+ * as hy_nn_work_load would; a truncated input stops the feed at the batch
+ * that meets the cut, and every later call says the same;
+ * bad configurations are refused. Synthetic samples from a fixed seed. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nn/synth.h"
+#include "samples/stream.h"
+#include "train/feed.h"
+
+static const uint64_t SEED = 15016;
+enum { NS = 50, BATCH = 7 };
+
+/* A sample stream of NS synthetic samples in a temporary file; cut > 0:
+ * that many bytes cut off its end (a truncated stream). */
+static void write_stream(char *path, int cut)
+{
+	strcpy(path, "/tmp/test-feed-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "wb");
+	assert_non_null(f);
+	hy_sample s[NS];
+	hy_rng r;
+	hy_rng_seed(&r, SEED);
+	hy_nn_synth_samples(&r, s, NS);
+	hy_sms_writer *w;
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	assert_int_equal(hy_sms_writer_open(&w, f), HY_OK);
+	for (int i = 0; i < NS; i++)
+		assert_int_equal(hy_sms_write(w, &s[i], &d), HY_OK);
+	assert_int_equal(hy_sms_writer_close(w, &d), HY_OK);
+	assert_int_equal(fclose(f), 0);
+	if (cut > 0) {
+		FILE *g = fopen(path, "rb");
+		assert_non_null(g);
+		assert_int_equal(fseek(g, 0, SEEK_END), 0);
+		long size = ftell(g);
+		fclose(g);
+		assert_int_equal(truncate(path, size - cut), 0);
+	}
+}
+
+static void open_source(hy_train_data **td, const char *const *path)
+{
+	hy_train_data_cfg c = {.paths = path, .npaths = 1, .seed = SEED, .shuffle_buffer = 16};
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	assert_int_equal(hy_train_data_open(td, &c, &d), HY_OK);
+}
+
+static void test_order(void **state)
+{
+	char path[64];
+	write_stream(path, 0);
+	const char *const paths[1] = {path};
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	void *ref = malloc(hy_nn_batch_bytes(BATCH));
+	hy_sample s[BATCH];
+	assert_non_null(ref);
+	for (int threads = 1; threads <= 3; threads++) {
+		hy_train_data *a, *b;
+		open_source(&a, paths);
+		open_source(&b, paths);
+		hy_train_feed *f;
+		hy_train_feed_cfg fc = {.batch = BATCH, .threads = threads, .be = NULL};
+		assert_int_equal(hy_train_feed_open(&f, a, &fc, &d), HY_OK);
+		/* three epochs and a bit: the stream is read again each epoch */
+		for (int k = 0; k < 3 * NS / BATCH + 2; k++) {
+			const hy_train_batch *fb;
+			size_t n;
+			assert_int_equal(hy_train_feed_next(f, &fb, &d), HY_OK);
+			assert_int_equal(hy_train_data_next(b, s, BATCH, &n, &d), HY_OK);
+			hy_nn_batch_info bi;
+			assert_int_equal(hy_nn_batch_pack(ref, s, (int)n, &bi, &d), HY_OK);
+			assert_int_equal(fb->seq, k);
+			assert_int_equal(fb->info.n, (int)n);
+			assert_int_equal(fb->info.known, bi.known);
+			assert_int_equal(fb->info.danger, bi.danger);
+			assert_memory_equal(fb->host, ref, hy_nn_batch_bytes((int)n));
+			hy_train_cursor c;
+			hy_train_data_get_cursor(b, &c);
+			assert_int_equal(fb->cursor.epoch, c.epoch);
+			assert_int_equal(fb->cursor.pos, c.pos);
+		}
+		hy_train_feed_stats st;
+		hy_train_feed_get_stats(f, &st);
+		assert_int_equal(st.threads, threads);
+		assert_int_equal(st.batches, 3 * NS / BATCH + 2);
+		uint64_t packed = 0;
+		for (int i = 0; i < threads; i++)
+			packed += st.thread_samples[i];
+		assert_true(packed >= st.samples); /* the loaders are ahead, never behind */
+		hy_train_feed_close(f);
+		hy_train_data_close(a);
+		hy_train_data_close(b);
+	}
+	free(ref);
+	unlink(path);
+}
+
+/* hy_train_feed_load on the CPU: the workspace gets what work_load gives. */
+static void test_load(void **state)
+{
+	char path[64];
+	write_stream(path, 0);
+	const char *const paths[1] = {path};
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	hy_nn_ctx ctx;
+	hy_nn_ctx_init(&ctx, 1);
+	hy_nn_model m;
+	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){0, 32}, hy_nn_backend_cpu(), &ctx, &d),
+		HY_OK);
+	hy_nn_work w1, w2;
+	assert_int_equal(hy_nn_work_init_infer(&w1, &m, BATCH, &d), HY_OK);
+	assert_int_equal(hy_nn_work_init_infer(&w2, &m, BATCH, &d), HY_OK);
+	hy_train_data *a, *b;
+	open_source(&a, paths);
+	open_source(&b, paths);
+	hy_train_feed *f;
+	hy_train_feed_cfg fc = {.batch = BATCH, .threads = 2, .be = hy_nn_backend_cpu()};
+	assert_int_equal(hy_train_feed_open(&f, a, &fc, &d), HY_OK);
+	hy_sample s[BATCH];
+	for (int k = 0; k < 9; k++) {
+		const hy_train_batch *fb;
+		size_t n;
+		assert_int_equal(hy_train_feed_load(f, &w1, &m, &fb, &d), HY_OK);
+		assert_int_equal(hy_train_data_next(b, s, BATCH, &n, &d), HY_OK);
+		assert_int_equal(hy_nn_work_load(&w2, &m, s, (int)n, &d), HY_OK);
+		assert_int_equal(w1.B, w2.B);
+		assert_int_equal(w1.n_known, w2.n_known);
+		assert_int_equal(w1.n_danger, w2.n_danger);
+		size_t R = (size_t)n * HY_NN_TP;
+		assert_memory_equal(w1.xin, w2.xin, R * HY_NN_IN * sizeof(float));
+		assert_memory_equal(w1.mask, w2.mask, n * 8);
+		assert_memory_equal(w1.action, w2.action, n);
+		assert_memory_equal(w1.dan_t, w2.dan_t, R * HY_NN_OPP * sizeof(float));
+	}
+	hy_train_feed_close(f);
+	hy_train_data_close(a);
+	hy_train_data_close(b);
+	hy_nn_work_free(&w1, &m);
+	hy_nn_work_free(&w2, &m);
+	hy_nn_model_free(&m);
+	unlink(path);
+}
+
+/* A truncated input stops the feed at the batch that meets the cut, for
+ * good, with the reader's message. */
+static void test_error(void **state)
+{
+	char path[64];
+	write_stream(path, 3000); /* the trailer and a few records */
+	const char *const paths[1] = {path};
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	hy_train_data *a;
+	open_source(&a, paths);
+	hy_train_feed *f;
+	hy_train_feed_cfg fc = {.batch = BATCH, .threads = 2, .be = NULL};
+	assert_int_equal(hy_train_feed_open(&f, a, &fc, &d), HY_OK);
+	hy_status st = HY_OK;
+	int k = 0;
+	for (; k < 2 * NS / BATCH + 2 && !st; k++) {
+		const hy_train_batch *fb;
+		st = hy_train_feed_next(f, &fb, &d);
+		if (st)
+			assert_null(fb);
+	}
+	assert_true(st != HY_OK && st != HY_STOP);
+	assert_true(k <= NS / BATCH + 1); /* within the first epoch */
+	assert_true(d.msg[0] != '\0');
+	const hy_train_batch *fb;
+	hy_diag d2;
+	hy_diag_init(&d2, "test");
+	assert_int_equal(hy_train_feed_next(f, &fb, &d2), st);
+	assert_string_equal(d2.msg, d.msg);
+	hy_train_feed_close(f);
+	hy_train_data_close(a);
+	unlink(path);
+}
+
+static void test_config(void **state)
+{
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	hy_train_feed *f = (hy_train_feed *)&d;
+	hy_train_feed_cfg bad[] = {{0, 1, NULL}, {4, 0, NULL}, {4, HY_TRAIN_FEED_MAX + 1, NULL}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(hy_train_feed_open(&f, NULL, &bad[i], &d), HY_EUSAGE);
+		assert_null(f);
+	}
+	hy_train_feed_close(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_error),
+		cmocka_unit_test(test_config),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
