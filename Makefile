@@ -52,7 +52,9 @@ CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -Ilib $(PKG_CFLAGS) -fopenmp $(CFLAGS)
-LDLIBS_ALL := $(PKG_LIBS) -fopenmp -lm $(LDLIBS)
+# --as-needed: a program loads only the shared libraries it uses (mjai-parse no
+# CUDA, no MPI), which keeps start-up fast and memory limits meaningful
+LDLIBS_ALL := -Wl,--as-needed $(PKG_LIBS) -fopenmp -lm $(LDLIBS)
 ifneq ($(HAVE_MPI),)
 CFLAGS_ALL += -DHY_HAVE_MPI=1 $(MPI_CFLAGS)
 LDLIBS_ALL += $(MPI_LIBS)
@@ -112,6 +114,7 @@ FLAGS_NOW := $(CC) $(CFLAGS_ALL) | $(LDLIBS_ALL) | $(NVCC) $(if $(LIB_CU),$(NVCC
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(FLAGS_NOW)' ]; then echo '$(FLAGS_NOW)' > $@; fi
+.PHONY: FORCE
 FORCE:
 
 $(BUILD)/%.o: %.c $(FLAGS_STAMP)
