@@ -9,6 +9,11 @@
 
 #ifdef HY_HAVE_MPI
 #include <mpi.h>
+#if defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h> /* OpenMPI: MPIX_CUDA_AWARE_SUPPORT */
+#endif
+#endif
 #endif
 
 /* Message chunks of hy_dist_send_msg: MPI counts are ints. */
@@ -30,6 +35,15 @@ int hy_dist_launched(void)
 {
 	return env_int("OMPI_COMM_WORLD_SIZE") >= 0 || env_int("PMI_SIZE") >= 0 ||
 	       env_int("PMIX_RANK") >= 0;
+}
+
+int hy_dist_cuda_aware(void)
+{
+#if defined(HY_HAVE_MPI) && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+	return MPIX_Query_cuda_support() == 1;
+#else
+	return 0;
+#endif
 }
 
 int hy_dist_env_rank(void)

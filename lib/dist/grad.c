@@ -67,12 +67,20 @@ hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d)
 	const size_t n = m->table.total;
 	if (m->be == hy_nn_backend_cpu()) /* host memory: in place */
 		return hy_dist_sum_f32(ds, m->g, n, d);
-	/* device memory: bucket by bucket through one host buffer */
+	/* device memory: the backend's queued work must be done first */
+	hy_status st = m->be->sync ? m->be->sync(m->ctx, d) : HY_OK;
+	if (st)
+		return st;
+	/* a CUDA-aware MPI reads and writes device buffers itself */
+	if (hy_dist_cuda_aware())
+		return hy_dist_sum_f32(ds, m->g, n, d);
+	/* otherwise bucket by bucket through one page-locked host buffer (the
+	 * backend's host_alloc; plain memory when it has none) */
 	size_t nb = n < HY_DIST_BUCKET ? n : HY_DIST_BUCKET;
-	float *h = malloc(nb * sizeof *h);
+	int pinned = m->be->host_alloc && m->be->host_free;
+	float *h = pinned ? m->be->host_alloc(nb * sizeof *h) : malloc(nb * sizeof *h);
 	if (!h)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (gradient staging buffer)");
-	hy_status st = HY_OK;
 	for (size_t o = 0; o < n && !st; o += nb) {
 		size_t k = n - o < nb ? n - o : nb;
 		m->be->to_host(h, m->g + o, k * sizeof *h);
@@ -80,6 +88,9 @@ hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d)
 		if (!st)
 			m->be->to_dev(m->g + o, h, k * sizeof *h);
 	}
-	free(h);
+	if (pinned)
+		m->be->host_free(h);
+	else
+		free(h);
 	return st;
 }
