@@ -39,7 +39,7 @@ hy_status hy_meld_check(const hy_meld *m, hy_diag *d)
 			hi = kinds[i] > hi ? kinds[i] : hi;
 		}
 		int seen = 0;
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 3 && hi - lo <= 2; i++) /* far apart: no shift */
 			seen |= 1 << (kinds[i] - lo);
 		if (lo >= 27 || hi - lo != 2 || seen != 7 || lo / 9 != hi / 9)
 			return hy_diag_set(d, HY_EDATA, 0, "chi needs three consecutive tiles of one suit");

@@ -146,4 +146,7 @@ grep -q '"tsumo_dealer":2600.*"line":3' "$T/out" || fail "--batch: line 3 (pinfu
 grep -q '"deltas":\[-32000,32000,0,0\],"line":7' "$T/out" || fail "--batch: pao line 7"
 printf '123m456p789s1122z\n' | "$HH" --batch > "$T/out" || fail "--batch: good input failed"
 check_json "$T/out" 1
+# a chi of tiles far apart is refused (found by fuzzing: an undefined shift)
+expect_exit 1 "$BIN/hydra-hand" -m chi:47z1m 123m456p789s11z
+expect_err "chi needs three consecutive tiles"
 exit 0
