@@ -7,6 +7,7 @@
 #   make demo         runs the pipeline on a default input
 #   make deps         installs missing Debian packages (as root) or names them
 #   make bench        benchmarks (bench/*.sh), figures on stdout
+#   make fuzz         libFuzzer harnesses of every parser (FUZZ_SECONDS=N each; clang)
 #   make bench-gpu    GPU throughput and the data feed (skipped without a GPU)
 #   make install      PREFIX=/usr/local: binaries and man pages
 #   make clean
