@@ -211,7 +211,7 @@ clean:
 	rm -rf build build-san
 
 help:
-	@sed -n '3,15p' Makefile
+	@sed -n '3,16p' Makefile
 
 # ---------------------------------------------------------------- fuzz
 # (section owned by the fuzzing work; tests/fuzz/README.md)
