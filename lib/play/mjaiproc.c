@@ -467,14 +467,20 @@ static hy_status decide(hy_policy *p, size_t n, const hy_decision *req, hy_choic
 		if (!b)
 			return HY_ENOMEM;
 		hy_diag_init(&tmp, NULL);
-		keep_first(&first, ask(m, &req[i], b, deadline, &tmp), d, &tmp);
+		hy_status s = ask(m, &req[i], b, deadline, &tmp);
+		if (s)
+			snprintf(out[i].why, sizeof out[i].why, "%s", tmp.msg);
+		keep_first(&first, s, d, &tmp);
 	}
 	for (size_t i = 0; i < n; i++) {
 		bot *b = slot(m, req[i].table, req[i].seat, d);
 		if (!b || !b->waiting)
 			continue;
 		hy_diag_init(&tmp, NULL);
-		keep_first(&first, answer(m, &req[i], b, deadline, &out[i], &tmp), d, &tmp);
+		hy_status s = answer(m, &req[i], b, deadline, &out[i], &tmp);
+		if (s)
+			snprintf(out[i].why, sizeof out[i].why, "%s", tmp.msg);
+		keep_first(&first, s, d, &tmp);
 	}
 	return first;
 }

@@ -64,6 +64,9 @@ typedef struct hy_choice {
 			 * external bot: which red five a chi uses, which ankan);
 			 * act.type HY_ACT_NONE (the caller's preset): the action
 			 * hy_engine_action_of gives for index                     */
+	char why[512]; /* when the policy failed on this request (index −1):
+			 * its own reason, so that each of several failures of
+			 * one call is reported as it was (the caller's preset "") */
 } hy_choice;
 
 typedef struct hy_policy_opts {

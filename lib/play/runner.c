@@ -347,6 +347,7 @@ static int collect(runner *r, slot *x)
 			x->req_step[i] = -1;
 			x->ans[i].index = -1;
 			x->ans[i].act.type = HY_ACT_NONE;
+			x->ans[i].why[0] = '\0';
 			if (r->o->record_steps && __builtin_popcountll(legal) >= 2) {
 				if (grow_steps(&x->b) != 0) {
 					set_err(x, HY_ENOMEM, NULL);
@@ -392,7 +393,11 @@ static void take_answer(slot *x, int i, hy_choice c, const hy_policy *p, hy_stat
 {
 	hy_diag dd;
 	if (c.index < 0) {
-		if (st == HY_OK) {
+		if (c.why[0]) { /* this request's own reason (several may fail at once) */
+			hy_diag_init(&dd, pd && pd->source[0] ? pd->source : p->name);
+			hy_diag_set(&dd, st ? st : HY_EDATA, 0, "%s", c.why);
+			pd = &dd;
+		} else if (st == HY_OK) {
 			hy_diag_init(&dd, p->name);
 			hy_diag_set(&dd, HY_EDATA, 0, "policy gave no answer");
 			pd = &dd;
@@ -459,6 +464,7 @@ static void decide_inline(runner *r, slot *x, int t)
 			out[m].logp = 0;
 			out[m].value = 0;
 			out[m].act.type = HY_ACT_NONE;
+			out[m].why[0] = '\0';
 			idx[m++] = i;
 		}
 		if (m == 0)
@@ -586,6 +592,7 @@ static hy_status ask(runner *r, int pi, hy_diag *d)
 			r->out[n].logp = 0;
 			r->out[n].value = 0;
 			r->out[n].act.type = HY_ACT_NONE;
+			r->out[n].why[0] = '\0';
 			r->req_slot[n] = t;
 			r->req_i[n] = i;
 			n++;

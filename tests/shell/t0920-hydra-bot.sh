@@ -160,4 +160,11 @@ expect_exit 0 "$S" --games 2 --seed 8 --temperature 0 --seat0 "$T/run/latest" --
 expect_exit 0 "$S" --games 2 --seed 8 --seat0 "mjai:$H $T/run/latest" --others baseline \
 	--log-dir "$T/MB" --no-samples
 same_games "$T/MA" "$T/MB"
+# two bots failing in one batch (two tables): each game is reported with its
+# own game and event, not the first failure's
+printf '#!/bin/sh\nread l; exit 3\n' > "$T/die.sh"
+"$BIN/hydra-sp" --games 2 --tables 2 --seat0 "mjai:sh $T/die.sh" --others baseline \
+	--no-samples > /dev/null 2> "$T/two.err" && fail "failing bots gave exit 0"
+grep -q "game 1 (index 0) aborted: .*: game 1: seat 0" "$T/two.err" || { cat "$T/two.err"; fail "first game's report"; }
+grep -q "game 2 (index 1) aborted: .*: game 2: seat 0" "$T/two.err" || { cat "$T/two.err"; fail "second game's report"; }
 exit 0
