@@ -568,6 +568,8 @@ void hy_nn_backward(const hy_nn_model *m, hy_nn_work *w)
 	/* trunk */
 	be->gn_mish_bwd(c, B, C, w->X[N], w->zf, P(m->tgnw), w->meanf, w->rstdf, w->dh, w->dX, 0,
 		G(m->tgnw), G(m->tgnb), w->scratch);
+	if (w->ready)
+		w->ready(w->ready_arg, m->table.t[m->tgnw].offset);
 	for (int i = N - 1; i >= 0; i--) {
 		const hy_nn_block_idx *k = &m->blk[i];
 		hy_nn_block_act *a = &w->act[i];
@@ -584,6 +586,10 @@ void hy_nn_backward(const hy_nn_model *m, hy_nn_work *w)
 		be->conv3_bwd(c, B, C, C, a->a1, P(k->conv1), w->dA, w->dB, G(k->conv1));
 		be->gn_mish_bwd(c, B, C, w->X[i], a->z1, P(k->gn1w), a->mean1, a->rstd1, w->dB, w->dX,
 			1, G(k->gn1w), G(k->gn1b), w->scratch);
+		if (w->ready)
+			w->ready(w->ready_arg, m->table.t[k->gn1w].offset);
 	}
 	be->conv3_bwd(c, B, HY_NN_IN, C, w->xin, P(m->stem), w->dX, NULL, G(m->stem));
+	if (w->ready)
+		w->ready(w->ready_arg, 0);
 }

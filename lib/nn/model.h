@@ -99,6 +99,15 @@ typedef struct hy_nn_work {
 	/* gradients of outputs and scratch */
 	float *dplog, *dvout, *dgout, *dtout, *ddan;
 	float *dh, *dX, *dA, *dB, *dpa, *dpz, *dg, *dvh, *dgh, *dth, *dP, *dH, *dE, *scratch;
+	/* Optional, called by hy_nn_backward as gradients become final: the
+	 * gradient floats [from, table.total) of m->g hold their final values
+	 * for this step (queued, on a GPU: the callee syncs before reading).
+	 * Called after the heads and the trunk's GroupNorm, after each block
+	 * (from N−1 down to 0) and last with from = 0, so a data-parallel
+	 * caller can start summing the finished layers' gradients while the
+	 * earlier ones are still being computed (lib/dist/grad.h). */
+	void (*ready)(void *arg, size_t from);
+	void *ready_arg;
 	/* host staging for labels */
 	void *host;
 	size_t host_bytes;
