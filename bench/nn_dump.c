@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 		for (int c = 0; c < HY_OBS_CHANNELS; c++)
 			for (int t = 0; t < 34; t++)
 				obs[((size_t)b * HY_OBS_CHANNELS + c) * 34 + t] =
-					w.xin[((size_t)b * HY_NN_TP + 1 + t) * HY_NN_IN + c];
+					((const float *)w.xin)[((size_t)b * HY_NN_TP + 1 + t) * HY_NN_IN + c];
 		for (int k = 0; k < HY_ACTIONS; k++)
 			legal[b * HY_ACTIONS + k] = (uint8_t)(w.mask[b] >> k & 1);
 		for (int o = 0; o < 3; o++)

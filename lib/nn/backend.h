@@ -32,12 +32,13 @@ enum {
 };
 
 /* Arithmetic precision of a context (ARCHITECTURE.md §8). FP32: every op in fp32.
- * BF16: the operands of GEMMs and convolutions are rounded to bf16
- * (hy_nn_bf16_round in math.h) and multiplied on tensor cores with fp32
- * accumulation; master weights, GroupNorm statistics, softmax, losses,
- * gradient norms and optimiser state stay fp32; no loss scaling (bf16 has
- * fp32's exponent range). The CPU backend always computes in fp32, so a
- * GPU run in FP32 can be compared with it; buffers are fp32 in both. */
+ * BF16: activations and activation gradients are STORED in bf16 (see
+ * hy_nn_act below), GEMMs and convolutions multiply bf16 operands on
+ * tensor cores with fp32 accumulation; master weights, weight gradients,
+ * GroupNorm statistics, softmax, losses, gradient norms and optimiser
+ * state stay fp32; no loss scaling (bf16 has fp32's exponent range). The
+ * CPU backend always computes and stores in fp32, so a GPU run in FP32 can
+ * be compared with it. */
 typedef enum hy_nn_precision {
 	HY_NN_PREC_FP32 = 0,
 	HY_NN_PREC_BF16 = 1,
@@ -46,6 +47,17 @@ typedef enum hy_nn_precision {
 /* Execution context of a backend: thread count. On the CPU it sizes the
  * OpenMP loops and the row split of every GEMM; OpenBLAS itself is set to
  * one thread by hy_nn_ctx_init (one thread pool, no spinning against it). */
+/* Activation storage: the [B][36][C] tensors of the trunk (its input, every
+ * block's intermediate values and output, the final GroupNorm+Mish) and
+ * their gradients — the bulk of a training step's memory and traffic. An
+ * opaque element type, so that the compiler keeps these buffers apart from
+ * the fp32 ones: fp32 on the CPU (cpu.c reads them as float) and on CUDA in
+ * FP32, bf16 (the upper half of an fp32, rounded to nearest even by
+ * hy_nn_bf16_round) on CUDA in BF16. hy_nn_act_size gives the bytes of an
+ * element; hy_nn_act_put / hy_nn_act_get move fp32 host values in and out.
+ * Everything else — heads, SE vectors, pooled features, losses — is fp32. */
+typedef struct hy_nn_act hy_nn_act;
+
 typedef struct hy_nn_ctx {
 	int threads;
 	int device;    /* CUDA device ordinal; unused on the CPU                */
@@ -69,15 +81,23 @@ typedef struct hy_nn_backend {
 		const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
 
 	/* 3-tap, pad-1 convolution, no bias: x [B][36][cin] → y [B][36][cout]. */
-	void (*conv3_fwd)(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
-		const float *w, float *y);
+	void (*conv3_fwd)(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+		const float *w, hy_nn_act *y);
 	/* dx (NULL: not wanted) = conv3ᵀ(dy), overwritten; dw += ∂/∂w. */
-	void (*conv3_bwd)(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
-		const float *w, const float *dy, float *dx, float *dw);
+	void (*conv3_bwd)(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+		const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw);
+	/* 1×1 convolution with bias from activation storage to an fp32 head
+	 * tensor: y [B][36][cout] = x·wᵀ + b per row, pad rows zero. */
+	void (*conv1_fwd)(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+		const float *w, const float *b, float *y);
+	/* From dy [B][36][cout] fp32 (zero pads): dx (= or += per dx_acc) =
+	 * dy·w, dw += dyᵀx, db += Σ_r dy. */
+	void (*conv1_bwd)(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+		const float *w, const float *dy, hy_nn_act *dx, int dx_acc, float *dw, float *db);
 
-	/* Linear over rows: y[r][out] = x[r]·wᵀ + b (b may be NULL); ldx/ldy
-	 * row strides. Used for 1×1 convolutions (rows = B·36; pads are zeroed
-	 * afterwards when pad_B > 0: pad_B samples of 36 rows). */
+	/* Linear over fp32 rows: y[r][out] = x[r]·wᵀ + b (b may be NULL);
+	 * ldx/ldy row strides; when pad_B > 0 the rows are pad_B samples of 36
+	 * rows whose pad rows are zeroed afterwards. */
 	void (*linear_fwd)(const hy_nn_ctx *c, int rows, int in, int out, const float *x, int ldx,
 		const float *w, const float *b, float *y, int ldy, int pad_B);
 	/* dx (NULL: not wanted) = dy·w (beta 0 or 1 per dx_acc); dw += dyᵀx;
@@ -87,13 +107,15 @@ typedef struct hy_nn_backend {
 
 	/* Fused GroupNorm (32 groups, eps 1e-5, affine) + Mish over [B][36][C]:
 	 * z = GN(x), a = Mish(z); mean/rstd [B][32] saved for backward. */
-	void (*gn_mish_fwd)(const hy_nn_ctx *c, int B, int C, const float *x, const float *gamma,
-		const float *beta, float *z, float *a, float *mean, float *rstd);
+	void (*gn_mish_fwd)(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x,
+		const float *gamma, const float *beta, hy_nn_act *z, hy_nn_act *a, float *mean,
+		float *rstd);
 	/* From da = ∂L/∂a: dx (= or += per dx_acc), dgamma += , dbeta += .
 	 * scratch: 2·B·C floats. */
-	void (*gn_mish_bwd)(const hy_nn_ctx *c, int B, int C, const float *x, const float *z,
-		const float *gamma, const float *mean, const float *rstd, const float *da,
-		float *dx, int dx_acc, float *dgamma, float *dbeta, float *scratch);
+	void (*gn_mish_bwd)(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x,
+		const hy_nn_act *z, const float *gamma, const float *mean, const float *rstd,
+		const hy_nn_act *da, hy_nn_act *dx, int dx_acc, float *dgamma, float *dbeta,
+		float *scratch);
 
 	/* Elementwise: a = Mish(z) over n; dz = da·Mish'(z). */
 	void (*mish_fwd)(const hy_nn_ctx *c, size_t n, const float *z, float *a);
@@ -105,19 +127,19 @@ typedef struct hy_nn_backend {
 	/* Pools over the 34 tiles: avg[b][c] and max[b][c] (argmax tile in
 	 * arg, may be NULL for avg-only: max is skipped when max == NULL).
 	 * avg/max rows have stride ldp. */
-	void (*pool_fwd)(const hy_nn_ctx *c, int B, int C, const float *x, float *avg, float *max,
-		uint8_t *arg, int ldp);
+	void (*pool_fwd)(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, float *avg,
+		float *max, uint8_t *arg, int ldp);
 	/* dx += davg/34 broadcast (+ dmax at the argmax when dmax != NULL). */
 	void (*pool_bwd)(const hy_nn_ctx *c, int B, int C, const float *davg, const float *dmax,
-		const uint8_t *arg, int ldp, float *dx);
+		const uint8_t *arg, int ldp, hy_nn_act *dx);
 
 	/* Squeeze-excitation gate: e2 [2B][C] = MLP(avg) rows then MLP(max)
 	 * rows; s = σ(e2[b] + e2[B+b]) [B][C]; out = x + y·s. */
-	void (*se_fwd)(const hy_nn_ctx *c, int B, int C, const float *x, const float *y,
-		const float *e2, float *s, float *out);
+	void (*se_fwd)(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, const hy_nn_act *y,
+		const float *e2, float *s, hy_nn_act *out);
 	/* From dout: dy = dout·s (overwritten), de2[b] = de2[B+b] = Σ_t dout·y·s(1−s). */
-	void (*se_bwd)(const hy_nn_ctx *c, int B, int C, const float *y, const float *s,
-		const float *dout, float *dy, float *de2);
+	void (*se_bwd)(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s,
+		const hy_nn_act *dout, hy_nn_act *dy, float *de2);
 
 	/* Losses. Each returns Σ of per-item losses and writes
 	 * dlogits = scale·∂(Σ)/∂logits (so scale = weight / count gives the
@@ -149,9 +171,18 @@ typedef struct hy_nn_backend {
 		float bc1, float sqrt_bc2);
 	/* Widens B compact samples: obs [B][85·34] binary16 bits, channel-major
 	 * as a sample stores them (samples/sample.h), into the model's input
-	 * x [B][36][85] fp32 with zero pad rows. Lets a feed move half the
-	 * bytes to a GPU and skip the widening on the host. */
-	void (*expand_obs)(const hy_nn_ctx *c, int B, const uint16_t *obs, float *x);
+	 * x [B][36][85] (activation storage) with zero pad rows. Lets a feed
+	 * move half the bytes to a GPU and skip the widening on the host. */
+	void (*expand_obs)(const hy_nn_ctx *c, int B, const uint16_t *obs, hy_nn_act *x);
+	/* Activation storage other than fp32 (NULL: fp32, as on the CPU).
+	 * act_size: bytes of an element in this context. act_put / act_get:
+	 * n fp32 host values into / out of activation storage (synchronous, as
+	 * to_dev / to_host). act_from_f32: n fp32 values in the backend's
+	 * memory into activation storage, queued with the ops. */
+	size_t (*act_size)(const hy_nn_ctx *c);
+	void (*act_put)(const hy_nn_ctx *c, size_t n, const float *host, hy_nn_act *dst);
+	void (*act_get)(const hy_nn_ctx *c, size_t n, const hy_nn_act *src, float *host);
+	void (*act_from_f32)(const hy_nn_ctx *c, size_t n, const float *src, hy_nn_act *dst);
 	/* The feed's copies (train/feed.h). host_alloc/host_free: zeroed
 	 * page-locked host memory for batches (NULL: malloc/free).
 	 * to_dev_async: queues a host→device copy on the context's copy stream
@@ -173,6 +204,18 @@ typedef struct hy_nn_backend {
 } hy_nn_backend;
 
 const hy_nn_backend *hy_nn_backend_cpu(void);
+
+/* The three activation-storage helpers, for any backend (fp32 copies where
+ * it has no act_* entries). */
+size_t hy_nn_act_size(const hy_nn_backend *be, const hy_nn_ctx *c);
+void hy_nn_act_put(const hy_nn_backend *be, const hy_nn_ctx *c, size_t n, const float *host,
+	hy_nn_act *dst);
+void hy_nn_act_get(const hy_nn_backend *be, const hy_nn_ctx *c, size_t n, const hy_nn_act *src,
+	float *host);
+/* From fp32 values in the backend's memory (be->dev_copy / to_dev_async
+ * order as backend.h states for dev_copy). */
+void hy_nn_act_from_f32(const hy_nn_backend *be, const hy_nn_ctx *c, size_t n,
+	const float *src, hy_nn_act *dst);
 
 /* Sets the thread count (≥ 1) and openblas_set_num_threads(1). Results are
  * bit-identical run to run for a given thread count. */

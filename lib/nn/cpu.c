@@ -189,7 +189,7 @@ void hy_nn_zero_pads_cpu(const hy_nn_ctx *c, int B, int C, float *x)
 
 /* y(row r+1) = Σ_k x(row r+k)·W_kᵀ for r in [0, B·36−2): rows r that
  * straddle two samples land on pad rows, which are zeroed afterwards. */
-static void cpu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
+static void f32_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
 	const float *w, float *y)
 {
 	int rows = B * HY_NN_TP - 2;
@@ -204,7 +204,7 @@ static void cpu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const fl
 /* dx(row r+1) = Σ_j dy(row r+j)·W_{2−j}; dW_k += Σ_r dy(row r+1)ᵀ x(row r+k)
  * (straddling rows r meet dy pad rows, which are zero). dx and dW are
  * computed in the same region. */
-static void cpu_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
+static void f32_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
 	const float *w, const float *dy, float *dx, float *dw)
 {
 	int rows = B * HY_NN_TP - 2;
@@ -341,7 +341,7 @@ HY_CLONES static void gn_fwd_sample(int C, const float *xb, const float *gamma,
 		}
 }
 
-static void cpu_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const float *x,
+static void f32_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const float *x,
 	const float *gamma, const float *beta, float *z, float *a, float *mean, float *rstd)
 {
 	const int G = HY_NN_GROUPS;
@@ -409,7 +409,7 @@ HY_CLONES static void gn_bwd_sample(int C, const float *xb, const float *zb,
 	}
 }
 
-static void cpu_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const float *x, const float *z,
+static void f32_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const float *x, const float *z,
 	const float *gamma, const float *mean, const float *rstd, const float *da, float *dx,
 	int dx_acc, float *dgamma, float *dbeta, float *scratch)
 {
@@ -502,7 +502,7 @@ HY_CLONES static void pool_fwd_sample(int C, const float *xb, float *av, float *
 			ag[ch] = (uint8_t)am[ch];
 }
 
-static void cpu_pool_fwd(const hy_nn_ctx *c, int B, int C, const float *x, float *avg,
+static void f32_pool_fwd(const hy_nn_ctx *c, int B, int C, const float *x, float *avg,
 	float *max, uint8_t *arg, int ldp)
 {
 #pragma omp parallel for PFOR(c, B) if (B * C >= 4096)
@@ -525,7 +525,7 @@ HY_CLONES static void pool_bwd_sample(int C, const float *da, const float *dm,
 			xb[(size_t)ag[ch] * C + ch] += dm[ch];
 }
 
-static void cpu_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg,
+static void f32_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg,
 	const float *dmax, const uint8_t *arg, int ldp, float *dx)
 {
 #pragma omp parallel for PFOR(c, B) if (B * C >= 4096)
@@ -545,7 +545,7 @@ HY_CLONES static void se_fwd_sample(int C, const float *x, const float *y, const
 		}
 }
 
-static void cpu_se_fwd(const hy_nn_ctx *c, int B, int C, const float *x, const float *y,
+static void f32_se_fwd(const hy_nn_ctx *c, int B, int C, const float *x, const float *y,
 	const float *e2, float *s, float *out)
 {
 #pragma omp parallel for PFOR(c, B)
@@ -573,7 +573,7 @@ HY_CLONES static void se_bwd_sample(int C, const float *y, const float *sb, cons
 		}
 }
 
-static void cpu_se_bwd(const hy_nn_ctx *c, int B, int C, const float *y, const float *s,
+static void f32_se_bwd(const hy_nn_ctx *c, int B, int C, const float *y, const float *s,
 	const float *dout, float *dy, float *de2)
 {
 #pragma omp parallel for PFOR(c, B)
@@ -689,6 +689,79 @@ static void cpu_adamw(const hy_nn_ctx *c, size_t n, float *p, const float *g, fl
 		hy_nn_adamw_elem(p + i, g[i], m + i, v + i, lr, b1, b2, eps, wd, bc1, sqrt_bc2);
 }
 
+/* ------------------------------------------------------------ activation storage */
+
+/* The CPU stores activations in fp32 (backend.h hy_nn_act): the ops on
+ * them are the fp32 functions above, behind the opaque pointer type. */
+#define XF(p) ((float *)(p))
+#define CXF(p) ((const float *)(p))
+
+static void cpu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, hy_nn_act *y)
+{
+	f32_conv3_fwd(c, B, cin, cout, CXF(x), w, XF(y));
+}
+
+static void cpu_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw)
+{
+	f32_conv3_bwd(c, B, cin, cout, CXF(x), w, CXF(dy), XF(dx), dw);
+}
+
+/* 1×1 convolutions are linear layers over the B·36 rows (pads zeroed). */
+static void cpu_conv1_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, const float *b, float *y)
+{
+	cpu_linear_fwd(c, B * HY_NN_TP, cin, cout, CXF(x), cin, w, b, y, cout, B);
+}
+
+static void cpu_conv1_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, const float *dy, hy_nn_act *dx, int dx_acc, float *dw, float *db)
+{
+	cpu_linear_bwd(c, B * HY_NN_TP, cin, cout, CXF(x), cin, w, dy, cout, XF(dx), dx_acc, dw,
+		db);
+}
+
+static void cpu_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x,
+	const float *gamma, const float *beta, hy_nn_act *z, hy_nn_act *a, float *mean,
+	float *rstd)
+{
+	f32_gn_mish_fwd(c, B, C, CXF(x), gamma, beta, XF(z), XF(a), mean, rstd);
+}
+
+static void cpu_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x,
+	const hy_nn_act *z, const float *gamma, const float *mean, const float *rstd,
+	const hy_nn_act *da, hy_nn_act *dx, int dx_acc, float *dgamma, float *dbeta,
+	float *scratch)
+{
+	f32_gn_mish_bwd(c, B, C, CXF(x), CXF(z), gamma, mean, rstd, CXF(da), XF(dx), dx_acc,
+		dgamma, dbeta, scratch);
+}
+
+static void cpu_pool_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, float *avg,
+	float *max, uint8_t *arg, int ldp)
+{
+	f32_pool_fwd(c, B, C, CXF(x), avg, max, arg, ldp);
+}
+
+static void cpu_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg,
+	const float *dmax, const uint8_t *arg, int ldp, hy_nn_act *dx)
+{
+	f32_pool_bwd(c, B, C, davg, dmax, arg, ldp, XF(dx));
+}
+
+static void cpu_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x,
+	const hy_nn_act *y, const float *e2, float *s, hy_nn_act *out)
+{
+	f32_se_fwd(c, B, C, CXF(x), CXF(y), e2, s, XF(out));
+}
+
+static void cpu_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s,
+	const hy_nn_act *dout, hy_nn_act *dy, float *de2)
+{
+	f32_se_bwd(c, B, C, CXF(y), s, CXF(dout), XF(dy), de2);
+}
+
 static const hy_nn_backend cpu_backend = {
 	.name = "cpu",
 	.alloc = cpu_alloc,
@@ -699,6 +772,8 @@ static const hy_nn_backend cpu_backend = {
 	.gemm = cpu_gemm,
 	.conv3_fwd = cpu_conv3_fwd,
 	.conv3_bwd = cpu_conv3_bwd,
+	.conv1_fwd = cpu_conv1_fwd,
+	.conv1_bwd = cpu_conv1_bwd,
 	.linear_fwd = cpu_linear_fwd,
 	.linear_bwd = cpu_linear_bwd,
 	.gn_mish_fwd = cpu_gn_mish_fwd,
@@ -723,3 +798,4 @@ const hy_nn_backend *hy_nn_backend_cpu(void)
 {
 	return &cpu_backend;
 }
+

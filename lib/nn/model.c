@@ -196,7 +196,9 @@ static hy_status work_alloc(hy_nn_work *w, const hy_nn_model *m, int max_batch, 
 	if (max_batch < 1)
 		return hy_diag_set(d, HY_EUSAGE, 0, "batch size %d: must be at least 1", max_batch);
 	const int B = max_batch, C = m->arch.channels, N = m->arch.blocks, r = C / 16;
-	const size_t R = (size_t)B * HY_NN_TP, RC = R * C * sizeof(float), F = sizeof(float);
+	/* activation storage: hy_nn_act_size bytes an element (backend.h) */
+	const size_t AS = hy_nn_act_size(m->be, m->ctx);
+	const size_t R = (size_t)B * HY_NN_TP, RC = R * C * AS, F = sizeof(float);
 	int fail = 0;
 	w->cap = B;
 	w->allocs = calloc((size_t)N * 16 + 64, sizeof *w->allocs);
@@ -206,7 +208,7 @@ static hy_status work_alloc(hy_nn_work *w, const hy_nn_model *m, int max_batch, 
 		fail = 1;
 #define A(bytes) walloc(w, m, (bytes), &fail)
 	if (!fail) {
-		w->xin = A(R * HY_NN_IN * F);
+		w->xin = A(R * HY_NN_IN * AS);
 		for (int i = 0; i <= N; i++)
 			w->X[i] = infer && i > 1 ? w->X[i % 2] : A(RC);
 		for (int i = 0; i < (infer && N ? 1 : N); i++) {
@@ -417,7 +419,11 @@ hy_status hy_nn_work_put(hy_nn_work *w, const hy_nn_model *m, const void *buf,
 		else                                           \
 			be->to_dev((dst), (src), (bytes));     \
 	} while (0)
-	PUT(w->xin, v.xin, R * HY_NN_IN * F);
+	/* the input into activation storage (fp32 → bf16 where it is bf16) */
+	if (on_dev)
+		hy_nn_act_from_f32(be, m->ctx, R * HY_NN_IN, v.xin, w->xin);
+	else
+		hy_nn_act_put(be, m->ctx, R * HY_NN_IN, v.xin, w->xin);
 	PUT(w->mask, v.mask, (size_t)n * 8);
 	PUT(w->action, v.action, (size_t)n);
 	PUT(w->grp, v.grp, (size_t)n);
@@ -474,8 +480,7 @@ void hy_nn_forward(const hy_nn_model *m, hy_nn_work *w)
 	be->gn_mish_fwd(c, B, C, w->X[N], P(m->tgnw), P(m->tgnb), w->zf, w->h, w->meanf, w->rstdf);
 	be->pool_fwd(c, B, C, w->h, w->gvec, NULL, NULL, C);
 	/* policy */
-	be->linear_fwd(c, R, C, HY_NN_POL_CH, w->h, C, P(m->pconvw), P(m->pconvb), w->pz,
-		HY_NN_POL_CH, B);
+	be->conv1_fwd(c, B, C, HY_NN_POL_CH, w->h, P(m->pconvw), P(m->pconvb), w->pz);
 	be->mish_fwd(c, (size_t)R * HY_NN_POL_CH, w->pz, w->pa);
 	be->linear_fwd(c, B, HY_NN_T * HY_NN_POL_CH, HY_ACTIONS, w->pa + HY_NN_POL_CH,
 		HY_NN_TP * HY_NN_POL_CH, P(m->pfcw), P(m->pfcb), w->plog, HY_ACTIONS, 0);
@@ -496,8 +501,7 @@ void hy_nn_forward(const hy_nn_model *m, hy_nn_work *w)
 	be->linear_fwd(c, B, HY_NN_TEN_HID, HY_NN_OPP, w->th, HY_NN_TEN_HID, P(m->t2w), P(m->t2b),
 		w->tout, HY_NN_OPP, 0);
 	/* danger: [B][36][3] logits, pads zero */
-	be->linear_fwd(c, R, C, HY_NN_OPP, w->h, C, P(m->dconvw), P(m->dconvb), w->dan, HY_NN_OPP,
-		B);
+	be->conv1_fwd(c, B, C, HY_NN_OPP, w->h, P(m->dconvw), P(m->dconvb), w->dan);
 }
 
 void hy_nn_loss(const hy_nn_model *m, hy_nn_work *w, hy_nn_losses *out)
@@ -543,11 +547,11 @@ void hy_nn_backward(const hy_nn_model *m, hy_nn_work *w)
 		HY_NN_TP * HY_NN_POL_CH, P(m->pfcw), w->dplog, HY_ACTIONS, w->dpa + HY_NN_POL_CH, 0,
 		G(m->pfcw), G(m->pfcb));
 	be->mish_bwd(c, (size_t)R * HY_NN_POL_CH, w->pz, w->dpa, w->dpz);
-	be->linear_bwd(c, R, C, HY_NN_POL_CH, w->h, C, P(m->pconvw), w->dpz, HY_NN_POL_CH, w->dh, 0,
-		G(m->pconvw), G(m->pconvb));
+	be->conv1_bwd(c, B, C, HY_NN_POL_CH, w->h, P(m->pconvw), w->dpz, w->dh, 0, G(m->pconvw),
+		G(m->pconvb));
 	/* danger */
-	be->linear_bwd(c, R, C, HY_NN_OPP, w->h, C, P(m->dconvw), w->ddan, HY_NN_OPP, w->dh, 1,
-		G(m->dconvw), G(m->dconvb));
+	be->conv1_bwd(c, B, C, HY_NN_OPP, w->h, P(m->dconvw), w->ddan, w->dh, 1, G(m->dconvw),
+		G(m->dconvb));
 	/* value, grp, tenpai → dg */
 	be->linear_bwd(c, B, HY_NN_VAL_HID, 1, w->vh, HY_NN_VAL_HID, P(m->v2w), w->dvout, 1, w->dvh,
 		0, G(m->v2w), G(m->v2b));

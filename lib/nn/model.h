@@ -76,9 +76,11 @@ typedef struct hy_nn_losses {
 	int correct, n;                            /* policy top-1     */
 } hy_nn_losses;
 
-/* Per-block activations kept for backward. */
+/* Per-block activations kept for backward: the [B][36][C] ones in
+ * activation storage (backend.h hy_nn_act), statistics and SE vectors fp32. */
 typedef struct hy_nn_block_act {
-	float *z1, *a1, *c1, *z2, *a2, *y, *mean1, *rstd1, *mean2, *rstd2;
+	hy_nn_act *z1, *a1, *c1, *z2, *a2, *y;
+	float *mean1, *rstd1, *mean2, *rstd2;
 	float *P, *H, *E, *S;
 	uint8_t *arg;
 } hy_nn_block_act;
@@ -86,10 +88,12 @@ typedef struct hy_nn_block_act {
 typedef struct hy_nn_work {
 	int cap, B;
 	int infer;       /* made by hy_nn_work_init_infer: forward and losses only */
-	float *xin;      /* [B][36][85]                */
-	float **X;       /* blocks+1 × [B][36][C]     */
+	/* activation storage (backend.h hy_nn_act): the input, the trunk */
+	hy_nn_act *xin;  /* [B][36][85]                */
+	hy_nn_act **X;   /* blocks+1 × [B][36][C]     */
 	hy_nn_block_act *act;
-	float *zf, *h, *meanf, *rstdf, *gvec;
+	hy_nn_act *zf, *h;
+	float *meanf, *rstdf, *gvec;
 	float *pz, *pa, *plog, *vh, *vout, *gh, *gout, *th, *tout, *dan;
 	/* labels (backend memory) */
 	uint64_t *mask;
@@ -98,7 +102,8 @@ typedef struct hy_nn_work {
 	int n_known, n_danger; /* samples with opponent labels; counted danger opponents */
 	/* gradients of outputs and scratch */
 	float *dplog, *dvout, *dgout, *dtout, *ddan;
-	float *dh, *dX, *dA, *dB, *dpa, *dpz, *dg, *dvh, *dgh, *dth, *dP, *dH, *dE, *scratch;
+	hy_nn_act *dh, *dX, *dA, *dB; /* activation storage */
+	float *dpa, *dpz, *dg, *dvh, *dgh, *dth, *dP, *dH, *dE, *scratch;
 	/* Optional, called by hy_nn_backward as gradients become final: the
 	 * gradient floats [from, table.total) of m->g hold their final values
 	 * for this step (queued, on a GPU: the callee syncs before reading).
@@ -129,7 +134,8 @@ void hy_nn_work_free(hy_nn_work *w, const hy_nn_model *m);
 
 /* A loaded batch in one host buffer of hy_nn_batch_bytes(n) bytes, laid
  * out as the backend receives it: labels, then the model's input
- * [n][36][85] fp32 with zero pads. hy_nn_batch_pack builds it (a feed's
+ * [n][36][85] fp32 with zero pads (hy_nn_work_put stores it in the
+ * workspace's activation storage). hy_nn_batch_pack builds it (a feed's
  * loader threads do, train/feed.h), hy_nn_work_put moves it into the
  * workspace; hy_nn_work_load is the two in turn. */
 typedef struct hy_nn_batch_info {

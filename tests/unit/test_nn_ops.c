@@ -18,6 +18,9 @@
 #include "nn/math.h"
 #include "nn/rng.h"
 
+/* The CPU stores activations in fp32 (backend.h hy_nn_act). */
+#define ACT(p) ((hy_nn_act *)(p))
+
 static const uint64_t SEED = 20261122;
 static hy_nn_ctx ctx;
 static const hy_nn_backend *be;
@@ -92,7 +95,7 @@ struct conv_case {
 static double conv_loss(void *p)
 {
 	struct conv_case *c = p;
-	be->conv3_fwd(&ctx, c->B, c->cin, c->cout, c->x, c->w, c->y);
+	be->conv3_fwd(&ctx, c->B, c->cin, c->cout, ACT(c->x), c->w, ACT(c->y));
 	return dot(c->y, c->R, (size_t)c->B * HY_NN_TP * c->cout);
 }
 
@@ -112,7 +115,7 @@ static void test_conv3(void **state)
 	for (size_t i = 0; i < ny; i++)
 		if (is_pad(i, c.cout))
 			assert_true(c.y[i] == 0.0f);
-	be->conv3_bwd(&ctx, c.B, c.cin, c.cout, c.x, c.w, c.R, dx, dw);
+	be->conv3_bwd(&ctx, c.B, c.cin, c.cout, ACT(c.x), c.w, ACT(c.R), ACT(dx), dw);
 	for (size_t i = 0; i < nx; i++)
 		if (is_pad(i, c.cin))
 			assert_true(dx[i] == 0.0f);
@@ -177,7 +180,8 @@ struct gn_case {
 static double gn_loss(void *p)
 {
 	struct gn_case *c = p;
-	be->gn_mish_fwd(&ctx, c->B, c->C, c->x, c->g, c->b, c->z, c->a, c->mean, c->rstd);
+	be->gn_mish_fwd(&ctx, c->B, c->C, ACT(c->x), c->g, c->b, ACT(c->z), ACT(c->a), c->mean,
+		c->rstd);
 	return dot(c->a, c->R, (size_t)c->B * HY_NN_TP * c->C);
 }
 
@@ -197,7 +201,8 @@ static void gn_case_run(int B, int C)
 	for (size_t i = 0; i < n; i++)
 		if (is_pad(i, C))
 			assert_true(c.a[i] == 0.0f && c.z[i] == 0.0f);
-	be->gn_mish_bwd(&ctx, B, C, c.x, c.z, c.g, c.mean, c.rstd, c.R, dx, 0, dg, db, scr);
+	be->gn_mish_bwd(&ctx, B, C, ACT(c.x), ACT(c.z), c.g, c.mean, c.rstd, ACT(c.R), ACT(dx), 0,
+		dg, db, scr);
 	/* smooth but non-linear: truncation error O(ε²·f''') ~ 1e-5 at ε = 1e-2,
 	 * fp32 rounding of L (~1e-6 relative over ~1e3 terms) / 2ε ~ 1e-3 */
 	fdcheck("gn_mish dx", gn_loss, &c, c.x, n, dx, C, 1e-2f, 3e-3, 1e-2);
@@ -255,7 +260,7 @@ struct pool_case {
 static double pool_loss(void *p)
 {
 	struct pool_case *c = p;
-	be->pool_fwd(&ctx, c->B, c->C, c->x, c->avg, c->max, c->arg, c->C);
+	be->pool_fwd(&ctx, c->B, c->C, ACT(c->x), c->avg, c->max, c->arg, c->C);
 	size_t n = (size_t)c->B * c->C;
 	return dot(c->avg, c->Ra, n) + dot(c->max, c->Rm, n);
 }
@@ -270,7 +275,7 @@ static void test_pool(void **state)
 	c.Ra = randv(m, 1), c.Rm = randv(m, 1);
 	float *dx = calloc(n, 4);
 	pool_loss(&c);
-	be->pool_bwd(&ctx, c.B, c.C, c.Ra, c.Rm, c.arg, c.C, dx);
+	be->pool_bwd(&ctx, c.B, c.C, c.Ra, c.Rm, c.arg, c.C, ACT(dx));
 	/* piecewise linear; ε = 1e-4 is below the gap between the largest
 	 * two of 34 normal draws except with tiny probability (seed fixed) */
 	fdcheck("pool dx", pool_loss, &c, c.x, n, dx, c.C, 1e-4f, 2e-3, 1e-3);
@@ -287,7 +292,7 @@ struct se_case {
 static double se_loss(void *p)
 {
 	struct se_case *c = p;
-	be->se_fwd(&ctx, c->B, c->C, c->x, c->y, c->e2, c->s, c->out);
+	be->se_fwd(&ctx, c->B, c->C, ACT(c->x), ACT(c->y), c->e2, c->s, ACT(c->out));
 	return dot(c->out, c->R, (size_t)c->B * HY_NN_TP * c->C);
 }
 
@@ -300,7 +305,7 @@ static void test_se(void **state)
 	c.s = calloc(m, 4), c.out = calloc(n, 4), c.R = randact(c.B, c.C);
 	float *dy = calloc(n, 4), *de2 = calloc(2 * m, 4);
 	se_loss(&c);
-	be->se_bwd(&ctx, c.B, c.C, c.y, c.s, c.R, dy, de2);
+	be->se_bwd(&ctx, c.B, c.C, ACT(c.y), c.s, ACT(c.R), ACT(dy), de2);
 	/* dx is dout itself (residual); checked through the model test */
 	/* smooth: as for GN+Mish */
 	fdcheck("se dy", se_loss, &c, c.y, n, dy, c.C, 1e-2f, 3e-3, 1e-2);

@@ -12,10 +12,13 @@
  * threshold ∞): the arena; the backend's scratch is one allocation carved
  * as plan.h says. Peak use is read from the pool.
  *
- * Precision (backend.h). BF16: the operands of every GEMM and convolution
- * are rounded to bf16 into scratch (k_to_bf16) and multiplied with fp32
- * accumulation into fp32 outputs (cuBLAS) or bf16 outputs widened
- * afterwards (cuDNN). FP32: fp32 operands, fp32 compute, no TF32.
+ * Precision (backend.h). BF16: activations and their gradients are stored
+ * in bf16 (hy_nn_act), so a convolution reads them as they are (its taps
+ * are one copy, k_taps_bf16) and writes its bf16 output directly (cuBLAS
+ * with a bf16 C, or cuDNN), fp32 accumulation throughout; weights and the
+ * fp32 head tensors are rounded to bf16 into scratch (k_to_bf16) where
+ * they are GEMM operands; weight gradients accumulate in fp32. FP32: fp32
+ * storage and operands, fp32 compute, no TF32.
  *
  * Determinism. cuBLAS is run-to-run deterministic on one GPU with a fixed
  * workspace (no atomics mode); cuDNN algorithms are restricted to the
@@ -25,6 +28,10 @@
  * differ between two runs, so by default the GEMM form is used and the
  * timed winner only with --fast (cfg.fast). */
 #include "nn/cuda/internal.h"
+
+extern "C" {
+#include "nn/math.h"
+}
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,23 +99,38 @@ static void cu_zero(void *p, size_t bytes)
 /* Row-major C[M][N] = alpha·op(A)·op(B) + beta·C with fp32 C: cuBLAS is
  * column-major, so it computes Cᵀ = op(B)ᵀ·op(A)ᵀ. A and B are bf16 when
  * bf16, else fp32; fp32 accumulation either way. */
-static int gemm_rm(cu_ctx *x, int ta, int tb, int M, int N, int K, float alpha, const void *A,
-	int lda, const void *B, int ldb, float beta, float *C, int ldc, int bf16)
+static int gemm_rm_c(cu_ctx *x, int ta, int tb, int M, int N, int K, float alpha,
+	const void *A, int lda, const void *B, int ldb, float beta, void *C, int ldc, int bf16,
+	int c_bf16)
 {
 	if (x->err)
 		return 1;
 	if (M <= 0 || N <= 0 || K <= 0)
 		return 0;
 	cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_32F;
+	cudaDataType tc = c_bf16 ? CUDA_R_16BF : CUDA_R_32F;
 	return CU_BLAS(x, cublasGemmEx(x->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
 				  ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, t, ldb, A, t, lda,
-				  &beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+				  &beta, C, tc, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/* The same with an fp32 C. A bf16 C (activation storage) is read (β ≠ 0)
+ * and written in bf16, the sum itself in fp32: one rounding per call. */
+static int gemm_rm(cu_ctx *x, int ta, int tb, int M, int N, int K, float alpha, const void *A,
+	int lda, const void *B, int ldb, float beta, float *C, int ldc, int bf16)
+{
+	return gemm_rm_c(x, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, bf16, 0);
 }
 
 /* Element e of a matrix of fp32 (bf16 = 0) or bf16 values. */
 static const void *at(const void *p, size_t e, int bf16)
 {
 	return (const char *)p + e * (bf16 ? 2 : 4);
+}
+
+static void *at_w(void *p, size_t e, int bf16)
+{
+	return (char *)p + e * (bf16 ? 2 : 4);
 }
 
 /* The generic GEMM of the table is fp32 in both precisions (the model
@@ -150,8 +172,9 @@ static int too_big(cu_ctx *x, long rows, long cap, const char *op)
 		__FILE__, __LINE__);
 }
 
-/* bf16 taps of rows × cols (k_taps_bf16) into dst, within its capacity. */
-static const void *taps(cu_ctx *x, const float *src, int rows, int cols, uint16_t *dst)
+/* bf16 taps of rows × cols of activation storage (k_taps_bf16) into dst,
+ * within its capacity. */
+static const void *taps(cu_ctx *x, const void *src, int rows, int cols, uint16_t *dst)
 {
 	if ((size_t)rows * 3 * cols > x->act_cap) {
 		cu_fail(x, HY_EUSAGE, "taps", "larger than the scratch planned for the context's "
@@ -163,71 +186,68 @@ static const void *taps(cu_ctx *x, const float *src, int rows, int cols, uint16_
 }
 
 /* bf16: each direction is ONE GEMM over the taps side by side (K or N =
- * 3·C, C written once): the rounding pass that bf16 needs anyway writes
- * the taps (k_taps_bf16), and the data gradient's weights are rearranged
- * as it rounds them (k_wflip_bf16). Same sums as conv_gemm below, in one
- * call: y(r+1) = X3(r)·Wᵀ, dx(r+1) = D3(r)·Wd, dW += dy(r+1)ᵀ·X3(r). */
-static void conv_gemm_bf16(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
-	const float *w, const float *dy, float *out)
+ * 3·C, C written once): the taps of the bf16 input are one copy
+ * (k_taps_bf16), the data gradient's weights are rearranged as they are
+ * rounded (k_wflip_bf16), and y, dx are written in bf16 by the GEMM
+ * itself (fp32 accumulation, one rounding). Same sums as the fp32 form
+ * below, in one call: y(r+1) = X3(r)·Wᵀ, dx(r+1) = D3(r)·Wd, dW += dy(r+1)ᵀ·X3(r)
+ * (dy read in place: it is bf16 already). */
+static void conv_gemm_bf16(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+	const float *w, const void *dy, void *out)
 {
 	const int R = B * HY_NN_TP, rows = R - 2;
 	if (dir == HY_NN_CONV_FWD) {
 		const void *X3 = taps(x, in, rows, cin, x->act16[0]);
 		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
-		gemm_rm(x, 0, 1, rows, cout, 3 * cin, 1.0f, X3, 3 * cin, W, 3 * cin, 0.0f, out + cout,
-			cout, 1);
-		k_zero_pads(x, B, cout, out);
+		gemm_rm_c(x, 0, 1, rows, cout, 3 * cin, 1.0f, X3, 3 * cin, W, 3 * cin, 0.0f,
+			at_w(out, cout, 1), cout, 1, 1);
+		k_zero_pads_act(x, B, cout, out);
 	} else if (dir == HY_NN_CONV_BWD_DATA) {
 		const void *D3 = taps(x, dy, rows, cout, x->act16[1]);
 		if ((size_t)3 * cout * cin > x->w_cap)
 			cu_fail(x, HY_EUSAGE, "wflip", "weights larger than planned", __FILE__, __LINE__);
 		else
 			k_wflip_bf16(x, cout, cin, w, x->w16[0]);
-		gemm_rm(x, 0, 0, rows, cin, 3 * cout, 1.0f, D3, 3 * cout, x->w16[0], cin, 0.0f,
-			out + cin, cin, 1);
-		k_zero_pads(x, B, cin, out);
+		gemm_rm_c(x, 0, 0, rows, cin, 3 * cout, 1.0f, D3, 3 * cout, x->w16[0], cin, 0.0f,
+			at_w(out, cin, 1), cin, 1, 1);
+		k_zero_pads_act(x, B, cin, out);
 	} else {
-		const void *D = operand(x, dy, R, cout, cout, x->act16[1]);
 		const void *X3 = taps(x, in, rows, cin, x->act16[0]);
-		gemm_rm(x, 1, 0, cout, 3 * cin, rows, 1.0f, at(D, cout, 1), cout, X3, 3 * cin, 1.0f,
-			out, 3 * cin, 1);
+		gemm_rm(x, 1, 0, cout, 3 * cin, rows, 1.0f, at(dy, cout, 1), cout, X3, 3 * cin, 1.0f,
+			(float *)out, 3 * cin, 1);
 	}
 }
 
 /* The GEMM form (backend.h): over the rows r of all B·36 − 2 at once,
  * y(r+1) = Σ_k x(r+k)·W_kᵀ; dx(r+1) = Σ_j dy(r+j)·W_{2−j}; dW_k += Σ_r
  * dy(r+1)ᵀ·x(r+k). Rows that straddle two samples land on pad rows (zeroed
- * after) or meet zero pads. out: y, dx, or dw. fp32: three GEMMs per
- * direction, accumulating (β = 1) in the fp32 output; bf16: one. */
-static void conv_gemm(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
-	const float *w, const float *dy, float *out)
+ * after) or meet zero pads. in, dy: activation storage; out: y, dx
+ * (activation storage) or dw (fp32). fp32: three GEMMs per direction,
+ * accumulating (β = 1) in the fp32 output; bf16: one. */
+static void conv_gemm(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+	const float *w, const void *dy, void *out)
 {
-	const int bf = x->precision == HY_NN_PREC_BF16, R = B * HY_NN_TP, rows = R - 2;
-	if (bf) {
+	const int R = B * HY_NN_TP, rows = R - 2;
+	if (x->precision == HY_NN_PREC_BF16) {
 		conv_gemm_bf16(x, dir, B, cin, cout, in, w, dy, out);
 		return;
 	}
+	const float *X = (const float *)in, *D = (const float *)dy;
+	float *O = (float *)out;
 	if (dir == HY_NN_CONV_FWD) {
-		const void *X = operand(x, in, R, cin, cin, x->act16[0]);
-		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
 		for (int k = 0; k < 3; k++)
-			gemm_rm(x, 0, 1, rows, cout, cin, 1.0f, at(X, (size_t)k * cin, bf), cin,
-				at(W, (size_t)k * cin, bf), 3 * cin, k ? 1.0f : 0.0f, out + cout, cout, bf);
-		k_zero_pads(x, B, cout, out);
+			gemm_rm(x, 0, 1, rows, cout, cin, 1.0f, X + (size_t)k * cin, cin,
+				w + (size_t)k * cin, 3 * cin, k ? 1.0f : 0.0f, O + cout, cout, 0);
+		k_zero_pads(x, B, cout, O);
 	} else if (dir == HY_NN_CONV_BWD_DATA) {
-		const void *D = operand(x, dy, R, cout, cout, x->act16[1]);
-		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
 		for (int j = 0; j < 3; j++)
-			gemm_rm(x, 0, 0, rows, cin, cout, 1.0f, at(D, (size_t)j * cout, bf), cout,
-				at(W, (size_t)(2 - j) * cin, bf), 3 * cin, j ? 1.0f : 0.0f, out + cin, cin,
-				bf);
-		k_zero_pads(x, B, cin, out);
+			gemm_rm(x, 0, 0, rows, cin, cout, 1.0f, D + (size_t)j * cout, cout,
+				w + (size_t)(2 - j) * cin, 3 * cin, j ? 1.0f : 0.0f, O + cin, cin, 0);
+		k_zero_pads(x, B, cin, O);
 	} else {
-		const void *D = operand(x, dy, R, cout, cout, x->act16[1]);
-		const void *X = operand(x, in, R, cin, cin, x->act16[0]);
 		for (int k = 0; k < 3; k++)
-			gemm_rm(x, 1, 0, cout, cin, rows, 1.0f, at(D, cout, bf), cout,
-				at(X, (size_t)k * cin, bf), cin, 1.0f, out + (size_t)k * cin, 3 * cin, bf);
+			gemm_rm(x, 1, 0, cout, cin, rows, 1.0f, D + cout, cout, X + (size_t)k * cin, cin,
+				1.0f, O + (size_t)k * cin, 3 * cin, 0);
 	}
 }
 
@@ -250,51 +270,43 @@ static int conv_desc(cu_ctx *x, int B, int cin, int cout)
 			      bf ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
 }
 
-/* The cuDNN form with algorithm algo. bf16: operands rounded into scratch,
- * the output in bf16 scratch then widened (y, dx) or added (dw). */
-static void conv_cudnn(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
-	const float *w, const float *dy, float *out, int algo, size_t ws)
+/* The cuDNN form with algorithm algo. in, dy, and the output y or dx are
+ * activation storage in the descriptors' type (bf16 or fp32), read and
+ * written in place; bf16 weights are rounded into scratch, and a bf16
+ * weight gradient lands in scratch and is added to the fp32 dw. */
+static void conv_cudnn(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+	const float *w, const void *dy, void *out, int algo, size_t ws)
 {
-	const int bf = x->precision == HY_NN_PREC_BF16, R = B * HY_NN_TP;
+	const int bf = x->precision == HY_NN_PREC_BF16;
 	const float one = 1.0f, zero = 0.0f;
 	if (conv_desc(x, B, cin, cout))
 		return;
 	if (dir == HY_NN_CONV_FWD) {
-		const void *X = operand(x, in, R, cin, cin, x->act16[0]);
 		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
-		void *Y = bf ? (void *)x->out16 : (void *)out;
 		if (x->err)
 			return;
-		if (CU_DNN(x, cudnnConvolutionForward(x->dnn, &one, x->xd, X, x->wd, W, x->cd,
-				      (cudnnConvolutionFwdAlgo_t)algo, x->ws, ws, &zero, x->yd, Y)))
+		if (CU_DNN(x, cudnnConvolutionForward(x->dnn, &one, x->xd, in, x->wd, W, x->cd,
+				      (cudnnConvolutionFwdAlgo_t)algo, x->ws, ws, &zero, x->yd, out)))
 			return;
-		if (bf)
-			k_bf16_to_f32(x, (size_t)R * cout, x->out16, out);
-		k_zero_pads(x, B, cout, out);
+		k_zero_pads_act(x, B, cout, out);
 	} else if (dir == HY_NN_CONV_BWD_DATA) {
-		const void *D = operand(x, dy, R, cout, cout, x->act16[1]);
 		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
-		void *DX = bf ? (void *)x->out16 : (void *)out;
 		if (x->err)
 			return;
-		if (CU_DNN(x, cudnnConvolutionBackwardData(x->dnn, &one, x->wd, W, x->yd, D, x->cd,
-				      (cudnnConvolutionBwdDataAlgo_t)algo, x->ws, ws, &zero, x->xd, DX)))
+		if (CU_DNN(x, cudnnConvolutionBackwardData(x->dnn, &one, x->wd, W, x->yd, dy, x->cd,
+				      (cudnnConvolutionBwdDataAlgo_t)algo, x->ws, ws, &zero, x->xd, out)))
 			return;
-		if (bf)
-			k_bf16_to_f32(x, (size_t)R * cin, x->out16, out);
-		k_zero_pads(x, B, cin, out);
+		k_zero_pads_act(x, B, cin, out);
 	} else {
-		const void *D = operand(x, dy, R, cout, cout, x->act16[1]);
-		const void *X = operand(x, in, R, cin, cin, x->act16[0]);
-		void *DW = bf ? (void *)x->w16[1] : (void *)out;
+		void *DW = bf ? (void *)x->w16[1] : out;
 		if (x->err)
 			return;
-		if (CU_DNN(x, cudnnConvolutionBackwardFilter(x->dnn, &one, x->xd, X, x->yd, D, x->cd,
+		if (CU_DNN(x, cudnnConvolutionBackwardFilter(x->dnn, &one, x->xd, in, x->yd, dy, x->cd,
 				      (cudnnConvolutionBwdFilterAlgo_t)algo, x->ws, ws,
 				      bf ? &zero : &one, x->wd, DW)))
 			return;
 		if (bf)
-			k_add_bf16(x, (size_t)cout * 3 * cin, x->w16[1], out);
+			k_add_bf16(x, (size_t)cout * 3 * cin, x->w16[1], (float *)out);
 	}
 }
 
@@ -303,18 +315,17 @@ static void conv_cudnn(cu_ctx *x, int dir, int B, int cin, int cout, const float
  * and dx, scratch for dw): deterministic ones only unless fast, workspace
  * within ours. −1 when there is none (the failure is not an error: the
  * GEMM form is then used). */
-static int find_algo(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
-	const float *w, const float *dy, float *out, size_t *ws, float *ms)
+static int find_algo(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+	const float *w, const void *dy, void *out, size_t *ws, float *ms)
 {
-	const int bf = x->precision == HY_NN_PREC_BF16, R = B * HY_NN_TP;
+	const int bf = x->precision == HY_NN_PREC_BF16;
 	enum { MAXP = 8 };
 	int n = 0, algo = -1;
 	if (conv_desc(x, B, cin, cout))
 		return -1;
-	const void *X = dir != HY_NN_CONV_BWD_DATA ? operand(x, in, R, cin, cin, x->act16[0]) : NULL;
+	const void *X = in, *D = dy; /* activation storage: the descriptors' type */
 	const void *W = dir != HY_NN_CONV_BWD_FILTER ? operand(x, w, cout, 3 * cin, 3 * cin,
 							     x->w16[0]) : NULL;
-	const void *D = dir != HY_NN_CONV_FWD ? operand(x, dy, R, cout, cout, x->act16[1]) : NULL;
 	if (x->err)
 		return -1;
 	cudnnStatus_t st;
@@ -329,19 +340,19 @@ static int find_algo(cu_ctx *x, int dir, int B, int cin, int cout, const float *
 	if (dir == HY_NN_CONV_FWD) {
 		cudnnConvolutionFwdAlgoPerf_t perf[MAXP];
 		st = cudnnFindConvolutionForwardAlgorithmEx(x->dnn, x->xd, X, x->wd, W, x->cd, x->yd,
-			bf ? (void *)x->out16 : (void *)out, MAXP, &n, perf, x->ws, x->ws_bytes);
+			out, MAXP, &n, perf, x->ws, x->ws_bytes);
 		if (st == CUDNN_STATUS_SUCCESS)
 			PICK(perf);
 	} else if (dir == HY_NN_CONV_BWD_DATA) {
 		cudnnConvolutionBwdDataAlgoPerf_t perf[MAXP];
 		st = cudnnFindConvolutionBackwardDataAlgorithmEx(x->dnn, x->wd, W, x->yd, D, x->cd,
-			x->xd, bf ? (void *)x->out16 : (void *)out, MAXP, &n, perf, x->ws, x->ws_bytes);
+			x->xd, out, MAXP, &n, perf, x->ws, x->ws_bytes);
 		if (st == CUDNN_STATUS_SUCCESS)
 			PICK(perf);
 	} else {
 		cudnnConvolutionBwdFilterAlgoPerf_t perf[MAXP];
 		st = cudnnFindConvolutionBackwardFilterAlgorithmEx(x->dnn, x->xd, X, x->yd, D, x->cd,
-			x->wd, bf ? (void *)x->w16[1] : (void *)out, MAXP, &n, perf, x->ws, x->ws_bytes);
+			x->wd, bf ? (void *)x->w16[1] : out, MAXP, &n, perf, x->ws, x->ws_bytes);
 		if (st == CUDNN_STATUS_SUCCESS)
 			PICK(perf);
 	}
@@ -354,8 +365,8 @@ static int find_algo(cu_ctx *x, int dir, int B, int cin, int cout, const float *
 }
 
 /* Milliseconds of one GEMM-form call: the best of three after a warm-up. */
-static float time_gemm(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
-	const float *w, const float *dy, float *out)
+static float time_gemm(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+	const float *w, const void *dy, void *out)
 {
 	float best = -1.0f;
 	conv_gemm(x, dir, B, cin, cout, in, w, dy, out);
@@ -375,8 +386,8 @@ static float time_gemm(cu_ctx *x, int dir, int B, int cin, int cout, const float
 
 /* The implementation of a shape: cached, else measured now (its first
  * use). out: the real output for y and dx; dw is timed into scratch. */
-static hy_nn_conv_choice choose(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
-	const float *w, const float *dy, float *out)
+static hy_nn_conv_choice choose(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+	const float *w, const void *dy, void *out)
 {
 	hy_nn_conv_choice e = {hy_nn_conv_key(dir, x->precision, B, cin, cout), HY_NN_CONV_GEMM, -1,
 		0, -1.0f, -1.0f};
@@ -384,7 +395,7 @@ static hy_nn_conv_choice choose(cu_ctx *x, int dir, int B, int cin, int cout, co
 	if (f)
 		return *f;
 	if (x->conv != HY_NN_CONV_GEMM) {
-		float *target = dir == HY_NN_CONV_BWD_FILTER ? x->wtmp : out;
+		void *target = dir == HY_NN_CONV_BWD_FILTER ? (void *)x->wtmp : out;
 		e.ms_gemm = time_gemm(x, dir, B, cin, cout, in, w, dy, target);
 		e.algo = find_algo(x, dir, B, cin, cout, in, w, dy, target, &e.ws, &e.ms_cudnn);
 		if (e.algo >= 0 && (x->conv == HY_NN_CONV_CUDNN ||
@@ -395,8 +406,8 @@ static hy_nn_conv_choice choose(cu_ctx *x, int dir, int B, int cin, int cout, co
 	return e;
 }
 
-static void conv_run(cu_ctx *x, int dir, int B, int cin, int cout, const float *in,
-	const float *w, const float *dy, float *out)
+static void conv_run(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+	const float *w, const void *dy, void *out)
 {
 	hy_nn_conv_choice e = choose(x, dir, B, cin, cout, in, w, dy, out);
 	if (x->err)
@@ -407,18 +418,16 @@ static void conv_run(cu_ctx *x, int dir, int B, int cin, int cout, const float *
 		conv_gemm(x, dir, B, cin, cout, in, w, dy, out);
 }
 
-static void cu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const float *in,
-	const float *w, float *y)
+static void cu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *in,
+	const float *w, hy_nn_act *y)
 {
 	cu_ctx *x = cu_of(c);
 	if (!x->err && B > 0 && !too_big(x, B, x->max_batch, "conv3_fwd"))
 		conv_run(x, HY_NN_CONV_FWD, B, cin, cout, in, w, NULL, y);
 }
 
-/* bf16: dy is rounded once per direction (two passes over dy; a shared
- * copy would need the two directions to agree on an implementation). */
-static void cu_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const float *in,
-	const float *w, const float *dy, float *dx, float *dw)
+static void cu_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *in,
+	const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw)
 {
 	cu_ctx *x = cu_of(c);
 	if (x->err || B < 1 || too_big(x, B, x->max_batch, "conv3_bwd"))
@@ -477,19 +486,76 @@ static void cu_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const f
 	}
 }
 
+/* ------------------------------------------------------------ 1×1 convolutions */
+
+/* fp32: the linear op over the B·36 rows. bf16: x is bf16 already, so it
+ * is the GEMM's operand as it is (cuBLASLt with the bias epilogue where
+ * lt.cu plans the shape); y is an fp32 head tensor. */
+static void cu_conv1_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *xa,
+	const float *w, const float *b, float *y)
+{
+	cu_ctx *x = cu_of(c);
+	const int rows = B * HY_NN_TP;
+	if (x->err || B < 1)
+		return;
+	if (x->precision != HY_NN_PREC_BF16) {
+		cu_linear_fwd(c, rows, cin, cout, (const float *)xa, cin, w, b, y, cout, B);
+		return;
+	}
+	const void *W = operand(x, w, cout, cin, cin, x->w16[0]);
+	if (x->err)
+		return;
+	if (lt_linear_fwd(x, rows, cin, cout, xa, cin, W, b, y, cout)) {
+		gemm_rm(x, 0, 1, rows, cout, cin, 1.0f, xa, cin, W, cin, 0.0f, y, cout, 1);
+		k_add_bias(x, rows, cout, b, y, cout);
+	}
+	k_zero_pads(x, B, cout, y);
+}
+
+/* bf16: dy (fp32) rounded once into scratch for both GEMMs; x read in
+ * place; dx written (or accumulated: β = 1 reads the bf16 dx) in bf16;
+ * db from the fp32 dy (GEMV against ones, fixed order). */
+static void cu_conv1_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *xa,
+	const float *w, const float *dy, hy_nn_act *dxa, int dx_acc, float *dw, float *db)
+{
+	cu_ctx *x = cu_of(c);
+	const int rows = B * HY_NN_TP;
+	if (x->err || B < 1 || too_big(x, B, x->max_batch, "conv1_bwd"))
+		return;
+	if (x->precision != HY_NN_PREC_BF16) {
+		cu_linear_bwd(c, rows, cin, cout, (const float *)xa, cin, w, dy, cout, (float *)dxa,
+			dx_acc, dw, db);
+		return;
+	}
+	const void *D = operand(x, dy, rows, cout, cout, x->act16[1]);
+	gemm_rm(x, 1, 0, cout, cin, rows, 1.0f, D, cout, xa, cin, 1.0f, dw, cin, 1);
+	if (dxa) {
+		const void *W = operand(x, w, cout, cin, cin, x->w16[0]);
+		gemm_rm_c(x, 0, 0, rows, cin, cout, 1.0f, D, cout, W, cin, dx_acc ? 1.0f : 0.0f, dxa,
+			cin, 1, 1);
+	}
+	if (db && !x->err) {
+		const float one = 1.0f;
+		CU_BLAS(x, cublasSgemv(x->blas, CUBLAS_OP_N, cout, rows, &one, dy, cout, x->ones, 1,
+				   &one, db, 1));
+	}
+}
+
 /* ------------------------------------------------------------ the rest */
 
-static void cu_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const float *in,
-	const float *gamma, const float *beta, float *z, float *a, float *mean, float *rstd)
+static void cu_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in,
+	const float *gamma, const float *beta, hy_nn_act *z, hy_nn_act *a, float *mean,
+	float *rstd)
 {
 	cu_ctx *x = cu_of(c);
 	if (!x->err)
 		k_gn_mish_fwd(x, B, C, in, gamma, beta, z, a, mean, rstd);
 }
 
-static void cu_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const float *in, const float *z,
-	const float *gamma, const float *mean, const float *rstd, const float *da, float *dx,
-	int dx_acc, float *dgamma, float *dbeta, float *scratch)
+static void cu_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in,
+	const hy_nn_act *z, const float *gamma, const float *mean, const float *rstd,
+	const hy_nn_act *da, hy_nn_act *dx, int dx_acc, float *dgamma, float *dbeta,
+	float *scratch)
 {
 	cu_ctx *x = cu_of(c);
 	if (!x->err)
@@ -526,7 +592,7 @@ static void cu_relu_bwd(const hy_nn_ctx *c, size_t n, const float *h, float *dh)
 		k_relu_bwd(x, n, h, dh);
 }
 
-static void cu_pool_fwd(const hy_nn_ctx *c, int B, int C, const float *in, float *avg,
+static void cu_pool_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, float *avg,
 	float *max, uint8_t *arg, int ldp)
 {
 	cu_ctx *x = cu_of(c);
@@ -535,23 +601,23 @@ static void cu_pool_fwd(const hy_nn_ctx *c, int B, int C, const float *in, float
 }
 
 static void cu_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg,
-	const float *dmax, const uint8_t *arg, int ldp, float *dx)
+	const float *dmax, const uint8_t *arg, int ldp, hy_nn_act *dx)
 {
 	cu_ctx *x = cu_of(c);
 	if (!x->err)
 		k_pool_bwd(x, B, C, davg, dmax, arg, ldp, dx);
 }
 
-static void cu_se_fwd(const hy_nn_ctx *c, int B, int C, const float *in, const float *y,
-	const float *e2, float *s, float *out)
+static void cu_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in,
+	const hy_nn_act *y, const float *e2, float *s, hy_nn_act *out)
 {
 	cu_ctx *x = cu_of(c);
 	if (!x->err)
 		k_se_fwd(x, B, C, in, y, e2, s, out);
 }
 
-static void cu_se_bwd(const hy_nn_ctx *c, int B, int C, const float *y, const float *s,
-	const float *dout, float *dy, float *de2)
+static void cu_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s,
+	const hy_nn_act *dout, hy_nn_act *dy, float *de2)
 {
 	cu_ctx *x = cu_of(c);
 	if (!x->err)
@@ -638,11 +704,75 @@ static void cu_adamw_tensors(const hy_nn_ctx *c, const hy_nn_tensor *t, int coun
 		bc1, sqrt_bc2);
 }
 
-static void cu_expand_obs(const hy_nn_ctx *c, int B, const uint16_t *obs, float *xin)
+static void cu_expand_obs(const hy_nn_ctx *c, int B, const uint16_t *obs, hy_nn_act *xin)
 {
 	cu_ctx *x = cu_of(c);
 	if (!x->err)
 		k_expand_obs(x, B, obs, xin);
+}
+
+/* ------------------------------------------------------------ activation storage */
+
+static size_t cu_act_size(const hy_nn_ctx *c)
+{
+	return cu_of(c)->precision == HY_NN_PREC_BF16 ? 2 : 4;
+}
+
+/* bf16: rounded on the host by the shared hy_nn_bf16_round (so a value
+ * stored here is bit for bit the one k_act_from_f32 stores), then copied;
+ * synchronous like to_dev, after the queued ops (the blocking stream). */
+static void cu_act_put(const hy_nn_ctx *c, size_t n, const float *host, hy_nn_act *dst)
+{
+	cu_ctx *x = cu_of(c);
+	if (x->err || !n)
+		return;
+	if (x->precision != HY_NN_PREC_BF16) {
+		CU_RT(x, cudaMemcpy(dst, host, n * sizeof *host, cudaMemcpyHostToDevice));
+		return;
+	}
+	uint16_t *h = (uint16_t *)malloc(n * sizeof *h);
+	if (!h) {
+		cu_fail(x, HY_ENOMEM, "act_put", "out of host memory", __FILE__, __LINE__);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		h[i] = hy_nn_bf16_round(host[i]);
+	CU_RT(x, cudaMemcpy(dst, h, n * sizeof *h, cudaMemcpyHostToDevice));
+	free(h);
+}
+
+static void cu_act_get(const hy_nn_ctx *c, size_t n, const hy_nn_act *src, float *host)
+{
+	cu_ctx *x = cu_of(c);
+	if (x->err || !n)
+		return;
+	if (x->precision != HY_NN_PREC_BF16) {
+		CU_RT(x, cudaMemcpy(host, src, n * sizeof *host, cudaMemcpyDeviceToHost));
+		return;
+	}
+	uint16_t *h = (uint16_t *)malloc(n * sizeof *h);
+	if (!h) {
+		cu_fail(x, HY_ENOMEM, "act_get", "out of host memory", __FILE__, __LINE__);
+		return;
+	}
+	if (!CU_RT(x, cudaMemcpy(h, src, n * sizeof *h, cudaMemcpyDeviceToHost)))
+		for (size_t i = 0; i < n; i++)
+			host[i] = hy_nn_bf16_to_float(h[i]);
+	free(h);
+}
+
+/* Queued on the ops' stream as dev_copy is: after the last upload (ev_up:
+ * src is the feed's staging buffer), and recorded as its last reader
+ * (ev_use). */
+static void cu_act_from_f32(const hy_nn_ctx *c, size_t n, const float *src, hy_nn_act *dst)
+{
+	cu_ctx *x = cu_of(c);
+	if (x->err || !n)
+		return;
+	if (CU_RT(x, cudaStreamWaitEvent(x->s, x->ev_up, 0)))
+		return;
+	k_act_from_f32(x, n, src, dst);
+	CU_RT(x, cudaEventRecord(x->ev_use, x->s));
 }
 
 /* ------------------------------------------------------------ the feed's copies */
@@ -715,6 +845,8 @@ static const hy_nn_backend cuda_backend = {
 	.gemm = cu_gemm,
 	.conv3_fwd = cu_conv3_fwd,
 	.conv3_bwd = cu_conv3_bwd,
+	.conv1_fwd = cu_conv1_fwd,
+	.conv1_bwd = cu_conv1_bwd,
 	.linear_fwd = cu_linear_fwd,
 	.linear_bwd = cu_linear_bwd,
 	.gn_mish_fwd = cu_gn_mish_fwd,
@@ -735,6 +867,10 @@ static const hy_nn_backend cuda_backend = {
 	.adamw = cu_adamw,
 	.adamw_tensors = cu_adamw_tensors,
 	.expand_obs = cu_expand_obs,
+	.act_size = cu_act_size,
+	.act_put = cu_act_put,
+	.act_get = cu_act_get,
+	.act_from_f32 = cu_act_from_f32,
 	.host_alloc = cu_host_alloc,
 	.host_free = cu_host_free,
 	.to_dev_async = cu_to_dev_async,
@@ -846,7 +982,6 @@ static void carve(cu_ctx *x, const hy_nn_cuda_scratch *s)
 	char *p = (char *)x->scratch;
 	x->act16[0] = (uint16_t *)p, p += s->act16[0];
 	x->act16[1] = (uint16_t *)p, p += s->act16[1];
-	x->out16 = (uint16_t *)p, p += s->out16;
 	x->w16[0] = (uint16_t *)p, p += s->w16[0];
 	x->w16[1] = (uint16_t *)p, p += s->w16[1];
 	x->wtmp = (float *)p, p += s->wtmp;

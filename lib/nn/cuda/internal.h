@@ -56,14 +56,14 @@ typedef struct cu_ctx {
 	hy_nn_lt_index lt_index;
 	/* scratch: one allocation carved as plan.h's hy_nn_cuda_scratch */
 	void *scratch;
-	uint16_t *act16[2], *out16, *w16[2];
+	uint16_t *act16[2], *w16[2];
 	float *wtmp, *ones;
 	double *part;   /* HY_NN_CUDA_PARTIALS block partials, then results */
 	double *rowloss;
 	int *rowok;
 	void *ws;
 	size_t ws_bytes;
-	size_t act_cap, w_cap; /* elements of act16[i] / out16 and of w16[i] */
+	size_t act_cap, w_cap; /* elements of act16[i] and of w16[i] */
 	/* AdamW's tensor table on the device (rebuilt when the table changes) */
 	void *spans;
 	const void *spans_of;
@@ -128,34 +128,41 @@ int lt_linear_fwd(cu_ctx *x, int rows, int in, int out, const void *X, int ldx, 
 
 /* ------------------------------------------------------------ kernels.cu */
 
-/* Launch wrappers: each queues one kernel on x->s and checks the launch. */
+/* Launch wrappers: each queues one kernel on x->s and checks the launch.
+ * Pointers typed void are activation storage (backend.h hy_nn_act): bf16
+ * bits in a bf16 context, floats in an fp32 one; the wrapper picks the
+ * kernel's instance from x->precision. */
 void k_to_bf16(cu_ctx *x, int rows, int cols, const float *src, int ld, uint16_t *dst);
 /* dst [rows][3·cols]: row r = src rows r, r+1, r+2 (bf16): conv taps. */
-void k_taps_bf16(cu_ctx *x, int rows, int cols, const float *src, uint16_t *dst);
+void k_taps_bf16(cu_ctx *x, int rows, int cols, const void *src, uint16_t *dst);
 /* dst [3·cout][cin]: dst[j·cout + o] = W[o][2 − j] (bf16): dx's weights. */
 void k_wflip_bf16(cu_ctx *x, int cout, int cin, const float *w, uint16_t *dst);
 void k_bf16_to_f32(cu_ctx *x, size_t n, const uint16_t *src, float *dst);
 void k_add_bf16(cu_ctx *x, size_t n, const uint16_t *src, float *dst);
+/* fp32 [B][36][C] (head tensors) / activation storage */
 void k_zero_pads(cu_ctx *x, int B, int C, float *p);
+void k_zero_pads_act(cu_ctx *x, int B, int C, void *p);
+/* n fp32 values of device memory into activation storage */
+void k_act_from_f32(cu_ctx *x, size_t n, const float *src, void *dst);
 void k_add_bias(cu_ctx *x, int rows, int n, const float *b, float *y, int ldy);
 void k_fill(cu_ctx *x, size_t n, float v, float *p);
-void k_gn_mish_fwd(cu_ctx *x, int B, int C, const float *in, const float *gamma,
-	const float *beta, float *z, float *a, float *mean, float *rstd);
-void k_gn_mish_bwd(cu_ctx *x, int B, int C, const float *in, const float *z,
-	const float *gamma, const float *mean, const float *rstd, const float *da, float *dx,
+void k_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
+	const float *beta, void *z, void *a, float *mean, float *rstd);
+void k_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z,
+	const float *gamma, const float *mean, const float *rstd, const void *da, void *dx,
 	int dx_acc, float *dgamma, float *dbeta, float *scratch);
 void k_mish_fwd(cu_ctx *x, size_t n, const float *z, float *a);
 void k_mish_bwd(cu_ctx *x, size_t n, const float *z, const float *da, float *dz);
 void k_relu_fwd(cu_ctx *x, size_t n, float *h);
 void k_relu_bwd(cu_ctx *x, size_t n, const float *h, float *dh);
-void k_pool_fwd(cu_ctx *x, int B, int C, const float *in, float *avg, float *max,
+void k_pool_fwd(cu_ctx *x, int B, int C, const void *in, float *avg, float *max,
 	uint8_t *arg, int ldp);
 void k_pool_bwd(cu_ctx *x, int B, int C, const float *davg, const float *dmax,
-	const uint8_t *arg, int ldp, float *dx);
-void k_se_fwd(cu_ctx *x, int B, int C, const float *in, const float *y, const float *e2,
-	float *s, float *out);
-void k_se_bwd(cu_ctx *x, int B, int C, const float *y, const float *s, const float *dout,
-	float *dy, float *de2);
+	const uint8_t *arg, int ldp, void *dx);
+void k_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2,
+	float *s, void *out);
+void k_se_bwd(cu_ctx *x, int B, int C, const void *y, const float *s, const void *dout,
+	void *dy, float *de2);
 /* The losses and sums return their value (a synchronising copy). */
 double k_softmax_ce(cu_ctx *x, int B, int n, const float *logits, const uint64_t *mask,
 	const uint8_t *label, float scale, float *dlogits, int *correct);
@@ -167,7 +174,7 @@ double k_sumsq(cu_ctx *x, size_t n, const float *g);
 void k_scale(cu_ctx *x, size_t n, float *g, float s);
 void k_adamw(cu_ctx *x, size_t n, float *p, const float *g, float *m, float *v, float lr,
 	float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2);
-void k_expand_obs(cu_ctx *x, int B, const uint16_t *obs, float *out);
+void k_expand_obs(cu_ctx *x, int B, const uint16_t *obs, void *out);
 /* spans: count × {offset, size, decay} (cu_span) in device memory. */
 typedef struct cu_span {
 	unsigned long long offset, size;

@@ -51,6 +51,48 @@ __device__ static double block_sum(double v, double *sh)
 	return r;
 }
 
+/* ------------------------------------------------------------ activation storage */
+
+/* Activation storage (backend.h hy_nn_act) is float in an fp32 context and
+ * bf16 bits (uint16_t) in a bf16 one; the kernels that touch it are
+ * templates over the element type T, with every load widened to fp32 and
+ * every store rounded by the shared hy_nn_bf16_round (nn/math.h), so the
+ * maths in between is the fp32 maths of cpu.c. act_bf16(x) picks the
+ * instance at launch. */
+__device__ static inline float ld(const float *p, size_t i)
+{
+	return p[i];
+}
+
+__device__ static inline float ld(const uint16_t *p, size_t i)
+{
+	return hy_nn_bf16_to_float(p[i]);
+}
+
+__device__ static inline void st(float *p, size_t i, float v)
+{
+	p[i] = v;
+}
+
+__device__ static inline void st(uint16_t *p, size_t i, float v)
+{
+	p[i] = hy_nn_bf16_round(v);
+}
+
+static int act_bf16(const cu_ctx *x)
+{
+	return x->precision == HY_NN_PREC_BF16;
+}
+
+/* Calls F<T>(args...) with T the context's activation element type. */
+#define ACT_DISPATCH(x, F, ...)                                                             \
+	do {                                                                                \
+		if (act_bf16(x))                                                            \
+			F<uint16_t>(__VA_ARGS__);                                           \
+		else                                                                        \
+			F<float>(__VA_ARGS__);                                              \
+	} while (0)
+
 /* ------------------------------------------------------------ conversions */
 
 /* One thread per element of the packed rows×cols output (grid-stride over
@@ -106,22 +148,51 @@ void k_add_bf16(cu_ctx *x, size_t n, const uint16_t *src, float *dst)
 
 /* One thread per pad value: i over B·2·C → sample i/(2C), pad row 0 or 35,
  * channel i%C. */
-__global__ static void zero_pads_kernel(int B, int C, float *p)
+template <typename T> __global__ static void zero_pads_kernel(int B, int C, T *p)
 {
 	GRID_STRIDE(i, (size_t)B * 2 * C)
 	{
 		size_t b = i / (2 * (size_t)C), side = i / C % 2, ch = i % C;
-		p[(b * HY_NN_TP + side * (HY_NN_TP - 1)) * C + ch] = 0.0f;
+		p[(b * HY_NN_TP + side * (HY_NN_TP - 1)) * C + ch] = 0; /* +0 in both types */
 	}
 }
 
-void k_zero_pads(cu_ctx *x, int B, int C, float *p)
+template <typename T> static void zero_pads_launch(cu_ctx *x, int B, int C, void *p)
 {
 	size_t n = (size_t)B * 2 * C;
 	if (!n)
 		return;
-	zero_pads_kernel<<<blocks_for(n), NT, 0, x->s>>>(B, C, p);
+	zero_pads_kernel<T><<<blocks_for(n), NT, 0, x->s>>>(B, C, (T *)p);
 	CU_LAUNCH(x, "zero_pads_kernel");
+}
+
+void k_zero_pads(cu_ctx *x, int B, int C, float *p)
+{
+	zero_pads_launch<float>(x, B, C, p);
+}
+
+void k_zero_pads_act(cu_ctx *x, int B, int C, void *p)
+{
+	ACT_DISPATCH(x, zero_pads_launch, x, B, C, p);
+}
+
+/* One thread per element (grid-stride over n): dst = bf16(src). */
+__global__ static void f32_to_bf16_kernel(size_t n, const float *src, uint16_t *dst)
+{
+	GRID_STRIDE(i, n)
+	dst[i] = hy_nn_bf16_round(src[i]);
+}
+
+void k_act_from_f32(cu_ctx *x, size_t n, const float *src, void *dst)
+{
+	if (!n)
+		return;
+	if (!act_bf16(x)) {
+		CU_RT(x, cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice, x->s));
+		return;
+	}
+	f32_to_bf16_kernel<<<blocks_for(n), NT, 0, x->s>>>(n, src, (uint16_t *)dst);
+	CU_LAUNCH(x, "f32_to_bf16_kernel");
 }
 
 /* One thread per element of y[rows][n] (row stride ldy): y += b. */
@@ -166,8 +237,9 @@ void k_fill(cu_ctx *x, size_t n, float v, float *p)
  * fold the channels of group j into its statistics in channel order, in
  * double, as cpu.c does; then every thread normalises elements j, j + NT,
  * … of the sample's 34·C. Shared memory: 3·C floats (C ≤ 4096: 48 KiB). */
-__global__ static void gn_mish_fwd_kernel(int C, const float *in, const float *gamma,
-	const float *beta, float *z, float *a, float *mean, float *rstd)
+template <typename T>
+__global__ static void gn_mish_fwd_kernel(int C, const T *in, const float *gamma,
+	const float *beta, T *z, T *a, float *mean, float *rstd)
 {
 	extern __shared__ float sh[];
 	float *cs = sh, *sc = sh + C, *sf = sh + 2 * C;
@@ -175,11 +247,11 @@ __global__ static void gn_mish_fwd_kernel(int C, const float *in, const float *g
 	const int b = blockIdx.x, cpg = C / HY_NN_GROUPS;
 	const double n = (double)cpg * HY_NN_T;
 	const size_t off = ((size_t)b * HY_NN_TP + 1) * C;
-	const float *xb = in + off;
+	const T *xb = in + off;
 	for (int ch = threadIdx.x; ch < C; ch += NT) {
 		float s = 0.0f;
 		for (int t = 0; t < HY_NN_T; t++)
-			s += xb[(size_t)t * C + ch];
+			s += ld(xb, (size_t)t * C + ch);
 		cs[ch] = s;
 	}
 	__syncthreads();
@@ -195,7 +267,7 @@ __global__ static void gn_mish_fwd_kernel(int C, const float *in, const float *g
 	for (int ch = threadIdx.x; ch < C; ch += NT) {
 		float m = gm[ch / cpg], s = 0.0f;
 		for (int t = 0; t < HY_NN_T; t++) {
-			float dv = xb[(size_t)t * C + ch] - m;
+			float dv = ld(xb, (size_t)t * C + ch) - m;
 			s += dv * dv;
 		}
 		cs[ch] = s;
@@ -218,24 +290,31 @@ __global__ static void gn_mish_fwd_kernel(int C, const float *in, const float *g
 	__syncthreads();
 	for (int i = threadIdx.x; i < HY_NN_T * C; i += NT) {
 		int ch = i % C;
-		float v = xb[i] * sc[ch] + sf[ch];
-		z[off + i] = v;
-		a[off + i] = hy_nn_mish(v);
+		float v = ld(xb, i) * sc[ch] + sf[ch];
+		st(z, off + i, v);
+		st(a, off + i, hy_nn_mish(v));
 	}
 	for (int ch = threadIdx.x; ch < C; ch += NT) { /* the two pad rows */
-		z[off - C + ch] = a[off - C + ch] = 0.0f;
-		z[off + (size_t)HY_NN_T * C + ch] = a[off + (size_t)HY_NN_T * C + ch] = 0.0f;
+		st(z, off - C + ch, 0.0f), st(a, off - C + ch, 0.0f);
+		st(z, off + (size_t)HY_NN_T * C + ch, 0.0f), st(a, off + (size_t)HY_NN_T * C + ch, 0.0f);
 	}
 }
 
-void k_gn_mish_fwd(cu_ctx *x, int B, int C, const float *in, const float *gamma,
-	const float *beta, float *z, float *a, float *mean, float *rstd)
+template <typename T>
+static void gn_mish_fwd_launch(cu_ctx *x, int B, int C, const void *in, const float *gamma,
+	const float *beta, void *z, void *a, float *mean, float *rstd)
+{
+	gn_mish_fwd_kernel<T><<<B, NT, 3 * (size_t)C * sizeof(float), x->s>>>(C, (const T *)in,
+		gamma, beta, (T *)z, (T *)a, mean, rstd);
+	CU_LAUNCH(x, "gn_mish_fwd_kernel");
+}
+
+void k_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
+	const float *beta, void *z, void *a, float *mean, float *rstd)
 {
 	if (B < 1)
 		return;
-	gn_mish_fwd_kernel<<<B, NT, 3 * (size_t)C * sizeof(float), x->s>>>(C, in, gamma, beta, z,
-		a, mean, rstd);
-	CU_LAUNCH(x, "gn_mish_fwd_kernel");
+	ACT_DISPATCH(x, gn_mish_fwd_launch, x, B, C, in, gamma, beta, z, a, mean, rstd);
 }
 
 /* One block (NT threads) per sample b (grid B), the mapping of the forward:
@@ -243,9 +322,10 @@ void k_gn_mish_fwd(cu_ctx *x, int B, int C, const float *in, const float *gamma,
  * channel's thread, written to scratch [2][B][C] for dγ/dβ; the group
  * folds by threads 0..31 in channel order (double); then dx element by
  * element. Shared memory: 2·C floats. */
-__global__ static void gn_mish_bwd_kernel(int B, int C, const float *in, const float *z,
-	const float *gamma, const float *mean, const float *rstd, const float *da, float *dx,
-	int dx_acc, float *scratch)
+template <typename T>
+__global__ static void gn_mish_bwd_kernel(int B, int C, const T *in, const T *z,
+	const float *gamma, const float *mean, const float *rstd, const T *da, T *dx, int dx_acc,
+	float *scratch)
 {
 	extern __shared__ float sh[];
 	float *pg = sh, *pb = sh + C;
@@ -262,8 +342,8 @@ __global__ static void gn_mish_bwd_kernel(int B, int C, const float *in, const f
 		float m = gm[ch / cpg], r = gr[ch / cpg], sg = 0.0f, sb = 0.0f;
 		for (int t = 0; t < HY_NN_T; t++) {
 			size_t i = off + (size_t)t * C + ch;
-			float d = da[i] * hy_nn_mish_grad(z[i]);
-			sg += d * (in[i] - m) * r;
+			float d = ld(da, i) * hy_nn_mish_grad(ld(z, i));
+			sg += d * (ld(in, i) - m) * r;
 			sb += d;
 		}
 		pg[ch] = sg;
@@ -287,15 +367,15 @@ __global__ static void gn_mish_bwd_kernel(int B, int C, const float *in, const f
 	for (int i = threadIdx.x; i < HY_NN_T * C; i += NT) {
 		int ch = i % C, g = ch / cpg;
 		size_t k = off + i;
-		float d = da[k] * hy_nn_mish_grad(z[k]);
-		float xh = (in[k] - gm[g]) * gr[g];
+		float d = ld(da, k) * hy_nn_mish_grad(ld(z, k));
+		float xh = (ld(in, k) - gm[g]) * gr[g];
 		float v = gr[g] * (d * gamma[ch] - g1[g] - xh * g2[g]);
-		dx[k] = dx_acc ? dx[k] + v : v;
+		st(dx, k, dx_acc ? ld(dx, k) + v : v);
 	}
 	if (!dx_acc)
 		for (int ch = threadIdx.x; ch < C; ch += NT) {
-			dx[off - C + ch] = 0.0f;
-			dx[off + (size_t)HY_NN_T * C + ch] = 0.0f;
+			st(dx, off - C + ch, 0.0f);
+			st(dx, off + (size_t)HY_NN_T * C + ch, 0.0f);
 		}
 }
 
@@ -316,15 +396,26 @@ __global__ static void gn_param_grad_kernel(int B, int C, const float *scratch, 
 	}
 }
 
-void k_gn_mish_bwd(cu_ctx *x, int B, int C, const float *in, const float *z,
-	const float *gamma, const float *mean, const float *rstd, const float *da, float *dx,
+template <typename T>
+static void gn_mish_bwd_launch(cu_ctx *x, int B, int C, const void *in, const void *z,
+	const float *gamma, const float *mean, const float *rstd, const void *da, void *dx,
+	int dx_acc, float *scratch)
+{
+	gn_mish_bwd_kernel<T><<<B, NT, 2 * (size_t)C * sizeof(float), x->s>>>(B, C,
+		(const T *)in, (const T *)z, gamma, mean, rstd, (const T *)da, (T *)dx, dx_acc,
+		scratch);
+	CU_LAUNCH(x, "gn_mish_bwd_kernel");
+}
+
+void k_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z,
+	const float *gamma, const float *mean, const float *rstd, const void *da, void *dx,
 	int dx_acc, float *dgamma, float *dbeta, float *scratch)
 {
 	if (B < 1)
 		return;
-	gn_mish_bwd_kernel<<<B, NT, 2 * (size_t)C * sizeof(float), x->s>>>(B, C, in, z, gamma,
-		mean, rstd, da, dx, dx_acc, scratch);
-	if (CU_LAUNCH(x, "gn_mish_bwd_kernel"))
+	ACT_DISPATCH(x, gn_mish_bwd_launch, x, B, C, in, z, gamma, mean, rstd, da, dx, dx_acc,
+		scratch);
+	if (x->err)
 		return;
 	gn_param_grad_kernel<<<blocks_for((size_t)C), NT, 0, x->s>>>(B, C, scratch, dgamma, dbeta);
 	CU_LAUNCH(x, "gn_param_grad_kernel");
@@ -395,17 +486,18 @@ void k_relu_bwd(cu_ctx *x, size_t n, const float *h, float *dh)
 /* One thread per (sample, channel) (grid-stride over B·C; consecutive
  * threads take consecutive channels of a row: coalesced), looping over the
  * 34 tiles: the mean, and the max with the first tile that reaches it. */
-__global__ static void pool_fwd_kernel(int B, int C, const float *in, float *avg, float *max,
+template <typename T>
+__global__ static void pool_fwd_kernel(int B, int C, const T *in, float *avg, float *max,
 	uint8_t *arg, int ldp)
 {
 	GRID_STRIDE(i, (size_t)B * C)
 	{
 		size_t b = i / C, ch = i % C;
-		const float *xb = in + (b * HY_NN_TP + 1) * C + ch;
-		float av = 0.0f, mx = xb[0];
+		const T *xb = in + (b * HY_NN_TP + 1) * C + ch;
+		float av = 0.0f, mx = ld(xb, 0);
 		int am = 0;
 		for (int t = 0; t < HY_NN_T; t++) {
-			float v = xb[(size_t)t * C];
+			float v = ld(xb, (size_t)t * C);
 			av += v;
 			if (v > mx) {
 				mx = v;
@@ -422,52 +514,70 @@ __global__ static void pool_fwd_kernel(int B, int C, const float *in, float *avg
 
 /* One thread per (sample, channel), as the forward: dx += davg/34 on the
  * 34 tiles, then + dmax at the argmax (the order of cpu.c). */
+template <typename T>
 __global__ static void pool_bwd_kernel(int B, int C, const float *davg, const float *dmax,
-	const uint8_t *arg, int ldp, float *dx)
+	const uint8_t *arg, int ldp, T *dx)
 {
 	GRID_STRIDE(i, (size_t)B * C)
 	{
 		size_t b = i / C, ch = i % C;
-		float *xb = dx + (b * HY_NN_TP + 1) * C + ch;
+		T *xb = dx + (b * HY_NN_TP + 1) * C + ch;
 		float da = davg[b * ldp + ch];
-		for (int t = 0; t < HY_NN_T; t++)
-			xb[(size_t)t * C] += da * (1.0f / HY_NN_T);
-		if (dmax)
-			xb[(size_t)arg[b * C + ch] * C] += dmax[b * ldp + ch];
+		for (int t = 0; t < HY_NN_T; t++) {
+			size_t k = (size_t)t * C;
+			st(xb, k, ld(xb, k) + da * (1.0f / HY_NN_T));
+		}
+		if (dmax) {
+			size_t k = (size_t)arg[b * C + ch] * C;
+			st(xb, k, ld(xb, k) + dmax[b * ldp + ch]);
+		}
 	}
 }
 
-void k_pool_fwd(cu_ctx *x, int B, int C, const float *in, float *avg, float *max,
+template <typename T>
+static void pool_fwd_launch(cu_ctx *x, int B, int C, const void *in, float *avg, float *max,
 	uint8_t *arg, int ldp)
 {
 	size_t n = (size_t)B * C;
-	if (!n)
-		return;
-	pool_fwd_kernel<<<blocks_for(n), NT, 0, x->s>>>(B, C, in, avg, max, arg, ldp);
+	pool_fwd_kernel<T><<<blocks_for(n), NT, 0, x->s>>>(B, C, (const T *)in, avg, max, arg, ldp);
 	CU_LAUNCH(x, "pool_fwd_kernel");
 }
 
-void k_pool_bwd(cu_ctx *x, int B, int C, const float *davg, const float *dmax,
-	const uint8_t *arg, int ldp, float *dx)
+void k_pool_fwd(cu_ctx *x, int B, int C, const void *in, float *avg, float *max,
+	uint8_t *arg, int ldp)
+{
+	if (B > 0 && C > 0)
+		ACT_DISPATCH(x, pool_fwd_launch, x, B, C, in, avg, max, arg, ldp);
+}
+
+template <typename T>
+static void pool_bwd_launch(cu_ctx *x, int B, int C, const float *davg, const float *dmax,
+	const uint8_t *arg, int ldp, void *dx)
 {
 	size_t n = (size_t)B * C;
-	if (!n)
-		return;
-	pool_bwd_kernel<<<blocks_for(n), NT, 0, x->s>>>(B, C, davg, dmax, arg, ldp, dx);
+	pool_bwd_kernel<T><<<blocks_for(n), NT, 0, x->s>>>(B, C, davg, dmax, arg, ldp, (T *)dx);
 	CU_LAUNCH(x, "pool_bwd_kernel");
+}
+
+void k_pool_bwd(cu_ctx *x, int B, int C, const float *davg, const float *dmax,
+	const uint8_t *arg, int ldp, void *dx)
+{
+	if (B > 0 && C > 0)
+		ACT_DISPATCH(x, pool_bwd_launch, x, B, C, davg, dmax, arg, ldp, dx);
 }
 
 /* One thread per element of [B][36][C] (grid-stride; pads included: x and
  * y have zero pads, so out does): the gate s = σ(e_avg + e_max) of the
  * element's (sample, channel), out = x + y·s; row 0 stores s. */
-__global__ static void se_fwd_kernel(int B, int C, const float *in, const float *y,
-	const float *e2, float *s, float *out)
+template <typename T>
+__global__ static void se_fwd_kernel(int B, int C, const T *in, const T *y, const float *e2,
+	float *s, T *out)
 {
 	GRID_STRIDE(i, (size_t)B * HY_NN_TP * C)
 	{
 		size_t b = i / ((size_t)HY_NN_TP * C), t = i / C % HY_NN_TP, ch = i % C;
 		float sv = hy_nn_sigmoid(e2[b * C + ch] + e2[((size_t)B + b) * C + ch]);
-		out[i] = in[i] + y[i] * sv;
+		st(out, i, ld(in, i) + ld(y, i) * sv);
 		if (t == 0)
 			s[b * C + ch] = sv;
 	}
@@ -475,8 +585,9 @@ __global__ static void se_fwd_kernel(int B, int C, const float *in, const float 
 
 /* One thread per (sample, channel) (grid-stride over B·C, coalesced over
  * channels), looping over the 36 rows: dy = dout·s, and Σ dout·y. */
-__global__ static void se_bwd_kernel(int B, int C, const float *y, const float *s,
-	const float *dout, float *dy, float *de2)
+template <typename T>
+__global__ static void se_bwd_kernel(int B, int C, const T *y, const float *s, const T *dout,
+	T *dy, float *de2)
 {
 	GRID_STRIDE(k, (size_t)B * C)
 	{
@@ -484,8 +595,9 @@ __global__ static void se_bwd_kernel(int B, int C, const float *y, const float *
 		float sv = s[k], acc = 0.0f;
 		for (int t = 0; t < HY_NN_TP; t++) {
 			size_t i = (b * HY_NN_TP + t) * C + ch;
-			acc += dout[i] * y[i];
-			dy[i] = dout[i] * sv;
+			float g = ld(dout, i);
+			acc += g * ld(y, i);
+			st(dy, i, g * sv);
 		}
 		float de = acc * sv * (1.0f - sv);
 		de2[k] = de;
@@ -493,24 +605,38 @@ __global__ static void se_bwd_kernel(int B, int C, const float *y, const float *
 	}
 }
 
-void k_se_fwd(cu_ctx *x, int B, int C, const float *in, const float *y, const float *e2,
-	float *s, float *out)
+template <typename T>
+static void se_fwd_launch(cu_ctx *x, int B, int C, const void *in, const void *y,
+	const float *e2, float *s, void *out)
 {
 	size_t n = (size_t)B * HY_NN_TP * C;
-	if (!n)
-		return;
-	se_fwd_kernel<<<blocks_for(n), NT, 0, x->s>>>(B, C, in, y, e2, s, out);
+	se_fwd_kernel<T><<<blocks_for(n), NT, 0, x->s>>>(B, C, (const T *)in, (const T *)y, e2, s,
+		(T *)out);
 	CU_LAUNCH(x, "se_fwd_kernel");
 }
 
-void k_se_bwd(cu_ctx *x, int B, int C, const float *y, const float *s, const float *dout,
-	float *dy, float *de2)
+void k_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2,
+	float *s, void *out)
+{
+	if (B > 0 && C > 0)
+		ACT_DISPATCH(x, se_fwd_launch, x, B, C, in, y, e2, s, out);
+}
+
+template <typename T>
+static void se_bwd_launch(cu_ctx *x, int B, int C, const void *y, const float *s,
+	const void *dout, void *dy, float *de2)
 {
 	size_t n = (size_t)B * C;
-	if (!n)
-		return;
-	se_bwd_kernel<<<blocks_for(n), NT, 0, x->s>>>(B, C, y, s, dout, dy, de2);
+	se_bwd_kernel<T><<<blocks_for(n), NT, 0, x->s>>>(B, C, (const T *)y, s, (const T *)dout,
+		(T *)dy, de2);
 	CU_LAUNCH(x, "se_bwd_kernel");
+}
+
+void k_se_bwd(cu_ctx *x, int B, int C, const void *y, const float *s, const void *dout,
+	void *dy, float *de2)
+{
+	if (B > 0 && C > 0)
+		ACT_DISPATCH(x, se_bwd_launch, x, B, C, y, s, dout, dy, de2);
 }
 
 /* ------------------------------------------------------------ losses, sums */
@@ -840,25 +966,29 @@ hy_status hy_nn_cuda_check_bf16(const hy_nn_ctx *c, unsigned long long *mismatch
 /* One thread per element of x [B][36][85] (grid-stride; consecutive
  * threads write consecutive channels of a row, and gather from the
  * sample's channel-major planes, which stay in L1/L2): pad rows 0. */
-__global__ static void expand_obs_kernel(int B, const uint16_t *obs, float *x)
+template <typename T> __global__ static void expand_obs_kernel(int B, const uint16_t *obs, T *x)
 {
 	GRID_STRIDE(i, (size_t)B * HY_NN_TP * HY_OBS_CHANNELS)
 	{
 		size_t b = i / ((size_t)HY_NN_TP * HY_OBS_CHANNELS);
 		int r = (int)(i / HY_OBS_CHANNELS % HY_NN_TP), c = (int)(i % HY_OBS_CHANNELS);
-		x[i] = r == 0 || r == HY_NN_TP - 1
-			? 0.0f
-			: hy_nn_half_to_float(obs[b * HY_OBS_SIZE + (size_t)c * HY_NN_T + (r - 1)]);
+		st(x, i, r == 0 || r == HY_NN_TP - 1
+				? 0.0f
+				: hy_nn_half_to_float(obs[b * HY_OBS_SIZE + (size_t)c * HY_NN_T + (r - 1)]));
 	}
 }
 
-void k_expand_obs(cu_ctx *x, int B, const uint16_t *obs, float *out)
+template <typename T> static void expand_obs_launch(cu_ctx *x, int B, const uint16_t *obs, void *out)
 {
 	size_t n = (size_t)B * HY_NN_TP * HY_OBS_CHANNELS;
-	if (!n)
-		return;
-	expand_obs_kernel<<<blocks_for(n), NT, 0, x->s>>>(B, obs, out);
+	expand_obs_kernel<T><<<blocks_for(n), NT, 0, x->s>>>(B, obs, (T *)out);
 	CU_LAUNCH(x, "expand_obs_kernel");
+}
+
+void k_expand_obs(cu_ctx *x, int B, const uint16_t *obs, void *out)
+{
+	if (B > 0)
+		ACT_DISPATCH(x, expand_obs_launch, x, B, obs, out);
 }
 
 /* ------------------------------------------------------------ bf16 taps */
@@ -868,20 +998,28 @@ void k_expand_obs(cu_ctx *x, int B, const uint16_t *obs, float *out)
  * (r + k)·cols + i = r·cols + (k·cols + i), row r of dst is the 3·cols
  * values of src from row r on: the overlapping view of src made dense, so
  * that a 3-tap convolution is one GEMM with K = 3·cols. */
-__global__ static void taps_bf16_kernel(int rows, int cols, const float *src, uint16_t *dst)
+template <typename T>
+__global__ static void taps_bf16_kernel(int rows, int cols, const T *src, uint16_t *dst)
 {
 	const size_t w = 3 * (size_t)cols;
 	GRID_STRIDE(e, (size_t)rows * w)
-	dst[e] = hy_nn_bf16_round(src[e / w * (size_t)cols + e % w]);
+	dst[e] = hy_nn_bf16_round(ld(src, e / w * (size_t)cols + e % w));
 }
 
-void k_taps_bf16(cu_ctx *x, int rows, int cols, const float *src, uint16_t *dst)
+/* src is activation storage: bf16 in a bf16 context (the taps are then a
+ * plain copy: the round trip through fp32 is exact), else fp32. */
+template <typename T>
+static void taps_launch(cu_ctx *x, int rows, int cols, const void *src, uint16_t *dst)
 {
 	size_t n = (size_t)rows * 3 * cols;
-	if (!n)
-		return;
-	taps_bf16_kernel<<<blocks_for(n), NT, 0, x->s>>>(rows, cols, src, dst);
+	taps_bf16_kernel<T><<<blocks_for(n), NT, 0, x->s>>>(rows, cols, (const T *)src, dst);
 	CU_LAUNCH(x, "taps_bf16_kernel");
+}
+
+void k_taps_bf16(cu_ctx *x, int rows, int cols, const void *src, uint16_t *dst)
+{
+	if (rows > 0 && cols > 0)
+		ACT_DISPATCH(x, taps_launch, x, rows, cols, src, dst);
 }
 
 /* One thread per element of dst [3·cout][cin] (grid-stride): the weights

@@ -54,14 +54,16 @@ size_t hy_nn_plan_param_floats(hy_nn_arch a, size_t *largest)
 /* ------------------------------------------------------------ workspace */
 
 /* The allocations of hy_nn_work_init, or hy_nn_work_init_infer (model.c
- * work_alloc), one by one. */
-size_t hy_nn_plan_work_bytes(hy_nn_arch a, int batch, int infer)
+ * work_alloc), one by one; activation storage (backend.h hy_nn_act) is
+ * 2 bytes an element in bf16, 4 in fp32. */
+size_t hy_nn_plan_work_bytes(hy_nn_arch a, int batch, int precision, int infer)
 {
 	const size_t B = (size_t)batch, C = (size_t)a.channels, N = (size_t)a.blocks, r = C / 16;
-	const size_t R = B * HY_NN_TP, F = sizeof(float), RC = R * C * F, G = HY_NN_GROUPS;
+	const size_t AS = precision == HY_NN_PREC_BF16 ? 2 : 4;
+	const size_t R = B * HY_NN_TP, F = sizeof(float), RC = R * C * AS, G = HY_NN_GROUPS;
 	size_t n = 0;
 #define A(bytes) (n += hy_nn_cuda_round(bytes))
-	A(R * HY_NN_IN * F);
+	A(R * HY_NN_IN * AS);
 	for (size_t i = 0; i <= N && (!infer || i < 2); i++)
 		A(RC); /* inference: two trunk buffers that the blocks alternate */
 	for (size_t i = 0; i < (infer && N ? 1 : N); i++) { /* inference: one set */
@@ -113,10 +115,11 @@ void hy_nn_plan_scratch(hy_nn_arch a, int batch, int precision, hy_nn_cuda_scrat
 		cm = HY_NN_POL_CH;
 	const int bf16 = precision == HY_NN_PREC_BF16;
 	memset(s, 0, sizeof *s);
-	/* operands: the largest activation-shaped matrix is R rows × cm, and a
-	 * convolution's bf16 taps are (R − 2) × 3·cm */
+	/* operands: a convolution's bf16 taps are (R − 2) × 3·cm, the largest
+	 * activation-shaped matrix (an fp32 head gradient rounded for a GEMM)
+	 * R rows × cm; activations themselves are already bf16 (no copy, and
+	 * cuDNN writes its bf16 outputs in place) */
 	s->act16[0] = s->act16[1] = bf16 ? hy_nn_cuda_round(R * 3 * cm * 2) : 0;
-	s->out16 = bf16 ? hy_nn_cuda_round(R * cm * 2) : 0;
 	s->w16[0] = s->w16[1] = bf16 ? hy_nn_cuda_round(largest * 2) : 0;
 	s->wtmp = hy_nn_cuda_round(largest * sizeof(float));
 	s->ones = hy_nn_cuda_round(R * sizeof(float));
@@ -124,7 +127,7 @@ void hy_nn_plan_scratch(hy_nn_arch a, int batch, int precision, hy_nn_cuda_scrat
 	s->partials = hy_nn_cuda_round((HY_NN_CUDA_PARTIALS + 16) * sizeof(double) +
 		(size_t)batch * (sizeof(double) + sizeof(int)));
 	s->workspace = HY_NN_CUDA_WORKSPACE;
-	s->total = s->act16[0] + s->act16[1] + s->out16 + s->w16[0] + s->w16[1] + s->wtmp +
+	s->total = s->act16[0] + s->act16[1] + s->w16[0] + s->w16[1] + s->wtmp +
 		s->ones + s->partials + s->workspace;
 }
 
@@ -133,7 +136,7 @@ void hy_nn_plan_mem(hy_nn_arch a, int batch, int precision, int infer, hy_nn_mem
 	hy_nn_cuda_scratch s;
 	hy_nn_plan_scratch(a, batch, precision, &s);
 	p->params = 4 * hy_nn_cuda_round(hy_nn_plan_param_floats(a, NULL) * sizeof(float));
-	p->work = hy_nn_plan_work_bytes(a, batch, infer);
+	p->work = hy_nn_plan_work_bytes(a, batch, precision, infer);
 	p->scratch = s.total;
 	p->total = p->params + p->work + p->scratch;
 }

@@ -33,7 +33,6 @@ enum {
  * sizes in bytes, each rounded to HY_NN_CUDA_ALIGN. */
 typedef struct hy_nn_cuda_scratch {
 	size_t act16[2];  /* bf16 GEMM operands: an activation, or its 3 taps  */
-	size_t out16;     /* bf16 output of a cuDNN convolution (bf16 only)    */
 	size_t w16[2];    /* bf16 copies of weight operands / weight gradient  */
 	size_t wtmp;      /* fp32 weight-gradient target while timing           */
 	size_t ones;      /* fp32 ones for bias gradients (a GEMV)              */
@@ -55,8 +54,9 @@ size_t hy_nn_cuda_round(size_t bytes);
  * and the largest single tensor. */
 size_t hy_nn_plan_param_floats(hy_nn_arch a, size_t *largest);
 /* Bytes hy_nn_work_init (infer 0) or hy_nn_work_init_infer (infer 1)
- * allocates for a batch through the backend. */
-size_t hy_nn_plan_work_bytes(hy_nn_arch a, int batch, int infer);
+ * allocates for a batch through the backend, with the activation storage
+ * of precision (hy_nn_precision). */
+size_t hy_nn_plan_work_bytes(hy_nn_arch a, int batch, int precision, int infer);
 void hy_nn_plan_scratch(hy_nn_arch a, int batch, int precision, hy_nn_cuda_scratch *s);
 /* The model, the workspace (training or inference) and the scratch. */
 void hy_nn_plan_mem(hy_nn_arch a, int batch, int precision, int infer, hy_nn_mem_plan *p);
