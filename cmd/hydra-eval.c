@@ -242,9 +242,9 @@ static int rank_failed(const hy_dist *ds, int rc)
 
 static int run_arena_ranks(const opts *o, const hy_dist *ds);
 
-/* Under mpirun the seeds are shared out in blocks (lib/dist), every rank
- * writes the logs of its games, and rank 0 gathers the results and
- * reports on all of them. */
+/* Under mpirun the seeds are shared out by index (seed k on rank k mod N,
+ * lib/dist), every rank writes the logs of its games, and rank 0 gathers
+ * the results and reports on all of them. */
 static int run_arena(const opts *o)
 {
 	hy_dist ds;
@@ -286,14 +286,15 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 		return hy_status_exit(st);
 	}
 	double t0 = now_s();
-	uint64_t lo, hi; /* this rank's seeds */
-	hy_dist_range(ds, o->seeds, &lo, &hi);
+	/* this rank's seeds: rank, rank + N, rank + 2N, ... */
+	uint64_t mine = hy_dist_stride_count(ds->rank, ds->size, o->seeds);
 	arena_ui u = {.o = o, .tty = isatty(STDERR_FILENO) && !o->quiet && ds->rank == 0,
-		      .t0 = t0, .last = t0, .total = (hi - lo) * HY_ARENA_ROTATIONS};
+		      .t0 = t0, .last = t0, .total = mine * HY_ARENA_ROTATIONS};
 	hy_arena_opts ao = {.seed = o->seed, .nseeds = o->seeds, .tables = o->tables,
 			    .threads = o->threads, .on_game = on_game, .ctx = &u,
-			    .first = lo, .count = hi - lo};
-	if (hi > lo)
+			    .first = (uint64_t)ds->rank, .count = mine,
+			    .stride = (uint64_t)ds->size};
+	if (mine)
 		st = hy_arena_run(&ao, &chal, &opp, &acc, &d);
 	if (!st)
 		st = hy_arena_gather(ds, &acc, &d);

@@ -89,12 +89,15 @@ typedef struct sp {
 	uint64_t total, played, aborted, nsamples;
 	int tty;
 	double t0, last;
-	/* ranks (mpirun): rank r plays block r of the games; ranks > 0 keep
-	 * their samples here and send them to rank 0, which writes them after
-	 * its own, in rank order, that is in game order */
+	/* ranks (mpirun): rank r of N plays games r, r + N, r + 2N, ... of
+	 * the run; every rank keeps its samples here, game by game (gend[k]:
+	 * end of its k-th game's samples), and after the games rank 0 writes
+	 * them in game order: game i is rank i mod N's, sent as one message */
 	hy_dist ds;
 	hy_sample *kept;
 	size_t nkept, capkept;
+	size_t *gend;
+	uint64_t ngames, capgames;
 } sp;
 
 static double now(void)
@@ -176,9 +179,36 @@ static hy_status keep_sample(sp *s, const hy_sample *x, hy_diag *d)
 	return HY_OK;
 }
 
-/* After every rank's games: the counts summed on every rank, the samples of
- * ranks 1..N-1 written by rank 0 after its own, in rank order. */
-static hy_status gather(sp *s, hy_diag *d)
+/* Ends this rank's k-th game in the kept samples. */
+static hy_status keep_game_end(sp *s, hy_diag *d)
+{
+	if (s->ngames == s->capgames) {
+		uint64_t cap = s->capgames ? 2 * s->capgames : 256;
+		size_t *p = realloc(s->gend, (size_t)cap * sizeof *p);
+		if (!p)
+			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (rank %d: %" PRIu64
+				" games)", s->ds.rank, s->ngames);
+		s->gend = p;
+		s->capgames = cap;
+	}
+	s->gend[s->ngames++] = s->nkept;
+	return HY_OK;
+}
+
+/* The samples of this rank's k-th game. */
+static const hy_sample *kept_game(const sp *s, uint64_t k, size_t *n)
+{
+	size_t a = k ? s->gend[k - 1] : 0;
+	*n = s->gend[k] - a;
+	return s->kept + a;
+}
+
+/* After every rank's games (count of them, rank r's being r, r + N, ...):
+ * the counts summed on every rank; every rank > 0 sends its games' samples
+ * to rank 0, one message a game, in its order, and rank 0 writes game i's
+ * samples, from its own or from rank i mod N, in game order. Memory: each
+ * rank's own samples and one game's. */
+static hy_status gather(sp *s, uint64_t count, hy_diag *d)
 {
 	double c[3] = {(double)s->played, (double)s->aborted, (double)s->nsamples};
 	hy_status st = hy_dist_sum_f64(&s->ds, c, 3, d);
@@ -187,22 +217,42 @@ static hy_status gather(sp *s, hy_diag *d)
 	s->played = (uint64_t)c[0];
 	s->aborted = (uint64_t)c[1];
 	s->nsamples = (uint64_t)c[2];
-	if (s->ds.rank > 0)
-		return hy_dist_send_msg(&s->ds, 0, s->kept, s->nkept * sizeof *s->kept, d);
-	void *buf = NULL;
-	size_t cap = 0, n = 0;
-	for (int r = 1; r < s->ds.size && st == HY_OK; r++) {
-		if ((st = hy_dist_recv_msg(&s->ds, r, &buf, &cap, &n, d)) != HY_OK)
-			break;
-		if (n % sizeof(hy_sample)) {
-			st = hy_diag_set(d, HY_EDATA, 0, "rank %d sent %zu bytes: not whole samples",
-				r, n);
-			break;
+	if (!s->samples)
+		return HY_OK;
+	const uint64_t size = (uint64_t)s->ds.size;
+	if (s->ngames != hy_dist_stride_count(s->ds.rank, s->ds.size, count))
+		return hy_diag_set(d, HY_EDATA, 0, "rank %d of %d: %" PRIu64 " games kept, "
+			"expected %" PRIu64, s->ds.rank, s->ds.size, s->ngames,
+			hy_dist_stride_count(s->ds.rank, s->ds.size, count));
+	size_t n = 0;
+	if (s->ds.rank > 0) {
+		for (uint64_t k = 0; k < s->ngames && st == HY_OK; k++) {
+			const hy_sample *x = kept_game(s, k, &n);
+			st = hy_dist_send_msg(&s->ds, 0, x, n * sizeof *x, d);
 		}
-		const hy_sample *x = buf;
+		return st;
+	}
+	void *buf = NULL;
+	size_t cap = 0;
+	for (uint64_t i = 0; i < count && st == HY_OK; i++) {
+		int r = (int)(i % size);
+		const hy_sample *x;
+		if (r == 0) {
+			x = kept_game(s, i / size, &n);
+		} else {
+			if ((st = hy_dist_recv_msg(&s->ds, r, &buf, &cap, &n, d)) != HY_OK)
+				break;
+			if (n % sizeof(hy_sample)) {
+				st = hy_diag_set(d, HY_EDATA, 0, "rank %d sent %zu bytes: not "
+					"whole samples", r, n);
+				break;
+			}
+			x = buf;
+			n /= sizeof(hy_sample);
+		}
 		hy_diag_init(d, s->out.st.path ? s->out.st.path : "(stdout)");
-		for (size_t i = 0; s->w && i < n / sizeof *x && st == HY_OK; i++)
-			st = hy_sms_write(s->w, &x[i], d);
+		for (size_t j = 0; s->w && j < n && st == HY_OK; j++)
+			st = hy_sms_write(s->w, &x[j], d);
 	}
 	free(buf);
 	return st;
@@ -212,6 +262,7 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 {
 	sp *s = ctx;
 	s->played++;
+	hy_status st;
 	if (g->aborted) {
 		s->aborted++;
 		char buf[1400];
@@ -220,12 +271,23 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 		fprintf(stderr, "%s: game %" PRIu64 " (index %" PRIu64 ") aborted: %s\n", prog,
 			g->game + 1, g->game, hy_diag_format(&g->d, buf, sizeof buf));
 		progress(s, 0);
-		return HY_OK;
+		/* no samples, but a place in the game order */
+		return s->samples && s->ds.size > 1 ? keep_game_end(s, d) : HY_OK;
 	}
-	hy_status st;
 	if (s->log_dir && (st = write_log(s, g, d)) != HY_OK)
 		return st;
-	if (s->w) {
+	if (s->ds.size > 1) {
+		if (s->samples) {
+			for (size_t i = 0; i < g->nsteps; i++) {
+				if (s->learner && g->steps[i].policy != 0)
+					continue;
+				if ((st = keep_sample(s, &g->steps[i].s, d)) != HY_OK)
+					return st;
+			}
+			if ((st = keep_game_end(s, d)) != HY_OK)
+				return st;
+		}
+	} else if (s->w) {
 		hy_diag_init(d, s->out.st.path ? s->out.st.path : "(stdout)");
 		for (size_t i = 0; i < g->nsteps; i++) {
 			if (s->learner && g->steps[i].policy != 0)
@@ -233,13 +295,6 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 			if ((st = hy_sms_write(s->w, &g->steps[i].s, d)) != HY_OK)
 				return st;
 			s->nsamples++;
-		}
-	} else if (s->samples && s->ds.rank > 0) {
-		for (size_t i = 0; i < g->nsteps; i++) {
-			if (s->learner && g->steps[i].policy != 0)
-				continue;
-			if ((st = keep_sample(s, &g->steps[i].s, d)) != HY_OK)
-				return st;
 		}
 	}
 	progress(s, 0);
@@ -495,14 +550,15 @@ int main(int argc, char **argv)
 		s.tty = isatty(STDERR_FILENO);
 		s.t0 = s.last = now();
 		hy_diag_init(&d, NULL);
-		uint64_t lo, hi; /* this rank's block of the games */
-		hy_dist_range(&s.ds, po.count, &lo, &hi);
-		po.first += lo;
-		po.count = hi - lo;
+		/* this rank's games: first + rank, then every size-th */
+		const uint64_t count = po.count;
+		po.first += (uint64_t)s.ds.rank;
+		po.count = hy_dist_stride_count(s.ds.rank, s.ds.size, count);
+		po.stride = (uint64_t)s.ds.size;
 		if (po.count)
 			st = hy_play_run(&po, pp, npol, on_game, &s, &d);
 		if (st == HY_OK && s.ds.size > 1)
-			st = gather(&s, &d);
+			st = gather(&s, count, &d);
 	}
 	if (st != HY_OK) {
 		if (s.tty && s.played)
@@ -542,6 +598,7 @@ int main(int argc, char **argv)
 		hy_policy_close(&pol[i]);
 	hy_gamelog_free(&s.jbuf);
 	free(s.kept);
+	free(s.gend);
 	hy_dist_free(&s.ds);
 	if (st != HY_OK)
 		return st == HY_EUNSUP ? 4 : hy_status_exit(st);

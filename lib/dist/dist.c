@@ -64,6 +64,12 @@ void hy_dist_range_of(int r, int size, uint64_t n, uint64_t *lo, uint64_t *hi)
 	*hi = *lo + q + (u < m);
 }
 
+uint64_t hy_dist_stride_count(int r, int size, uint64_t n)
+{
+	uint64_t u = (uint64_t)r, m = (uint64_t)size;
+	return n / m + (u < n % m);
+}
+
 void hy_dist_range(const hy_dist *ds, uint64_t n, uint64_t *lo, uint64_t *hi)
 {
 	hy_dist_range_of(ds->rank, ds->size, n, lo, hi);
@@ -275,6 +281,114 @@ hy_status hy_dist_recv_msg(const hy_dist *ds, int from, void **buf, size_t *cap,
 	hy_diag *d)
 {
 	return hy_diag_set(d, HY_EUSAGE, 0, "no rank %d: a single process", from);
+}
+
+#endif
+
+/* ---------------------------------------------------------------- nonblocking sums */
+
+#ifdef HY_HAVE_MPI
+
+struct hy_dist_reqs {
+	size_t n, hi; /* hi: one past the highest sum started since the last wait */
+	MPI_Request *r;
+};
+
+hy_status hy_dist_reqs_init(hy_dist_reqs **out, size_t n, hy_diag *d)
+{
+	hy_dist_reqs *q = calloc(1, sizeof *q);
+	if (q)
+		q->r = malloc((n ? n : 1) * sizeof *q->r);
+	if (!q || !q->r) {
+		free(q);
+		*out = NULL;
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu requests)", n);
+	}
+	q->n = n;
+	for (size_t i = 0; i < n; i++)
+		q->r[i] = MPI_REQUEST_NULL;
+	*out = q;
+	return HY_OK;
+}
+
+void hy_dist_reqs_free(hy_dist_reqs *q)
+{
+	if (!q)
+		return;
+	free(q->r);
+	free(q);
+}
+
+hy_status hy_dist_isum_f32(const hy_dist *ds, hy_dist_reqs *q, size_t i, float *buf,
+	size_t count, hy_diag *d)
+{
+	if (ds->size < 2)
+		return HY_OK;
+	if (i >= q->n || q->r[i] != MPI_REQUEST_NULL || count > 2147483647u)
+		return hy_diag_set(d, HY_EUSAGE, 0, "rank %d of %d: nonblocking sum %zu of %zu "
+			"(%zu floats) cannot start", ds->rank, ds->size, i, q->n, count);
+	MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT, MPI_SUM,
+			  MPI_COMM_WORLD, &q->r[i]), "MPI_Iallreduce");
+	if (i + 1 > q->hi)
+		q->hi = i + 1;
+	return HY_OK;
+}
+
+hy_status hy_dist_test(const hy_dist *ds, hy_dist_reqs *q, int *done, hy_diag *d)
+{
+	*done = 1;
+	if (ds->size < 2 || q->hi == 0)
+		return HY_OK;
+	MPI_CHECK(MPI_Testall((int)q->hi, q->r, done, MPI_STATUSES_IGNORE), "MPI_Testall");
+	return HY_OK;
+}
+
+hy_status hy_dist_wait(const hy_dist *ds, hy_dist_reqs *q, hy_diag *d)
+{
+	if (ds->size < 2 || q->hi == 0)
+		return HY_OK;
+	int rc = MPI_Waitall((int)q->hi, q->r, MPI_STATUSES_IGNORE);
+	q->hi = 0;
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(ds, rc, "MPI_Waitall", d);
+	return HY_OK;
+}
+
+#else /* single rank: the sums are the identity */
+
+struct hy_dist_reqs {
+	size_t n;
+};
+
+hy_status hy_dist_reqs_init(hy_dist_reqs **out, size_t n, hy_diag *d)
+{
+	*out = calloc(1, sizeof **out);
+	if (!*out)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	(*out)->n = n;
+	return HY_OK;
+}
+
+void hy_dist_reqs_free(hy_dist_reqs *q)
+{
+	free(q);
+}
+
+hy_status hy_dist_isum_f32(const hy_dist *ds, hy_dist_reqs *q, size_t i, float *buf,
+	size_t count, hy_diag *d)
+{
+	return HY_OK;
+}
+
+hy_status hy_dist_test(const hy_dist *ds, hy_dist_reqs *q, int *done, hy_diag *d)
+{
+	*done = 1;
+	return HY_OK;
+}
+
+hy_status hy_dist_wait(const hy_dist *ds, hy_dist_reqs *q, hy_diag *d)
+{
+	return HY_OK;
 }
 
 #endif

@@ -1,7 +1,8 @@
 /* Multi-process runs over MPI (ARCHITECTURE.md §8-9, issue 13): rank setup, sums
  * over all ranks, point-to-point byte transfers, and the partition of index
- * ranges (samples of a batch, games of a run) across ranks. Used by train/
- * and the self-play and evaluation programs; nothing below them sees it.
+ * ranges across ranks (contiguous blocks: samples of a batch; strided:
+ * games of a self-play or arena run). Used by train/ and the self-play and
+ * evaluation programs; nothing below them sees it.
  *
  * MPI is optional at build time (HY_HAVE_MPI, Makefile probe, NO_MPI=1)
  * and at run time: hy_dist_init calls MPI_Init_thread only when the process
@@ -57,6 +58,11 @@ int hy_dist_env_rank(void);
 void hy_dist_range(const hy_dist *ds, uint64_t n, uint64_t *lo, uint64_t *hi);
 /* Block [*lo, *hi) of rank r. */
 void hy_dist_range_of(int r, int size, uint64_t n, uint64_t *lo, uint64_t *hi);
+/* Strided partition (games of hydra-sp and seeds of hydra-eval): rank r
+ * of size takes items r, r + size, r + 2·size, ... of n, that is
+ * hy_dist_stride_count(r, size, n) of them (n/size, one more for the first
+ * n mod size ranks). */
+uint64_t hy_dist_stride_count(int r, int size, uint64_t n);
 /* Round-robin ownership: item i belongs to rank i mod size. */
 static inline int hy_dist_owner(const hy_dist *ds, uint64_t i)
 {
@@ -78,5 +84,26 @@ hy_status hy_dist_barrier(const hy_dist *ds, hy_diag *d);
 hy_status hy_dist_send_msg(const hy_dist *ds, int to, const void *buf, size_t n, hy_diag *d);
 hy_status hy_dist_recv_msg(const hy_dist *ds, int from, void **buf, size_t *cap, size_t *n,
 	hy_diag *d);
+
+/* Nonblocking in-place sums (MPI_Iallreduce), for the gradient sum that
+ * overlaps the backward pass (dist/grad.h hy_dist_overlap). A set holds up
+ * to n sums in flight, numbered 0 to n−1; every rank must start the same
+ * sums (same sizes) in the same order, as with any collective. Between the
+ * start of sum i and the hy_dist_wait that ends it, its buffer belongs to
+ * MPI: the caller neither reads nor writes it. For a single rank every
+ * call is a no-op (sums are the identity). */
+typedef struct hy_dist_reqs hy_dist_reqs;
+
+hy_status hy_dist_reqs_init(hy_dist_reqs **q, size_t n, hy_diag *d);
+void hy_dist_reqs_free(hy_dist_reqs *q); /* NULL is fine; waits for nothing */
+/* Starts sum i of buf[0, count) (count ≤ INT_MAX) over all ranks. */
+hy_status hy_dist_isum_f32(const hy_dist *ds, hy_dist_reqs *q, size_t i, float *buf,
+	size_t count, hy_diag *d);
+/* Lets MPI progress the sums started (MPI_Testall: without an asynchronous
+ * progress thread a nonblocking collective advances only inside MPI
+ * calls); *done: 1 when every started sum has finished. */
+hy_status hy_dist_test(const hy_dist *ds, hy_dist_reqs *q, int *done, hy_diag *d);
+/* Waits for every started sum (MPI_Waitall); the set is empty again. */
+hy_status hy_dist_wait(const hy_dist *ds, hy_dist_reqs *q, hy_diag *d);
 
 #endif

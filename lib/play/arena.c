@@ -244,9 +244,11 @@ static hy_status pass_sink(void *ctx, const hy_play_game *g, hy_diag *d)
 hy_status hy_arena_run(const hy_arena_opts *o, hy_policy *challenger, hy_policy *opponent,
 		       hy_arena_acc *a, hy_diag *d)
 {
+	const uint64_t stride = o->stride ? o->stride : 1;
 	if (o->nseeds == 0 || a->nseeds != o->nseeds || o->tables < 1 || o->threads < 1 ||
-	    o->first > o->nseeds || o->count > o->nseeds - o->first ||
-	    (o->first && !o->count))
+	    (o->count ? o->first >= o->nseeds ||
+				o->count - 1 > (o->nseeds - 1 - o->first) / stride
+		      : o->first || stride != 1))
 		return hy_diag_set(d, HY_EUSAGE, 0, "arena: bad options");
 	hy_policy *pol[2];
 	pol[HY_ARENA_CHALLENGER] = challenger;
@@ -258,6 +260,7 @@ hy_status hy_arena_run(const hy_arena_opts *o, hy_policy *challenger, hy_policy 
 		po.seed = o->seed;
 		po.first = o->first;
 		po.count = o->count ? o->count : o->nseeds;
+		po.stride = stride;
 		po.tables = o->tables;
 		po.threads = o->threads;
 		po.record_steps = 0;
@@ -270,30 +273,52 @@ hy_status hy_arena_run(const hy_arena_opts *o, hy_policy *challenger, hy_policy 
 	return HY_OK;
 }
 
+/* Copies the results of seeds r, r + size, ... between the accumulator
+ * and a packed buffer of their count (to_acc: into the accumulator). */
+static void stride_copy(hy_arena_acc *a, int r, int size, hy_arena_result *packed, int to_acc)
+{
+	uint64_t n = hy_dist_stride_count(r, size, a->nseeds);
+	for (uint64_t k = 0; k < n; k++) {
+		hy_arena_result *x = &a->res[((uint64_t)r + k * (uint64_t)size) * HY_ARENA_ROTATIONS];
+		hy_arena_result *y = &packed[k * HY_ARENA_ROTATIONS];
+		if (to_acc)
+			memcpy(x, y, HY_ARENA_ROTATIONS * sizeof *x);
+		else
+			memcpy(y, x, HY_ARENA_ROTATIONS * sizeof *x);
+	}
+}
+
 hy_status hy_arena_gather(const hy_dist *ds, hy_arena_acc *a, hy_diag *d)
 {
 	if (ds->size < 2)
 		return HY_OK;
 	const size_t per = HY_ARENA_ROTATIONS * sizeof *a->res;
-	uint64_t lo, hi;
-	if (ds->rank > 0) {
-		hy_dist_range(ds, a->nseeds, &lo, &hi);
-		return hy_dist_send_msg(ds, 0, a->res + lo * HY_ARENA_ROTATIONS,
-			(size_t)(hi - lo) * per, d);
-	}
-	void *buf = NULL;
-	size_t cap = 0, n = 0;
+	/* rank 1 has the most seeds of the ranks that send */
+	size_t most = (size_t)hy_dist_stride_count(1, ds->size, a->nseeds);
+	hy_arena_result *buf = malloc(most ? most * per : 1);
+	if (!buf)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu arena results)",
+			most * HY_ARENA_ROTATIONS);
+	size_t cap = most * per, n = 0;
 	hy_status st = HY_OK;
-	for (int r = 1; r < ds->size && !st; r++) {
-		hy_dist_range_of(r, ds->size, a->nseeds, &lo, &hi);
-		if ((st = hy_dist_recv_msg(ds, r, &buf, &cap, &n, d)))
-			break;
-		if (n != (size_t)(hi - lo) * per)
-			st = hy_diag_set(d, HY_EDATA, 0, "arena: rank %d sent %zu bytes of results, "
-				"expected %zu", r, n, (size_t)(hi - lo) * per);
-		else if (n)
-			memcpy(a->res + lo * HY_ARENA_ROTATIONS, buf, n);
+	if (ds->rank > 0) {
+		size_t mine = (size_t)hy_dist_stride_count(ds->rank, ds->size, a->nseeds);
+		stride_copy(a, ds->rank, ds->size, buf, 0);
+		st = hy_dist_send_msg(ds, 0, buf, mine * per, d);
+		free(buf);
+		return st;
 	}
-	free(buf);
+	void *p = buf;
+	for (int r = 1; r < ds->size && !st; r++) {
+		size_t want = (size_t)hy_dist_stride_count(r, ds->size, a->nseeds) * per;
+		if ((st = hy_dist_recv_msg(ds, r, &p, &cap, &n, d)))
+			break;
+		if (n != want)
+			st = hy_diag_set(d, HY_EDATA, 0, "arena: rank %d sent %zu bytes of results, "
+				"expected %zu", r, n, want);
+		else
+			stride_copy(a, r, ds->size, p, 1);
+	}
+	free(p);
 	return st;
 }

@@ -132,9 +132,10 @@ typedef struct hy_arena_opts {
 	int threads;       /* runner threads (≥ 1)                         */
 	hy_arena_game_fn on_game; /* optional: every game, in order        */
 	void *ctx;
-	/* Seeds [first, first + count) only (count 0: all): one rank's share
-	 * of a multi-process run (lib/dist); the others stay unplayed. */
-	uint64_t first, count;
+	/* Seeds first + k·stride, k < count, only (count 0: all; stride 0 or
+	 * 1: consecutive): one rank's share of a multi-process run (lib/dist:
+	 * first = rank, stride = ranks); the others stay unplayed. */
+	uint64_t first, count, stride;
 } hy_arena_opts;
 
 /* Plays the 4·nseeds games (rotation 0 for every seed, then rotation 1,
@@ -144,10 +145,12 @@ typedef struct hy_arena_opts {
 hy_status hy_arena_run(const hy_arena_opts *o, hy_policy *challenger, hy_policy *opponent,
 		       hy_arena_acc *a, hy_diag *d);
 
-/* After every rank of ds played its block of the seeds (hy_dist_range of
- * nseeds; hy_arena_opts first/count): rank 0 receives the other ranks'
- * results into a, so that hy_arena_summarise (the confidence intervals
- * included) covers every rank's seeds; the other ranks send theirs. */
+/* After every rank of ds played its share of the seeds (seed k on rank
+ * k mod size: hy_arena_opts first = rank, stride = size, count =
+ * hy_dist_stride_count): rank 0 receives the other ranks' results into a,
+ * so that hy_arena_summarise (the confidence intervals included) covers
+ * every rank's seeds; the other ranks send theirs (one message of their
+ * results, packed in seed order). */
 struct hy_dist;
 hy_status hy_arena_gather(const struct hy_dist *ds, hy_arena_acc *a, hy_diag *d);
 

@@ -20,6 +20,7 @@ void hy_play_opts_default(hy_play_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->count = 1;
+	o->stride = 1;
 	o->tables = 1;
 	o->threads = 1;
 	o->gae_lambda = 0.95f;
@@ -46,6 +47,7 @@ typedef struct slot {
 	hy_obs_track trk;
 	size_t fed;          /* log events seen by the tracker and the counters */
 	uint64_t game;
+	uint64_t k;          /* the run's k-th game: game = first + k·stride */
 	int busy, starting;
 	int pol[4];
 	uint64_t ndec;       /* decision points so far (per-decision keys) */
@@ -69,6 +71,7 @@ typedef struct slot {
 
 typedef struct finished {
 	int full;
+	uint64_t k;          /* ordinal of the game in the run */
 	hy_play_game g;
 	gamebuf b;
 } finished;
@@ -86,6 +89,12 @@ typedef struct runner {
 	int *req_slot, *req_i;
 	size_t reqcap;
 } runner;
+
+/* Distance between the run's games (0 counts as 1). */
+static uint64_t stride_of(const hy_play_opts *o)
+{
+	return o->stride ? o->stride : 1;
+}
 
 static int seat_policy(const runner *r, uint64_t game, int seat)
 {
@@ -666,9 +675,10 @@ static void game_over_calls(runner *r, int t, slot *x)
 static void retire(runner *r, int t, slot *x)
 {
 	game_over_calls(r, t, x);
-	finished *f = &r->ring[x->game % (uint64_t)r->tables];
+	finished *f = &r->ring[x->k % (uint64_t)r->tables];
 	gamebuf_swap(&f->b, &x->b);
 	f->full = 1;
+	f->k = x->k;
 	hy_play_game *g = &f->g;
 	memset(g, 0, sizeof *g);
 	g->game = x->game;
@@ -705,14 +715,16 @@ static hy_status check_opts(const hy_play_opts *o, hy_policy *const *pol, int np
 				   "seed %" PRIu64 " is above 2^63-1 (mjai logs carry it as a "
 				   "JSON integer)",
 				   o->seed);
-	if (o->count > UINT64_MAX - o->first)
+	const uint64_t stride = stride_of(o);
+	if (o->count && (o->count - 1) > (UINT64_MAX - o->first) / stride)
 		return hy_diag_set(d, HY_EUSAGE, 0, "game range overflows");
 	if (o->record_steps && !(o->gamma >= 0 && o->gamma <= 1 && o->gae_lambda >= 0 &&
 				 o->gae_lambda <= 1))
 		return hy_diag_set(d, HY_EUSAGE, 0, "gamma and lambda must be in [0, 1]");
 	if (o->seat_policy)
-		for (uint64_t g = o->first; g < o->first + o->count && g < o->first + 4; g++)
+		for (uint64_t k = 0; k < o->count && k < 4; k++)
 			for (int s = 0; s < 4; s++) {
+				uint64_t g = o->first + k * stride;
 				int pi = o->seat_policy(o->seat_ctx, g, s);
 				if (pi < 0 || pi >= npol)
 					return hy_diag_set(d, HY_EUSAGE, 0,
@@ -749,8 +761,9 @@ hy_status hy_play_run(const hy_play_opts *o, hy_policy *const *policies, int npo
 		hy_game_init(&r.s[t].b.log);
 		hy_game_init(&r.ring[t].b.log);
 	}
-	const uint64_t end = o->first + o->count;
-	uint64_t next = o->first, deliver = o->first;
+	/* next, deliver: ordinals k of games, game = first + k·stride */
+	const uint64_t end = o->count, stride = stride_of(o);
+	uint64_t next = 0, deliver = 0;
 	while (st == HY_OK && deliver < end) {
 		/* refill idle slots with the next games, within the ring window */
 		for (int t = 0; t < r.tables && next < end && next < deliver + (uint64_t)r.tables;
@@ -760,7 +773,8 @@ hy_status hy_play_run(const hy_play_opts *o, hy_policy *const *policies, int npo
 				continue;
 			x->busy = 1;
 			x->starting = 1;
-			x->game = next++;
+			x->k = next++;
+			x->game = o->first + x->k * stride;
 		}
 		/* apply answers and collect requests, in parallel over the slots */
 #pragma omp parallel for num_threads(r.threads) schedule(dynamic, 1) if (r.threads > 1)
@@ -784,7 +798,7 @@ hy_status hy_play_run(const hy_play_opts *o, hy_policy *const *policies, int npo
 		/* hand finished games to the sink in order */
 		while (st == HY_OK && deliver < end) {
 			finished *f = &r.ring[deliver % (uint64_t)r.tables];
-			if (!f->full || f->g.game != deliver)
+			if (!f->full || f->k != deliver)
 				break;
 			st = sink(ctx, &f->g, d);
 			f->full = 0;

@@ -3,9 +3,11 @@
  * to a sink in game order. Used by self-play (hydra-sp) and the arena
  * (hydra-eval).
  *
- * Games [first, first + count) are played; game i uses the walls of
- * (seed, i) (ARCHITECTURE.md §9 walls: engine/wall.h), so a game is a function of the
- * seed, its index and the seat policies alone. Up to `tables` games run at
+ * Games first + k·stride, k = 0 … count−1, are played (stride 0 or 1:
+ * the consecutive games [first, first + count); a larger stride gives one
+ * rank's share of a multi-process run, lib/dist); game i uses the walls
+ * of (seed, i) (ARCHITECTURE.md §9 walls: engine/wall.h), so a game is a
+ * function of the seed, its index and the seat policies alone. Up to `tables` games run at
  * once; each round of the runner collects the pending decisions of every
  * running table, groups them by policy and asks each policy once (one
  * batched forward pass for a model), applies the answers, and refills
@@ -91,7 +93,8 @@ typedef struct hy_play_game {
 
 typedef struct hy_play_opts {
 	uint64_t seed;
-	uint64_t first, count;     /* games [first, first + count)           */
+	uint64_t first, count;     /* games first + k·stride, k < count      */
+	uint64_t stride;           /* 0 or 1: consecutive games              */
 	int tables;                /* concurrent tables (≥ 1)                */
 	int threads;               /* threads for rule policies and encoding */
 	int record_steps;          /* fill hy_play_game.steps                */

@@ -1,10 +1,12 @@
 #!/bin/sh
-# Multi-process runs over MPI (lib/dist, issue 13), two ranks on this
-# machine (mpirun --oversubscribe): hydra-sp and hydra-eval give the same
-# output as one process; hydra-fit with 2 ranks matches 1 rank on the same
-# global batch within float summation order, repeats itself bit for bit,
-# resumes a 1-rank checkpoint; a rank killed with SIGKILL fails the whole
-# run (non-zero, the rank named) and leaves only complete checkpoints.
+# Multi-process runs over MPI (lib/dist, issue 13), two and three ranks on
+# this machine (mpirun --oversubscribe): hydra-sp and hydra-eval give the
+# same output as one process, with game (seed) i played by rank i mod N
+# also when N does not divide the games; hydra-fit with 2 ranks matches 1
+# rank on the same global batch within float summation order, repeats
+# itself bit for bit, resumes a 1-rank checkpoint; a rank killed with
+# SIGKILL fails the whole run (non-zero, the rank named) and leaves only
+# complete checkpoints.
 # Skipped when the build has no MPI (NO_MPI=1, or no libopenmpi-dev).
 . tests/shell/lib.sh
 FLAGS="${HY_BUILD:-$TOP/build}/.flags"
@@ -12,18 +14,19 @@ grep -q HY_HAVE_MPI "$FLAGS" 2>/dev/null || skip "built without MPI (skipped)"
 need_cmd mpirun
 need_cmd python3
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
-MPI2="timeout 120 mpirun --oversubscribe --allow-run-as-root -np 2"
+MPIRUN="timeout 120 mpirun --oversubscribe --allow-run-as-root"
 # SANITIZE=1: OpenMPI leaves allocations of its plugins at exit, which it
 # has unloaded (LeakSanitizer sees "<unknown module>" and no suppression
 # can name them): leak checks stay on for the single-process runs here
 # and elsewhere, off under mpirun; ASan and UBSan errors stay fatal.
 if grep -q fsanitize "$FLAGS"; then
-	MPI2="env ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} $MPI2"
+	MPIRUN="env ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} $MPIRUN"
 fi
+MPI2="$MPIRUN -np 2" MPI3="$MPIRUN -np 3"
 SP="$BIN/hydra-sp" EV="$BIN/hydra-eval" F="$BIN/hydra-fit"
 cd "$T" || exit 1
 
-# ---- hydra-sp: game blocks per rank, rank 0 writes the stream: same bytes
+# ---- hydra-sp: game i on rank i mod N, rank 0 writes the stream: same bytes
 "$SP" --games 6 --seed 7 -o one.sms -l logs1 2>sp1.err || { cat sp1.err; fail "hydra-sp"; }
 $MPI2 "$SP" --games 6 --seed 7 -o two.sms -l logs2 2>sp2.err || { cat sp2.err; fail "mpirun hydra-sp"; }
 same_file one.sms two.sms
@@ -45,6 +48,65 @@ a, b = (json.load(open(p)) for p in sys.argv[1:])
 for r in (a, b):
     r.pop("elapsed_s"); r.pop("games_per_s")
 sys.exit(a != b)
+EOF
+
+# ---- 3 ranks, 7 games (seeds): ranks 0, 1, 2 play 3, 2, 2 of them,
+# interleaved; rank 0 gathers them in game order: the same bytes again
+"$SP" --games 7 --seed 7 -o one7.sms -l logs7a 2>/dev/null || fail "hydra-sp 7 games"
+$MPI3 "$SP" --games 7 --seed 7 -o three7.sms -l logs7b 2>sp7.err ||
+	{ cat sp7.err; fail "mpirun -np 3 hydra-sp"; }
+same_file one7.sms three7.sms
+diff -r logs7a logs7b >/dev/null || fail "hydra-sp logs differ between 1 and 3 ranks"
+# --first, --rotate (seats by game index) and --learner go through it too
+"$SP" --games 7 --first 5 --seed 2 --rotate random,baseline --learner -o one7f.sms \
+	2>/dev/null || fail "hydra-sp --first 5"
+$MPI3 "$SP" --games 7 --first 5 --seed 2 --rotate random,baseline --learner -o three7f.sms \
+	2>sp7f.err || { cat sp7f.err; fail "mpirun -np 3 hydra-sp --first 5"; }
+same_file one7f.sms three7f.sms
+# which rank played which game: a seat-0 bot that dies aborts every game,
+# and mpirun --tag-output names the rank of each "aborted" line
+"$SP" --games 7 --seed 7 --seat0 "mjai:exit 0" --others baseline -o dead1.sms 2>/dev/null
+[ $? -eq 1 ] || fail "hydra-sp, every game aborted: exit 1 expected"
+$MPI3 --tag-output "$SP" --games 7 --seed 7 --seat0 "mjai:exit 0" --others baseline \
+	-o dead3.sms >dead3.out 2>&1
+[ $? -ne 0 ] || fail "mpirun -np 3 hydra-sp, every game aborted: exit 0"
+same_file dead1.sms dead3.sms
+python3 - dead3.out <<'EOF' || { cat dead3.out; fail "hydra-sp: game i not on rank i mod 3"; }
+import re, sys
+seen = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"\[\d+,(\d+)\]<stderr>:hydra-sp: game \d+ \(index (\d+)\) aborted", l)
+    if m:
+        seen[int(m.group(2))] = int(m.group(1))
+assert seen == {i: i % 3 for i in range(7)}, seen
+EOF
+"$EV" --challenger random --opponent baseline --seeds 7 -S 4 --json --log-dir el7a >e7a.json \
+	2>/dev/null || fail "hydra-eval --seeds 7"
+$MPI3 "$EV" --challenger random --opponent baseline --seeds 7 -S 4 --json --log-dir el7b \
+	>e7b.json 2>ev7.err || { cat ev7.err; fail "mpirun -np 3 hydra-eval"; }
+[ "$(grep -c . e7b.json)" -eq 1 ] || fail "hydra-eval: one report expected (rank 0's)"
+diff -r el7a el7b >/dev/null || fail "hydra-eval logs differ between 1 and 3 ranks"
+python3 - e7a.json e7b.json <<'EOF' || fail "hydra-eval reports differ between 1 and 3 ranks"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for r in (a, b):
+    r.pop("elapsed_s"); r.pop("games_per_s")
+assert a["seeds_counted"] == 7 and a["games"] == 28, a
+sys.exit(a != b)
+EOF
+# seed k (its 4 rotations) on rank k mod 3
+$MPI3 --tag-output "$EV" --challenger "mjai:exit 0" --opponent baseline --seeds 7 -q \
+	--json >/dev/null 2>dev3.out
+[ $? -ne 0 ] || fail "mpirun -np 3 hydra-eval, every game aborted: exit 0"
+python3 - dev3.out <<'EOF' || { cat dev3.out; fail "hydra-eval: seed k not on rank k mod 3"; }
+import re, sys
+seen = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"\[\d+,(\d+)\]<stderr>:hydra-eval: game aborted \(seed (\d+), "
+                 r"rotation (\d)\)", l)
+    if m:
+        seen[(int(m.group(2)), int(m.group(3)))] = int(m.group(1))
+assert seen == {(k, r): k % 3 for k in range(7) for r in range(4)}, seen
 EOF
 
 # ---- hydra-fit: 2 ranks vs 1 rank, same data, seed and global batch

@@ -1,6 +1,9 @@
 /* lib/play/arena: seat rotation, Student's t quantile, confidence intervals
  * from per-seed means (against a direct computation), rank distribution,
- * rates, aborted games leaving their seed out. */
+ * rates, aborted games leaving their seed out; the strided share of the
+ * games of one rank (lib/dist, issue 13): the runner's games first +
+ * k·stride are the games of a consecutive run, and the arena's seeds
+ * r, r + N, ... of N ranks together give one process's results. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <zlib.h>
 
+#include "dist/dist.h"
+#include "mjai/mjai.h"
 #include "play/arena.h"
+#include "samples/stream.h"
 
 static void test_rotation(void **state)
 {
@@ -257,6 +264,209 @@ static void test_result_of(void **state)
 	assert_int_equal(res.state, HY_ARENA_ABORTED);
 }
 
+/* ------------------------------------------------------------ strides */
+
+static hy_policy open_policy(const char *spec)
+{
+	hy_policy p;
+	hy_diag d;
+	hy_diag_init(&d, spec);
+	hy_status st = hy_policy_open(&p, spec, NULL, &d);
+	if (st != HY_OK)
+		print_error("%s: %s\n", spec, d.msg);
+	assert_int_equal(st, HY_OK);
+	return p;
+}
+
+enum { NGAMES = 7 };
+
+/* Per game index: a CRC of its log and recorded steps, and the order in
+ * which the sink saw the games. */
+typedef struct games_seen {
+	uint32_t crc[NGAMES];
+	int seen[NGAMES];
+	uint64_t order[NGAMES];
+	size_t n;
+} games_seen;
+
+static hy_status crc_sink(void *ctx, const hy_play_game *g, hy_diag *d)
+{
+	(void)d;
+	games_seen *c = ctx;
+	assert_true(g->game < NGAMES);
+	assert_false(g->aborted);
+	assert_int_equal(c->seen[g->game], 0);
+	c->seen[g->game] = 1;
+	c->order[c->n++] = g->game;
+	uint32_t crc = 0;
+	char buf[65536];
+	for (size_t i = 0; i < g->log->n; i++) {
+		int n = hy_mjai_format_event(&g->log->ev[i], buf, sizeof buf);
+		assert_true(n > 0);
+		crc = (uint32_t)crc32(crc, (const Bytef *)buf, (uInt)n);
+	}
+	static uint8_t rec[HY_SMS_RECORD_SIZE];
+	for (size_t i = 0; i < g->nsteps; i++) {
+		hy_sms_encode(&g->steps[i].s, rec);
+		crc = (uint32_t)crc32(crc, rec, sizeof rec);
+	}
+	assert_true(g->nsteps > 0);
+	c->crc[g->game] = crc;
+	return HY_OK;
+}
+
+static int seat_by_game(void *ctx, uint64_t game, int seat)
+{
+	(void)ctx;
+	return seat == (int)(game % 4) ? 0 : 1;
+}
+
+/* Options with every field zero but the ones given: stride 0 is 1. */
+static void play(hy_policy **pol, uint64_t first, uint64_t count, uint64_t stride, int tables,
+		 games_seen *c)
+{
+	hy_play_opts o;
+	memset(&o, 0, sizeof o);
+	o.seed = 5;
+	o.first = first;
+	o.count = count;
+	o.stride = stride;
+	o.tables = tables;
+	o.threads = 1;
+	o.record_steps = 1;
+	o.gamma = 1.0f;
+	o.gae_lambda = 0.95f;
+	o.seat_policy = seat_by_game;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_status st = hy_play_run(&o, pol, 2, crc_sink, c, &d);
+	if (st != HY_OK)
+		print_error("run: %s\n", d.msg);
+	assert_int_equal(st, HY_OK);
+}
+
+/* Games first + k·stride of a strided run are those of the consecutive
+ * run, in that order, whatever the tables; N strided runs (first = r,
+ * stride = N) together play every game once. */
+static void test_runner_stride(void **state)
+{
+	hy_policy b = open_policy("baseline"), r = open_policy("random");
+	hy_policy *pol[2] = {&b, &r};
+	games_seen all;
+	memset(&all, 0, sizeof all);
+	play(pol, 0, NGAMES, 0, 3, &all); /* stride 0: consecutive */
+	assert_int_equal(all.n, NGAMES);
+	for (uint64_t i = 0; i < NGAMES; i++)
+		assert_int_equal(all.order[i], i);
+	games_seen one;
+	memset(&one, 0, sizeof one);
+	play(pol, 0, NGAMES, 1, 2, &one);
+	assert_memory_equal(one.crc, all.crc, sizeof all.crc);
+	for (int size = 2; size <= 4; size++) {
+		games_seen u;
+		memset(&u, 0, sizeof u);
+		uint64_t total = 0;
+		for (int rk = 0; rk < size; rk++) {
+			uint64_t n = hy_dist_stride_count(rk, size, NGAMES);
+			size_t before = u.n;
+			play(pol, (uint64_t)rk, n, (uint64_t)size, 1 + rk % 3, &u);
+			assert_int_equal(u.n - before, n);
+			for (uint64_t k = 0; k < n; k++)
+				assert_int_equal(u.order[before + k], (uint64_t)rk + k * size);
+			total += n;
+		}
+		assert_int_equal(total, NGAMES);
+		for (int i = 0; i < NGAMES; i++)
+			assert_int_equal(u.seen[i], 1);
+		assert_memory_equal(u.crc, all.crc, sizeof all.crc);
+	}
+	/* a start past 0: games 2, 5 */
+	games_seen p;
+	memset(&p, 0, sizeof p);
+	play(pol, 2, 2, 3, 4, &p);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.order[0], 2);
+	assert_int_equal(p.order[1], 5);
+	assert_int_equal(p.crc[2], all.crc[2]);
+	assert_int_equal(p.crc[5], all.crc[5]);
+	/* the last game's index must not overflow */
+	hy_play_opts o;
+	hy_play_opts_default(&o);
+	assert_int_equal(o.stride, 1);
+	o.first = UINT64_MAX - 4;
+	o.count = 3;
+	o.stride = 3;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_play_run(&o, pol, 2, crc_sink, &p, &d), HY_EUSAGE);
+	hy_policy_close(&b);
+	hy_policy_close(&r);
+}
+
+static void test_stride_count(void **state)
+{
+	for (int size = 1; size <= 5; size++)
+		for (uint64_t n = 0; n < 12; n++) {
+			uint64_t sum = 0;
+			for (int r = 0; r < size; r++) {
+				uint64_t want = 0;
+				for (uint64_t i = 0; i < n; i++)
+					want += i % (uint64_t)size == (uint64_t)r;
+				assert_int_equal(hy_dist_stride_count(r, size, n), want);
+				sum += want;
+			}
+			assert_int_equal(sum, n);
+		}
+}
+
+/* The arena's seeds shared out by index over 3 "ranks" (seed k on rank
+ * k mod 3, as hydra-eval under mpirun): the union of their results is one
+ * run's, result for result. */
+static void test_arena_stride(void **state)
+{
+	const uint64_t nseeds = 5;
+	hy_policy b = open_policy("baseline"), r = open_policy("random");
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_arena_acc full, merged;
+	assert_int_equal(hy_arena_acc_init(&full, nseeds, &d), HY_OK);
+	assert_int_equal(hy_arena_acc_init(&merged, nseeds, &d), HY_OK);
+	hy_arena_opts o = {.seed = 9, .nseeds = nseeds, .tables = 2, .threads = 1};
+	assert_int_equal(hy_arena_run(&o, &r, &b, &full, &d), HY_OK);
+	for (int rk = 0; rk < 3; rk++) {
+		hy_arena_acc a;
+		assert_int_equal(hy_arena_acc_init(&a, nseeds, &d), HY_OK);
+		hy_arena_opts ro = o;
+		ro.first = (uint64_t)rk;
+		ro.count = hy_dist_stride_count(rk, 3, nseeds);
+		ro.stride = 3;
+		assert_int_equal(hy_arena_run(&ro, &r, &b, &a, &d), HY_OK);
+		for (uint64_t k = 0; k < nseeds; k++)
+			for (int j = 0; j < HY_ARENA_ROTATIONS; j++) {
+				const hy_arena_result *x = &a.res[k * HY_ARENA_ROTATIONS + j];
+				assert_int_equal(x->state != HY_ARENA_UNPLAYED, k % 3 == (uint64_t)rk);
+				if (x->state != HY_ARENA_UNPLAYED)
+					assert_int_equal(hy_arena_record(&merged, k, j, x, &d), HY_OK);
+			}
+		hy_arena_acc_free(&a);
+	}
+	assert_memory_equal(merged.res, full.res, nseeds * HY_ARENA_ROTATIONS * sizeof *full.res);
+	/* a share that runs past the seeds, or a stride without a count */
+	hy_arena_opts bad = o;
+	bad.first = 1;
+	bad.count = 3;
+	bad.stride = 2; /* seeds 1, 3, 5 */
+	assert_int_equal(hy_arena_run(&bad, &r, &b, &merged, &d), HY_EUSAGE);
+	bad.first = 0;
+	bad.count = 0;
+	bad.stride = 2;
+	assert_int_equal(hy_arena_run(&bad, &r, &b, &merged, &d), HY_EUSAGE);
+	hy_arena_acc_free(&full);
+	hy_arena_acc_free(&merged);
+	hy_policy_close(&b);
+	hy_policy_close(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +475,9 @@ int main(void)
 		cmocka_unit_test(test_summary_direct),
 		cmocka_unit_test(test_aborted),
 		cmocka_unit_test(test_result_of),
+		cmocka_unit_test(test_stride_count),
+		cmocka_unit_test(test_runner_stride),
+		cmocka_unit_test(test_arena_stride),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
