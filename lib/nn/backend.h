@@ -172,7 +172,9 @@ typedef struct hy_nn_backend {
 	/* Widens B compact samples: obs [B][85·34] binary16 bits, channel-major
 	 * as a sample stores them (samples/sample.h), into the model's input
 	 * x [B][36][85] (activation storage) with zero pad rows. Lets a feed
-	 * move half the bytes to a GPU and skip the widening on the host. */
+	 * move half the bytes to a GPU and skip the widening on the host
+	 * (model.h, the compact batch). Queued as dev_copy is: after every
+	 * to_dev_async before it, so obs may be a staging buffer. */
 	void (*expand_obs)(const hy_nn_ctx *c, int B, const uint16_t *obs, hy_nn_act *x);
 	/* Activation storage other than fp32 (NULL: fp32, as on the CPU).
 	 * act_size: bytes of an element in this context. act_put / act_get:

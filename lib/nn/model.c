@@ -318,15 +318,23 @@ float hy_nn_value_target(int rank)
 	return rank >= 0 && rank < 4 ? pts[rank] : 0.0f;
 }
 
-/* The packed batch (model.h): mask, vt, ten_t, ten_w, dan_t, dan_w, xin,
- * action, grp — every section a multiple of 8 bytes but the last two. */
+/* The packed batch (model.h): mask, vt, ten_t, ten_w, dan_t, dan_w, the
+ * input (xin fp32, or obs binary16 when compact), action, grp — every
+ * section a multiple of 8 bytes but the last two. */
 typedef struct batch_view {
 	uint64_t *mask;
 	float *vt, *ten_t, *ten_w, *dan_t, *dan_w, *xin;
+	uint16_t *obs;
 	uint8_t *action, *grp;
 } batch_view;
 
-static void batch_view_of(batch_view *v, const void *buf, int n)
+static size_t input_bytes(int n, int compact)
+{
+	return compact ? (size_t)n * HY_OBS_SIZE * sizeof(uint16_t)
+		       : (size_t)n * HY_NN_TP * HY_NN_IN * sizeof(float);
+}
+
+static void batch_view_of(batch_view *v, const void *buf, int n, int compact)
 {
 	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
 	char *h = (char *)buf;
@@ -338,30 +346,37 @@ static void batch_view_of(batch_view *v, const void *buf, int n)
 	h += 2 * (size_t)n * HY_NN_OPP * F;
 	v->dan_t = (float *)h, v->dan_w = v->dan_t + R * HY_NN_OPP;
 	h += 2 * R * HY_NN_OPP * F;
-	v->xin = (float *)h;
-	h += R * HY_NN_IN * F;
+	v->xin = compact ? NULL : (float *)h;
+	v->obs = compact ? (uint16_t *)h : NULL;
+	h += input_bytes(n, compact);
 	v->action = (uint8_t *)h, v->grp = v->action + n;
+}
+
+size_t hy_nn_batch_bytes_as(int n, int compact)
+{
+	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
+	return (size_t)n * (8 + 2 + F * (1 + 2 * HY_NN_OPP)) + 2 * R * HY_NN_OPP * F +
+		input_bytes(n, compact);
 }
 
 size_t hy_nn_batch_bytes(int n)
 {
-	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
-	return (size_t)n * (8 + 2 + F * (1 + 2 * HY_NN_OPP)) + 2 * R * HY_NN_OPP * F +
-		R * HY_NN_IN * F;
+	return hy_nn_batch_bytes_as(n, 0);
 }
 
-hy_status hy_nn_batch_pack(void *buf, const hy_sample *s, int n, hy_nn_batch_info *bi,
-	hy_diag *d)
+hy_status hy_nn_batch_pack_as(void *buf, const hy_sample *s, int n, int compact,
+	hy_nn_batch_info *bi, hy_diag *d)
 {
 	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
 	batch_view v;
-	batch_view_of(&v, buf, n);
+	batch_view_of(&v, buf, n, compact);
 	uint64_t *mask = v.mask;
 	float *vt = v.vt, *ten_t = v.ten_t, *ten_w = v.ten_w, *dan_t = v.dan_t, *dan_w = v.dan_w;
 	float *xin = v.xin;
 	uint8_t *action = v.action, *grp = v.grp;
 	memset(dan_t, 0, 2 * R * HY_NN_OPP * F);
-	memset(xin, 0, R * HY_NN_IN * F);
+	if (xin)
+		memset(xin, 0, R * HY_NN_IN * F);
 	int known = 0, danger = 0;
 	for (int b = 0; b < n; b++) {
 		const hy_sample *x = &s[b];
@@ -369,10 +384,13 @@ hy_status hy_nn_batch_pack(void *buf, const hy_sample *s, int n, hy_nn_batch_inf
 			return hy_diag_set(d, HY_EDATA, (uint32_t)b + 1,
 				"sample label out of range (action %u, rank %u, grp %u)", x->action, x->rank,
 				x->grp);
-		for (int c = 0; c < HY_NN_IN; c++)
-			for (int t = 0; t < HY_NN_T; t++)
-				xin[((size_t)b * HY_NN_TP + 1 + t) * HY_NN_IN + c] =
-					half_to_float(x->obs[c * HY_NN_T + t]);
+		if (xin)
+			for (int c = 0; c < HY_NN_IN; c++)
+				for (int t = 0; t < HY_NN_T; t++)
+					xin[((size_t)b * HY_NN_TP + 1 + t) * HY_NN_IN + c] =
+						half_to_float(x->obs[c * HY_NN_T + t]);
+		else /* compact: the sample's own planes, widened by the backend */
+			memcpy(v.obs + (size_t)b * HY_OBS_SIZE, x->obs, sizeof x->obs);
 		mask[b] = x->mask & ((1ull << HY_ACTIONS) - 1);
 		action[b] = x->action;
 		grp[b] = x->grp;
@@ -396,7 +414,14 @@ hy_status hy_nn_batch_pack(void *buf, const hy_sample *s, int n, hy_nn_batch_inf
 	bi->n = n;
 	bi->known = known;
 	bi->danger = danger;
+	bi->compact = compact;
 	return HY_OK;
+}
+
+hy_status hy_nn_batch_pack(void *buf, const hy_sample *s, int n, hy_nn_batch_info *bi,
+	hy_diag *d)
+{
+	return hy_nn_batch_pack_as(buf, s, n, 0, bi, d);
 }
 
 hy_status hy_nn_work_put(hy_nn_work *w, const hy_nn_model *m, const void *buf,
@@ -409,9 +434,13 @@ hy_status hy_nn_work_put(hy_nn_work *w, const hy_nn_model *m, const void *buf,
 	const hy_nn_backend *be = m->be;
 	if (on_dev && !be->dev_copy)
 		return hy_diag_set(d, HY_EUSAGE, 0, "backend %s has no device copies", be->name);
+	if (bi->compact && !(on_dev && be->expand_obs))
+		return hy_diag_set(d, HY_EUSAGE, 0,
+			"a compact batch must be in the memory of a backend that widens it (%s)",
+			be->name);
 	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
 	batch_view v;
-	batch_view_of(&v, buf, n);
+	batch_view_of(&v, buf, n, bi->compact);
 #define PUT(dst, src, bytes)                                   \
 	do {                                                   \
 		if (on_dev)                                    \
@@ -419,8 +448,11 @@ hy_status hy_nn_work_put(hy_nn_work *w, const hy_nn_model *m, const void *buf,
 		else                                           \
 			be->to_dev((dst), (src), (bytes));     \
 	} while (0)
-	/* the input into activation storage (fp32 → bf16 where it is bf16) */
-	if (on_dev)
+	/* the input into activation storage (fp32 → bf16 where it is bf16);
+	 * a compact batch is widened by the backend, from its device copy */
+	if (bi->compact)
+		be->expand_obs(m->ctx, n, v.obs, w->xin);
+	else if (on_dev)
 		hy_nn_act_from_f32(be, m->ctx, R * HY_NN_IN, v.xin, w->xin);
 	else
 		hy_nn_act_put(be, m->ctx, R * HY_NN_IN, v.xin, w->xin);

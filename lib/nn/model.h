@@ -137,16 +137,30 @@ void hy_nn_work_free(hy_nn_work *w, const hy_nn_model *m);
  * [n][36][85] fp32 with zero pads (hy_nn_work_put stores it in the
  * workspace's activation storage). hy_nn_batch_pack builds it (a feed's
  * loader threads do, train/feed.h), hy_nn_work_put moves it into the
- * workspace; hy_nn_work_load is the two in turn. */
+ * workspace; hy_nn_work_load is the two in turn.
+ *
+ * The compact form (hy_nn_batch_bytes_as / hy_nn_batch_pack_as with
+ * compact 1) carries the samples' own observation planes [n][85·34]
+ * binary16 instead of the input (5,780 bytes a sample instead of
+ * 12,240), for a GPU feed: no widening on the host, half the bytes over
+ * the bus, and the backend's expand_obs widens it on the device — so it
+ * is put only from a copy in the backend's memory (on_dev), on a backend
+ * that has expand_obs. */
 typedef struct hy_nn_batch_info {
 	int n, known, danger; /* samples; with opponent labels; danger opponents */
+	int compact;          /* the layout hy_nn_batch_pack_as was given   */
 } hy_nn_batch_info;
 size_t hy_nn_batch_bytes(int n);
+size_t hy_nn_batch_bytes_as(int n, int compact);
 /* HY_EDATA for an out-of-range label (names the sample index). */
 hy_status hy_nn_batch_pack(void *buf, const hy_sample *s, int n, hy_nn_batch_info *bi,
 	hy_diag *d);
+hy_status hy_nn_batch_pack_as(void *buf, const hy_sample *s, int n, int compact,
+	hy_nn_batch_info *bi, hy_diag *d);
 /* buf: the host buffer (be->to_dev), or with on_dev a copy of it in the
- * backend's memory (be->dev_copy, queued after be->to_dev_async). */
+ * backend's memory (be->dev_copy, queued after be->to_dev_async).
+ * HY_EUSAGE for a compact batch not on_dev or on a backend without
+ * expand_obs. */
 hy_status hy_nn_work_put(hy_nn_work *w, const hy_nn_model *m, const void *buf,
 	const hy_nn_batch_info *bi, int on_dev, hy_diag *d);
 

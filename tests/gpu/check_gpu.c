@@ -814,7 +814,27 @@ static void check_infer_feed(env *e, int k, hy_nn_arch a, int B)
 			a.channels, B, gname[k]));
 	e->gb->host_free(h);
 	e->gb->free(stage);
-	free(a1), free(a2), free(a3);
+	/* the compact batch (binary16 planes, widened on the device) */
+	hy_nn_losses lk;
+	bytes = hy_nn_batch_bytes_as(B, 1);
+	h = e->gb->host_alloc(bytes), stage = e->gb->alloc(bytes);
+	if (!h || !stage || hy_nn_batch_pack_as(h, s, B, 1, &bi, &d))
+		exit(die("compact feed buffers", &d));
+	e->gb->zero(wi.xin, (size_t)B * HY_NN_TP * HY_NN_IN * hy_nn_act_size(e->gb, g));
+	e->gb->to_dev_async(g, stage, h, bytes);
+	if (hy_nn_work_put(&wi, &p.g, stage, &bi, 1, &d))
+		exit(die("work_put compact", &d));
+	hy_nn_forward(&p.g, &wi);
+	hy_nn_loss(&p.g, &wi, &lk);
+	if (e->gb->sync(g, &d))
+		exit(die("compact feed copies", &d));
+	float *a4 = down(e, g, wi.plog, np);
+	require(memcmp(a1, a4, np * 4) == 0 && lt.total == lk.total,
+		NAME("compact batch widened on the device %dx%d B=%d %s: bit-identical", a.blocks,
+			a.channels, B, gname[k]));
+	e->gb->host_free(h);
+	e->gb->free(stage);
+	free(a1), free(a2), free(a3), free(a4);
 	hy_nn_work_free(&wi, &p.g);
 	free(s);
 	pair_free(&p);

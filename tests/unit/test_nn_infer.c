@@ -20,6 +20,7 @@
 
 #include "nn/cuda/cuda.h"
 #include "nn/cuda/plan.h"
+#include "nn/cuda/compact.h"
 #include "nn/model.h"
 #include "nn/optim.h"
 #include "nn/synth.h"
@@ -41,6 +42,29 @@ static float *grab(const float *src, size_t n)
 
 /* Forward + losses of n samples on workspace w (the CPU backend: host
  * pointers). */
+/* A CPU backend that takes compact batches: widening as compact.h's
+ * reference does, "device" copies as memcpy. */
+static void expand_cpu(const hy_nn_ctx *c, int B, const uint16_t *obs, hy_nn_act *x)
+{
+	(void)c;
+	hy_nn_obs_expand_cpu(B, obs, (float *)x);
+}
+
+static void copy_cpu(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes)
+{
+	(void)c;
+	memcpy(dst, src, bytes);
+}
+
+static void check_compact_info(const hy_nn_batch_info *c, const hy_nn_batch_info *f)
+{
+	assert_int_equal(c->compact, 1);
+	assert_int_equal(f->compact, 0);
+	assert_int_equal(c->n, f->n);
+	assert_int_equal(c->known, f->known);
+	assert_int_equal(c->danger, f->danger);
+}
+
 static void run_forward(const hy_nn_model *m, hy_nn_work *w, const hy_sample *s, int n,
 	outs *o)
 {
@@ -147,6 +171,30 @@ static void test_pack_put(void **state)
 	assert_memory_equal(&a.l, &b.l, sizeof a.l);
 	/* the CPU has no device copies */
 	assert_int_equal(hy_nn_work_put(&w, &m, buf, &bi, 1, &d), HY_EUSAGE);
+	/* the compact batch: 6,460 bytes a sample fewer; refused where the backend cannot
+	 * widen it; on a backend that widens it as the CPU reference does
+	 * (compact.h), the forward of the fp32 batch bit for bit */
+	assert_int_equal(hy_nn_batch_bytes(N) - hy_nn_batch_bytes_as(N, 1),
+		(size_t)N * (HY_NN_TP * HY_NN_IN * sizeof(float) - HY_OBS_SIZE * sizeof(uint16_t)));
+	void *cbuf = malloc(hy_nn_batch_bytes_as(N, 1));
+	assert_non_null(cbuf);
+	hy_nn_batch_info cbi;
+	assert_int_equal(hy_nn_batch_pack_as(cbuf, s, N, 1, &cbi, &d), HY_OK);
+	check_compact_info(&cbi, &bi);
+	assert_int_equal(hy_nn_work_put(&w, &m, cbuf, &cbi, 0, &d), HY_EUSAGE);
+	hy_nn_backend wide = *hy_nn_backend_cpu();
+	wide.expand_obs = expand_cpu;
+	wide.dev_copy = copy_cpu;
+	m.be = &wide;
+	memset(w.xin, 0x7f, 4);
+	assert_int_equal(hy_nn_work_put(&w, &m, cbuf, &cbi, 1, &d), HY_OK);
+	hy_nn_forward(&m, &w);
+	outs cb;
+	hy_nn_loss(&m, &w, &cb.l);
+	assert_memory_equal(a.plog, w.plog, N * HY_ACTIONS * sizeof(float));
+	assert_memory_equal(&a.l, &cb.l, sizeof a.l);
+	m.be = hy_nn_backend_cpu();
+	free(cbuf);
 	/* a label out of range names the sample */
 	s[3].action = HY_ACTIONS;
 	assert_int_equal(hy_nn_batch_pack(buf, s, N, &bi, &d), HY_EDATA);

@@ -704,11 +704,15 @@ static void cu_adamw_tensors(const hy_nn_ctx *c, const hy_nn_tensor *t, int coun
 		bc1, sqrt_bc2);
 }
 
+/* Ordered as dev_copy is (obs may be the feed's staging buffer): after the
+ * last upload (ev_up), recorded as its last reader (ev_use). */
 static void cu_expand_obs(const hy_nn_ctx *c, int B, const uint16_t *obs, hy_nn_act *xin)
 {
 	cu_ctx *x = cu_of(c);
-	if (!x->err)
-		k_expand_obs(x, B, obs, xin);
+	if (x->err || B < 1 || CU_RT(x, cudaStreamWaitEvent(x->s, x->ev_up, 0)))
+		return;
+	k_expand_obs(x, B, obs, xin);
+	CU_RT(x, cudaEventRecord(x->ev_use, x->s));
 }
 
 /* ------------------------------------------------------------ activation storage */
