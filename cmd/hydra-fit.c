@@ -52,6 +52,8 @@ static const char usage[] =
 	"                         or --steps batches) and print its samples/s\n"
 	"      --mode MODE        bc (supervised, the default) or ppo (self-play samples\n"
 	"                         of hydra-sp; needs --init or --resume)\n"
+	"      --no-overlap       under mpirun: sum the gradients after the backward\n"
+	"                         pass, not during it\n"
 	"Training:\n"
 	"      --steps N          optimiser steps (default: one pass over a stream,\n"
 	"                         with warmup then a constant LR; or --epochs)\n"
@@ -196,6 +198,7 @@ enum {
 
 enum { O_PRECISION = 512, O_FAST }; /* the device options */
 enum { O_LOADERS = 600, O_FEED_ONLY }; /* the data feed's */
+enum { O_NO_OVERLAP = 700 }; /* several ranks (mpirun) */
 
 /* --feed-only: the feed alone (train/feed.h) over the configured inputs;
  * figures on stdout. */
@@ -242,6 +245,7 @@ static int fit_main(int argc, char **argv, const char **val)
 		{"threads", required_argument, 0, 'j'},
 		{"loader-threads", required_argument, 0, O_LOADERS},
 		{"feed-only", no_argument, 0, O_FEED_ONLY},
+		{"no-overlap", no_argument, 0, O_NO_OVERLAP},
 		{"mode", required_argument, 0, O_MODE},
 		{"steps", required_argument, 0, 'n'},
 		{"epochs", required_argument, 0, 'e'},
@@ -314,6 +318,7 @@ static int fit_main(int argc, char **argv, const char **val)
 			cfg.loader_threads = (int)v;
 			break;
 		case O_FEED_ONLY: feed_only_mode = 1; break;
+		case O_NO_OVERLAP: cfg.no_overlap = 1; break;
 		case 'j':
 			if (hy_parse_i64(optarg, 1, 1024, &v))
 				return usage_error("bad --threads '%s': 1 to 1024", optarg);

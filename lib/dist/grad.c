@@ -94,3 +94,178 @@ hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d)
 		free(h);
 	return st;
 }
+
+/* ---------------------------------------------------------------- overlapped sum */
+
+size_t hy_dist_overlap_bucket(size_t total)
+{
+	size_t b = (total + 7) / 8;
+	b = (b + 1023) / 1024 * 1024;
+	if (b < HY_DIST_OVERLAP_MIN)
+		b = HY_DIST_OVERLAP_MIN;
+	if (b > HY_DIST_BUCKET)
+		b = HY_DIST_BUCKET;
+	return b;
+}
+
+size_t hy_dist_buckets(size_t total, size_t bucket)
+{
+	return (total + bucket - 1) / bucket;
+}
+
+void hy_dist_bucket_range(size_t total, size_t bucket, size_t i, size_t *lo, size_t *hi)
+{
+	size_t off = i * bucket; /* from the end */
+	*hi = off < total ? total - off : 0;
+	*lo = *hi > bucket ? *hi - bucket : 0;
+}
+
+size_t hy_dist_buckets_ready(size_t total, size_t bucket, size_t from)
+{
+	size_t nb = hy_dist_buckets(total, bucket);
+	if (from == 0)
+		return nb;
+	if (from >= total)
+		return 0;
+	/* bucket i (not the last, which reaches 0) starts at total − (i+1)·bucket */
+	size_t k = (total - from) / bucket;
+	return k < nb ? k : nb;
+}
+
+struct hy_dist_overlap {
+	const hy_dist *ds;
+	const hy_nn_model *m;
+	size_t total, bucket, nb;
+	size_t started; /* buckets 0 .. started−1 are summing */
+	int device;     /* m->g is device memory: sync before handing it over */
+	float *h;       /* staging: page-locked copy of the gradient, or NULL */
+	int pinned;
+	hy_dist_reqs *q;
+	int in_backward; /* between begin and end: a start is "early" */
+	hy_status st;    /* the first failure of this step */
+	hy_diag d;
+	hy_dist_overlap_stats stats;
+};
+
+/* Starts buckets started .. upto−1 (upto > started). */
+static hy_status start_buckets(hy_dist_overlap *o, size_t upto)
+{
+	const hy_nn_model *m = o->m;
+	hy_status st;
+	if (o->device && m->be->sync && (st = m->be->sync(m->ctx, &o->d)))
+		return st; /* the queued backward ops that wrote these buckets */
+	for (size_t i = o->started; i < upto; i++) {
+		size_t lo, hi;
+		hy_dist_bucket_range(o->total, o->bucket, i, &lo, &hi);
+		float *buf = m->g + lo;
+		if (o->h) { /* not CUDA-aware: through host memory */
+			m->be->to_host(o->h + lo, m->g + lo, (hi - lo) * sizeof(float));
+			buf = o->h + lo;
+		}
+		if ((st = hy_dist_isum_f32(o->ds, o->q, i, buf, hi - lo, &o->d)))
+			return st;
+		o->started = i + 1;
+		o->stats.buckets++;
+		o->stats.early += o->in_backward;
+	}
+	return HY_OK;
+}
+
+/* w->ready: [from, total) of m->g is final. */
+static void on_ready(void *arg, size_t from)
+{
+	hy_dist_overlap *o = arg;
+	if (o->st || from == 0) /* 0: the end; hy_dist_overlap_end starts the rest */
+		return;
+	size_t k = hy_dist_buckets_ready(o->total, o->bucket, from);
+	if (k > o->started && (o->st = start_buckets(o, k)))
+		return;
+	int done;
+	o->st = hy_dist_test(o->ds, o->q, &done, &o->d);
+}
+
+hy_status hy_dist_overlap_init(hy_dist_overlap **out, const hy_dist *ds, const hy_nn_model *m,
+	hy_diag *d)
+{
+	*out = NULL;
+	hy_dist_overlap *o = calloc(1, sizeof *o);
+	if (!o)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	o->ds = ds;
+	o->m = m;
+	o->total = m->table.total;
+	o->bucket = hy_dist_overlap_bucket(o->total);
+	o->nb = hy_dist_buckets(o->total, o->bucket);
+	o->device = m->be != hy_nn_backend_cpu();
+	hy_status st = hy_dist_reqs_init(&o->q, o->nb, d);
+	if (!st && o->device && ds->size > 1 && !hy_dist_cuda_aware()) {
+		/* one page-locked copy of the whole gradient (plain memory when
+		 * the backend has no host_alloc) */
+		size_t bytes = o->total * sizeof(float);
+		o->pinned = m->be->host_alloc && m->be->host_free;
+		o->h = o->pinned ? m->be->host_alloc(bytes) : malloc(bytes);
+		if (!o->h)
+			st = hy_diag_set(d, HY_ENOMEM, 0, "out of %smemory for the gradient staging "
+				"buffer (%zu bytes)", o->pinned ? "page-locked " : "", bytes);
+		o->stats.staged = 1;
+	}
+	if (st) {
+		hy_dist_overlap_free(o);
+		return st;
+	}
+	*out = o;
+	return HY_OK;
+}
+
+void hy_dist_overlap_free(hy_dist_overlap *o)
+{
+	if (!o)
+		return;
+	if (o->h && o->pinned)
+		o->m->be->host_free(o->h);
+	else
+		free(o->h);
+	hy_dist_reqs_free(o->q);
+	free(o);
+}
+
+void hy_dist_overlap_begin(hy_dist_overlap *o, hy_nn_work *w)
+{
+	o->started = 0;
+	o->st = HY_OK;
+	o->in_backward = 1;
+	hy_diag_init(&o->d, NULL);
+	if (o->ds->size > 1) {
+		w->ready = on_ready;
+		w->ready_arg = o;
+	}
+}
+
+hy_status hy_dist_overlap_end(hy_dist_overlap *o, hy_nn_work *w, hy_diag *d)
+{
+	w->ready = NULL;
+	w->ready_arg = NULL;
+	o->in_backward = 0;
+	if (o->ds->size < 2)
+		return HY_OK;
+	hy_status st = o->st;
+	if (!st && o->started < o->nb)
+		st = start_buckets(o, o->nb);
+	/* every started sum ends before the buffers are touched, even after a
+	 * failure (the caller then ends the job) */
+	hy_status ws = hy_dist_wait(o->ds, o->q, st ? NULL : &o->d);
+	if (!st)
+		st = ws;
+	if (!st && o->h)
+		o->m->be->to_dev(o->m->g, o->h, o->total * sizeof(float));
+	o->stats.steps++;
+	o->started = 0;
+	if (st && d)
+		*d = o->d;
+	return st;
+}
+
+void hy_dist_overlap_get_stats(const hy_dist_overlap *o, hy_dist_overlap_stats *s)
+{
+	*s = o->stats;
+}

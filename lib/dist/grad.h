@@ -11,7 +11,12 @@
  *   hy_dist_loss_global(g, &l)            the whole batch's means
  *   hy_dist_loss_rescale(m, w, v, g)      output gradients → global normalisers
  *   hy_nn_backward(m, w)                  (or zero m->g for an empty slice)
- *   hy_dist_grad_sum(ds, m, d)            Σ over ranks, fixed buckets */
+ *   hy_dist_grad_sum(ds, m, d)            Σ over ranks, fixed buckets
+ *
+ * or, overlapping the sum with the backward pass (hy_dist_overlap, below):
+ *   hy_dist_overlap_begin(o, w)           w->ready: start finished buckets
+ *   hy_nn_backward(m, w)                  (or zero m->g for an empty slice)
+ *   hy_dist_overlap_end(o, w, d)          start the rest, wait for all */
 #ifndef HY_DIST_GRAD_H
 #define HY_DIST_GRAD_H
 
@@ -33,5 +38,63 @@ void hy_dist_loss_rescale(const hy_nn_model *m, hy_nn_work *w,
  * handed to MPI directly when it is CUDA-aware (hy_dist_cuda_aware), else
  * through a page-locked host buffer, bucket by bucket. */
 hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d);
+
+/* ---- the sum overlapped with the backward pass
+ *
+ * Buckets have fixed boundaries counted from the end of the gradient
+ * vector (the heads' tensors are last in the table and final first):
+ * bucket i is [max(total − (i+1)·bucket, 0), total − i·bucket), i = 0 ..
+ * hy_dist_buckets(total, bucket) − 1. hy_nn_backward says, through
+ * w->ready, that [from, total) is final after the heads, after each block
+ * and at the end (from = 0); the buckets wholly inside it are started then
+ * (MPI_Iallreduce in place, in order 0, 1, 2 ... on every rank), and MPI
+ * is given a chance to progress (MPI_Testall) at every call. Determinism:
+ * the same buckets, sizes and order every step and every run, so with a
+ * fixed rank count the sums are bit-identical from run to run (MPI's
+ * reduction of a buffer of a given size over given ranks is fixed); they
+ * may differ from hy_dist_grad_sum's in the last bit with more than two
+ * ranks (other buckets, so possibly another reduction algorithm).
+ *
+ * Device gradients (the CUDA backend): the callback first waits for the
+ * queued work (be->sync) when it has buckets to start — not at the other
+ * calls — then hands the device memory to MPI when it is CUDA-aware, or
+ * copies the buckets into one page-locked host buffer (be->host_alloc; the
+ * size of the whole gradient) and sums there; hy_dist_overlap_end copies
+ * the summed gradient back to the device. */
+
+/* The bucket size (floats) of hy_dist_overlap for a gradient of total
+ * floats: an eighth of it, rounded up to a multiple of 1,024, within
+ * [HY_DIST_OVERLAP_MIN, HY_DIST_BUCKET]; so a small network still has a
+ * few buckets to start early, a large one buckets of 4 MiB. A function of
+ * the model alone: the same on every rank. */
+enum { HY_DIST_OVERLAP_MIN = 1 << 14 };
+size_t hy_dist_overlap_bucket(size_t total);
+/* The schedule (pure functions): the number of buckets; the range of
+ * bucket i; how many buckets (0 .. k−1) lie wholly in [from, total). */
+size_t hy_dist_buckets(size_t total, size_t bucket);
+void hy_dist_bucket_range(size_t total, size_t bucket, size_t i, size_t *lo, size_t *hi);
+size_t hy_dist_buckets_ready(size_t total, size_t bucket, size_t from);
+
+typedef struct hy_dist_overlap hy_dist_overlap;
+
+typedef struct hy_dist_overlap_stats {
+	uint64_t steps;   /* hy_dist_overlap_end calls                        */
+	uint64_t buckets; /* buckets summed                                   */
+	uint64_t early;   /* of them started before the backward pass ended   */
+	int staged;       /* device gradients through page-locked host memory */
+} hy_dist_overlap_stats;
+
+/* For model m (its backend, context and gradient table) on ds. */
+hy_status hy_dist_overlap_init(hy_dist_overlap **o, const hy_dist *ds, const hy_nn_model *m,
+	hy_diag *d);
+void hy_dist_overlap_free(hy_dist_overlap *o); /* NULL is fine */
+/* Before hy_nn_backward: sets w->ready and w->ready_arg. */
+void hy_dist_overlap_begin(hy_dist_overlap *o, hy_nn_work *w);
+/* After hy_nn_backward (or after zeroing m->g without it): starts the
+ * buckets not started yet, waits for every sum, copies a staged gradient
+ * back to the device, clears w->ready. The first failure of the step (a
+ * callback's included) is returned here. m->g then holds the sum. */
+hy_status hy_dist_overlap_end(hy_dist_overlap *o, hy_nn_work *w, hy_diag *d);
+void hy_dist_overlap_get_stats(const hy_dist_overlap *o, hy_dist_overlap_stats *s);
 
 #endif

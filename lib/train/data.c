@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h"
 #include "nn/rng.h"
 #include "samples/reader.h"
 
@@ -24,6 +25,8 @@ struct hy_train_data {
 	size_t npaths;
 	uint64_t epoch, pos;
 	hy_sample *buf;
+	int rank, ranks; /* this process's part of each batch (data.h) */
+	hy_train_data_stats stats;
 
 	/* shards */
 	hy_sample_reader **rd;
@@ -33,6 +36,7 @@ struct hy_train_data {
 	size_t nunits, per_buf, nbufs;
 	int64_t cur_buf; /* −1: none loaded in this epoch */
 	uint32_t *order;
+	uint8_t *mine;   /* several ranks: slot i of buf holds one of our chunks */
 	size_t bn, bi;
 
 	/* streams */
@@ -42,6 +46,7 @@ struct hy_train_data {
 	size_t size;         /* samples in the shuffle buffer      */
 	int filled, input_done, ended;
 	hy_rng rng;
+	hy_sample spare; /* a draw for another rank */
 };
 
 uint64_t hy_train_mix(uint64_t seed, uint64_t a, uint64_t b)
@@ -92,6 +97,7 @@ void hy_train_data_close(hy_train_data *td)
 	free(td->units);
 	free(td->perm);
 	free(td->order);
+	free(td->mine);
 	free(td->buf);
 	free(td->paths);
 	free(td);
@@ -125,14 +131,28 @@ static size_t buf_samples(const hy_train_data *td, size_t b)
 	return n;
 }
 
+/* Buffer b: its chunks, or with several ranks only this rank's (the k-th
+ * chunk of epoch e's permuted order is rank (k + e) mod ranks's: dealt in
+ * turn across the buffers, so no rank gets the odd chunks of every buffer,
+ * nor of every epoch); the slots of the others stay unread, and the
+ * shuffle is over every slot, as for a single process. */
 static hy_status shard_load(hy_train_data *td, size_t b, hy_diag *d)
 {
 	size_t n = 0;
 	for (size_t k = b * td->per_buf; k < td->nunits && k < (b + 1) * td->per_buf; k++) {
 		const unit *u = &td->units[td->perm[k]];
-		hy_status st = hy_sample_read_at(td->rd[u->shard], u->start, u->len, td->buf + n, d);
-		if (st)
-			return st;
+		int own = td->ranks < 2 || (k + td->epoch) % (uint64_t)td->ranks ==
+			(uint64_t)td->rank;
+		if (td->mine)
+			memset(td->mine + n, own, u->len);
+		if (own) {
+			hy_status st = hy_sample_read_at(td->rd[u->shard], u->start, u->len,
+				td->buf + n, d);
+			if (st)
+				return st;
+			td->stats.samples_read += u->len;
+			td->stats.chunks_read++;
+		}
 		n += u->len;
 	}
 	hy_rng r;
@@ -151,9 +171,10 @@ static hy_status shard_load(hy_train_data *td, size_t b, hy_diag *d)
 	return HY_OK;
 }
 
-static hy_status shard_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n, hy_diag *d)
+static hy_status shard_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+	size_t *mine, hy_diag *d)
 {
-	*n = 0;
+	*n = *mine = 0;
 	while (*n < max) {
 		if (td->bi == td->bn) {
 			size_t b = (size_t)(td->cur_buf + 1);
@@ -165,7 +186,10 @@ static hy_status shard_next(hy_train_data *td, hy_sample *s, size_t max, size_t 
 			if (st)
 				return st;
 		}
-		s[(*n)++] = td->buf[td->order[td->bi++]];
+		uint32_t j = td->order[td->bi++];
+		if (!td->mine || td->mine[j])
+			s[(*mine)++] = td->buf[j];
+		(*n)++;
 		td->pos++;
 	}
 	return HY_OK;
@@ -232,7 +256,9 @@ static hy_status shard_setup(hy_train_data *td, hy_diag *d)
 	size_t cap = td->per_buf * maxchunk;
 	td->buf = malloc(cap * sizeof *td->buf);
 	td->order = malloc(cap * sizeof *td->order);
-	if (!td->buf || !td->order)
+	if (td->ranks > 1)
+		td->mine = malloc(cap);
+	if (!td->buf || !td->order || (td->ranks > 1 && !td->mine))
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (shuffle buffer of %zu samples)",
 			cap);
 	shard_start_epoch(td, 0);
@@ -255,6 +281,8 @@ static hy_status stream_read(hy_train_data *td, hy_sample *s, hy_diag *d)
 			}
 		}
 		hy_status st = hy_sample_read(td->r, s, d);
+		if (st == HY_OK)
+			td->stats.samples_read++;
 		if (st != HY_STOP)
 			return st;
 		hy_sample_reader_close(td->r);
@@ -323,15 +351,24 @@ static hy_status stream_draw(hy_train_data *td, hy_sample *out, hy_diag *d)
 	return HY_OK;
 }
 
-static hy_status stream_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n, hy_diag *d)
+/* With several ranks every draw is made and this rank keeps its block of
+ * the batch's positions (of max: an early end of the input shortens the
+ * last ranks' parts). */
+static hy_status stream_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+	size_t *mine, hy_diag *d)
 {
-	*n = 0;
+	uint64_t lo = 0, hi = max;
+	if (td->ranks > 1)
+		hy_dist_range_of(td->rank, td->ranks, max, &lo, &hi);
+	*n = *mine = 0;
 	while (*n < max) {
-		hy_status st = stream_draw(td, &s[*n], d);
+		int keep = *n >= lo && *n < hi;
+		hy_status st = stream_draw(td, keep ? &s[*mine] : &td->spare, d);
 		if (st == HY_STOP)
 			return *n ? HY_OK : HY_STOP;
 		if (st)
 			return st;
+		*mine += keep;
 		(*n)++;
 	}
 	return HY_OK;
@@ -374,6 +411,12 @@ hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, 
 	td->npaths = np;
 	td->seed = cfg->seed;
 	td->bufcap = cfg->shuffle_buffer ? cfg->shuffle_buffer : 1;
+	td->ranks = cfg->ranks > 1 ? cfg->ranks : 1;
+	td->rank = td->ranks > 1 ? cfg->rank : 0;
+	if (td->rank < 0 || td->rank >= td->ranks) {
+		hy_train_data_close(td);
+		return hy_diag_set(d, HY_EUSAGE, 0, "rank %d of %d", cfg->rank, cfg->ranks);
+	}
 	int any_stdin = 0;
 	for (size_t i = 0; i < np; i++) {
 		td->paths[i] = cfg->npaths ? cfg->paths[i] : "-";
@@ -432,11 +475,27 @@ hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, 
 	return HY_OK;
 }
 
+hy_status hy_train_data_next_part(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+	size_t *mine, hy_diag *d)
+{
+	return td->mode == HY_TRAIN_DATA_SHARDS ? shard_next(td, s, max, n, mine, d)
+						: stream_next(td, s, max, n, mine, d);
+}
+
 hy_status hy_train_data_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
 	hy_diag *d)
 {
-	return td->mode == HY_TRAIN_DATA_SHARDS ? shard_next(td, s, max, n, d)
-						: stream_next(td, s, max, n, d);
+	size_t mine;
+	*n = 0;
+	if (td->ranks > 1)
+		return hy_diag_set(d, HY_EUSAGE, 0, "a source split across %d ranks gives parts of "
+			"batches (hy_train_data_next_part)", td->ranks);
+	return hy_train_data_next_part(td, s, max, n, &mine, d);
+}
+
+void hy_train_data_get_stats(const hy_train_data *td, hy_train_data_stats *s)
+{
+	*s = td->stats;
 }
 
 hy_status hy_train_data_seek(hy_train_data *td, const hy_train_cursor *c, hy_diag *d)

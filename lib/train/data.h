@@ -19,7 +19,34 @@
  * The cursor (epoch, samples delivered within the epoch) is the whole
  * state: hy_train_data_seek on a freshly opened source reproduces the
  * sequence from there exactly (streams are re-read and the draws replayed,
- * so a resumed stream must be the same stream). */
+ * so a resumed stream must be the same stream).
+ *
+ * Several ranks (mpirun, lib/dist; cfg rank of ranks > 1). Every rank
+ * follows the same global sequence and cursor — the one of a single
+ * process, so a checkpoint resumes with any rank count — and
+ * hy_train_data_next_part gives each rank its part of a batch, in the
+ * global order; the parts of all ranks are disjoint and together are the
+ * whole batch:
+ *
+ *  - shards: ranks own chunks, not positions. The chunks are dealt out
+ *    in turn (the k-th of epoch e's permuted order to rank (k + e) mod
+ *    ranks) and a rank reads only its own chunks of each buffer — about
+ *    1/ranks of the bytes and samples; the shuffle of the
+ *    buffer is the single process's, over every chunk's slots. A rank's
+ *    part of a batch is the batch's samples from its chunks: its size
+ *    varies from batch to batch around batch/ranks (by about
+ *    √(batch/ranks)), and a buffer of fewer chunks than ranks leaves some
+ *    ranks idle (--shuffle-buffer of at least ranks × chunk size avoids it).
+ *    Why chunks and not index ranges: a shard is read in compressed,
+ *    checksummed chunks, and a shuffled index range of a batch touches
+ *    almost every chunk of the buffer, so ranks reading index ranges would
+ *    each still read and decompress every chunk.
+ *  - streams (files): a stream is read sequentially into the shuffle
+ *    buffer, so every rank reads all of it and replays every draw; its part
+ *    is its block of the batch's positions (dist.h hy_dist_range_of of the
+ *    batch size asked for), the rest is dropped unused. Standard input
+ *    cannot be read by several processes (mpirun gives it to rank 0
+ *    alone): hydra-fit refuses it under mpirun with several ranks. */
 #ifndef HY_TRAIN_DATA_H
 #define HY_TRAIN_DATA_H
 
@@ -39,6 +66,8 @@ typedef struct hy_train_data_cfg {
 	size_t npaths;            /* 0: standard input                 */
 	uint64_t seed;
 	size_t shuffle_buffer;    /* samples (≥ 1)                     */
+	int rank, ranks;          /* this process's part (see above);
+				   * ranks 0 or 1: the whole batch     */
 } hy_train_data_cfg;
 
 typedef struct hy_train_cursor {
@@ -59,9 +88,24 @@ uint64_t hy_train_data_epoch_size(const hy_train_data *td);
 
 /* Up to max samples into s[0..*n). HY_OK with *n ≥ 1; HY_STOP with *n = 0
  * when standard input has ended (files and shards never end: the next
- * epoch starts); or an error naming the input and record. */
+ * epoch starts); or an error naming the input and record. HY_EUSAGE for a
+ * source of several ranks (hy_train_data_next_part). */
 hy_status hy_train_data_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
 	hy_diag *d);
+/* The next batch of up to max samples of the global sequence (*n of them:
+ * the cursor moves by *n, on every rank alike), of which this rank's part
+ * goes to s[0..*mine), in the global order; *mine may be 0. One rank:
+ * hy_train_data_next, *mine = *n. Statuses as hy_train_data_next. */
+hy_status hy_train_data_next_part(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+	size_t *mine, hy_diag *d);
+
+/* What the source read from its inputs since it was opened, seeks
+ * included: samples decoded, and whole shard chunks read (0 for streams). */
+typedef struct hy_train_data_stats {
+	uint64_t samples_read;
+	uint64_t chunks_read;
+} hy_train_data_stats;
+void hy_train_data_get_stats(const hy_train_data *td, hy_train_data_stats *s);
 
 void hy_train_data_get_cursor(const hy_train_data *td, hy_train_cursor *c);
 /* Moves to cursor c. Shards: immediate. Streams: only forward from the

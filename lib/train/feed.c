@@ -84,10 +84,11 @@ static void *loader_main(void *arg)
 		pthread_mutex_unlock(&f->mu);
 
 		double t0 = now_s();
-		size_t n = 0;
+		size_t n = 0, all = 0;
 		memset(&sl->d, 0, sizeof sl->d);
 		memcpy(sl->d.source, f->src.source, sizeof sl->d.source);
-		sl->st = hy_train_data_next(f->td, sl->s, (size_t)f->batch, &n, &sl->d);
+		sl->st = hy_train_data_next_part(f->td, sl->s, (size_t)f->batch, &all, &n, &sl->d);
+		sl->b.n_global = (int)all;
 		hy_train_data_get_cursor(f->td, &sl->b.cursor);
 		int failed = sl->st != HY_OK;
 		if (failed) { /* no batch after this one: its status is the last word */
@@ -242,8 +243,9 @@ hy_status hy_train_feed_next(hy_train_feed *f, const hy_train_batch **b, hy_diag
 /* The upload of batch b into staging buffer seq % 2 (copy stream). */
 static void upload(hy_train_feed *f, const hy_train_batch *b)
 {
-	f->dbe->to_dev_async(f->dctx, f->stage[b->seq % 2], b->host,
-		hy_nn_batch_bytes(b->info.n));
+	if (b->info.n > 0)
+		f->dbe->to_dev_async(f->dctx, f->stage[b->seq % 2], b->host,
+			hy_nn_batch_bytes(b->info.n));
 }
 
 hy_status hy_train_feed_load(hy_train_feed *f, hy_nn_work *w, const hy_nn_model *m,
@@ -256,7 +258,7 @@ hy_status hy_train_feed_load(hy_train_feed *f, hy_nn_work *w, const hy_nn_model 
 		hy_status st = hy_train_feed_next(f, &b, d);
 		if (st)
 			return st;
-		if ((st = hy_nn_work_put(w, m, b->host, &b->info, 0, d)))
+		if (b->info.n > 0 && (st = hy_nn_work_put(w, m, b->host, &b->info, 0, d)))
 			return st;
 		*out = b;
 		return HY_OK;
@@ -280,7 +282,8 @@ hy_status hy_train_feed_load(hy_train_feed *f, hy_nn_work *w, const hy_nn_model 
 		return f->next_st;
 	}
 	const hy_train_batch *b = f->next;
-	hy_status st = hy_nn_work_put(w, m, f->stage[b->seq % 2], &b->info, 1, d);
+	hy_status st = b->info.n > 0 ? hy_nn_work_put(w, m, f->stage[b->seq % 2], &b->info, 1, d)
+				     : HY_OK; /* another rank's samples only */
 	if (st)
 		return st;
 	/* the next batch now (it is usually ready: the loaders run ahead), so

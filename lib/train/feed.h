@@ -6,12 +6,15 @@
  * trainer; on a GPU the host→device copy of the next batch runs on its own
  * stream while the current step computes (hy_train_feed_load).
  *
- * Order. The threads only prefetch: batch k is the k-th hy_train_data_next
- * of batch size on the source, exactly as without the feed, so the data
- * order stays a function of the seed and the cursor, and each batch
- * carries the source's cursor after it — the cursor a checkpoint of the
- * step that trained on it must save for an exact resume (the source itself
- * is ahead by the batches in flight).
+ * Order. The threads only prefetch: batch k is the k-th
+ * hy_train_data_next_part of batch size on the source, exactly as without
+ * the feed, so the data order stays a function of the seed and the
+ * cursor, and each batch carries the source's cursor after it — the cursor
+ * a checkpoint of the step that trained on it must save for an exact
+ * resume (the source itself is ahead by the batches in flight). On a
+ * source split across ranks (data.h) a batch is this rank's part of the
+ * global batch (possibly no sample at all: hy_train_feed_load then leaves
+ * the workspace alone).
  *
  * Threads. A loader thread claims the next batch number and reads the
  * batch under the source's lock (the source is sequential, and the HDF5
@@ -44,6 +47,8 @@ typedef struct hy_train_batch {
 	const void *host;        /* packed batch, hy_nn_batch_bytes(info.n) bytes */
 	hy_nn_batch_info info;
 	hy_train_cursor cursor;  /* the source's cursor after this batch         */
+	int n_global;            /* samples of the global batch (several ranks:
+				  * info.n is this rank's part of them)         */
 	uint64_t seq;            /* 0-based batch number since open              */
 } hy_train_batch;
 

@@ -25,6 +25,7 @@
 #include "samples/reader.h"
 #include "train/data.h"
 #include "train/feed.h"
+#include "train/ranks.h"
 
 #define MODEL_TAG 0x4d4f44454cull /* "MODEL" */
 #define CKPT_FMT "ckpt-%08lld.h5"
@@ -73,6 +74,7 @@ typedef struct run {
 	int64_t save_loss_n;
 	double t0;
 	hy_dist dist; /* ranks of an mpirun launch (lib/dist); rank 0 writes */
+	hy_train_ranks *ranks; /* several ranks: the data-parallel step (ranks.h) */
 } run;
 
 static double now_s(void)
@@ -617,10 +619,11 @@ static hy_status setup(run *r, hy_diag *d)
 
 	if (c->resume && c->init)
 		return hy_diag_set(d, HY_EUSAGE, 0, "--resume and --init exclude each other");
+	/* several ranks read one input each (data.h): a pipe cannot be shared */
 	if (r->dist.size > 1 && (c->ppo || c->ninputs == 0 || any_stdin(c)))
 		return hy_diag_set(d, HY_EUSAGE, 0, "under mpirun with %d ranks: give the inputs as "
-			"files (every rank reads them; standard input reaches rank 0 only); "
-			"--mode ppo runs as one process", r->dist.size);
+			"files (every rank reads its part of them; standard input reaches rank 0 "
+			"only); --mode ppo runs as one process", r->dist.size);
 	if (c->ppo && !c->resume && !c->init)
 		return hy_diag_set(d, HY_EUSAGE, 0, "--mode ppo improves a trained model: give "
 			"--init CKPT (the policy that played the games) or --resume");
@@ -728,7 +731,7 @@ static hy_status setup(run *r, hy_diag *d)
 
 	/* data */
 	hy_train_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
-		.shuffle_buffer = r->shuffle_buffer};
+		.shuffle_buffer = r->shuffle_buffer, .rank = r->dist.rank, .ranks = r->dist.size};
 	if ((st = hy_train_data_open(&r->data, &dc, d)))
 		return st;
 	if (c->nval && (st = check_val_nonempty(c, d)))
@@ -788,13 +791,17 @@ static hy_status setup(run *r, hy_diag *d)
 	if ((st = hy_nn_work_init(&r->w, &r->m, r->batch, d)))
 		return st;
 	r->have_w = 1;
+	if (r->dist.size > 1 &&
+	    (st = hy_train_ranks_open(&r->ranks, &r->dist, &r->m, !c->no_overlap, d)))
+		return st;
 	r->buf = malloc((size_t)r->batch * sizeof *r->buf);
 	if (!r->buf)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (batch of %d samples)", r->batch);
-	/* the feed's loader threads (train/feed.h): behaviour cloning on one
-	 * rank; by default on a GPU only (the CPU's cores are the ops') */
+	/* the feed's loader threads (train/feed.h): behaviour cloning, on
+	 * this rank's part of each batch; by default on a GPU only (the CPU's
+	 * cores are the ops') */
 	int lt = c->loader_threads > 0 ? c->loader_threads : r->have_cuda ? 2 : 0;
-	if (lt && !r->ppo && r->dist.size <= 1) {
+	if (lt && !r->ppo) {
 		hy_train_feed_cfg fc = {.batch = r->batch, .threads = lt, .be = r->m.be};
 		hy_train_data_get_cursor(r->data, &r->fcur);
 		if ((st = hy_train_feed_open(&r->feed, r->data, &fc, d)))
@@ -879,62 +886,10 @@ static void cuda_notice(const run *r)
 		notice(r, "cuda: %s", line);
 }
 
-/* ---------------------------------------------------------------- ranks */
-
-/* One data-parallel step (dist/grad.h): this rank's slice of the global
- * batch r->buf[0, n) (the same shuffled order on every rank), the loss
- * normalised by the whole batch's counts, gradients summed over ranks, the
- * same optimiser step everywhere. */
-static hy_status dist_step(run *r, size_t n, hy_nn_losses *l, hy_nn_step_info *info,
-	hy_diag *d)
+/* The loss verdict of a data-parallel step (ranks.h). */
+static hy_status check_global(void *u, const hy_nn_losses *l, hy_diag *d)
 {
-	uint64_t lo, hi;
-	hy_dist_range(&r->dist, n, &lo, &hi);
-	const int k = (int)(hi - lo);
-	hy_nn_losses mine;
-	memset(&mine, 0, sizeof mine);
-	hy_status st;
-	if (k > 0) {
-		if ((st = hy_nn_work_load(&r->w, &r->m, r->buf + lo, k, d)))
-			return st;
-		hy_nn_forward(&r->m, &r->w);
-		hy_nn_loss(&r->m, &r->w, &mine);
-		if (r->m.be->sync && (st = r->m.be->sync(&r->ctx, d)))
-			return st;
-	}
-	double v[HY_DIST_LOSS_N], g[HY_DIST_LOSS_N];
-	hy_dist_loss_local(&r->w, &mine, k, v);
-	memcpy(g, v, sizeof g);
-	if ((st = hy_dist_sum_f64(&r->dist, g, HY_DIST_LOSS_N, d)))
-		return st;
-	hy_dist_loss_global(g, l);
-	if ((st = check_finite(r, l, d))) /* the same verdict on every rank */
-		return st;
-	if (k > 0) {
-		hy_dist_loss_rescale(&r->m, &r->w, v, g);
-		hy_nn_backward(&r->m, &r->w);
-	} else {
-		r->m.be->zero(r->m.g, r->m.table.total * sizeof(float));
-	}
-	if ((st = hy_dist_grad_sum(&r->dist, &r->m, d)))
-		return st;
-	hy_nn_optim_step(&r->m, &r->opt, &r->step, info);
-	return HY_OK;
-}
-
-/* A rank that failed ends the job (the others would wait forever in the
- * next sum), after saying which rank and why. */
-static void dist_fail(run *r, hy_status st, const hy_diag *d)
-{
-	if (r->dist.size < 2)
-		return;
-	if (r->hk && r->hk->notice) {
-		char msg[1400];
-		snprintf(msg, sizeof msg, "rank %d of %d failed: %s; ending all ranks", r->dist.rank,
-			r->dist.size, d ? d->msg : "error");
-		r->hk->notice(r->hk->u, msg);
-	}
-	hy_dist_abort(&r->dist, hy_status_exit(st));
+	return check_finite(u, l, d);
 }
 
 static hy_status train(run *r, hy_train_result *res, hy_diag *d)
@@ -954,16 +909,17 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 			notice(r, "interrupted at step %lld", (long long)r->step);
 			break;
 		}
-		size_t n = 0;
+		size_t n = 0, k = 0; /* the global batch, this rank's part of it */
 		if (r->feed) { /* the batch goes straight into the workspace */
 			const hy_train_batch *fb;
 			st = hy_train_feed_load(r->feed, &r->w, &r->m, &fb, d);
 			if (!st) {
-				n = (size_t)fb->info.n;
+				n = (size_t)fb->n_global;
+				k = (size_t)fb->info.n;
 				r->fcur = fb->cursor;
 			}
 		} else {
-			st = hy_train_data_next(r->data, r->buf, (size_t)r->batch, &n, d);
+			st = hy_train_data_next_part(r->data, r->buf, (size_t)r->batch, &n, &k, d);
 		}
 		if (st == HY_STOP) {
 			st = HY_OK;
@@ -986,8 +942,9 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 				     total > 0 ? total - r->step : 0, r->seed, r->buf, (int)n, &l,
 				     &info, d)))
 				return st;
-		} else if (r->dist.size > 1) {
-			if ((st = dist_step(r, n, &l, &info, d)))
+		} else if (r->ranks) {
+			if ((st = hy_train_ranks_step(r->ranks, &r->m, &r->w, r->feed ? NULL : r->buf,
+				     (int)k, &r->opt, &r->step, &l, &info, check_global, r, d)))
 				return st;
 		} else {
 			if (!r->feed && (st = hy_nn_work_load(&r->w, &r->m, r->buf, (int)n, d)))
@@ -1095,6 +1052,19 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 	}
 	if ((!st || st == HY_STOP) && r->dist.size > 1) /* every rank reports rank 0's */
 		st = hy_dist_bcast(&r->dist, r->last_ckpt, sizeof r->last_ckpt, d) ? HY_EIO : st;
+	if ((!st || st == HY_STOP) && r->ranks) { /* each rank's reads, the sums */
+		hy_train_data_stats ds;
+		hy_train_data_get_stats(r->data, &ds);
+		char l1[1200], l2[1200];
+		hy_status rs = hy_train_ranks_report(r->ranks, &ds, (uint64_t)res->samples, l1, l2,
+			sizeof l1, d);
+		if (rs)
+			st = rs;
+		else if (l1[0]) {
+			notice(r, "%s", l1);
+			notice(r, "%s", l2);
+		}
+	}
 	res->step = r->step;
 	snprintf(res->last_ckpt, sizeof res->last_ckpt, "%s", r->last_ckpt);
 	res->seconds = now_s() - r->t0;
@@ -1103,8 +1073,10 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 		st = hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'", r->out);
 	if (st && st != HY_STOP && r->out && r->metrics_new)
 		drop_empty_output(r);
-	if (st && st != HY_STOP)
-		dist_fail(r, st, d); /* ends every rank when there are several */
+	if (st && st != HY_STOP) /* ends every rank when there are several */
+		hy_train_ranks_fail(&r->dist, st, d, r->hk ? r->hk->notice : NULL,
+			r->hk ? r->hk->u : NULL);
+	hy_train_ranks_close(r->ranks);
 	hy_dist_free(&r->dist);
 	free(r->buf);
 	hy_train_ppo_free(r->ppo);

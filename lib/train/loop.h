@@ -38,6 +38,8 @@ typedef struct hy_train_cfg {
 	int fast;                   /* CUDA: timed conv choice, any cuDNN algorithm  */
 	int loader_threads;         /* data feed threads (train/feed.h); 0: 2 on
 				     * CUDA, none (read in the loop) on the CPU     */
+	int no_overlap;             /* several ranks: sum the gradients after the
+				     * backward pass, not during it (ranks.h)       */
 	const char *const *inputs;  /* NULL/none: standard input                     */
 	size_t ninputs;
 	const char *const *val;     /* validation inputs (read whole each eval)      */

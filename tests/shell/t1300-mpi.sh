@@ -189,4 +189,83 @@ grep -q "rank 1" k.err || { cat k.err; fail "the killed rank is not named"; }
 last=$(readlink k/latest | sed 's/^ckpt-0*//; s/\.h5$//')
 "$F" --resume k --steps $((last + 2)) --out k2 one.sms 2>k2.err >/dev/null ||
 	{ cat k2.err; fail "the last checkpoint of the killed run does not resume"; }
+# ---- [disjoint reads, overlapped sum] hydra-fit on shards, 2 ranks (issue
+# 13): each rank reads only its own chunks of the shards (about half the
+# samples each; together no more than one process reads), the steps match
+# 1 rank within float summation order; the overlapped gradient sum (the
+# default) gives the bits of --no-overlap (two ranks: one addition per
+# float, whatever the buckets) and of the feed (--loader-threads), and
+# repeats itself bit for bit; checkpoints resume across 1 and 2 ranks; a
+# batch of 1 leaves one rank an empty part.
+"$BIN/hydra-encode" -o sh.h5 logs1 2>/dev/null || fail "hydra-encode logs1 -o sh.h5"
+SH="--arch tiny --steps 20 --batch 64 --threads 1 --log-every 1 --seed 3 --shuffle-buffer 1024"
+"$F" $SH --save-every 10 --keep 5 --out h1 sh.h5 2>h1.err || { cat h1.err; fail "hydra-fit shards"; }
+$MPI2 "$F" $SH --save-every 10 --keep 5 --out h2 sh.h5 2>h2.err ||
+	{ cat h2.err; fail "mpirun hydra-fit shards"; }
+$MPI2 "$F" $SH --save-every 10 --keep 5 --out h2b sh.h5 2>/dev/null ||
+	fail "mpirun hydra-fit shards (again)"
+$MPI2 "$F" $SH --no-overlap --out h2n sh.h5 2>h2n.err || { cat h2n.err; fail "--no-overlap"; }
+$MPI2 "$F" $SH --loader-threads 1 --out h2f sh.h5 2>h2f.err ||
+	{ cat h2f.err; fail "mpirun hydra-fit --loader-threads 1"; }
+grep -q "ranks: gradient sum during the backward pass: .* [1-9][0-9.]* started before it ended" \
+	h2.err || { cat h2.err; fail "the overlap line"; }
+grep -q "ranks: gradient sum after the backward pass" h2n.err || { cat h2n.err; fail "--no-overlap line"; }
+# "ranks: input read by rank: 0 A samples (x chunks), 1 B samples (y chunks);
+# T read in all, S in the steps"
+python3 - h2.err <<'PY' || fail "each rank reads its part"
+import re, sys
+line = [l for l in open(sys.argv[1]) if "input read by rank" in l][0]
+m = re.search(r"rank: 0 (\d+) samples \(\d+ chunks\), 1 (\d+) samples \(\d+ chunks\); "
+              r"(\d+) read in all, (\d+) in the steps", line)
+assert m, line
+a, b, t, s = map(int, m.groups())
+print("2 ranks read %d + %d = %d samples for the %d of the steps" % (a, b, t, s))
+assert s == 20 * 64 and a + b == t, line
+# one process reads the 2 buffers of 1024 the 1280 samples come from
+assert s <= t <= 2048, line
+assert 0.35 * t <= a <= 0.65 * t and 0.35 * t <= b <= 0.65 * t, line
+PY
+python3 - h1/metrics.jsonl h2/metrics.jsonl h2b/metrics.jsonl h2n/metrics.jsonl \
+	h2f/metrics.jsonl <<'PY' || fail "shards: 2 ranks vs 1 rank"
+import json, sys
+a, b, c, n, f = ([json.loads(l) for l in open(p)] for p in sys.argv[1:])
+assert len(a) == len(b) == len(c) == len(n) == len(f) == 20, "20 steps each"
+keys = ("loss", "policy", "value", "grp", "tenpai", "danger", "grad_norm")
+worst = max(abs(x[k] - y[k]) / max(abs(x[k]), 1e-12) for x, y in zip(a, b) for k in keys)
+print("shards, 2 ranks vs 1: max relative difference %.3g" % worst)
+assert worst <= 1e-4, "relative difference %g > 1e-4" % worst
+assert all(x["acc"] == y["acc"] and x["samples"] == y["samples"] for x, y in zip(a, b))
+for name, o in (("again", c), ("--no-overlap", n), ("--loader-threads 1", f)):
+    assert all(x[k] == y[k] for x, y in zip(b, o) for k in keys), "2-rank run differs: " + name
+PY
+if command -v h5diff >/dev/null 2>&1; then
+	h5diff h2/ckpt-00000020.h5 h2b/ckpt-00000020.h5 >/dev/null ||
+		fail "two 2-rank shard runs: checkpoints not bit-identical"
+fi
+# resume across rank counts: 1 -> 2 and 2 -> 1
+$MPI2 "$F" --resume h1/ckpt-00000010.h5 --steps 20 --out h3 sh.h5 2>h3.err ||
+	{ cat h3.err; fail "shards: 1-rank checkpoint on 2 ranks"; }
+"$F" --resume h2/ckpt-00000010.h5 --steps 20 --out h4 sh.h5 2>h4.err ||
+	{ cat h4.err; fail "shards: 2-rank checkpoint on 1 rank"; }
+python3 - h1/metrics.jsonl h3/metrics.jsonl h4/metrics.jsonl <<'PY' || fail "shards: resumed"
+import json, sys
+a, b, c = ([json.loads(l) for l in open(p)] for p in sys.argv[1:])
+a = {r["step"]: r["loss"] for r in a}
+for run in (b, c):
+    run = [r for r in run if r["step"] > 10]
+    assert len(run) == 10, "steps 11-20 logged"
+    assert all(abs(r["loss"] - a[r["step"]]) <= 1e-4 * a[r["step"]] for r in run)
+PY
+# a global batch of 1: one rank's part is empty at every step
+"$F" --arch tiny --steps 4 --batch 1 --threads 1 --log-every 1 --seed 5 --out h5a sh.h5 \
+	2>/dev/null || fail "hydra-fit --batch 1 on shards"
+$MPI2 "$F" --arch tiny --steps 4 --batch 1 --threads 1 --log-every 1 --seed 5 --out h5b sh.h5 \
+	2>h5b.err || { cat h5b.err; fail "mpirun hydra-fit --batch 1 on shards"; }
+python3 - h5a/metrics.jsonl h5b/metrics.jsonl <<'PY' || fail "shards: empty part"
+import json, sys
+a, b = ([json.loads(l)["loss"] for l in open(p)] for p in sys.argv[1:])
+assert len(a) == len(b) == 4 and all(abs(x - y) <= 1e-4 * abs(x) for x, y in zip(a, b)), (a, b)
+PY
+# ---- [end of disjoint reads, overlapped sum]
+
 exit 0

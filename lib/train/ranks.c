@@ -1,0 +1,159 @@
+/* The data-parallel step of hydra-fit over MPI ranks (see ranks.h). */
+#include "train/ranks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dist/grad.h"
+
+struct hy_train_ranks {
+	const hy_dist *ds;
+	hy_dist_overlap *ov; /* NULL: the sum after the backward pass */
+	uint64_t steps;
+	double sum_s;        /* time in the sum after backward returned */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+hy_status hy_train_ranks_open(hy_train_ranks **out, const hy_dist *ds, const hy_nn_model *m,
+	int overlap, hy_diag *d)
+{
+	*out = NULL;
+	hy_train_ranks *rk = calloc(1, sizeof *rk);
+	if (!rk)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	rk->ds = ds;
+	hy_status st = overlap ? hy_dist_overlap_init(&rk->ov, ds, m, d) : HY_OK;
+	if (st) {
+		free(rk);
+		return st;
+	}
+	*out = rk;
+	return HY_OK;
+}
+
+void hy_train_ranks_close(hy_train_ranks *rk)
+{
+	if (!rk)
+		return;
+	hy_dist_overlap_free(rk->ov);
+	free(rk);
+}
+
+hy_status hy_train_ranks_step(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_work *w,
+	const hy_sample *part, int k, const hy_nn_optim_cfg *opt, int64_t *step,
+	hy_nn_losses *l, hy_nn_step_info *info, hy_train_ranks_check check, void *u, hy_diag *d)
+{
+	hy_nn_losses mine;
+	memset(&mine, 0, sizeof mine);
+	hy_status st;
+	if (k > 0) {
+		if (part && (st = hy_nn_work_load(w, m, part, k, d)))
+			return st;
+		hy_nn_forward(m, w);
+		hy_nn_loss(m, w, &mine);
+		if (m->be->sync && (st = m->be->sync(m->ctx, d)))
+			return st;
+	}
+	/* the whole batch's normalisers and losses */
+	double v[HY_DIST_LOSS_N], g[HY_DIST_LOSS_N];
+	hy_dist_loss_local(w, &mine, k, v);
+	memcpy(g, v, sizeof g);
+	if ((st = hy_dist_sum_f64(rk->ds, g, HY_DIST_LOSS_N, d)))
+		return st;
+	hy_dist_loss_global(g, l);
+	if (check && (st = check(u, l, d)))
+		return st;
+	if (rk->ov)
+		hy_dist_overlap_begin(rk->ov, w);
+	if (k > 0) {
+		hy_dist_loss_rescale(m, w, v, g);
+		hy_nn_backward(m, w);
+	} else { /* nothing to add: zeros go into the sum */
+		m->be->zero(m->g, m->table.total * sizeof(float));
+	}
+	double t0 = now_s();
+	st = rk->ov ? hy_dist_overlap_end(rk->ov, w, d) : hy_dist_grad_sum(rk->ds, m, d);
+	rk->sum_s += now_s() - t0;
+	if (st)
+		return st;
+	rk->steps++;
+	hy_nn_optim_step(m, opt, step, info);
+	return HY_OK;
+}
+
+hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_train_data_stats *mine,
+	uint64_t samples, char *line1, char *line2, size_t size, hy_diag *d)
+{
+	const hy_dist *ds = rk->ds;
+	const int n = ds->size;
+	line1[0] = line2[0] = '\0';
+	double *v = calloc(2 * (size_t)n, sizeof *v);
+	if (!v)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	v[2 * ds->rank] = (double)mine->samples_read;
+	v[2 * ds->rank + 1] = (double)mine->chunks_read;
+	hy_status st = hy_dist_sum_f64(ds, v, 2 * (size_t)n, d);
+	if (st || ds->rank != 0) {
+		free(v);
+		return st;
+	}
+	/* rank 0: "input read by rank: 0 4100 samples (33 chunks), 1 ..." */
+	size_t at = 0;
+	at += (size_t)snprintf(line1, size, "ranks: input read by rank:");
+	enum { SHOWN = 16 }; /* then the total and the extremes */
+	double tot = 0, lo = v[0], hi = v[0];
+	for (int r = 0; r < n; r++) {
+		double s = v[2 * r], c = v[2 * r + 1];
+		tot += s;
+		lo = s < lo ? s : lo;
+		hi = s > hi ? s : hi;
+		if (r < SHOWN && at < size)
+			at += (size_t)snprintf(line1 + at, size - at, "%s %d %.0f samples", r ? "," : "",
+				r, s);
+		if (r < SHOWN && c > 0 && at < size)
+			at += (size_t)snprintf(line1 + at, size - at, " (%.0f chunks)", c);
+	}
+	if (n > SHOWN && at < size)
+		at += (size_t)snprintf(line1 + at, size - at, ", ... (%.0f to %.0f a rank)", lo, hi);
+	if (at < size)
+		snprintf(line1 + at, size - at, "; %.0f read in all, %llu in the steps", tot,
+			(unsigned long long)samples);
+	free(v);
+
+	double ms = rk->steps ? 1e3 * rk->sum_s / (double)rk->steps : 0;
+	if (rk->ov) {
+		hy_dist_overlap_stats os;
+		hy_dist_overlap_get_stats(rk->ov, &os);
+		snprintf(line2, size, "ranks: gradient sum during the backward pass%s: %.1f buckets a "
+			"step, %.1f started before it ended; %.3f ms a step waiting for the sums "
+			"after it", os.staged ? " (through page-locked host memory)" : "",
+			os.steps ? (double)os.buckets / (double)os.steps : 0.0,
+			os.steps ? (double)os.early / (double)os.steps : 0.0, ms);
+	} else {
+		snprintf(line2, size, "ranks: gradient sum after the backward pass: %.3f ms a step",
+			ms);
+	}
+	return HY_OK;
+}
+
+void hy_train_ranks_fail(const hy_dist *ds, hy_status st, const hy_diag *d,
+	void (*notice)(void *u, const char *msg), void *u)
+{
+	if (ds->size < 2)
+		return;
+	if (notice) {
+		char msg[1400];
+		snprintf(msg, sizeof msg, "rank %d of %d failed: %s; ending all ranks", ds->rank,
+			ds->size, d ? d->msg : "error");
+		notice(u, msg);
+	}
+	hy_dist_abort(ds, hy_status_exit(st));
+}

@@ -1,0 +1,67 @@
+/* The data-parallel step of hydra-fit under mpirun (ARCHITECTURE.md §8,
+ * issue 13), split from the loop (loop.c) like the feed and PPO: every
+ * rank trains on its part of each global batch (data.h
+ * hy_train_data_next_part: disjoint parts, together the batch a single
+ * process would take, read from disjoint shard chunks), the loss
+ * normalisers and the gradients are summed over the ranks (dist/grad.h),
+ * and every rank takes the same optimiser step. The gradient sum runs
+ * during the backward pass by default (hy_dist_overlap: buckets of the
+ * finished layers start while the earlier ones are computed), or after it
+ * (hy_dist_grad_sum) when asked.
+ *
+ *   hy_train_ranks_open(&rk, ds, m, overlap)        after the model is made
+ *   hy_train_ranks_step(rk, m, w, part, k, ...)     once a global batch
+ *   hy_train_ranks_report(rk, &data_stats, ...)     the end-of-run lines
+ *   hy_train_ranks_close(rk)
+ *
+ * A single rank never comes here (the loop's own step is the same
+ * arithmetic without sums). */
+#ifndef HY_TRAIN_RANKS_H
+#define HY_TRAIN_RANKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status.h"
+#include "dist/dist.h"
+#include "nn/model.h"
+#include "nn/optim.h"
+#include "train/data.h"
+
+typedef struct hy_train_ranks hy_train_ranks;
+
+/* For model m on ds (not owned; both outlive rk). overlap: 1 to sum the
+ * gradients during the backward pass, 0 after it. */
+hy_status hy_train_ranks_open(hy_train_ranks **rk, const hy_dist *ds, const hy_nn_model *m,
+	int overlap, hy_diag *d);
+void hy_train_ranks_close(hy_train_ranks *rk); /* NULL is fine */
+
+/* The verdict on the whole batch's losses before backward (the loop's
+ * non-finite check): every rank sees the same losses, so every rank gives
+ * the same verdict and none is left waiting in a sum. */
+typedef hy_status (*hy_train_ranks_check)(void *u, const hy_nn_losses *l, hy_diag *d);
+
+/* One optimiser step on this rank's part of the global batch: the k
+ * samples part[0, k) (part NULL: already in w, put there by the feed; k
+ * may be 0, and then w is not used). *l: the whole batch's losses (the
+ * same on every rank), *info and *step as hy_nn_optim_step. */
+hy_status hy_train_ranks_step(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_work *w,
+	const hy_sample *part, int k, const hy_nn_optim_cfg *opt, int64_t *step,
+	hy_nn_losses *l, hy_nn_step_info *info, hy_train_ranks_check check, void *u, hy_diag *d);
+
+/* The end-of-run figures, gathered on rank 0 (a collective: every rank
+ * calls it): what each rank read from the inputs (mine: this rank's
+ * hy_train_data_get_stats; samples: those the steps took, the global
+ * batches' sum) and how the gradient sums went. Rank 0 gets two lines in
+ * line1 and line2 (without a newline); the other ranks get empty strings. */
+hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_train_data_stats *mine,
+	uint64_t samples, char *line1, char *line2, size_t size, hy_diag *d);
+
+/* After a failure on this rank: says which rank failed and why through
+ * notice (every rank's, not only rank 0's), then ends every rank of the job
+ * (hy_dist_abort: the others would wait forever in the next sum). Returns
+ * without doing anything for a single rank. */
+void hy_train_ranks_fail(const hy_dist *ds, hy_status st, const hy_diag *d,
+	void (*notice)(void *u, const char *msg), void *u);
+
+#endif

@@ -1,0 +1,253 @@
+/* A training source split across ranks (train/data.h, cfg rank of ranks):
+ * for every batch the ranks' parts are disjoint, each in the global order,
+ * and together exactly the batch of a single process (shards: over
+ * several epochs and buffers, with a seek; streams: the ranks' blocks of
+ * positions); from shards each rank reads only its own chunks, about
+ * 1/ranks of the samples, and the ranks together read what one process
+ * reads. Synthetic samples in a temporary directory. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dist/dist.h"
+#include "nn/synth.h"
+#include "samples/shard.h"
+#include "samples/stream.h"
+#include "train/data.h"
+
+static char dir[256];
+static const uint64_t SEED = 20261124;
+enum { NA = 700, NB = 133, MAXR = 4 };
+
+static void path(char *buf, const char *name)
+{
+	snprintf(buf, 512, "%s/%s", dir, name);
+}
+
+static hy_sample *make_samples(int n, uint64_t first_id, uint64_t seed)
+{
+	hy_sample *s = malloc((size_t)n * sizeof *s);
+	assert_non_null(s);
+	hy_rng r;
+	hy_rng_seed(&r, seed);
+	hy_nn_synth_samples(&r, s, n);
+	for (int i = 0; i < n; i++)
+		s[i].game = first_id + (uint64_t)i;
+	return s;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "%s/hydra-parts.XXXXXX",
+		getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		return -1;
+	printf("# seed %llu, temp dir %s\n", (unsigned long long)SEED, dir);
+	hy_sample *a = make_samples(NA, 0, SEED), *b = make_samples(NB, NA, SEED + 1);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	char p[512];
+	const char *names[2] = {"a.h5", "b.h5"};
+	const hy_sample *src[2] = {a, b};
+	const int cnt[2] = {NA, NB};
+	for (int k = 0; k < 2; k++) {
+		path(p, names[k]);
+		hy_shard_writer *w;
+		hy_shard_meta m = {.chunk = 16};
+		if (hy_shard_writer_open(&w, p, &m, &d))
+			return -1;
+		for (int i = 0; i < cnt[k]; i++)
+			if (hy_shard_write(w, &src[k][i], &d))
+				return -1;
+		if (hy_shard_writer_close(w, &d))
+			return -1;
+	}
+	path(p, "a.bin");
+	FILE *f = fopen(p, "wb");
+	hy_sms_writer *sw;
+	if (!f || hy_sms_writer_open(&sw, f))
+		return -1;
+	for (int i = 0; i < NA; i++)
+		if (hy_sms_write(sw, &a[i], &d))
+			return -1;
+	if (hy_sms_writer_close(sw, &d) || fclose(f))
+		return -1;
+	free(a);
+	free(b);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static hy_train_data *open_src(const char *const *in, size_t nin, int rank, int ranks,
+	const hy_train_cursor *at)
+{
+	hy_train_data_cfg c = {.paths = in, .npaths = nin, .seed = SEED, .shuffle_buffer = 100,
+		.rank = rank, .ranks = ranks};
+	hy_train_data *td;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	if (hy_train_data_open(&td, &c, &d))
+		fail_msg("open: %s", d.msg);
+	if (at && hy_train_data_seek(td, at, &d))
+		fail_msg("seek: %s", d.msg);
+	return td;
+}
+
+/* `steps` batches of `batch` on 1 rank and on each of `ranks`: the parts
+ * merge, in order, into the whole batch. *read: samples each rank read. */
+static void check_parts(const char *const *in, size_t nin, int ranks, size_t batch, int steps,
+	const hy_train_cursor *at, int blocks, uint64_t read[MAXR + 1])
+{
+	hy_train_data *one = open_src(in, nin, 0, 1, at), *td[MAXR];
+	for (int r = 0; r < ranks; r++)
+		td[r] = open_src(in, nin, r, ranks, at);
+	hy_sample *all = malloc(batch * sizeof *all), *part = malloc(batch * sizeof *part);
+	uint64_t *owner = malloc(batch * sizeof *owner);
+	assert_true(all && part && owner);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	for (int s = 0; s < steps; s++) {
+		size_t n = 0;
+		assert_int_equal(hy_train_data_next(one, all, batch, &n, &d), HY_OK);
+		assert_int_equal(n, batch);
+		for (size_t i = 0; i < n; i++)
+			owner[i] = UINT64_MAX;
+		size_t sum = 0;
+		for (int r = 0; r < ranks; r++) {
+			size_t nr = 0, k = 0;
+			assert_int_equal(hy_train_data_next_part(td[r], part, batch, &nr, &k, &d), HY_OK);
+			assert_int_equal(nr, n); /* the cursor moves by the global batch */
+			hy_train_cursor c1, c2;
+			hy_train_data_get_cursor(one, &c1);
+			hy_train_data_get_cursor(td[r], &c2);
+			assert_true(c1.epoch == c2.epoch && c1.pos == c2.pos);
+			/* a subsequence of the batch, in order */
+			size_t at_i = 0;
+			for (size_t j = 0; j < k; j++) {
+				while (at_i < n && all[at_i].game != part[j].game)
+					at_i++;
+				if (at_i == n)
+					fail_msg("step %d, rank %d: sample %llu not in the batch, or out of "
+						"order", s, r, (unsigned long long)part[j].game);
+				assert_memory_equal(&all[at_i], &part[j], sizeof *part);
+				assert_int_equal(owner[at_i], UINT64_MAX); /* disjoint */
+				owner[at_i] = (uint64_t)r;
+				at_i++;
+			}
+			if (blocks) { /* streams: rank r's block of positions */
+				uint64_t lo, hi;
+				hy_dist_range_of(r, ranks, batch, &lo, &hi);
+				assert_int_equal(k, hi - lo);
+				for (uint64_t i = lo; i < hi; i++)
+					assert_int_equal(owner[i], (uint64_t)r);
+			}
+			sum += k;
+		}
+		assert_int_equal(sum, n); /* together: the whole batch */
+	}
+	hy_train_data_stats st;
+	hy_train_data_get_stats(one, &st);
+	read[MAXR] = st.samples_read;
+	for (int r = 0; r < ranks; r++) {
+		hy_train_data_get_stats(td[r], &st);
+		read[r] = st.samples_read;
+		hy_train_data_close(td[r]);
+	}
+	hy_train_data_close(one);
+	free(all);
+	free(part);
+	free(owner);
+}
+
+static void test_shard_parts(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	path(a, "a.h5");
+	path(b, "b.h5");
+	const char *in[2] = {a, b};
+	const hy_train_cursor start = {0, 0}, mid = {1, 317};
+	for (int ranks = 2; ranks <= MAXR; ranks++) {
+		uint64_t read[MAXR + 1];
+		/* 3 epochs and a bit of 833 samples, buffers of 7 chunks of 16 */
+		check_parts(in, 2, ranks, 37, 70, &start, 0, read);
+		uint64_t sum = 0;
+		for (int r = 0; r < ranks; r++) {
+			sum += read[r];
+			/* about 1/ranks each: within two chunks a buffer of it */
+			double share = (double)read[r] / (double)read[MAXR];
+			printf("# %d ranks: rank %d read %llu of the %llu samples one process reads\n",
+				ranks, r, (unsigned long long)read[r], (unsigned long long)read[MAXR]);
+			if (share > 1.0 / ranks + 0.08 || share < 1.0 / ranks - 0.08)
+				fail_msg("%d ranks: rank %d read %llu of %llu samples", ranks, r,
+					(unsigned long long)read[r], (unsigned long long)read[MAXR]);
+		}
+		assert_int_equal(sum, read[MAXR]); /* together: what one process reads */
+		check_parts(in, 2, ranks, 64, 20, &mid, 0, read); /* after a seek */
+	}
+	/* a batch smaller than the ranks: some parts are empty */
+	uint64_t read[MAXR + 1];
+	check_parts(in, 2, 3, 1, 50, &start, 0, read);
+}
+
+static void test_stream_parts(void **state)
+{
+	(void)state;
+	char a[512];
+	path(a, "a.bin");
+	const char *in[1] = {a};
+	const hy_train_cursor start = {0, 0}, mid = {0, 250};
+	for (int ranks = 2; ranks <= MAXR; ranks++) {
+		uint64_t read[MAXR + 1];
+		check_parts(in, 1, ranks, 45, 40, &start, 1, read);
+		for (int r = 0; r < ranks; r++) /* a stream: every rank reads all of it */
+			assert_int_equal(read[r], read[MAXR]);
+		check_parts(in, 1, ranks, 32, 10, &mid, 1, read);
+	}
+}
+
+static void test_bad_rank(void **state)
+{
+	(void)state;
+	char a[512];
+	path(a, "a.h5");
+	const char *in[1] = {a};
+	hy_train_data_cfg c = {.paths = in, .npaths = 1, .seed = 1, .shuffle_buffer = 100,
+		.rank = 2, .ranks = 2};
+	hy_train_data *td;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_train_data_open(&td, &c, &d), HY_EUSAGE);
+	c.rank = 1;
+	assert_int_equal(hy_train_data_open(&td, &c, &d), HY_OK);
+	hy_sample s[4];
+	size_t n;
+	/* whole batches are for a single rank */
+	assert_int_equal(hy_train_data_next(td, s, 4, &n, &d), HY_EUSAGE);
+	hy_train_data_close(td);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shard_parts),
+		cmocka_unit_test(test_stream_parts),
+		cmocka_unit_test(test_bad_rank),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
