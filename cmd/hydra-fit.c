@@ -209,7 +209,7 @@ static int feed_only(const hy_train_cfg *cfg)
 	hy_train_data_cfg dc = {.paths = cfg->inputs, .npaths = cfg->ninputs, .seed = cfg->seed,
 		.shuffle_buffer = cfg->shuffle_buffer ? cfg->shuffle_buffer : 8192};
 	hy_train_feed_cfg fc = {.batch = batch, .threads = threads,
-		.be = cfg->cuda ? hy_nn_backend_cuda() : NULL};
+		.be = cfg->cuda ? hy_nn_backend_cuda() : NULL, .compact = cfg->cuda};
 	hy_train_feed_stats s;
 	double sec;
 	hy_diag d;
@@ -223,9 +223,10 @@ static int feed_only(const hy_train_cfg *cfg)
 	}
 	double sps = sec > 0 ? (double)s.samples / sec : 0;
 	printf("feed: %llu samples in %llu batches of %d, %.3f s: %.0f samples/s with %d loader "
-		"thread%s (%.0f per thread), %s host memory\n", (unsigned long long)s.samples,
-		(unsigned long long)s.batches, batch, sec, sps, threads, threads > 1 ? "s" : "",
-		sps / threads, cfg->cuda ? "page-locked" : "plain");
+		"thread%s (%.0f per thread), %s host memory, %s batches (%zu bytes a sample)\n",
+		(unsigned long long)s.samples, (unsigned long long)s.batches, batch, sec, sps,
+		threads, threads > 1 ? "s" : "", sps / threads, cfg->cuda ? "page-locked" : "plain",
+		cfg->cuda ? "compact" : "fp32", hy_nn_batch_bytes_as(1, cfg->cuda));
 	for (int i = 0; i < s.threads; i++)
 		printf("feed: thread %d: %llu samples packed, %.3f s reading, %.3f s packing\n",
 			i + 1, (unsigned long long)s.thread_samples[i], s.read_s[i], s.pack_s[i]);

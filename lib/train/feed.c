@@ -29,6 +29,7 @@ typedef struct loader {
 struct hy_train_feed {
 	hy_train_data *td;
 	int batch, threads, nslots;
+	int compact;              /* batches packed compact (feed.h)     */
 	const hy_nn_backend *hbe; /* host memory from hbe->host_alloc, or NULL */
 	slot *slots;
 	loader *ld;
@@ -99,7 +100,8 @@ static void *loader_main(void *arg)
 		pthread_mutex_unlock(&f->rd);
 		double t1 = now_s();
 		if (!failed)
-			sl->st = hy_nn_batch_pack(sl->host, sl->s, (int)n, &sl->b.info, &sl->d);
+			sl->st = hy_nn_batch_pack_as(sl->host, sl->s, (int)n, f->compact, &sl->b.info,
+				&sl->d);
 		double t2 = now_s();
 
 		pthread_mutex_lock(&f->mu);
@@ -165,6 +167,10 @@ hy_status hy_train_feed_open(hy_train_feed **out, hy_train_data *td,
 	if (cfg->batch < 1 || cfg->threads < 1 || cfg->threads > HY_TRAIN_FEED_MAX)
 		return hy_diag_set(d, HY_EUSAGE, 0, "feed of batch %d with %d loader threads: want a "
 			"batch ≥ 1 and 1 to %d threads", cfg->batch, cfg->threads, HY_TRAIN_FEED_MAX);
+	if (cfg->compact && !(cfg->be && cfg->be->expand_obs && cfg->be->to_dev_async &&
+				    cfg->be->dev_copy))
+		return hy_diag_set(d, HY_EUSAGE, 0, "compact batches need a backend that widens "
+			"them on its device (%s does not)", cfg->be ? cfg->be->name : "no backend");
 	hy_train_feed *f = calloc(1, sizeof *f);
 	if (!f)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
@@ -174,6 +180,7 @@ hy_status hy_train_feed_open(hy_train_feed **out, hy_train_data *td,
 	f->td = td;
 	f->batch = cfg->batch;
 	f->threads = cfg->threads;
+	f->compact = cfg->compact;
 	f->nslots = cfg->threads + 3;
 	f->hbe = cfg->be && cfg->be->host_alloc && cfg->be->host_free ? cfg->be : NULL;
 	if (d)
@@ -181,7 +188,7 @@ hy_status hy_train_feed_open(hy_train_feed **out, hy_train_data *td,
 	f->slots = calloc((size_t)f->nslots, sizeof *f->slots);
 	f->ld = calloc((size_t)f->threads, sizeof *f->ld);
 	int fail = !f->slots || !f->ld;
-	const size_t bytes = hy_nn_batch_bytes(f->batch);
+	const size_t bytes = hy_nn_batch_bytes_as(f->batch, f->compact);
 	for (int i = 0; !fail && i < f->nslots; i++) {
 		f->slots[i].s = malloc((size_t)f->batch * sizeof *f->slots[i].s);
 		f->slots[i].host = host_mem(f->hbe, bytes);
@@ -245,7 +252,7 @@ static void upload(hy_train_feed *f, const hy_train_batch *b)
 {
 	if (b->info.n > 0)
 		f->dbe->to_dev_async(f->dctx, f->stage[b->seq % 2], b->host,
-			hy_nn_batch_bytes(b->info.n));
+			hy_nn_batch_bytes_as(b->info.n, b->info.compact));
 }
 
 hy_status hy_train_feed_load(hy_train_feed *f, hy_nn_work *w, const hy_nn_model *m,
@@ -264,7 +271,7 @@ hy_status hy_train_feed_load(hy_train_feed *f, hy_nn_work *w, const hy_nn_model 
 		return HY_OK;
 	}
 	if (!f->dbe) { /* first call: the staging, and batch 0's upload */
-		size_t bytes = hy_nn_batch_bytes(f->batch);
+		size_t bytes = hy_nn_batch_bytes_as(f->batch, f->compact);
 		f->stage[0] = be->alloc(bytes);
 		f->stage[1] = be->alloc(bytes);
 		f->dbe = be;

@@ -1,7 +1,8 @@
 /* The data feed of hydra-fit (issue 15): loader threads that read batches
  * from a training data source (data.h) and pack them as the backend takes
  * them (nn/model.h hy_nn_batch_pack: labels, and the model's input
- * [B][36][85] fp32) into host buffers — page-locked where the backend has
+ * [B][36][85] fp32; or, for a GPU, the compact batch of binary16 planes
+ * that the device widens) into host buffers — page-locked where the backend has
  * host_alloc (CUDA), plain memory otherwise — a few batches ahead of the
  * trainer; on a GPU the host→device copy of the next batch runs on its own
  * stream while the current step computes (hy_train_feed_load).
@@ -39,12 +40,18 @@ typedef struct hy_train_feed_cfg {
 	int threads;             /* loader threads (1 to HY_TRAIN_FEED_MAX)      */
 	const hy_nn_backend *be; /* host_alloc (page-locked) when it has one; NULL:
 				  * plain memory                                 */
+	int compact;             /* pack compact batches (model.h: binary16
+				  * planes, widened on the device by the
+				  * backend's expand_obs; half the bytes and no
+				  * widening in the loaders): only for a backend
+				  * with expand_obs, to_dev_async and dev_copy  */
 } hy_train_feed_cfg;
 
 enum { HY_TRAIN_FEED_MAX = 64 };
 
 typedef struct hy_train_batch {
-	const void *host;        /* packed batch, hy_nn_batch_bytes(info.n) bytes */
+	const void *host;        /* packed batch, hy_nn_batch_bytes_as(info.n,
+				  * info.compact) bytes                          */
 	hy_nn_batch_info info;
 	hy_train_cursor cursor;  /* the source's cursor after this batch         */
 	int n_global;            /* samples of the global batch (several ranks:

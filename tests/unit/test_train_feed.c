@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nn/cuda/compact.h"
 #include "nn/synth.h"
 #include "samples/stream.h"
 #include "train/feed.h"
@@ -114,8 +115,25 @@ static void test_order(void **state)
 	unlink(path);
 }
 
-/* hy_train_feed_load on the CPU: the workspace gets what work_load gives. */
-static void test_load(void **state)
+/* A CPU backend shaped like a GPU's for the feed: "device" copies and
+ * uploads are memcpy, and compact batches are widened as compact.h's
+ * reference does. */
+static void dev_copy_cpu(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes)
+{
+	(void)c;
+	memcpy(dst, src, bytes);
+}
+
+static void expand_cpu(const hy_nn_ctx *c, int B, const uint16_t *obs, hy_nn_act *x)
+{
+	(void)c;
+	hy_nn_obs_expand_cpu(B, obs, (float *)x);
+}
+
+/* hy_nn_train_feed_load: the workspace gets what work_load gives, with
+ * fp32 batches on the CPU (compact 0) and with compact batches uploaded
+ * and widened by a backend that takes them (compact 1). */
+static void load_case(int compact)
 {
 	char path[64];
 	write_stream(path, 0);
@@ -124,9 +142,13 @@ static void test_load(void **state)
 	hy_diag_init(&d, "test");
 	hy_nn_ctx ctx;
 	hy_nn_ctx_init(&ctx, 1);
+	hy_nn_backend dev = *hy_nn_backend_cpu();
+	dev.to_dev_async = dev_copy_cpu;
+	dev.dev_copy = dev_copy_cpu;
+	dev.expand_obs = expand_cpu;
+	const hy_nn_backend *be = compact ? &dev : hy_nn_backend_cpu();
 	hy_nn_model m;
-	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){0, 32}, hy_nn_backend_cpu(), &ctx, &d),
-		HY_OK);
+	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){0, 32}, be, &ctx, &d), HY_OK);
 	hy_nn_work w1, w2;
 	assert_int_equal(hy_nn_work_init_infer(&w1, &m, BATCH, &d), HY_OK);
 	assert_int_equal(hy_nn_work_init_infer(&w2, &m, BATCH, &d), HY_OK);
@@ -134,7 +156,12 @@ static void test_load(void **state)
 	open_source(&a, paths);
 	open_source(&b, paths);
 	hy_train_feed *f;
-	hy_train_feed_cfg fc = {.batch = BATCH, .threads = 2, .be = hy_nn_backend_cpu()};
+	hy_train_feed_cfg fc = {.batch = BATCH, .threads = 2, .be = hy_nn_backend_cpu(),
+		.compact = 1};
+	/* the plain CPU backend cannot widen compact batches */
+	assert_int_equal(hy_train_feed_open(&f, a, &fc, &d), HY_EUSAGE);
+	fc.be = be;
+	fc.compact = compact;
 	assert_int_equal(hy_train_feed_open(&f, a, &fc, &d), HY_OK);
 	hy_sample s[BATCH];
 	for (int k = 0; k < 9; k++) {
@@ -143,6 +170,7 @@ static void test_load(void **state)
 		assert_int_equal(hy_train_feed_load(f, &w1, &m, &fb, &d), HY_OK);
 		assert_int_equal(hy_train_data_next(b, s, BATCH, &n, &d), HY_OK);
 		assert_int_equal(hy_nn_work_load(&w2, &m, s, (int)n, &d), HY_OK);
+		assert_int_equal(fb->info.compact, compact);
 		assert_int_equal(w1.B, w2.B);
 		assert_int_equal(w1.n_known, w2.n_known);
 		assert_int_equal(w1.n_danger, w2.n_danger);
@@ -159,6 +187,13 @@ static void test_load(void **state)
 	hy_nn_work_free(&w2, &m);
 	hy_nn_model_free(&m);
 	unlink(path);
+}
+
+static void test_load(void **state)
+{
+	(void)state;
+	load_case(0);
+	load_case(1);
 }
 
 /* A truncated input stops the feed at the batch that meets the cut, for
@@ -201,7 +236,8 @@ static void test_config(void **state)
 	hy_diag d;
 	hy_diag_init(&d, "test");
 	hy_train_feed *f = (hy_train_feed *)&d;
-	hy_train_feed_cfg bad[] = {{0, 1, NULL}, {4, 0, NULL}, {4, HY_TRAIN_FEED_MAX + 1, NULL}};
+	hy_train_feed_cfg bad[] = {{0, 1, NULL, 0}, {4, 0, NULL, 0}, {4, HY_TRAIN_FEED_MAX + 1, NULL, 0},
+		{4, 1, NULL, 1}};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		assert_int_equal(hy_train_feed_open(&f, NULL, &bad[i], &d), HY_EUSAGE);
 		assert_null(f);
