@@ -177,20 +177,19 @@ static float *randact(env *e, int B, int C)
 	return v;
 }
 
-/* A device copy of n bytes of host memory. */
-static void *up(env *e, const void *h, size_t bytes)
+/* n bytes of device memory (exits when there are none). */
+static void *dalloc(env *e, size_t bytes)
 {
 	void *p = e->gb->alloc(bytes);
 	if (!p) {
 		fprintf(stderr, "check-gpu: out of device memory\n");
 		exit(1);
 	}
-	e->gb->to_dev(p, h, bytes);
 	return p;
 }
 
-/* Host copy of n floats of device memory, after the queued work. */
-static float *down(env *e, const hy_nn_ctx *g, const void *dptr, size_t n)
+/* Waits for context g's queued work (exits on a failure). */
+static void drain(env *e, const hy_nn_ctx *g)
 {
 	hy_diag d;
 	hy_diag_init(&d, NULL);
@@ -198,6 +197,20 @@ static float *down(env *e, const hy_nn_ctx *g, const void *dptr, size_t n)
 		fprintf(stderr, "check-gpu: %s\n", d.msg);
 		exit(1);
 	}
+}
+
+/* A device copy of n bytes of host memory. */
+static void *up(env *e, const void *h, size_t bytes)
+{
+	void *p = dalloc(e, bytes);
+	e->gb->to_dev(p, h, bytes);
+	return p;
+}
+
+/* Host copy of n floats of device memory, after the queued work. */
+static float *down(env *e, const hy_nn_ctx *g, const void *dptr, size_t n)
+{
+	drain(e, g);
 	float *h = host(n);
 	e->gb->to_host(h, dptr, n * sizeof(float));
 	return h;
@@ -209,23 +222,14 @@ static float *down(env *e, const hy_nn_ctx *g, const void *dptr, size_t n)
  * the bf16 contexts): a device copy of n host floats, and n floats back. */
 static hy_nn_act *upact(env *e, const hy_nn_ctx *g, const float *h, size_t n)
 {
-	hy_nn_act *p = e->gb->alloc(n * hy_nn_act_size(e->gb, g));
-	if (!p) {
-		fprintf(stderr, "check-gpu: out of device memory\n");
-		exit(1);
-	}
+	hy_nn_act *p = dalloc(e, n * hy_nn_act_size(e->gb, g));
 	hy_nn_act_put(e->gb, g, n, h, p);
 	return p;
 }
 
 static float *downact(env *e, const hy_nn_ctx *g, const hy_nn_act *dptr, size_t n)
 {
-	hy_diag d;
-	hy_diag_init(&d, NULL);
-	if (e->gb->sync(g, &d)) {
-		fprintf(stderr, "check-gpu: %s\n", d.msg);
-		exit(1);
-	}
+	drain(e, g);
 	float *h = host(n);
 	hy_nn_act_get(e->gb, g, n, dptr, h);
 	return h;
@@ -762,6 +766,34 @@ static void check_model(env *e, int k, hy_nn_arch a, int B)
 	pair_free(&p);
 }
 
+/* A batch moved the feed's way — packed (fp32 or compact) in page-locked
+ * memory, to_dev_async on the copy stream into a device staging buffer,
+ * put on_dev into workspace wi — then forward and loss: the policy logits
+ * (host copy) and the losses. */
+static float *staged_forward(env *e, const hy_nn_ctx *g, const hy_nn_model *m, hy_nn_work *wi,
+	const hy_sample *s, int B, int compact, hy_nn_losses *l)
+{
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	size_t bytes = hy_nn_batch_bytes_as(B, compact);
+	void *h = e->gb->host_alloc(bytes), *stage = e->gb->alloc(bytes);
+	hy_nn_batch_info bi;
+	if (!h || !stage || hy_nn_batch_pack_as(h, s, B, compact, &bi, &d))
+		exit(die("feed buffers", &d));
+	e->gb->zero(wi->xin, (size_t)B * HY_NN_TP * HY_NN_IN * hy_nn_act_size(e->gb, g));
+	e->gb->to_dev_async(g, stage, h, bytes);
+	if (hy_nn_work_put(wi, m, stage, &bi, 1, &d))
+		exit(die("work_put on_dev", &d));
+	hy_nn_forward(m, wi);
+	hy_nn_loss(m, wi, l);
+	if (e->gb->sync(g, &d))
+		exit(die("feed copies", &d));
+	float *out = down(e, g, wi->plog, (size_t)B * HY_ACTIONS);
+	e->gb->host_free(h);
+	e->gb->free(stage);
+	return out;
+}
+
 /* On the GPU: an inference workspace's forward gives the training
  * workspace's outputs bit for bit (the same ops on the same values), and a
  * batch moved the feed's way (packed in page-locked memory, to_dev_async
@@ -781,7 +813,7 @@ static void check_infer_feed(env *e, int k, hy_nn_arch a, int B)
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	hy_nn_work wi;
-	hy_nn_losses lt, li, lf;
+	hy_nn_losses lt, li;
 	if (hy_nn_work_init_infer(&wi, &p.g, B, &d) || hy_nn_work_load(&p.wg, &p.g, s, B, &d) ||
 		hy_nn_work_load(&wi, &p.g, s, B, &d))
 		exit(die("inference workspace", &d));
@@ -794,47 +826,19 @@ static void check_infer_feed(env *e, int k, hy_nn_arch a, int B)
 	require(memcmp(a1, a2, np * 4) == 0 && lt.total == li.total,
 		NAME("inference workspace %dx%d B=%d %s: bit-identical", a.blocks, a.channels, B,
 			gname[k]));
-	/* the feed's staged copies */
-	size_t bytes = hy_nn_batch_bytes(B);
-	void *h = e->gb->host_alloc(bytes), *stage = e->gb->alloc(bytes);
-	hy_nn_batch_info bi;
-	if (!h || !stage || hy_nn_batch_pack(h, s, B, &bi, &d))
-		exit(die("feed buffers", &d));
-	e->gb->zero(wi.xin, (size_t)B * HY_NN_TP * HY_NN_IN * hy_nn_act_size(e->gb, g));
-	e->gb->to_dev_async(g, stage, h, bytes);
-	if (hy_nn_work_put(&wi, &p.g, stage, &bi, 1, &d))
-		exit(die("work_put on_dev", &d));
-	hy_nn_forward(&p.g, &wi);
-	hy_nn_loss(&p.g, &wi, &lf);
-	if (e->gb->sync(g, &d))
-		exit(die("feed copies", &d));
-	float *a3 = down(e, g, wi.plog, np);
-	require(memcmp(a1, a3, np * 4) == 0 && lt.total == lf.total,
-		NAME("feed copies (copy stream, staging) %dx%d B=%d %s: bit-identical", a.blocks,
-			a.channels, B, gname[k]));
-	e->gb->host_free(h);
-	e->gb->free(stage);
-	/* the compact batch (binary16 planes, widened on the device) */
-	hy_nn_losses lk;
-	bytes = hy_nn_batch_bytes_as(B, 1);
-	h = e->gb->host_alloc(bytes), stage = e->gb->alloc(bytes);
-	if (!h || !stage || hy_nn_batch_pack_as(h, s, B, 1, &bi, &d))
-		exit(die("compact feed buffers", &d));
-	e->gb->zero(wi.xin, (size_t)B * HY_NN_TP * HY_NN_IN * hy_nn_act_size(e->gb, g));
-	e->gb->to_dev_async(g, stage, h, bytes);
-	if (hy_nn_work_put(&wi, &p.g, stage, &bi, 1, &d))
-		exit(die("work_put compact", &d));
-	hy_nn_forward(&p.g, &wi);
-	hy_nn_loss(&p.g, &wi, &lk);
-	if (e->gb->sync(g, &d))
-		exit(die("compact feed copies", &d));
-	float *a4 = down(e, g, wi.plog, np);
-	require(memcmp(a1, a4, np * 4) == 0 && lt.total == lk.total,
-		NAME("compact batch widened on the device %dx%d B=%d %s: bit-identical", a.blocks,
-			a.channels, B, gname[k]));
-	e->gb->host_free(h);
-	e->gb->free(stage);
-	free(a1), free(a2), free(a3), free(a4);
+	/* the feed's staged copies, of the fp32 and of the compact batch
+	 * (binary16 planes, widened on the device) */
+	static const char *layout[2] = {"feed copies (copy stream, staging)",
+		"compact batch widened on the device"};
+	for (int compact = 0; compact < 2; compact++) {
+		hy_nn_losses lf;
+		float *af = staged_forward(e, g, &p.g, &wi, s, B, compact, &lf);
+		require(memcmp(a1, af, np * 4) == 0 && lt.total == lf.total,
+			NAME("%s %dx%d B=%d %s: bit-identical", layout[compact], a.blocks, a.channels,
+				B, gname[k]));
+		free(af);
+	}
+	free(a1), free(a2);
 	hy_nn_work_free(&wi, &p.g);
 	free(s);
 	pair_free(&p);

@@ -20,6 +20,8 @@
 #include "play/arena.h"
 #include "samples/stream.h"
 
+#include "fixture_play.h"
+
 static void test_rotation(void **state)
 {
 	for (int r = 0; r < HY_ARENA_ROTATIONS; r++) {
@@ -265,18 +267,6 @@ static void test_result_of(void **state)
 }
 
 /* ------------------------------------------------------------ strides */
-
-static hy_policy open_policy(const char *spec)
-{
-	hy_policy p;
-	hy_diag d;
-	hy_diag_init(&d, spec);
-	hy_status st = hy_policy_open(&p, spec, NULL, &d);
-	if (st != HY_OK)
-		print_error("%s: %s\n", spec, d.msg);
-	assert_int_equal(st, HY_OK);
-	return p;
-}
 
 enum { NGAMES = 7 };
 

@@ -31,19 +31,9 @@
 #include "play/runner.h"
 #include "samples/stream.h"
 
-/* ------------------------------------------------------------ helpers */
+#include "fixture_play.h"
 
-static hy_policy open_policy(const char *spec)
-{
-	hy_policy p;
-	hy_diag d;
-	hy_diag_init(&d, spec);
-	hy_status st = hy_policy_open(&p, spec, NULL, &d);
-	if (st != HY_OK)
-		print_error("%s: %s\n", spec, d.msg);
-	assert_int_equal(st, HY_OK);
-	return p;
-}
+/* ------------------------------------------------------------ helpers */
 
 static int decide1(hy_policy *p, const hy_engine *e, const hy_obs_track *t, int seat,
 		   uint64_t key)

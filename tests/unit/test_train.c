@@ -22,60 +22,15 @@
 #include "train/data.h"
 #include "train/loop.h"
 
-static char dir[256];
+#include "fixture_train.h"
+
 static const uint64_t SEED = 20261122;
-
-static void path(char *buf, const char *name)
-{
-	snprintf(buf, 512, "%s/%s", dir, name);
-}
-
-/* n synthetic samples with game = first_id + i (to identify them). */
-static hy_sample *make_samples(int n, uint64_t first_id, uint64_t seed)
-{
-	hy_sample *s = malloc((size_t)n * sizeof *s);
-	assert_non_null(s);
-	hy_rng r;
-	hy_rng_seed(&r, seed);
-	hy_nn_synth_samples(&r, s, n);
-	for (int i = 0; i < n; i++)
-		s[i].game = first_id + (uint64_t)i;
-	return s;
-}
-
-static void write_stream(const char *p, const hy_sample *s, int n)
-{
-	FILE *f = fopen(p, "wb");
-	assert_non_null(f);
-	hy_sms_writer *w;
-	hy_diag d;
-	hy_diag_init(&d, p);
-	assert_int_equal(hy_sms_writer_open(&w, f), HY_OK);
-	for (int i = 0; i < n; i++)
-		assert_int_equal(hy_sms_write(w, &s[i], &d), HY_OK);
-	assert_int_equal(hy_sms_writer_close(w, &d), HY_OK);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void write_shard(const char *p, const hy_sample *s, int n, uint32_t chunk)
-{
-	hy_shard_writer *w;
-	hy_diag d;
-	hy_diag_init(&d, p);
-	hy_shard_meta m = {.chunk = chunk};
-	assert_int_equal(hy_shard_writer_open(&w, p, &m, &d), HY_OK);
-	for (int i = 0; i < n; i++)
-		assert_int_equal(hy_shard_write(w, &s[i], &d), HY_OK);
-	assert_int_equal(hy_shard_writer_close(w, &d), HY_OK);
-}
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "%s/hydra-train.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
+	if (fx_mkdir("hydra-train", SEED))
 		return -1;
-	printf("# seed %llu, temp dir %s\n", (unsigned long long)SEED, dir);
 	char p[512];
 	hy_sample *a = make_samples(300, 0, SEED), *b = make_samples(77, 300, SEED + 1);
 	path(p, "a.h5");
@@ -92,9 +47,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return fx_rmdir();
 }
 
 /* ---------------------------------------------------------------- data */

@@ -22,64 +22,25 @@
 #include "samples/stream.h"
 #include "train/data.h"
 
-static char dir[256];
+#include "fixture_train.h"
+
 static const uint64_t SEED = 20261124;
 enum { NA = 700, NB = 133, MAXR = 4 };
 
-static void path(char *buf, const char *name)
-{
-	snprintf(buf, 512, "%s/%s", dir, name);
-}
-
-static hy_sample *make_samples(int n, uint64_t first_id, uint64_t seed)
-{
-	hy_sample *s = malloc((size_t)n * sizeof *s);
-	assert_non_null(s);
-	hy_rng r;
-	hy_rng_seed(&r, seed);
-	hy_nn_synth_samples(&r, s, n);
-	for (int i = 0; i < n; i++)
-		s[i].game = first_id + (uint64_t)i;
-	return s;
-}
-
+/* Shards a.h5 (NA samples) and b.h5 (NB), chunks of 16; the stream a.bin. */
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "%s/hydra-parts.XXXXXX",
-		getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
+	if (fx_mkdir("hydra-parts", SEED))
 		return -1;
-	printf("# seed %llu, temp dir %s\n", (unsigned long long)SEED, dir);
 	hy_sample *a = make_samples(NA, 0, SEED), *b = make_samples(NB, NA, SEED + 1);
-	hy_diag d;
-	hy_diag_init(&d, NULL);
 	char p[512];
-	const char *names[2] = {"a.h5", "b.h5"};
-	const hy_sample *src[2] = {a, b};
-	const int cnt[2] = {NA, NB};
-	for (int k = 0; k < 2; k++) {
-		path(p, names[k]);
-		hy_shard_writer *w;
-		hy_shard_meta m = {.chunk = 16};
-		if (hy_shard_writer_open(&w, p, &m, &d))
-			return -1;
-		for (int i = 0; i < cnt[k]; i++)
-			if (hy_shard_write(w, &src[k][i], &d))
-				return -1;
-		if (hy_shard_writer_close(w, &d))
-			return -1;
-	}
+	path(p, "a.h5");
+	write_shard(p, a, NA, 16);
+	path(p, "b.h5");
+	write_shard(p, b, NB, 16);
 	path(p, "a.bin");
-	FILE *f = fopen(p, "wb");
-	hy_sms_writer *sw;
-	if (!f || hy_sms_writer_open(&sw, f))
-		return -1;
-	for (int i = 0; i < NA; i++)
-		if (hy_sms_write(sw, &a[i], &d))
-			return -1;
-	if (hy_sms_writer_close(sw, &d) || fclose(f))
-		return -1;
+	write_stream(p, a, NA);
 	free(a);
 	free(b);
 	return 0;
@@ -88,9 +49,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return fx_rmdir();
 }
 
 static hy_train_data *open_src(const char *const *in, size_t nin, int rank, int ranks,
