@@ -1,10 +1,7 @@
 /* The training loop of hydra-fit (see loop.h). */
 #include "train/loop.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <hdf5.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -23,24 +20,16 @@
 #include "nn/rng.h"
 #include "nn/threads.h"
 #include "samples/reader.h"
+#include "train/ckptdir.h"
 #include "train/data.h"
 #include "train/feed.h"
 #include "train/ranks.h"
 
 #define MODEL_TAG 0x4d4f44454cull /* "MODEL" */
-#define CKPT_FMT "ckpt-%08lld.h5"
+#define CKPT_FMT HY_CKDIR_FMT
 /* Warmup steps of an open-ended run (a stream without --steps), where 5% of
  * the total cannot be known. */
 #define OPEN_ENDED_WARMUP 500
-
-typedef struct train_state {
-	uint64_t epoch, pos, samples;
-	int64_t batch;
-	uint64_t shuffle_buffer;
-	int32_t threads;
-	double best;
-	int64_t log_every, save_every, eval_every, keep;
-} train_state;
 
 typedef struct run {
 	int made_out;       /* this run created the output directory */
@@ -64,7 +53,7 @@ typedef struct run {
 	hy_train_ppo *ppo; /* --mode ppo */
 	const char *out;
 	FILE *metrics;
-	train_state ts;
+	hy_ckdir_state ts;
 	int keep;
 	int64_t save_every, eval_every, log_every;
 	int64_t last_saved;
@@ -97,260 +86,10 @@ static void notice(const run *r, const char *fmt, ...)
 	r->hk->notice(r->hk->u, msg);
 }
 
-/* ---------------------------------------------------------------- files */
-
-static int join(char *dst, size_t size, const char *dir, const char *name)
+/* hy_ckdir_remove_stale's report. */
+static void stale_removed(void *u, const char *path)
 {
-	size_t len = strlen(dir);
-	const char *sep = len && dir[len - 1] == '/' ? "" : "/";
-	int n = snprintf(dst, size, "%s%s%s", dir, sep, name);
-	return n < 0 || (size_t)n >= size ? -1 : 0;
-}
-
-static hy_status fsync_path(const char *path, hy_diag *d)
-{
-	int fd = open(path, O_RDONLY);
-	if (fd < 0 || fsync(fd) < 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return hy_diag_set(d, HY_EIO, 0, "cannot sync '%s': %s", path, strerror(e));
-	}
-	close(fd);
-	return HY_OK;
-}
-
-static hy_status mkdir_p(const char *dir, hy_diag *d)
-{
-	char p[PATH_MAX];
-	if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
-		return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", dir);
-	for (char *s = p + 1;; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-			*s = '\0';
-			if (mkdir(p, 0777) < 0 && errno != EEXIST)
-				return hy_diag_set(d, HY_EIO, 0, "cannot create directory '%s': %s", p,
-					strerror(errno));
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	struct stat sb;
-	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
-		return hy_diag_set(d, HY_EIO, 0, "'%s' is not a directory", dir);
-	return HY_OK;
-}
-
-/* Points link dir/name at target (a file name in dir), atomically. */
-static hy_status set_link(const char *dir, const char *name, const char *target, hy_diag *d)
-{
-	char path[PATH_MAX], tmp[PATH_MAX + 32];
-	if (join(path, sizeof path, dir, name) < 0)
-		return hy_diag_set(d, HY_EUSAGE, 0, "path too long in '%s'", dir);
-	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	unlink(tmp);
-	if (symlink(target, tmp) < 0 || rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		return hy_diag_set(d, HY_EIO, 0, "cannot link '%s' to '%s': %s", path, target,
-			strerror(e));
-	}
-	return HY_OK;
-}
-
-/* Step of a checkpoint file name, or −1. */
-static long long ckpt_step(const char *name)
-{
-	long long s;
-	int n = 0;
-	if (sscanf(name, "ckpt-%lld.h5%n", &s, &n) == 1 && name[n] == '\0' && s >= 0 &&
-		strlen(name) >= 16)
-		return s;
-	return -1;
-}
-
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Checkpoint steps in dir, sorted; *n of them (caller frees). */
-static hy_status list_ckpts(const char *dir, long long **out, size_t *n, hy_diag *d)
-{
-	*out = NULL;
-	*n = 0;
-	DIR *dp = opendir(dir);
-	if (!dp)
-		return hy_diag_set(d, HY_EIO, 0, "cannot read directory '%s': %s", dir,
-			strerror(errno));
-	size_t cap = 0;
-	struct dirent *e;
-	while ((e = readdir(dp))) {
-		long long s = ckpt_step(e->d_name);
-		if (s < 0)
-			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 16;
-			long long *t = realloc(*out, cap * sizeof *t);
-			if (!t) {
-				closedir(dp);
-				free(*out);
-				*out = NULL;
-				return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
-			}
-			*out = t;
-		}
-		(*out)[(*n)++] = s;
-	}
-	closedir(dp);
-	if (*n)
-		qsort(*out, *n, sizeof **out, cmp_ll);
-	return HY_OK;
-}
-
-/* Removes the temporaries an earlier run killed mid-save left in the
- * output directory ("ckpt-N.h5.tmp-XXXXXX", "latest.tmp.PID", ...: with
- * kill -9 no handler runs). One run writes a directory at a time. */
-static void remove_stale(run *r)
-{
-	DIR *dp = opendir(r->out);
-	if (!dp)
-		return;
-	struct dirent *e;
-	while ((e = readdir(dp))) {
-		const char *n = e->d_name;
-		if (!strstr(n, ".tmp-") && !strstr(n, ".tmp."))
-			continue;
-		if (strncmp(n, "ckpt-", 5) && strncmp(n, "latest.", 7) && strncmp(n, "best.", 5) &&
-		    strncmp(n, "metrics.jsonl.", 14))
-			continue;
-		char path[PATH_MAX];
-		if (join(path, sizeof path, r->out, n) == 0 && unlink(path) == 0)
-			notice(r, "removed '%s', left by an interrupted save", path);
-	}
-	closedir(dp);
-}
-
-/* Keeps the `keep` most recent checkpoints and the one `best` names. */
-static hy_status prune(run *r, hy_diag *d)
-{
-	long long *steps;
-	size_t n;
-	hy_status st = list_ckpts(r->out, &steps, &n, d);
-	if (st)
-		return st;
-	char path[PATH_MAX], best[PATH_MAX] = "";
-	if (join(path, sizeof path, r->out, "best") == 0) {
-		ssize_t k = readlink(path, best, sizeof best - 1);
-		best[k > 0 ? k : 0] = '\0';
-	}
-	for (size_t i = 0; i + (size_t)r->keep < n; i++) {
-		char name[64];
-		snprintf(name, sizeof name, CKPT_FMT, steps[i]);
-		if (strcmp(name, best) == 0)
-			continue;
-		if (join(path, sizeof path, r->out, name) == 0 && unlink(path) < 0 && errno != ENOENT)
-			st = hy_diag_set(d, HY_EIO, 0, "cannot remove '%s': %s", path, strerror(errno));
-	}
-	free(steps);
-	return st;
-}
-
-/* ---------------------------------------------------------------- state attrs */
-
-static herr_t get_attr(hid_t f, const char *name, hid_t type, void *v)
-{
-	if (H5Aexists(f, name) <= 0)
-		return -1;
-	hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-	if (a < 0)
-		return -1;
-	herr_t rc = H5Aread(a, type, v);
-	H5Aclose(a);
-	return rc;
-}
-
-/* The trainer's attributes get the ranges of the options that set them
- * (cmd/hydra-fit.c), so a damaged or crafted checkpoint is refused (status
- * 3, naming the attribute) rather than trusted with a thread count or a
- * batch size. */
-static hy_status check_state(const char *path, const train_state *s, hy_diag *d)
-{
-	const uint64_t big = UINT64_C(1) << 62;
-	const char *bad = s->batch < 1 || s->batch > (1 << 20) ? "train_batch"
-		: s->threads < 1 || s->threads > 1024 ? "train_threads"
-		: s->shuffle_buffer < 1 || s->shuffle_buffer > (1u << 26) ? "train_shuffle_buffer"
-		: s->log_every < 1 || s->log_every > INT64_MAX / 2 ? "train_log_every"
-		: s->save_every < 0 || s->save_every > INT64_MAX / 2 ? "train_save_every"
-		: s->eval_every < 0 || s->eval_every > INT64_MAX / 2 ? "train_eval_every"
-		: s->keep < 0 || s->keep > 1000000 ? "train_keep"
-		: s->epoch > big || s->pos > big || s->samples > big ? "train_epoch/pos/samples"
-		: isnan(s->best) ? "train_best"
-		: NULL;
-	if (bad)
-		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute '%s' is out of "
-			"range", path, bad);
-	return HY_OK;
-}
-
-static hy_status read_state(const char *path, train_state *s, hy_diag *d)
-{
-	hy_status st = HY_OK;
-	H5E_BEGIN_TRY
-	{
-		hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-		if (f < 0)
-			st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': not a readable HDF5 checkpoint "
-				"(truncated or corrupt)", path);
-		else if (get_attr(f, "train_epoch", H5T_NATIVE_UINT64, &s->epoch) < 0 ||
-			get_attr(f, "train_pos", H5T_NATIVE_UINT64, &s->pos) < 0 ||
-			get_attr(f, "train_samples", H5T_NATIVE_UINT64, &s->samples) < 0 ||
-			get_attr(f, "train_batch", H5T_NATIVE_INT64, &s->batch) < 0 ||
-			get_attr(f, "train_shuffle_buffer", H5T_NATIVE_UINT64, &s->shuffle_buffer) < 0 ||
-			get_attr(f, "train_threads", H5T_NATIVE_INT32, &s->threads) < 0 ||
-			get_attr(f, "train_best", H5T_NATIVE_DOUBLE, &s->best) < 0 ||
-			get_attr(f, "train_log_every", H5T_NATIVE_INT64, &s->log_every) < 0 ||
-			get_attr(f, "train_save_every", H5T_NATIVE_INT64, &s->save_every) < 0 ||
-			get_attr(f, "train_eval_every", H5T_NATIVE_INT64, &s->eval_every) < 0 ||
-			get_attr(f, "train_keep", H5T_NATIVE_INT64, &s->keep) < 0)
-			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': no trainer state (train_* "
-				"attributes): not written by hydra-fit; use --init to load its weights",
-				path);
-		else
-			st = check_state(path, s, d);
-		if (f >= 0)
-			H5Fclose(f);
-	}
-	H5E_END_TRY;
-	return st;
-}
-
-hy_status hy_train_resolve_ckpt(const char *path, char *out, size_t size, hy_diag *d)
-{
-	struct stat sb;
-	if (stat(path, &sb) < 0)
-		return hy_diag_set(d, HY_EIO, 0, "cannot open '%s': %s", path, strerror(errno));
-	if (!S_ISDIR(sb.st_mode)) {
-		if (snprintf(out, size, "%s", path) >= (int)size)
-			return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", path);
-		return HY_OK;
-	}
-	char link[PATH_MAX], target[PATH_MAX];
-	if (join(link, sizeof link, path, "latest") < 0)
-		return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", path);
-	ssize_t k = readlink(link, target, sizeof target - 1);
-	if (k < 0)
-		return hy_diag_set(d, HY_EIO, 0, "cannot resume from '%s': no 'latest' checkpoint "
-			"link (%s)", path, strerror(errno));
-	target[k] = '\0';
-	int n = target[0] == '/' ? snprintf(out, size, "%s", target)
-				 : snprintf(out, size, "%s/%s", path, target);
-	if (n < 0 || (size_t)n >= size)
-		return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", path);
-	return HY_OK;
+	notice(u, "removed '%s', left by an interrupted save", path);
 }
 
 /* ---------------------------------------------------------------- checkpoints */
@@ -369,7 +108,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 {
 	char name[64], path[PATH_MAX];
 	snprintf(name, sizeof name, CKPT_FMT, (long long)r->step);
-	if (join(path, sizeof path, r->out, name) < 0)
+	if (hy_ckdir_join(path, sizeof path, r->out, name) < 0)
 		return hy_diag_set(d, HY_EUSAGE, 0, "path too long in '%s'", r->out);
 	hy_train_cursor c;
 	get_cursor(r, &c);
@@ -383,7 +122,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 	r->ts.save_every = r->save_every;
 	r->ts.eval_every = r->eval_every;
 	r->ts.keep = r->keep;
-	const train_state *s = &r->ts;
+	const hy_ckdir_state *s = &r->ts;
 	const hy_nn_ckpt_attr attrs[] = {
 		{"train_epoch", HY_NN_ATTR_U64, &s->epoch},
 		{"train_pos", HY_NN_ATTR_U64, &s->pos},
@@ -403,8 +142,8 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 	hy_status st = hy_nn_ckpt_save(path, &r->m, &meta, d);
 	if (st)
 		return st;
-	fsync_path(r->out, NULL);
-	st = set_link(r->out, "latest", name, d);
+	hy_ckdir_fsync(r->out, NULL);
+	st = hy_ckdir_set_link(r->out, "latest", name, d);
 	if (st)
 		return st;
 	r->last_saved = r->step;
@@ -441,10 +180,10 @@ static hy_status checkpoint_step(run *r, int periodic, const double *val, hy_dia
 	if (!st && improved) {
 		char name[64];
 		snprintf(name, sizeof name, CKPT_FMT, (long long)r->step);
-		st = set_link(r->out, "best", name, d);
+		st = hy_ckdir_set_link(r->out, "best", name, d);
 	}
 	if (!st)
-		st = prune(r, d);
+		st = hy_ckdir_prune(r->out, r->keep, d);
 	return st;
 }
 
@@ -456,7 +195,7 @@ static void drop_empty_output(run *r)
 {
 	char path[PATH_MAX];
 	struct stat sb;
-	if (join(path, sizeof path, r->out, "metrics.jsonl") == 0 && stat(path, &sb) == 0 &&
+	if (hy_ckdir_join(path, sizeof path, r->out, "metrics.jsonl") == 0 && stat(path, &sb) == 0 &&
 	    sb.st_size == 0) {
 		unlink(path);
 		if (r->made_out)
@@ -468,7 +207,7 @@ static void drop_empty_output(run *r)
 static hy_status metrics_open(run *r, int resuming, hy_diag *d)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 32];
-	if (join(path, sizeof path, r->out, "metrics.jsonl") < 0)
+	if (hy_ckdir_join(path, sizeof path, r->out, "metrics.jsonl") < 0)
 		return hy_diag_set(d, HY_EUSAGE, 0, "path too long in '%s'", r->out);
 	if (resuming) {
 		FILE *in = fopen(path, "r");
@@ -602,7 +341,7 @@ static int dir_has_ckpts(const char *dir)
 {
 	long long *s;
 	size_t n;
-	if (list_ckpts(dir, &s, &n, NULL))
+	if (hy_ckdir_list(dir, &s, &n, NULL))
 		return 0;
 	free(s);
 	return n > 0;
@@ -639,7 +378,7 @@ static hy_status setup(run *r, hy_diag *d)
 				"channels; the requested architecture is %d x %d", resume, ca.blocks,
 				ca.channels, arch.blocks, arch.channels);
 		arch = ca;
-		if ((st = read_state(resume, &r->ts, d)))
+		if ((st = hy_ckdir_read_state(resume, &r->ts, d)))
 			return st;
 	} else if (c->init && !arch.channels) {
 		if ((st = hy_nn_ckpt_arch(c->init, &arch, d)))
@@ -817,10 +556,10 @@ static hy_status setup(run *r, hy_diag *d)
 		return hy_diag_set(d, HY_EUSAGE, 0, "no output directory");
 	struct stat osb;
 	r->made_out = stat(r->out, &osb) != 0;
-	if (r->dist.rank == 0 && (st = mkdir_p(r->out, d)))
+	if (r->dist.rank == 0 && (st = hy_ckdir_mkdir_p(r->out, d)))
 		return st;
 	if (r->dist.rank == 0) /* the other ranks write nothing */
-		remove_stale(r);
+		hy_ckdir_remove_stale(r->out, stale_removed, r);
 	if (r->dist.rank == 0 && !c->resume && dir_has_ckpts(r->out))
 		return hy_diag_set(d, HY_EUSAGE, 0, "'%s' already holds checkpoints: use --resume "
 			"'%s' to continue, or another --out", r->out, r->out);

@@ -1,0 +1,268 @@
+/* A training run's output directory (ckptdir.h): paths, checkpoint files,
+ * links, pruning, and the trainer's state attributes. */
+#include "train/ckptdir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "train/loop.h"
+
+/* ---------------------------------------------------------------- files */
+
+int hy_ckdir_join(char *dst, size_t size, const char *dir, const char *name)
+{
+	size_t len = strlen(dir);
+	const char *sep = len && dir[len - 1] == '/' ? "" : "/";
+	int n = snprintf(dst, size, "%s%s%s", dir, sep, name);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+hy_status hy_ckdir_fsync(const char *path, hy_diag *d)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0 || fsync(fd) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return hy_diag_set(d, HY_EIO, 0, "cannot sync '%s': %s", path, strerror(e));
+	}
+	close(fd);
+	return HY_OK;
+}
+
+hy_status hy_ckdir_mkdir_p(const char *dir, hy_diag *d)
+{
+	char p[PATH_MAX];
+	if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
+		return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", dir);
+	for (char *s = p + 1;; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, 0777) < 0 && errno != EEXIST)
+				return hy_diag_set(d, HY_EIO, 0, "cannot create directory '%s': %s", p,
+					strerror(errno));
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	struct stat sb;
+	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return hy_diag_set(d, HY_EIO, 0, "'%s' is not a directory", dir);
+	return HY_OK;
+}
+
+hy_status hy_ckdir_set_link(const char *dir, const char *name, const char *target, hy_diag *d)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 32];
+	if (hy_ckdir_join(path, sizeof path, dir, name) < 0)
+		return hy_diag_set(d, HY_EUSAGE, 0, "path too long in '%s'", dir);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+	unlink(tmp);
+	if (symlink(target, tmp) < 0 || rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return hy_diag_set(d, HY_EIO, 0, "cannot link '%s' to '%s': %s", path, target,
+			strerror(e));
+	}
+	return HY_OK;
+}
+
+static long long ckpt_step(const char *name)
+{
+	long long s;
+	int n = 0;
+	if (sscanf(name, "ckpt-%lld.h5%n", &s, &n) == 1 && name[n] == '\0' && s >= 0 &&
+		strlen(name) >= 16)
+		return s;
+	return -1;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+hy_status hy_ckdir_list(const char *dir, long long **out, size_t *n, hy_diag *d)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return hy_diag_set(d, HY_EIO, 0, "cannot read directory '%s': %s", dir,
+			strerror(errno));
+	size_t cap = 0;
+	struct dirent *e;
+	while ((e = readdir(dp))) {
+		long long s = ckpt_step(e->d_name);
+		if (s < 0)
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			long long *t = realloc(*out, cap * sizeof *t);
+			if (!t) {
+				closedir(dp);
+				free(*out);
+				*out = NULL;
+				return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+			}
+			*out = t;
+		}
+		(*out)[(*n)++] = s;
+	}
+	closedir(dp);
+	if (*n)
+		qsort(*out, *n, sizeof **out, cmp_ll);
+	return HY_OK;
+}
+
+void hy_ckdir_remove_stale(const char *out, void (*removed)(void *u, const char *path),
+	void *u)
+{
+	DIR *dp = opendir(out);
+	if (!dp)
+		return;
+	struct dirent *e;
+	while ((e = readdir(dp))) {
+		const char *n = e->d_name;
+		if (!strstr(n, ".tmp-") && !strstr(n, ".tmp."))
+			continue;
+		if (strncmp(n, "ckpt-", 5) && strncmp(n, "latest.", 7) && strncmp(n, "best.", 5) &&
+		    strncmp(n, "metrics.jsonl.", 14))
+			continue;
+		char path[PATH_MAX];
+		if (hy_ckdir_join(path, sizeof path, out, n) == 0 && unlink(path) == 0 && removed)
+			removed(u, path);
+	}
+	closedir(dp);
+}
+
+hy_status hy_ckdir_prune(const char *out, int keep, hy_diag *d)
+{
+	long long *steps;
+	size_t n;
+	hy_status st = hy_ckdir_list(out, &steps, &n, d);
+	if (st)
+		return st;
+	char path[PATH_MAX], best[PATH_MAX] = "";
+	if (hy_ckdir_join(path, sizeof path, out, "best") == 0) {
+		ssize_t k = readlink(path, best, sizeof best - 1);
+		best[k > 0 ? k : 0] = '\0';
+	}
+	for (size_t i = 0; i + (size_t)keep < n; i++) {
+		char name[64];
+		snprintf(name, sizeof name, HY_CKDIR_FMT, steps[i]);
+		if (strcmp(name, best) == 0)
+			continue;
+		if (hy_ckdir_join(path, sizeof path, out, name) == 0 && unlink(path) < 0 &&
+			errno != ENOENT)
+			st = hy_diag_set(d, HY_EIO, 0, "cannot remove '%s': %s", path, strerror(errno));
+	}
+	free(steps);
+	return st;
+}
+
+/* ---------------------------------------------------------------- state attrs */
+
+static herr_t get_attr(hid_t f, const char *name, hid_t type, void *v)
+{
+	if (H5Aexists(f, name) <= 0)
+		return -1;
+	hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	herr_t rc = H5Aread(a, type, v);
+	H5Aclose(a);
+	return rc;
+}
+
+/* The trainer's attributes get the ranges of the options that set them
+ * (cmd/hydra-fit.c), so a damaged or crafted checkpoint is refused (status
+ * 3, naming the attribute) rather than trusted with a thread count or a
+ * batch size. */
+static hy_status check_state(const char *path, const hy_ckdir_state *s, hy_diag *d)
+{
+	const uint64_t big = UINT64_C(1) << 62;
+	const char *bad = s->batch < 1 || s->batch > (1 << 20) ? "train_batch"
+		: s->threads < 1 || s->threads > 1024 ? "train_threads"
+		: s->shuffle_buffer < 1 || s->shuffle_buffer > (1u << 26) ? "train_shuffle_buffer"
+		: s->log_every < 1 || s->log_every > INT64_MAX / 2 ? "train_log_every"
+		: s->save_every < 0 || s->save_every > INT64_MAX / 2 ? "train_save_every"
+		: s->eval_every < 0 || s->eval_every > INT64_MAX / 2 ? "train_eval_every"
+		: s->keep < 0 || s->keep > 1000000 ? "train_keep"
+		: s->epoch > big || s->pos > big || s->samples > big ? "train_epoch/pos/samples"
+		: isnan(s->best) ? "train_best"
+		: NULL;
+	if (bad)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute '%s' is out of "
+			"range", path, bad);
+	return HY_OK;
+}
+
+hy_status hy_ckdir_read_state(const char *path, hy_ckdir_state *s, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	H5E_BEGIN_TRY
+	{
+		hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+		if (f < 0)
+			st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': not a readable HDF5 checkpoint "
+				"(truncated or corrupt)", path);
+		else if (get_attr(f, "train_epoch", H5T_NATIVE_UINT64, &s->epoch) < 0 ||
+			get_attr(f, "train_pos", H5T_NATIVE_UINT64, &s->pos) < 0 ||
+			get_attr(f, "train_samples", H5T_NATIVE_UINT64, &s->samples) < 0 ||
+			get_attr(f, "train_batch", H5T_NATIVE_INT64, &s->batch) < 0 ||
+			get_attr(f, "train_shuffle_buffer", H5T_NATIVE_UINT64, &s->shuffle_buffer) < 0 ||
+			get_attr(f, "train_threads", H5T_NATIVE_INT32, &s->threads) < 0 ||
+			get_attr(f, "train_best", H5T_NATIVE_DOUBLE, &s->best) < 0 ||
+			get_attr(f, "train_log_every", H5T_NATIVE_INT64, &s->log_every) < 0 ||
+			get_attr(f, "train_save_every", H5T_NATIVE_INT64, &s->save_every) < 0 ||
+			get_attr(f, "train_eval_every", H5T_NATIVE_INT64, &s->eval_every) < 0 ||
+			get_attr(f, "train_keep", H5T_NATIVE_INT64, &s->keep) < 0)
+			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': no trainer state (train_* "
+				"attributes): not written by hydra-fit; use --init to load its weights",
+				path);
+		else
+			st = check_state(path, s, d);
+		if (f >= 0)
+			H5Fclose(f);
+	}
+	H5E_END_TRY;
+	return st;
+}
+
+hy_status hy_train_resolve_ckpt(const char *path, char *out, size_t size, hy_diag *d)
+{
+	struct stat sb;
+	if (stat(path, &sb) < 0)
+		return hy_diag_set(d, HY_EIO, 0, "cannot open '%s': %s", path, strerror(errno));
+	if (!S_ISDIR(sb.st_mode)) {
+		if (snprintf(out, size, "%s", path) >= (int)size)
+			return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", path);
+		return HY_OK;
+	}
+	char link[PATH_MAX], target[PATH_MAX];
+	if (hy_ckdir_join(link, sizeof link, path, "latest") < 0)
+		return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", path);
+	ssize_t k = readlink(link, target, sizeof target - 1);
+	if (k < 0)
+		return hy_diag_set(d, HY_EIO, 0, "cannot resume from '%s': no 'latest' checkpoint "
+			"link (%s)", path, strerror(errno));
+	target[k] = '\0';
+	int n = target[0] == '/' ? snprintf(out, size, "%s", target)
+				 : snprintf(out, size, "%s/%s", path, target);
+	if (n < 0 || (size_t)n >= size)
+		return hy_diag_set(d, HY_EUSAGE, 0, "path too long: '%s'", path);
+	return HY_OK;
+}
