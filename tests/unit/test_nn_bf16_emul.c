@@ -53,11 +53,12 @@ static float *rcopy(const float *v, size_t n)
 	return r;
 }
 
-/* As a row-strided matrix (rows × cols, stride ld): rounded in a copy of
- * the whole span. */
-static float *rcopy_rows(const float *v, int rows, int ld)
+/* A row-strided matrix (rows × cols, stride ld): rounded in a copy of its
+ * span, (rows − 1)·ld + cols floats (it may end before the last stride,
+ * as the policy head's view of its padded rows does). */
+static float *rcopy_rows(const float *v, int rows, int cols, int ld)
 {
-	return rcopy(v, (size_t)rows * ld);
+	return rcopy(v, rows > 0 ? (size_t)(rows - 1) * ld + (size_t)cols : 0);
 }
 
 #define F(p) ((float *)(p))
@@ -113,7 +114,7 @@ static void e_conv1_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_n
 static void e_linear_fwd(const hy_nn_ctx *c, int rows, int in, int out, const float *x,
 	int ldx, const float *w, const float *b, float *y, int ldy, int pad_B)
 {
-	float *xr = rcopy_rows(x, rows, ldx), *wr = rcopy(w, (size_t)out * in);
+	float *xr = rcopy_rows(x, rows, in, ldx), *wr = rcopy(w, (size_t)out * in);
 	cpu->linear_fwd(c, rows, in, out, xr, ldx, wr, b, y, ldy, pad_B);
 	free(xr), free(wr);
 }
@@ -123,7 +124,8 @@ static void e_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const fl
 	float *db)
 {
 	const size_t nw = (size_t)out * in;
-	float *xr = rcopy_rows(x, rows, ldx), *wr = rcopy(w, nw), *dyr = rcopy_rows(dy, rows, ldy);
+	float *xr = rcopy_rows(x, rows, in, ldx), *wr = rcopy(w, nw);
+	float *dyr = rcopy_rows(dy, rows, out, ldy);
 	cpu->linear_bwd(c, rows, in, out, xr, ldx, wr, dyr, ldy, dx, dx_acc, dw, NULL);
 	if (db) {
 		float *tw = calloc(nw, sizeof *tw);
