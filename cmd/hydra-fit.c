@@ -208,8 +208,9 @@ static int feed_only(const hy_train_cfg *cfg)
 	const int threads = cfg->loader_threads > 0 ? cfg->loader_threads : 1;
 	hy_train_data_cfg dc = {.paths = cfg->inputs, .npaths = cfg->ninputs, .seed = cfg->seed,
 		.shuffle_buffer = cfg->shuffle_buffer ? cfg->shuffle_buffer : 8192};
-	hy_train_feed_cfg fc = {.batch = batch, .threads = threads,
-		.be = cfg->cuda ? hy_nn_backend_cuda() : NULL, .compact = cfg->cuda};
+	const hy_nn_backend *be = cfg->cuda ? hy_nn_backend_cuda() : NULL;
+	hy_train_feed_cfg fc = {.batch = batch, .threads = threads, .be = be,
+		.compact = hy_train_feed_compact_ok(be)};
 	hy_train_feed_stats s;
 	double sec;
 	hy_diag d;
@@ -226,7 +227,7 @@ static int feed_only(const hy_train_cfg *cfg)
 		"thread%s (%.0f per thread), %s host memory, %s batches (%zu bytes a sample)\n",
 		(unsigned long long)s.samples, (unsigned long long)s.batches, batch, sec, sps,
 		threads, threads > 1 ? "s" : "", sps / threads, cfg->cuda ? "page-locked" : "plain",
-		cfg->cuda ? "compact" : "fp32", hy_nn_batch_bytes_as(1, cfg->cuda));
+		fc.compact ? "compact" : "fp32", hy_nn_batch_bytes_as(1, fc.compact));
 	for (int i = 0; i < s.threads; i++)
 		printf("feed: thread %d: %llu samples packed, %.3f s reading, %.3f s packing\n",
 			i + 1, (unsigned long long)s.thread_samples[i], s.read_s[i], s.pack_s[i]);

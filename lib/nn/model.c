@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nn/math.h"
+
 hy_status hy_nn_arch_check(hy_nn_arch a, hy_diag *d)
 {
 	if (a.channels < HY_NN_GROUPS || a.channels > 4096 || a.channels % HY_NN_GROUPS)
@@ -288,30 +290,6 @@ void hy_nn_work_free(hy_nn_work *w, const hy_nn_model *m)
 
 /* ------------------------------------------------------------ inputs */
 
-static float half_to_float(uint16_t h)
-{
-	uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, f = h & 1023, u;
-	if (e == 0) {
-		if (f == 0) {
-			u = s;
-		} else { /* subnormal: renormalise */
-			int k = -1;
-			do {
-				k++;
-				f <<= 1;
-			} while (!(f & 1024));
-			u = s | (uint32_t)(127 - 15 - k) << 23 | (f & 1023) << 13;
-		}
-	} else if (e == 31) {
-		u = s | 0x7f800000u | f << 13;
-	} else {
-		u = s | (e + 127 - 15) << 23 | f << 13;
-	}
-	float x;
-	memcpy(&x, &u, sizeof x);
-	return x;
-}
-
 float hy_nn_value_target(int rank)
 {
 	static const float pts[4] = {0.90f, 0.45f, 0.0f, -1.35f};
@@ -388,7 +366,7 @@ hy_status hy_nn_batch_pack_as(void *buf, const hy_sample *s, int n, int compact,
 			for (int c = 0; c < HY_NN_IN; c++)
 				for (int t = 0; t < HY_NN_T; t++)
 					xin[((size_t)b * HY_NN_TP + 1 + t) * HY_NN_IN + c] =
-						half_to_float(x->obs[c * HY_NN_T + t]);
+						hy_nn_half_to_float(x->obs[c * HY_NN_T + t]);
 		else /* compact: the sample's own planes, widened by the backend */
 			memcpy(v.obs + (size_t)b * HY_OBS_SIZE, x->obs, sizeof x->obs);
 		mask[b] = x->mask & ((1ull << HY_ACTIONS) - 1);

@@ -118,6 +118,11 @@ static void *loader_main(void *arg)
 	return NULL;
 }
 
+int hy_train_feed_compact_ok(const hy_nn_backend *be)
+{
+	return be && be->expand_obs && be->to_dev_async && be->dev_copy;
+}
+
 static void *host_mem(const hy_nn_backend *be, size_t bytes)
 {
 	return be ? be->host_alloc(bytes) : calloc(1, bytes ? bytes : 1);
@@ -167,8 +172,7 @@ hy_status hy_train_feed_open(hy_train_feed **out, hy_train_data *td,
 	if (cfg->batch < 1 || cfg->threads < 1 || cfg->threads > HY_TRAIN_FEED_MAX)
 		return hy_diag_set(d, HY_EUSAGE, 0, "feed of batch %d with %d loader threads: want a "
 			"batch ≥ 1 and 1 to %d threads", cfg->batch, cfg->threads, HY_TRAIN_FEED_MAX);
-	if (cfg->compact && !(cfg->be && cfg->be->expand_obs && cfg->be->to_dev_async &&
-				    cfg->be->dev_copy))
+	if (cfg->compact && !hy_train_feed_compact_ok(cfg->be))
 		return hy_diag_set(d, HY_EUSAGE, 0, "compact batches need a backend that widens "
 			"them on its device (%s does not)", cfg->be ? cfg->be->name : "no backend");
 	hy_train_feed *f = calloc(1, sizeof *f);

@@ -61,6 +61,10 @@ typedef struct hy_train_batch {
 
 typedef struct hy_train_feed hy_train_feed;
 
+/* 1 when be takes compact batches from the feed (cfg.compact): it widens
+ * them on its device (expand_obs) and has the feed's copies. */
+int hy_train_feed_compact_ok(const hy_nn_backend *be);
+
 /* Starts the threads on td (not owned; nothing else may use it until
  * hy_train_feed_close). HY_EUSAGE for a bad configuration, HY_ENOMEM. */
 hy_status hy_train_feed_open(hy_train_feed **f, hy_train_data *td,

@@ -542,9 +542,8 @@ static hy_status setup(run *r, hy_diag *d)
 	int lt = c->loader_threads > 0 ? c->loader_threads : r->have_cuda ? 2 : 0;
 	if (lt && !r->ppo) {
 		/* a backend that widens compact batches on its device gets them */
-		const hy_nn_backend *fb = r->m.be;
-		hy_train_feed_cfg fc = {.batch = r->batch, .threads = lt, .be = fb,
-			.compact = fb->expand_obs && fb->to_dev_async && fb->dev_copy};
+		hy_train_feed_cfg fc = {.batch = r->batch, .threads = lt, .be = r->m.be,
+			.compact = hy_train_feed_compact_ok(r->m.be)};
 		hy_train_data_get_cursor(r->data, &r->fcur);
 		if ((st = hy_train_feed_open(&r->feed, r->data, &fc, d)))
 			return st;

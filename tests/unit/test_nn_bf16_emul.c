@@ -61,6 +61,14 @@ static float *rcopy_rows(const float *v, int rows, int cols, int ld)
 	return rcopy(v, rows > 0 ? (size_t)(rows - 1) * ld + (size_t)cols : 0);
 }
 
+/* A throwaway weight-gradient target for the fp32 bias-gradient pass. */
+static float *scratch_w(size_t n)
+{
+	float *t = calloc(n ? n : 1, sizeof *t);
+	assert_non_null(t);
+	return t;
+}
+
 #define F(p) ((float *)(p))
 #define CF(p) ((const float *)(p))
 #define ACTN(B, C) ((size_t)(B) * HY_NN_TP * (C))
@@ -103,8 +111,7 @@ static void e_conv1_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_n
 	if (dx)
 		round_n(F(dx), ACTN(B, cin));
 	if (db) {
-		float *tw = calloc(nw, sizeof *tw);
-		assert_non_null(tw);
+		float *tw = scratch_w(nw);
 		cpu->conv1_bwd(c, B, cin, cout, x, w, dy, NULL, 0, tw, db);
 		free(tw);
 	}
@@ -128,8 +135,7 @@ static void e_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const fl
 	float *dyr = rcopy_rows(dy, rows, out, ldy);
 	cpu->linear_bwd(c, rows, in, out, xr, ldx, wr, dyr, ldy, dx, dx_acc, dw, NULL);
 	if (db) {
-		float *tw = calloc(nw, sizeof *tw);
-		assert_non_null(tw);
+		float *tw = scratch_w(nw);
 		cpu->linear_bwd(c, rows, in, out, x, ldx, w, dy, ldy, NULL, 0, tw, db);
 		free(tw);
 	}
