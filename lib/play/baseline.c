@@ -12,7 +12,7 @@
  *              suji and suji terminals... see danger()), ties by shanten;
  *   discard    otherwise the legal discard of lowest shanten, then most
  *              live tile acceptance (hy_ukeire), then the tie-breaks of
- *              keep_key(): non-dora before dora (red fives count), isolated
+ *              hy_rk_keep_key(): non-dora before dora (red fives count), isolated
  *              before connected, honours (guest winds first) before
  *              terminals before 2/8 before middle tiles, lower kind first;
  *              of a five, the plain copy before the red one;
@@ -32,103 +32,7 @@
 #include "hand/score.h"
 #include "hand/shanten.h"
 #include "play/builtin.h"
-
-/* Kinds visible to the seat outside its own concealed hand: rivers (not
- * the called-away tiles, which sit in melds), every meld, revealed dora
- * indicators. */
-static void visible_counts(const hy_engine *e, uint8_t vis[34])
-{
-	memset(vis, 0, 34);
-	for (int s = 0; s < 4; s++) {
-		const hy_player *p = &e->p[s];
-		for (int i = 0; i < p->nriver; i++)
-			if (!(p->river_flags[i] & HY_RIVER_CALLED)) {
-				int k = hy_tile_kind(p->river[i]);
-				if (k >= 0)
-					vis[k]++;
-			}
-		for (int m = 0; m < p->nmelds; m++)
-			for (int j = 0; j < p->melds[m].ntiles; j++) {
-				int k = hy_tile_kind(p->melds[m].tiles[j]);
-				if (k >= 0)
-					vis[k]++;
-			}
-	}
-	for (int i = 0; i < e->ndora && i < 5; i++) {
-		int k = hy_tile_kind(e->dora_ind[i]);
-		if (k >= 0)
-			vis[k]++;
-	}
-}
-
-static int seat_wind(const hy_engine *e, int seat)
-{
-	return 27 + (seat - e->oya + 4) % 4;
-}
-
-static int is_value_honour(const hy_engine *e, int seat, int k)
-{
-	return k >= 31 || k == 27 + e->bakaze || k == seat_wind(e, seat);
-}
-
-/* Kinds that may be discarded: plain index k or the red index of its five. */
-static uint64_t discard_kinds(uint64_t legal)
-{
-	uint64_t m = legal & ((1ull << 34) - 1);
-	for (int s = 0; s < 3; s++)
-		if (legal >> (HY_TILE_5MR + s) & 1)
-			m |= 1ull << (4 + 9 * s);
-	return m;
-}
-
-/* Action index discarding one tile of kind k: the plain copy when there is
- * one (red fives are kept), else the red one. */
-static int discard_index(const hy_player *p, uint64_t legal, int k)
-{
-	int red = hy_tile_red_of(k);
-	if (red < 0)
-		return k;
-	int nred = p->red[red - HY_TILE_5MR];
-	if ((legal >> k & 1) && p->cnt[k] > nred)
-		return k;
-	if (legal >> red & 1)
-		return red;
-	return k;
-}
-
-/* Tie-break key of discarding kind k: lower is discarded first. */
-static uint32_t keep_key(const hy_engine *e, int seat, int k)
-{
-	const hy_player *p = &e->p[seat];
-	int dora = 0;
-	for (int i = 0; i < e->ndora && i < 5; i++)
-		dora += hy_dora_from_indicator(hy_tile_kind(e->dora_ind[i])) == k;
-	int red = hy_tile_red_of(k);
-	if (red >= 0 && p->red[red - HY_TILE_5MR] >= p->cnt[k])
-		dora++; /* only red copies left: this discard throws a red five */
-	int connected;
-	if (k >= 27) {
-		connected = p->cnt[k] >= 2;
-	} else {
-		connected = p->cnt[k] >= 2;
-		int n = k % 9;
-		for (int dd = -2; dd <= 2 && !connected; dd++)
-			if (dd && n + dd >= 0 && n + dd < 9 && p->cnt[k + dd])
-				connected = 1;
-	}
-	int cat;
-	if (k >= 27)
-		cat = is_value_honour(e, seat, k) ? 1 : 0;
-	else if (k % 9 == 0 || k % 9 == 8)
-		cat = 2;
-	else if (k % 9 == 1 || k % 9 == 7)
-		cat = 3;
-	else
-		cat = 4;
-	if (dora > 7)
-		dora = 7;
-	return (uint32_t)dora << 16 | (uint32_t)connected << 12 | (uint32_t)cat << 8 | (uint32_t)k;
-}
+#include "play/rulekit.h"
 
 /* Danger of discarding kind k against riichi seat o (0 safest). */
 static int danger(const hy_engine *e, const hy_obs_track *t, const uint8_t vis_all[34], int o,
@@ -157,7 +61,7 @@ static int choose_discard(const hy_engine *e, const hy_obs_track *t, int seat, u
 	uint8_t c[34];
 	memcpy(c, p->cnt, 34);
 	int nm = p->nmelds;
-	uint64_t kinds = discard_kinds(legal);
+	uint64_t kinds = hy_rk_discard_kinds(legal);
 	int8_t sh[34];
 	hy_shanten_discards(c, nm, sh);
 	int best = HY_SHANTEN_NA;
@@ -167,7 +71,7 @@ static int choose_discard(const hy_engine *e, const hy_obs_track *t, int seat, u
 			best = sh[k];
 	}
 	uint8_t vis[34];
-	visible_counts(e, vis);
+	hy_rk_visible_counts(e, vis);
 	int fold = 0;
 	if (!riichi_decl && best >= 2 && p->riichi == 0)
 		for (int o = 0; o < 4; o++)
@@ -226,13 +130,13 @@ static int choose_discard(const hy_engine *e, const hy_obs_track *t, int seat, u
 	uint32_t pk = 0;
 	for (uint64_t m = cand; m; m &= m - 1) {
 		int k = __builtin_ctzll(m);
-		uint32_t key = keep_key(e, seat, k);
+		uint32_t key = hy_rk_keep_key(e, seat, k);
 		if (pick < 0 || key < pk) {
 			pick = k;
 			pk = key;
 		}
 	}
-	return discard_index(p, legal, pick);
+	return hy_rk_discard_index(p, legal, pick);
 }
 
 /* Pon of a dragon or value wind that does not worsen shanten. */
@@ -240,7 +144,7 @@ static int want_pon(const hy_engine *e, int seat)
 {
 	const hy_player *p = &e->p[seat];
 	int k = hy_tile_kind(e->last_tile);
-	if (k < 27 || !is_value_honour(e, seat, k) || p->cnt[k] < 2)
+	if (k < 27 || !hy_rk_is_value_honour(e, seat, k) || p->cnt[k] < 2)
 		return 0;
 	uint8_t c[34];
 	memcpy(c, p->cnt, 34);
@@ -268,10 +172,10 @@ static int baseline_one(const hy_decision *r)
 			return HY_A_KYUUSHU;
 		if (legal >> HY_A_RIICHI & 1)
 			return HY_A_RIICHI;
-		if (discard_kinds(legal))
+		if (hy_rk_discard_kinds(legal))
 			return choose_discard(e, r->track, seat, legal, 0);
 	} else if (e->phase == HY_PH_RIICHI) {
-		if (discard_kinds(legal))
+		if (hy_rk_discard_kinds(legal))
 			return choose_discard(e, r->track, seat, legal, 1);
 	} else if (e->phase == HY_PH_CALL) {
 		if ((legal >> HY_A_PON & 1) && want_pon(e, seat))

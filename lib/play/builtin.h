@@ -1,4 +1,4 @@
-/* The policies built into lib/play (random.c, baseline.c, model.c), opened
+/* The policies built into lib/play (random.c, baseline.c, rulebot.c, model.c), opened
  * through hy_policy_open's spec dispatch (policy.c). */
 #ifndef HY_PLAY_BUILTIN_H
 #define HY_PLAY_BUILTIN_H
@@ -8,6 +8,8 @@
 
 hy_status hy_policy_open_random(hy_policy *p, hy_diag *d);
 hy_status hy_policy_open_baseline(hy_policy *p, hy_diag *d);
+/* The stronger rule teacher and yardstick (rulebot.c). */
+hy_status hy_policy_open_rulebot(hy_policy *p, hy_diag *d);
 /* A checkpoint (nn/checkpoint.h) on the CPU backend; o->device "cuda"
  * gives HY_EUNSUP ("no CUDA backend in this build"). */
 hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_opts *o,

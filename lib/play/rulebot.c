@@ -1,0 +1,764 @@
+/* rulebot: the stronger rule teacher and yardstick (ARCHITECTURE.md §9).
+ * Deterministic, decides from what its seat can see (the same facts as
+ * baseline.c: its own hand, every river and meld, the dora indicators, the
+ * riichi flags and the tracker's kinds discarded since each riichi).
+ *
+ * Threats. Each opponent gets a weight: 1 in riichi; an open hand 0.8 with
+ * three or more melds, 0.5 with two melds that show value (dora in the
+ * melds, a value-honour pon) and 0.25 with two plain melds; a dealer's
+ * threat counts 1.5 times (a dealer's hand pays 1.5 times).
+ *
+ * Danger of a discard against one threat, in percent of dealing in (a
+ * hand-made model after the published deal-in rates against riichi):
+ * genbutsu 0 (the kinds the seat discarded, and after its riichi every
+ * kind anybody discarded); honours by copies left unseen 0.5/2/5/7; number
+ * tiles add 3.5 for each open ryanmen side (a side is closed by suji —
+ * the kind three away in the seat's genbutsu — or by a kabe: all four of a
+ * kind of the shape visible), 1.2 for an open kanchan, 1.0 for an open
+ * penchan, 1.5 (1.0) for shanpon with three (two) copies unseen and 0.3 for
+ * tanki; dora count 1.3 times.
+ *
+ * Push or fold, from the best shanten the discards keep, the hand's value
+ * (the exact ron value over the live waits at tenpai, an estimate from
+ * dora, yakuhai, tanyao and riichi before) and the wall left: against
+ * riichi, tenpai always pushes; one-shanten pushes with a value ≥ 5200
+ * (dealer 7800), a lookahead acceptance ≥ 6 and ≥ 24 draws left; anything
+ * farther folds. Against open threats only hands two or more away fold,
+ * and only from a weight ≥ 0.5. Folding discards the kind of least
+ * weighted danger (ties: shanten, acceptance); pushing keeps the best
+ * shanten and takes the most live acceptance less 0.3 × the weighted
+ * danger — at one-shanten the acceptance is the lookahead of
+ * tenpai_quality() (the waits the tenpai will have), at tenpai the live
+ * waits plus value / 500, and from two-shanten on each dora kept is worth
+ * 3 tiles.
+ *
+ * Riichi unless the hand is worth ≥ 12000 (dealer 18000) dama with a yaku,
+ * or its waits are all visible (dama). Calls: pon of value honours when it
+ * does not worsen shanten (as baseline); once the hand holds a yakuhai
+ * meld, any chi or pon that lowers shanten; a fast tanyao — chi or pon of
+ * a simple that takes a closed hand with at most two terminals or honours
+ * and a dora straight to tenpai on the tanyao shanten (the shanten of the
+ * hand with terminals and honours removed). While open without a yakuhai
+ * meld, discards follow the tanyao shanten, so the hand never reaches a
+ * tenpai without a yaku. No kans; kyuushu at 3+ shanten.
+ *
+ * The thresholds were chosen on duplicate arenas of 400 seeds against
+ * three baseline bots at master seeds 0, 3 and 7 (bench/RESULTS-learn.md):
+ * folding a tenpai, folding to open threats at one-shanten and calling
+ * tanyao from farther away each measured worse. */
+#include <math.h>
+#include <string.h>
+
+#include "core/tile.h"
+#include "hand/score.h"
+#include "hand/shanten.h"
+#include "play/builtin.h"
+#include "play/rulekit.h"
+
+/* One decision's reading of the table. */
+typedef struct view {
+	const hy_engine *e;
+	const hy_obs_track *t;
+	int seat;
+	uint8_t vis[34];      /* visible outside the own concealed hand */
+	uint8_t vis_all[34];  /* the same plus the own concealed hand */
+	uint8_t dora[34];
+	float w[4];           /* threat weight of each seat (0 for self) */
+	float wsum;
+	int riichi_threat;    /* some opponent is in riichi */
+} view;
+
+static int is_simple(int k)
+{
+	return k < 27 && k % 9 != 0 && k % 9 != 8;
+}
+
+static int meld_kind(const hy_meld *m)
+{
+	return hy_tile_kind(m->tiles[0]);
+}
+
+/* The seat's open melds hold a value honour (a yaku for sure). */
+static int has_yakuhai_meld(const hy_engine *e, int seat)
+{
+	const hy_player *p = &e->p[seat];
+	for (int m = 0; m < p->nmelds; m++) {
+		int k = meld_kind(&p->melds[m]);
+		if (k >= 27 && hy_rk_is_value_honour(e, seat, k))
+			return 1;
+	}
+	return 0;
+}
+
+static int is_open(const hy_player *p)
+{
+	for (int m = 0; m < p->nmelds; m++)
+		if (hy_meld_is_open(&p->melds[m]))
+			return 1;
+	return 0;
+}
+
+/* Some meld holds a terminal or an honour: no tanyao. */
+static int melds_break_tanyao(const hy_player *p)
+{
+	for (int m = 0; m < p->nmelds; m++)
+		for (int j = 0; j < p->melds[m].ntiles; j++)
+			if (!is_simple(hy_tile_kind(p->melds[m].tiles[j])))
+				return 1;
+	return 0;
+}
+
+static float threat_weight(const view *v, int o)
+{
+	const hy_engine *e = v->e;
+	const hy_player *p = &e->p[o];
+	float w = 0;
+	if (p->riichi) {
+		w = 1.0f;
+	} else {
+		int open = 0, show = 0;
+		for (int m = 0; m < p->nmelds; m++) {
+			const hy_meld *md = &p->melds[m];
+			if (!hy_meld_is_open(md))
+				continue;
+			open++;
+			for (int j = 0; j < md->ntiles; j++) {
+				int k = hy_tile_kind(md->tiles[j]);
+				if ((k >= 0 && v->dora[k]) || hy_tile_is_red(md->tiles[j]))
+					show = 1;
+			}
+			int k = meld_kind(md);
+			if (k >= 27 && hy_rk_is_value_honour(e, o, k))
+				show = 1;
+		}
+		if (open >= 3)
+			w = 0.8f;
+		else if (open == 2)
+			w = show ? 0.5f : 0.25f;
+	}
+	if (w > 0 && o == e->oya)
+		w *= 1.5f;
+	return w;
+}
+
+static void view_init(view *v, const hy_decision *r)
+{
+	memset(v, 0, sizeof *v);
+	v->e = r->e;
+	v->t = r->track;
+	v->seat = r->seat;
+	hy_rk_visible_counts(r->e, v->vis);
+	const hy_player *me = &r->e->p[r->seat];
+	for (int k = 0; k < 34; k++)
+		v->vis_all[k] = (uint8_t)(v->vis[k] + me->cnt[k]);
+	hy_rk_dora_counts(r->e, v->dora);
+	for (int o = 0; o < 4; o++) {
+		if (o == r->seat)
+			continue;
+		v->w[o] = threat_weight(v, o);
+		v->wsum += v->w[o];
+		if (r->e->p[o].riichi)
+			v->riichi_threat = 1;
+	}
+}
+
+/* 1 if every copy of kind k is visible to the seat. */
+static int kabe(const view *v, int k)
+{
+	return v->vis_all[k] >= 4;
+}
+
+/* Percent danger of discarding kind k against seat o (header). */
+static float danger_vs(const view *v, int o, int k)
+{
+	const hy_player *p = &v->e->p[o];
+	uint64_t gen = p->discarded | (v->t && p->riichi ? v->t->riichi_safe[o] : 0);
+	if (gen >> k & 1)
+		return 0;
+	int left = 4 - v->vis_all[k];
+	if (left <= 0)
+		return 0;
+	float d;
+	if (k >= 27) {
+		static const float honour[5] = {0, 0.5f, 2.0f, 5.0f, 7.0f};
+		d = honour[left];
+	} else {
+		int n = k % 9, b = k - n;
+		d = 0;
+		/* ryanmen (n-2, n-1) waiting n-3 and n */
+		if (n >= 3 && !(gen >> (k - 3) & 1) && !kabe(v, k - 1) && !kabe(v, k - 2))
+			d += 3.5f;
+		/* ryanmen (n+1, n+2) waiting n and n+3 */
+		if (n <= 5 && !(gen >> (k + 3) & 1) && !kabe(v, k + 1) && !kabe(v, k + 2))
+			d += 3.5f;
+		/* penchan 1-2 waiting 3, 8-9 waiting 7 */
+		if (n == 2 && !kabe(v, b) && !kabe(v, b + 1))
+			d += 1.0f;
+		if (n == 6 && !kabe(v, b + 7) && !kabe(v, b + 8))
+			d += 1.0f;
+		/* kanchan (n-1, n+1) */
+		if (n >= 1 && n <= 7 && !kabe(v, k - 1) && !kabe(v, k + 1))
+			d += 1.2f;
+		if (left >= 2)
+			d += left >= 3 ? 1.5f : 1.0f;
+		d += 0.3f;
+	}
+	if (v->dora[k])
+		d *= 1.3f;
+	return d;
+}
+
+/* Weighted danger of kind k against every threat. */
+static float danger(const view *v, int k)
+{
+	float d = 0;
+	for (int o = 0; o < 4; o++)
+		if (v->w[o] > 0)
+			d += v->w[o] * danger_vs(v, o, k);
+	return d;
+}
+
+/* ------------------------------------------------------------ value */
+
+/* Ron value of a 13-tile concealed hand (counts c, reds as the player's)
+ * on kind w, with the player's melds; 0 without a yaku. riichi: score as
+ * declared. */
+static int32_t ron_value(const view *v, const uint8_t c[34], const uint8_t red[3], int w,
+			 int riichi)
+{
+	const hy_engine *e = v->e;
+	const hy_player *p = &e->p[v->seat];
+	hy_hand_query q;
+	hy_hand_query_init(&q);
+	int n = 0;
+	for (int k = 0; k < 34; k++) {
+		int plain = c[k];
+		int rt = hy_tile_red_of(k);
+		if (rt >= 0 && red[k / 9] && plain > 0) {
+			q.tiles[n++] = (uint8_t)rt;
+			plain--;
+		}
+		for (int i = 0; i < plain && n < 13; i++)
+			q.tiles[n++] = (uint8_t)k;
+	}
+	if (n + 3 * p->nmelds != 13)
+		return 0;
+	q.tiles[n++] = (uint8_t)w;
+	q.ntiles = (uint8_t)n;
+	q.nmelds = p->nmelds;
+	memcpy(q.melds, p->melds, sizeof q.melds);
+	q.win_tile = (uint8_t)w;
+	q.tsumo = 0;
+	q.seat_wind = (uint8_t)((v->seat - e->oya + 4) % 4);
+	q.ron_from = (uint8_t)((q.seat_wind + 1) % 4);
+	q.round_wind = e->bakaze;
+	q.ndora = e->ndora < 5 ? e->ndora : 5;
+	memcpy(q.dora, e->dora_ind, 5);
+	if (riichi)
+		q.flags |= HY_WIN_RIICHI;
+	hy_hand_result res;
+	hy_diag d;
+	if (hy_score_hand(&q, &res, &d) != HY_OK || res.outcome != HY_HAND_WIN)
+		return 0;
+	return res.points;
+}
+
+/* Tenpai hand (13 concealed-equivalent tiles): live waits and the mean ron
+ * value over them (weighted by live copies). */
+static int tenpai_value(const view *v, const uint8_t c[34], const uint8_t red[3], int riichi,
+			int *live, int32_t *value)
+{
+	const hy_player *p = &v->e->p[v->seat];
+	uint64_t waits = hy_hand_waits(c, p->nmelds);
+	int nl = 0;
+	double sum = 0;
+	for (uint64_t m = waits; m; m &= m - 1) {
+		int k = __builtin_ctzll(m);
+		int l = 4 - v->vis[k] - c[k];
+		if (l <= 0)
+			continue;
+		nl += l;
+		sum += (double)l * ron_value(v, c, red, k, riichi);
+	}
+	*live = nl;
+	*value = nl ? (int32_t)(sum / nl) : 0;
+	return waits != 0;
+}
+
+/* Value estimate of a hand away from tenpai: han from dora (reds and melds
+ * included), yakuhai triplets and melds, tanyao shape and riichi (closed). */
+static int32_t estimate_value(const view *v, const uint8_t c[34])
+{
+	const hy_engine *e = v->e;
+	const hy_player *p = &e->p[v->seat];
+	int han = 0, simples = 1;
+	for (int k = 0; k < 34; k++) {
+		han += c[k] * v->dora[k];
+		if (c[k] >= 3 && k >= 27 && hy_rk_is_value_honour(e, v->seat, k))
+			han++;
+		if (c[k] && !is_simple(k))
+			simples = 0;
+	}
+	for (int s = 0; s < 3; s++)
+		han += p->red[s];
+	for (int m = 0; m < p->nmelds; m++) {
+		const hy_meld *md = &p->melds[m];
+		for (int j = 0; j < md->ntiles; j++) {
+			han += v->dora[hy_tile_kind(md->tiles[j])];
+			han += hy_tile_is_red(md->tiles[j]);
+		}
+		int k = meld_kind(md);
+		if (k >= 27 && hy_rk_is_value_honour(e, v->seat, k))
+			han++;
+	}
+	if (melds_break_tanyao(p))
+		simples = 0;
+	han += simples;
+	if (!is_open(p))
+		han++;
+	static const int32_t pts[6] = {1000, 1300, 2600, 5200, 7700, 8000};
+	int32_t val = han >= 6 ? 12000 : pts[han];
+	if (v->seat == e->oya)
+		val = val * 3 / 2;
+	return val;
+}
+
+/* ------------------------------------------------------------ shanten */
+
+/* Tanyao shanten: the hand with its terminals and honours taken out. */
+static int tanyao_shanten(const uint8_t c[34], int nmelds)
+{
+	uint8_t f[34];
+	for (int k = 0; k < 34; k++)
+		f[k] = is_simple(k) ? c[k] : 0;
+	return hy_shanten_standard(f, nmelds);
+}
+
+/* The hand must reach tanyao: open, without a yakuhai meld. */
+static int needs_tanyao(const view *v)
+{
+	const hy_player *p = &v->e->p[v->seat];
+	return is_open(p) && !has_yakuhai_meld(v->e, v->seat) && !melds_break_tanyao(p);
+}
+
+/* Shanten after discarding each kind (HY_SHANTEN_NA when not held). */
+static int discard_shanten(const view *v, uint8_t c[34], int8_t sh[34])
+{
+	const hy_player *p = &v->e->p[v->seat];
+	if (!needs_tanyao(v))
+		return hy_shanten_discards(c, p->nmelds, sh);
+	int best = HY_SHANTEN_NA;
+	for (int k = 0; k < 34; k++) {
+		sh[k] = HY_SHANTEN_NA;
+		if (!c[k])
+			continue;
+		c[k]--;
+		sh[k] = (int8_t)tanyao_shanten(c, p->nmelds);
+		c[k]++;
+		if (sh[k] < best)
+			best = sh[k];
+	}
+	return best;
+}
+
+/* Live waits of tenpai hands met during one decision's lookahead: the
+ * same 13 tiles are reached through many (discard, draw, discard) paths. */
+enum { WCACHE = 256 };
+typedef struct wcache {
+	uint64_t key[WCACHE]; /* hash of the counts, 0 = empty */
+	int16_t live[WCACHE];
+} wcache;
+
+static uint64_t hand_hash(const uint8_t c[34])
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int k = 0; k < 34; k++)
+		h = (h ^ c[k]) * 1099511628211ull;
+	return h | 1;
+}
+
+/* Live copies of the waits of the 3n+1 hand c (0 when not tenpai, or
+ * tanyao-bound and not tenpai on simples alone). */
+static int live_waits(const view *v, wcache *wc, const uint8_t c[34], int nmelds, int tanyao)
+{
+	uint64_t h = hand_hash(c);
+	unsigned i = (unsigned)(h >> 40) % WCACHE;
+	for (unsigned n = 0; n < 8; n++, i = (i + 1) % WCACHE) {
+		if (wc->key[i] == h)
+			return wc->live[i];
+		if (!wc->key[i])
+			break;
+	}
+	uint64_t w = hy_hand_waits(c, nmelds);
+	if (tanyao && w && tanyao_shanten(c, nmelds) > 0)
+		w = 0;
+	int lw = 0;
+	for (; w; w &= w - 1) {
+		int k = __builtin_ctzll(w);
+		int lk = 4 - v->vis[k] - c[k];
+		lw += lk > 0 ? lk : 0;
+	}
+	if (!wc->key[i]) { /* a full probe run just skips caching */
+		wc->key[i] = h;
+		wc->live[i] = (int16_t)lw;
+	}
+	return lw;
+}
+
+/* One-shanten lookahead of a 3n+1 hand c: over the draws that reach
+ * tenpai, live copies × the most live waits a discard then keeps, / 8
+ * (the waits that tenpai will have, so good shapes count more than a
+ * wide acceptance into a bad wait). */
+static int tenpai_quality(const view *v, wcache *wc, uint8_t c[34], int nmelds, int tanyao)
+{
+	uint64_t kinds;
+	hy_ukeire(c, nmelds, NULL, &kinds);
+	int sum = 0;
+	for (uint64_t m = kinds; m; m &= m - 1) {
+		int d = __builtin_ctzll(m);
+		int l = 4 - v->vis[d] - c[d];
+		if (l <= 0)
+			continue;
+		c[d]++;
+		int bw = 0;
+		int8_t sh[34];
+		hy_shanten_discards(c, nmelds, sh);
+		for (int j = 0; j < 34; j++) {
+			if (!c[j] || sh[j] > 0)
+				continue;
+			c[j]--;
+			int lw = live_waits(v, wc, c, nmelds, tanyao);
+			c[j]++;
+			if (lw > bw)
+				bw = lw;
+		}
+		c[d]--;
+		sum += l * bw;
+	}
+	return sum;
+}
+
+/* ------------------------------------------------------------ discards */
+
+typedef struct cand {
+	int sh;       /* shanten kept */
+	int ukeire;   /* live acceptance after the discard (at best shanten) */
+	int live;     /* tenpai: live waits */
+	int32_t value;
+	float danger;
+} cand;
+
+static void eval_discards(const view *v, uint64_t kinds, int riichi_decl, cand cd[34],
+			  int *best_out)
+{
+	const hy_player *p = &v->e->p[v->seat];
+	uint8_t c[34];
+	memcpy(c, p->cnt, 34);
+	int8_t sh[34];
+	discard_shanten(v, c, sh);
+	int best = HY_SHANTEN_NA;
+	for (uint64_t m = kinds; m; m &= m - 1) {
+		int k = __builtin_ctzll(m);
+		if (sh[k] < best)
+			best = sh[k];
+	}
+	int ncand = 0;
+	wcache wc;
+	memset(&wc, 0, sizeof wc);
+	for (uint64_t m = kinds; m; m &= m - 1)
+		ncand += sh[__builtin_ctzll(m)] == best;
+	for (uint64_t m = kinds; m; m &= m - 1) {
+		int k = __builtin_ctzll(m);
+		cand *x = &cd[k];
+		memset(x, 0, sizeof *x);
+		x->sh = sh[k];
+		x->danger = v->wsum > 0 ? danger(v, k) : 0;
+		if (sh[k] != best)
+			continue;
+		c[k]--;
+		uint8_t red[3];
+		memcpy(red, p->red, 3);
+		int rt = hy_tile_red_of(k);
+		if (rt >= 0 && red[k / 9] && c[k] < red[k / 9])
+			red[k / 9]--;
+		if (best == 0) {
+			int riichi = riichi_decl || p->riichi || !is_open(p);
+			tenpai_value(v, c, red, riichi, &x->live, &x->value);
+			x->ukeire = x->live;
+		} else {
+			/* the lookahead only where it can change a choice: several
+			 * candidates, or a push/fold question */
+			if (best == 1 && (ncand > 1 || v->riichi_threat))
+				x->ukeire = tenpai_quality(v, &wc, c, p->nmelds, needs_tanyao(v)) / 8;
+			else
+				x->ukeire = hy_ukeire(c, p->nmelds, v->vis, NULL);
+			x->value = estimate_value(v, c);
+		}
+		c[k]++;
+	}
+	*best_out = best;
+}
+
+/* Push (1) or fold (0) with the best candidate's figures. */
+static int push(const view *v, int best, const cand *top)
+{
+	if (v->wsum <= 0)
+		return 1;
+	const hy_engine *e = v->e;
+	int dealer = v->seat == e->oya;
+	if (v->riichi_threat) {
+		if (best <= 0)
+			return 1; /* tenpai always pushes (measured: folding it loses) */
+		if (best == 1)
+			return top->value >= (dealer ? 7800 : 5200) && top->ukeire >= 6 &&
+			       e->live_left >= 24;
+		return 0;
+	}
+	float wmax = 0;
+	for (int o = 0; o < 4; o++)
+		if (v->w[o] > wmax)
+			wmax = v->w[o];
+	return !(best >= 2 && wmax >= 0.5f);
+}
+
+static int choose_discard(const view *v, uint64_t legal, int riichi_decl)
+{
+	const hy_player *p = &v->e->p[v->seat];
+	uint64_t kinds = hy_rk_discard_kinds(legal);
+	cand cd[34];
+	int best;
+	eval_discards(v, kinds, riichi_decl, cd, &best);
+	/* the best candidate at best shanten by acceptance, for push/fold */
+	int top = -1;
+	for (uint64_t m = kinds; m; m &= m - 1) {
+		int k = __builtin_ctzll(m);
+		if (cd[k].sh == best && (top < 0 || cd[k].ukeire > cd[top].ukeire ||
+					 (cd[k].ukeire == cd[top].ukeire && cd[k].value > cd[top].value)))
+			top = k;
+	}
+	int pushing = riichi_decl || p->riichi || push(v, best, &cd[top]);
+	int pick = -1;
+	double pscore = 0;
+	for (uint64_t m = kinds; m; m &= m - 1) {
+		int k = __builtin_ctzll(m);
+		const cand *x = &cd[k];
+		double s;
+		if (pushing) {
+			if (x->sh != best)
+				continue;
+			s = x->ukeire - 0.3 * x->danger;
+			if (best == 0)
+				s += x->value / 500.0;
+			else if (best >= 2)
+				s -= 3.0 * v->dora[k];
+		} else {
+			s = -100.0 * x->danger - 2.0 * (x->sh - best) + 0.01 * x->ukeire;
+		}
+		if (pick < 0 || s > pscore + 1e-9 ||
+		    (fabs(s - pscore) <= 1e-9 &&
+		     hy_rk_keep_key(v->e, v->seat, k) < hy_rk_keep_key(v->e, v->seat, pick))) {
+			pick = k;
+			pscore = s;
+		}
+	}
+	return hy_rk_discard_index(p, legal, pick);
+}
+
+/* Riichi, or dama (header). Decided on the declaration discard the
+ * riichi phase would choose. */
+static int want_riichi(const view *v, uint64_t legal)
+{
+	const hy_player *p = &v->e->p[v->seat];
+	uint64_t kinds = hy_rk_discard_kinds(legal);
+	uint8_t c[34];
+	memcpy(c, p->cnt, 34);
+	int dealer = v->seat == v->e->oya;
+	int any_live = 0, rich_dama = 0;
+	for (uint64_t m = kinds; m; m &= m - 1) {
+		int k = __builtin_ctzll(m);
+		c[k]--;
+		if (hy_hand_waits(c, p->nmelds)) {
+			int live;
+			int32_t dama;
+			tenpai_value(v, c, p->red, 0, &live, &dama);
+			if (live > 0)
+				any_live = 1;
+			if (live > 0 && dama >= (dealer ? 18000 : 12000))
+				rich_dama = 1;
+		}
+		c[k]++;
+	}
+	return any_live && !rich_dama;
+}
+
+/* ------------------------------------------------------------ calls */
+
+/* Best shanten after a call that takes `take` (two kinds, counted) from
+ * the hand, with the discard that follows; tanyao: the tanyao shanten. */
+static int shanten_after_call(const view *v, const int take[2], int called, int tanyao)
+{
+	const hy_player *p = &v->e->p[v->seat];
+	uint8_t c[34];
+	memcpy(c, p->cnt, 34);
+	for (int i = 0; i < 2; i++) {
+		if (!c[take[i]])
+			return HY_SHANTEN_NA;
+		c[take[i]]--;
+	}
+	int best = HY_SHANTEN_NA;
+	for (int k = 0; k < 34; k++) {
+		if (!c[k] || k == called)
+			continue; /* kuikae forbids the called kind */
+		c[k]--;
+		int s = tanyao ? tanyao_shanten(c, p->nmelds + 1) : hy_shanten(c, p->nmelds + 1);
+		c[k]++;
+		if (s < best)
+			best = s;
+	}
+	return best;
+}
+
+/* The call index (pon or chi) to take, or -1. */
+static int choose_call(const view *v, uint64_t legal)
+{
+	const hy_engine *e = v->e;
+	const hy_player *p = &e->p[v->seat];
+	int k = hy_tile_kind(e->last_tile);
+	if (k < 0 || p->riichi)
+		return -1;
+	int s0 = hy_shanten(p->cnt, p->nmelds);
+	/* value honour pon, as baseline */
+	if ((legal >> HY_A_PON & 1) && k >= 27 && hy_rk_is_value_honour(e, v->seat, k)) {
+		int take[2] = {k, k};
+		return shanten_after_call(v, take, k, 0) <= s0 ? HY_A_PON : -1;
+	}
+	if (v->riichi_threat)
+		return -1;
+	int yakuhai = has_yakuhai_meld(e, v->seat);
+	int tanyao = 0;
+	if (!yakuhai) {
+		if (!is_simple(k) || melds_break_tanyao(p) || s0 < 1)
+			return -1;
+		int bad = 0;
+		for (int j = 0; j < 34; j++)
+			if (!is_simple(j))
+				bad += p->cnt[j];
+		if (bad > 2)
+			return -1;
+		uint8_t c[34];
+		memcpy(c, p->cnt, 34);
+		c[k]++;
+		int dcount = 0;
+		for (int j = 0; j < 34; j++)
+			dcount += c[j] * v->dora[j];
+		for (int s = 0; s < 3; s++)
+			dcount += p->red[s];
+		if (dcount < 1)
+			return -1;
+		tanyao = 1;
+	}
+	int now = tanyao ? tanyao_shanten(p->cnt, p->nmelds) : s0;
+	int pick = -1, ps = now;
+	if (legal >> HY_A_PON & 1) {
+		int take[2] = {k, k};
+		int s = shanten_after_call(v, take, k, tanyao);
+		if (s < ps) {
+			ps = s;
+			pick = HY_A_PON;
+		}
+	}
+	static const int off[3][2] = {{1, 2}, {-1, 1}, {-2, -1}};
+	for (int i = 0; i < 3; i++) {
+		if (!(legal >> (HY_A_CHI_LOW + i) & 1))
+			continue;
+		int take[2] = {k + off[i][0], k + off[i][1]};
+		if (tanyao && (!is_simple(take[0]) || !is_simple(take[1])))
+			continue;
+		int s = shanten_after_call(v, take, k, tanyao);
+		if (s < ps) {
+			ps = s;
+			pick = HY_A_CHI_LOW + i;
+		}
+	}
+	if (tanyao && ps > 0)
+		return -1;
+	return pick;
+}
+
+/* ------------------------------------------------------------ decide */
+
+static int rulebot_one(const hy_decision *r)
+{
+	const hy_engine *e = r->e;
+	uint64_t legal = r->legal;
+	if (legal >> HY_A_WIN & 1)
+		return HY_A_WIN;
+	const hy_player *p = &e->p[r->seat];
+	uint64_t dk = hy_rk_discard_kinds(legal);
+	if (e->phase == HY_PH_TURN && dk && !(dk & (dk - 1)) && !(legal >> HY_A_KYUUSHU & 1))
+		return hy_rk_discard_index(p, legal, __builtin_ctzll(dk)); /* forced: in riichi */
+	view v;
+	view_init(&v, r);
+	if (e->phase == HY_PH_TURN) {
+		if ((legal >> HY_A_KYUUSHU & 1) && hy_shanten(p->cnt, p->nmelds) >= 3)
+			return HY_A_KYUUSHU;
+		if ((legal >> HY_A_RIICHI & 1) && want_riichi(&v, legal)) {
+			/* riichi only where the declaration is a push */
+			cand cd[34];
+			int best;
+			uint64_t kinds = hy_rk_discard_kinds(legal);
+			eval_discards(&v, kinds, 1, cd, &best);
+			int top = -1;
+			for (uint64_t m = kinds; m; m &= m - 1) {
+				int k = __builtin_ctzll(m);
+				if (cd[k].sh == best && (top < 0 || cd[k].live > cd[top].live))
+					top = k;
+			}
+			if (top >= 0 && push(&v, best, &cd[top]))
+				return HY_A_RIICHI;
+		}
+		if (hy_rk_discard_kinds(legal))
+			return choose_discard(&v, legal, 0);
+	} else if (e->phase == HY_PH_RIICHI) {
+		if (hy_rk_discard_kinds(legal))
+			return choose_discard(&v, legal, 1);
+	} else if (e->phase == HY_PH_CALL) {
+		int c = choose_call(&v, legal);
+		if (c >= 0)
+			return c;
+	}
+	if (legal >> HY_A_PASS & 1)
+		return HY_A_PASS;
+	return __builtin_ctzll(legal); /* nothing else applies (a lone kan) */
+}
+
+static hy_status rulebot_decide(hy_policy *p, size_t n, const hy_decision *req, hy_choice *out,
+				hy_diag *d)
+{
+	(void)p;
+	(void)d;
+	for (size_t i = 0; i < n; i++) {
+		out[i].index = rulebot_one(&req[i]);
+		out[i].logp = 0.0f;
+		out[i].value = 0.0f;
+	}
+	return HY_OK;
+}
+
+static void rulebot_free(hy_policy *p)
+{
+	(void)p;
+}
+
+static const hy_policy_ops rulebot_ops = {rulebot_decide, NULL, rulebot_free};
+
+hy_status hy_policy_open_rulebot(hy_policy *p, hy_diag *d)
+{
+	(void)d;
+	p->ops = &rulebot_ops;
+	p->impl = NULL;
+	p->stochastic = 0;
+	p->has_value = 0;
+	p->concurrent = 1;
+	return HY_OK;
+}
