@@ -33,7 +33,7 @@ static const char usage[] =
 	"walls, each seed 4 times with the challenger rotating through the seats\n"
 	"(duplicate). Dataset mode: policy accuracy per action type and per-head\n"
 	"losses of a checkpoint on sample streams or HDF5 shards.\n"
-	"A policy is random, baseline, a checkpoint PATH.h5, or mjai:COMMAND (an\n"
+	"A policy is random, baseline, rulebot, a checkpoint PATH.h5, or mjai:COMMAND (an\n"
 	"external program speaking the mjai bot protocol on stdin/stdout).\n"
 	"\n"
 	"Arena:\n"

@@ -1,0 +1,45 @@
+#!/bin/sh
+# rulebot against its targets (issue 20, item 5), in one run beside the
+# baseline it must beat:
+#   strength  rulebot against three baseline bots, duplicate arena at SEEDS
+#             seeds (default 400) for each master seed in MASTERS (default
+#             "0 3 7 11"): mean rank with the 95% interval (target <= 2.35),
+#             deal-in per kyoku (target <= 0.12) beside baseline's;
+#   speed     hanchan per CPU-second (user + system, time(1)) with the bot at
+#             all four seats, one thread pinned to one core, for rulebot
+#             (target >= 300) and baseline side by side.
+# Prints one line per figure; the machine and its load go in the results.
+set -e
+BUILD=${BUILD:-build}
+SEEDS=${SEEDS:-400}
+MASTERS=${MASTERS:-"0 3 7 11"}
+E="$BUILD/bin/hydra-eval"
+pin=""; command -v taskset >/dev/null && pin="taskset -c 0"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hydra-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+echo "machine: $(nproc) CPUs, $(uname -m), load $(cut -d' ' -f1-3 /proc/loadavg)"
+for m in $MASTERS; do
+	"$E" --challenger rulebot --opponent baseline --seeds "$SEEDS" --seed "$m" -j 2 --json -q \
+		> "$tmp/s$m.json"
+	python3 - "$tmp/s$m.json" "$m" <<'PYEOF'
+import json, sys
+a = json.load(open(sys.argv[1]))
+r, c, o = a["rank"], a["rates"]["challenger"], a["rates"]["opponents"]
+print("strength  master seed %-3s rulebot vs 3 baseline, %d seeds: rank %.4f [%.4f, %.4f]  "
+      "deal-in %.4f (baseline %.4f)  win %.4f (baseline %.4f)"
+      % (sys.argv[2], a["seeds_counted"], r["mean"], r["lo"], r["hi"], c["deal_in"],
+         o["deal_in"], c["win"], o["win"]))
+PYEOF
+done
+for p in rulebot baseline; do
+	/usr/bin/time -f '%U %S' -o "$tmp/$p.cpu" $pin "$E" --challenger $p --opponent $p \
+		--seeds "$SEEDS" -j 1 --json -q > "$tmp/$p.json"
+	python3 - "$tmp/$p.json" "$tmp/$p.cpu" "$p" <<'PYEOF'
+import json, sys
+a = json.load(open(sys.argv[1]))
+u, s = map(float, open(sys.argv[2]).read().split()[-2:])
+print("speed     %-8s at 4 seats: %d hanchan, %.1f per CPU-second (%.2f s user+sys, "
+      "startup included), %.1f per wall second in the arena"
+      % (sys.argv[3], a["games"], a["games"] / (u + s), u + s, a["games_per_s"]))
+PYEOF
+done
