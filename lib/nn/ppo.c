@@ -120,3 +120,44 @@ double hy_nn_ppo_explained_var(const hy_nn_ppo_stats *s)
 		return NAN;
 	return 1.0 - ve / vr;
 }
+
+/* Log-softmax of one row over the legal set m. */
+static void log_softmax(const float *l, uint64_t m, double *lp)
+{
+	double mx = -INFINITY;
+	for (int i = 0; i < HY_ACTIONS; i++)
+		if (m >> i & 1 && l[i] > mx)
+			mx = l[i];
+	double se = 0;
+	for (int i = 0; i < HY_ACTIONS; i++)
+		if (m >> i & 1)
+			se += exp(l[i] - mx);
+	const double lse = mx + log(se);
+	for (int i = 0; i < HY_ACTIONS; i++)
+		lp[i] = m >> i & 1 ? l[i] - lse : -INFINITY;
+}
+
+double hy_nn_ppo_anchor(int B, const float *logits, const float *anchor, const uint64_t *mask,
+	const uint8_t *action, float coef, float *dlogits)
+{
+	if (B < 1)
+		return 0.0;
+	const double inv = 1.0 / B;
+	double kl = 0;
+	for (int b = 0; b < B; b++) {
+		const uint64_t m = mask[b] | 1ull << action[b];
+		double lp[HY_ACTIONS], la[HY_ACTIONS];
+		log_softmax(logits + (size_t)b * HY_ACTIONS, m, lp);
+		log_softmax(anchor + (size_t)b * HY_ACTIONS, m, la);
+		float *dl = dlogits ? dlogits + (size_t)b * HY_ACTIONS : NULL;
+		for (int i = 0; i < HY_ACTIONS; i++) {
+			if (!(m >> i & 1))
+				continue;
+			const double pa = exp(la[i]), p = exp(lp[i]);
+			kl += pa * (la[i] - lp[i]);
+			if (dl)
+				dl[i] += (float)(coef * inv * (p - pa));
+		}
+	}
+	return kl * inv;
+}

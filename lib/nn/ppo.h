@@ -59,6 +59,15 @@ void hy_nn_ppo_loss(const hy_nn_ppo_cfg *c, int B, const float *logits, const ui
 	const uint8_t *action, const float *logp_old, const float *adv, const float *value,
 	const float *ret, float *dlogits, float *dvalue, hy_nn_ppo_stats *st);
 
+/* The KL anchor of the league's PPO (ARCHITECTURE.md §9a): the mean over
+ * the batch of KL(p_anchor ‖ p) between the anchor policy's and the
+ * current policy's softmax over the legal actions (mask | bit action),
+ * from their logits [B][46]. When dlogits is not NULL, adds the gradient
+ * of coef × that mean, coef·(p_i − p_anchor,i)/B, to it (illegal entries
+ * untouched). Returns the mean KL. */
+double hy_nn_ppo_anchor(int B, const float *logits, const float *anchor, const uint64_t *mask,
+	const uint8_t *action, float coef, float *dlogits);
+
 /* Adds the statistics of b to a (means weighted by n). */
 void hy_nn_ppo_stats_add(hy_nn_ppo_stats *a, const hy_nn_ppo_stats *b);
 

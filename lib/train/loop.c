@@ -527,6 +527,10 @@ static hy_status setup(run *r, hy_diag *d)
 			return st;
 	}
 
+	/* the PPO schedule runs over the run's steps (a resumed run keeps its
+	 * place); the anchor policy shares the learner's backend */
+	if (r->ppo && (st = hy_train_ppo_start(r->ppo, &r->m, 0, total, d)))
+		return st;
 	if ((st = hy_nn_work_init(&r->w, &r->m, r->batch, d)))
 		return st;
 	r->have_w = 1;

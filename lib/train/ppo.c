@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nn/checkpoint.h"
 #include "nn/rng.h"
 #include "samples/reader.h"
 #include "train/data.h"
@@ -25,11 +26,58 @@ struct hy_train_ppo {
 	uint64_t *mask;
 	uint8_t *action;
 	float *logp, *adv, *ret;
+	/* the anchor policy (cfg anchor) and its logits [mb][46], host */
+	int have_anchor;
+	hy_nn_model am;
+	hy_nn_work aw;
+	float *alogits;
+	/* the schedule: the run's first step and planned total; the step the
+	 * next gradient is taken at */
+	int64_t step0, total, cur;
 	/* last update */
 	hy_nn_ppo_stats first, last;
 	double ev;
 	int64_t steps;
+	int passes, kl_stopped;
+	double anchor_kl, anchor_n; /* sums over the last pass */
+	hy_train_ppo_sched sched;   /* at the batch's start */
 };
+
+void hy_train_ppo_defaults(hy_train_ppo_cfg *c)
+{
+	memset(c, 0, sizeof *c);
+	hy_nn_ppo_defaults(&c->loss);
+	c->loss.clip = 0.1f;
+	c->epochs = 3;
+	c->ent_end = 0.005f;
+	c->kl_stop = 0.03f;
+	c->anchor_coef = 0.05f;
+	c->anchor_frac = 0.3f;
+	c->progress0 = 0.0f;
+	c->progress1 = 1.0f;
+}
+
+void hy_train_ppo_schedule(const hy_train_ppo_cfg *c, int64_t step, int64_t step0,
+	int64_t total, hy_train_ppo_sched *s)
+{
+	double f = c->progress0;
+	if (total > step0 && step >= step0) {
+		double t = (double)(step - step0) / (double)(total - step0);
+		f = c->progress0 + (c->progress1 - c->progress0) * (t > 1 ? 1 : t);
+	}
+	s->progress = f;
+	double fe = f < 0 ? 0 : f > 1 ? 1 : f;
+	s->ent_coef = c->ent_end < 0 ? c->loss.ent_coef
+				     : (float)(c->loss.ent_coef + (c->ent_end - c->loss.ent_coef) * fe);
+	if (!c->anchor)
+		s->anchor_coef = 0.0f;
+	else if (c->anchor_frac <= 0)
+		s->anchor_coef = c->anchor_coef;
+	else
+		s->anchor_coef = (float)fe >= c->anchor_frac ? 0.0f
+			: (float)(c->anchor_coef * (1.0 - fe / c->anchor_frac));
+	s->warm = step - step0 < c->value_warmup;
+}
 
 hy_status hy_train_ppo_init(hy_train_ppo **out, const hy_train_ppo_cfg *c, int batch,
 	const char *input, hy_diag *d)
@@ -42,12 +90,19 @@ hy_status hy_train_ppo_init(hy_train_ppo **out, const hy_train_ppo_cfg *c, int b
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	p->c = *c;
 	if (p->c.epochs <= 0)
-		p->c.epochs = 4;
+		p->c.epochs = 3;
 	if (!(p->c.loss.clip > 0 && p->c.loss.clip < 1) || !(p->c.loss.vf_coef >= 0) ||
 		!(p->c.loss.ent_coef >= 0)) {
 		free(p);
 		return hy_diag_set(d, HY_EUSAGE, 0, "PPO clip %g must be in (0, 1) and the value "
 			"and entropy coefficients at least 0", (double)c->loss.clip);
+	}
+	if (!(p->c.kl_stop >= 0) || !(p->c.anchor_coef >= 0) || !(p->c.anchor_frac >= 0) ||
+		p->c.value_warmup < 0 || !isfinite(p->c.ent_end) || !isfinite(p->c.progress0) ||
+		!isfinite(p->c.progress1)) {
+		free(p);
+		return hy_diag_set(d, HY_EUSAGE, 0, "PPO schedule: the KL threshold, anchor weight "
+			"and fraction and the value warm-up must be at least 0");
 	}
 	p->batch = batch;
 	p->mb = c->minibatch > 0 ? c->minibatch : (batch + 3) / 4;
@@ -65,8 +120,9 @@ hy_status hy_train_ppo_init(hy_train_ppo **out, const hy_train_ppo_cfg *c, int b
 	p->val = malloc(mb * 5 * sizeof(float));
 	p->mask = malloc(mb * sizeof *p->mask);
 	p->action = malloc(mb);
+	p->alogits = malloc(mb * HY_ACTIONS * sizeof(float));
 	if (!p->mbuf || !p->perm || !p->logits || !p->dlogits || !p->val || !p->mask ||
-		!p->action) {
+		!p->action || !p->alogits) {
 		hy_train_ppo_free(p);
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory for PPO minibatches of %d", p->mb);
 	}
@@ -89,7 +145,43 @@ void hy_train_ppo_free(hy_train_ppo *p)
 	free(p->val);
 	free(p->mask);
 	free(p->action);
+	free(p->alogits);
+	if (p->have_anchor) {
+		hy_nn_work_free(&p->aw, &p->am);
+		hy_nn_model_free(&p->am);
+	}
 	free(p);
+}
+
+hy_status hy_train_ppo_start(hy_train_ppo *p, const hy_nn_model *m, int64_t step0,
+	int64_t total, hy_diag *d)
+{
+	p->step0 = step0;
+	p->total = total;
+	p->cur = step0;
+	if (!p->c.anchor || p->have_anchor)
+		return HY_OK;
+	hy_nn_arch a;
+	hy_status st = hy_nn_ckpt_arch(p->c.anchor, &a, d);
+	if (st)
+		return st;
+	if ((st = hy_nn_model_init(&p->am, a, m->be, m->ctx, d)))
+		return st;
+	if ((st = hy_nn_ckpt_load(p->c.anchor, &p->am, NULL, 1, d)) ||
+		(st = hy_nn_work_init_infer(&p->aw, &p->am, p->mb, d))) {
+		hy_nn_model_free(&p->am);
+		return st;
+	}
+	p->have_anchor = 1;
+	return HY_OK;
+}
+
+/* Critic-only step: every gradient but the value head's zeroed. */
+static void keep_value_grads(const hy_nn_model *m)
+{
+	for (int i = 0; i < m->table.count; i++)
+		if (i != m->v1w && i != m->v1b && i != m->v2w && i != m->v2b)
+			m->be->zero(hy_nn_model_grad(m, i), m->table.t[i].size * sizeof(float));
 }
 
 int hy_train_ppo_minibatch(const hy_train_ppo *p)
@@ -176,12 +268,30 @@ hy_status hy_train_ppo_grad(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w, cons
 		p->adv[b] = s[b].adv;
 		p->ret[b] = s[b].ret;
 	}
+	hy_train_ppo_sched sc;
+	hy_train_ppo_schedule(&p->c, p->cur, p->step0, p->total, &sc);
 	hy_nn_forward(m, w);
 	hy_nn_loss(m, w, l); /* auxiliary heads; policy and value replaced below */
 	be->to_host(p->logits, w->plog, (size_t)k * HY_ACTIONS * sizeof(float));
 	be->to_host(p->val, w->vout, (size_t)k * sizeof(float));
-	hy_nn_ppo_loss(&p->c.loss, k, p->logits, p->mask, p->action, p->logp, p->adv, p->val,
+	hy_nn_ppo_cfg lc = p->c.loss;
+	lc.ent_coef = sc.warm ? 0.0f : sc.ent_coef;
+	hy_nn_ppo_loss(&lc, k, p->logits, p->mask, p->action, p->logp, p->adv, p->val,
 		p->ret, p->dlogits, p->dval, ps);
+	if (sc.warm) /* the policy does not move: its output gradient is 0 */
+		memset(p->dlogits, 0, (size_t)k * HY_ACTIONS * sizeof(float));
+	if (p->have_anchor) {
+		if ((st = hy_nn_work_load(&p->aw, &p->am, s, k, d)))
+			return st;
+		hy_nn_forward(&p->am, &p->aw);
+		be->to_host(p->alogits, p->aw.plog, (size_t)k * HY_ACTIONS * sizeof(float));
+		float coef = sc.warm ? 0.0f : sc.anchor_coef;
+		double kl = hy_nn_ppo_anchor(k, p->logits, p->alogits, p->mask, p->action, coef,
+			coef > 0 ? p->dlogits : NULL);
+		p->anchor_kl += kl * k;
+		p->anchor_n += k;
+		ps->loss += coef * kl;
+	}
 	l->total = ps->loss + HY_NN_W_GRP * l->grp + HY_NN_W_TENPAI * l->tenpai +
 		HY_NN_W_DANGER * l->danger;
 	l->policy = -ps->surrogate;
@@ -193,6 +303,8 @@ hy_status hy_train_ppo_grad(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w, cons
 	be->to_dev(w->dplog, p->dlogits, (size_t)k * HY_ACTIONS * sizeof(float));
 	be->to_dev(w->dvout, p->dval, (size_t)k * sizeof(float));
 	hy_nn_backward(m, w);
+	if (sc.warm)
+		keep_value_grads(m);
 	return HY_OK;
 }
 
@@ -201,6 +313,7 @@ static hy_status mb_step(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
 	const hy_nn_optim_cfg *opt, int64_t *step, int k, hy_nn_losses *l, hy_nn_ppo_stats *ps,
 	hy_nn_step_info *info, hy_diag *d)
 {
+	p->cur = *step;
 	hy_status st = hy_train_ppo_grad(p, m, w, p->mbuf, k, l, ps, d);
 	if (st == HY_EDATA && d) {
 		char msg[sizeof d->msg];
@@ -226,6 +339,9 @@ hy_status hy_train_ppo_update(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
 	memset(&p->last, 0, sizeof p->last);
 	p->ev = NAN;
 	p->steps = 0;
+	p->passes = 0;
+	p->kl_stopped = 0;
+	hy_train_ppo_schedule(&p->c, *step, p->step0, p->total, &p->sched);
 	if (n < 1 || n > p->batch)
 		return hy_diag_set(d, HY_EUSAGE, 0, "rollout batch of %d samples: 1 to %d", n,
 			p->batch);
@@ -235,6 +351,7 @@ hy_status hy_train_ppo_update(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
 	hy_status st = check_batch(p, s, n, d);
 	if (st)
 		return st;
+	const int64_t start = *step;
 	hy_rng rng;
 	hy_rng_seed(&rng, hy_train_mix(seed, PPO_TAG, (uint64_t)*step));
 	for (int i = 0; i < n; i++)
@@ -249,6 +366,7 @@ hy_status hy_train_ppo_update(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
 		}
 		hy_nn_ppo_stats pass;
 		memset(&pass, 0, sizeof pass);
+		p->anchor_kl = p->anchor_n = 0;
 		for (int off = 0; off < n; off += p->mb) {
 			if (max_steps > 0 && p->steps >= max_steps)
 				break;
@@ -270,8 +388,22 @@ hy_status hy_train_ppo_update(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
 		}
 		if (e == 0)
 			p->first = pass;
-		if (pass.n)
+		if (pass.n) {
 			p->last = pass;
+			p->passes++;
+		}
+		/* the policy moved too far from the one that played: the rest of
+		 * the batch's passes are skipped, its steps counted as done */
+		if (p->c.kl_stop > 0 && pass.n && pass.approx_kl > p->c.kl_stop &&
+			e + 1 < p->c.epochs) {
+			p->kl_stopped = 1;
+			int64_t end = start + hy_train_ppo_steps(p, n);
+			if (max_steps > 0 && end > start + max_steps)
+				end = start + max_steps;
+			if (*step < end)
+				*step = end;
+			break;
+		}
 	}
 	p->ev = hy_nn_ppo_explained_var(&p->first);
 	double k = p->steps ? (double)p->steps : 1.0;
@@ -302,5 +434,11 @@ void hy_train_ppo_metrics(const hy_train_ppo *p, FILE *f)
 	jnum(f, "clip_frac", p->last.clip_frac);
 	jnum(f, "entropy", p->last.entropy);
 	jnum(f, "explained_var", p->ev);
-	fprintf(f, ",\"ppo_steps\":%lld", (long long)p->steps);
+	fprintf(f, ",\"ppo_steps\":%lld,\"ppo_passes\":%d,\"kl_stopped\":%d", (long long)p->steps,
+		p->passes, p->kl_stopped);
+	jnum(f, "anchor_kl", p->have_anchor && p->anchor_n > 0 ? p->anchor_kl / p->anchor_n : NAN);
+	jnum(f, "ent_coef", p->sched.ent_coef);
+	jnum(f, "anchor_coef", p->sched.anchor_coef);
+	jnum(f, "progress", p->sched.progress);
+	fprintf(f, ",\"value_warmup\":%d", p->sched.warm);
 }

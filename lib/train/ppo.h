@@ -23,11 +23,45 @@
 #include "nn/optim.h"
 #include "nn/ppo.h"
 
+/* The schedule (ARCHITECTURE.md §9a): progress f runs from progress0 at the
+ * run's first step to progress1 at its planned last step (f stays at
+ * progress0 when the total is unknown, a stream without --steps), so a
+ * league whose iterations are separate runs passes each its share. At f:
+ * the entropy coefficient is loss.ent_coef + (ent_end − loss.ent_coef)·f,
+ * the anchor weight anchor_coef·max(0, 1 − f/anchor_frac). The first
+ * value_warmup optimiser steps of the run update the value head alone
+ * (every other gradient zeroed: the policy does not move while the critic
+ * learns the new reward). */
 typedef struct hy_train_ppo_cfg {
-	hy_nn_ppo_cfg loss; /* ε 0.2, value 0.5, entropy 0.01, normalised A */
-	int epochs;         /* passes over each rollout batch; 0: 4          */
-	int minibatch;      /* samples per step; 0: a quarter of the batch   */
+	hy_nn_ppo_cfg loss;   /* ε 0.1, value 0.5, entropy 0.01 at f = 0,
+			       * normalised A                                 */
+	int epochs;           /* passes over each rollout batch; 0: 3         */
+	int minibatch;        /* samples per step; 0: a quarter of the batch  */
+	float ent_end;        /* entropy coefficient at f = 1 (0.005); < 0:
+			       * loss.ent_coef throughout                     */
+	float kl_stop;        /* a pass whose mean approx-KL passes this ends
+			       * the rollout batch's update (0.03); 0: never  */
+	int64_t value_warmup; /* critic-only steps at the run's start (0)     */
+	const char *anchor;   /* checkpoint of the anchor policy (the BC
+			       * start); NULL: no anchor                      */
+	float anchor_coef;    /* KL(anchor ‖ policy) weight at f = 0 (0.05)   */
+	float anchor_frac;    /* annealed to 0 at f = anchor_frac (0.3); 0:
+			       * constant                                     */
+	float progress0, progress1; /* 0 and 1                               */
 } hy_train_ppo_cfg;
+
+/* The defaults above. */
+void hy_train_ppo_defaults(hy_train_ppo_cfg *c);
+
+/* The schedule's values at optimiser step `step` (0-based, within the run)
+ * of a run of `total` planned steps (0: unknown). */
+typedef struct hy_train_ppo_sched {
+	double progress;   /* f */
+	float ent_coef, anchor_coef;
+	int warm;          /* a critic-only step */
+} hy_train_ppo_sched;
+void hy_train_ppo_schedule(const hy_train_ppo_cfg *c, int64_t step, int64_t step0,
+	int64_t total, hy_train_ppo_sched *s);
 
 typedef struct hy_train_ppo hy_train_ppo;
 
@@ -37,7 +71,15 @@ hy_status hy_train_ppo_init(hy_train_ppo **p, const hy_train_ppo_cfg *c, int bat
 	const char *input, hy_diag *d);
 void hy_train_ppo_free(hy_train_ppo *p);
 
-/* Optimiser steps one rollout batch of n samples takes. */
+/* Loads the anchor policy c->anchor for a learner m (its backend and
+ * context; the anchor's own architecture from its file) and sets the run's
+ * first step and planned total for the schedule. Call once after init. */
+hy_status hy_train_ppo_start(hy_train_ppo *p, const hy_nn_model *m, int64_t step0,
+	int64_t total, hy_diag *d);
+
+/* Optimiser steps one rollout batch of n samples takes (at most: a pass
+ * over the KL threshold skips the rest, the step counter moving to the
+ * batch's end so that schedules and totals count rollout batches). */
 int64_t hy_train_ppo_steps(const hy_train_ppo *p, int n);
 /* Samples per minibatch (the workspace must hold as many). */
 int hy_train_ppo_minibatch(const hy_train_ppo *p);
@@ -74,7 +116,11 @@ hy_status hy_train_ppo_update(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
  * by a comma: "surrogate" and "surrogate_first" (mean clipped surrogate of
  * the last and the first pass), "approx_kl", "clip_frac", "entropy" (means
  * over the last pass), "explained_var" (value predictions of the first pass
- * against ret; null when ret is constant), "ppo_steps". */
+ * against ret; null when ret is constant), "ppo_steps" (optimiser updates
+ * made), "ppo_passes" (passes made), "kl_stopped" (1 when a pass went past
+ * kl_stop), "anchor_kl" (mean KL to the anchor over the last pass; null
+ * without one), "ent_coef", "anchor_coef", "progress" (the schedule at the
+ * batch's start) and "value_warmup" (1 while critic-only). */
 void hy_train_ppo_metrics(const hy_train_ppo *p, FILE *f);
 
 #endif

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nn/checkpoint.h"
 #include "nn/model.h"
 #include "nn/optim.h"
 #include "nn/ppo.h"
@@ -614,6 +615,247 @@ static int setup(void **state)
 	return 0;
 }
 
+
+/* ---------------------------------------------------------------- league */
+
+/* The §9a schedule: entropy 0.01 → 0.005 over the run, the anchor 0.05 →
+ * 0 over its first 30%, the progress window of a league iteration, the
+ * critic-only warm-up, and constants when the total is unknown. */
+static void test_schedule(void **state)
+{
+	(void)state;
+	hy_train_ppo_cfg c;
+	hy_train_ppo_defaults(&c);
+	assert_true(fabs(c.loss.clip - 0.1) < 1e-7 && c.epochs == 3 && fabs(c.kl_stop - 0.03) < 1e-7);
+	c.anchor = "bc.h5";
+	c.value_warmup = 10;
+	hy_train_ppo_sched s;
+	hy_train_ppo_schedule(&c, 0, 0, 1000, &s);
+	CLOSE(s.ent_coef, 0.01, 1e-6);
+	CLOSE(s.anchor_coef, 0.05, 1e-6);
+	assert_true(s.warm);
+	hy_train_ppo_schedule(&c, 10, 0, 1000, &s);
+	assert_false(s.warm);
+	hy_train_ppo_schedule(&c, 150, 0, 1000, &s);
+	CLOSE(s.anchor_coef, 0.025, 1e-6);
+	CLOSE(s.ent_coef, 0.01 - 0.005 * 0.15, 1e-6);
+	hy_train_ppo_schedule(&c, 300, 0, 1000, &s);
+	assert_true(s.anchor_coef == 0.0f);
+	hy_train_ppo_schedule(&c, 1000, 0, 1000, &s);
+	CLOSE(s.ent_coef, 0.005, 1e-6);
+	CLOSE(s.progress, 1.0, 1e-9);
+	/* iteration 2 of 4 of a league: progress 0.25 → 0.5 over its steps */
+	c.progress0 = 0.25f;
+	c.progress1 = 0.5f;
+	hy_train_ppo_schedule(&c, 50, 0, 100, &s);
+	CLOSE(s.progress, 0.375, 1e-6);
+	CLOSE(s.anchor_coef, 0.05 * (1 - 0.375 / 0.3 < 0 ? 0 : 1 - 0.375 / 0.3), 1e-6);
+	/* a stream of unknown length: the window's start throughout */
+	hy_train_ppo_schedule(&c, 5000, 0, 0, &s);
+	CLOSE(s.progress, 0.25, 1e-6);
+	CLOSE(s.anchor_coef, 0.05 * (1 - 0.25 / 0.3), 1e-5);
+	/* no anchor given: weight 0; ent_end < 0: constant */
+	c.anchor = NULL;
+	c.ent_end = -1;
+	hy_train_ppo_schedule(&c, 10, 0, 100, &s);
+	assert_true(s.anchor_coef == 0.0f);
+	CLOSE(s.ent_coef, 0.01, 1e-6);
+}
+
+/* hy_nn_ppo_anchor: KL(anchor ‖ policy) ≥ 0, 0 for equal logits, and its
+ * gradient against central differences (double-checked per entry). */
+static void test_anchor_gradient(void **state)
+{
+	(void)state;
+	hy_rng r;
+	hy_rng_seed(&r, SEED + 7);
+	enum { B = 6 };
+	float lg[B * HY_ACTIONS], an[B * HY_ACTIONS], dl[B * HY_ACTIONS];
+	uint64_t mask[B];
+	uint8_t act[B];
+	for (int b = 0; b < B; b++) {
+		mask[b] = hy_rng_u64(&r) & ((1ull << HY_ACTIONS) - 1);
+		act[b] = (uint8_t)hy_rng_below(&r, HY_ACTIONS);
+		for (int i = 0; i < HY_ACTIONS; i++) {
+			lg[b * HY_ACTIONS + i] = (float)hy_rng_normal(&r);
+			an[b * HY_ACTIONS + i] = (float)hy_rng_normal(&r);
+		}
+	}
+	assert_true(fabs(hy_nn_ppo_anchor(B, lg, lg, mask, act, 1.0f, NULL)) < 1e-12);
+	memset(dl, 0, sizeof dl);
+	const float coef = 0.7f;
+	double kl = hy_nn_ppo_anchor(B, lg, an, mask, act, coef, dl);
+	assert_true(kl > 0);
+	int checked = 0;
+	for (int b = 0; b < B; b++)
+		for (int i = 0; i < HY_ACTIONS; i++) {
+			uint64_t m = mask[b] | 1ull << act[b];
+			if (!(m >> i & 1)) {
+				assert_true(dl[b * HY_ACTIONS + i] == 0.0f);
+				continue;
+			}
+			float *x = &lg[b * HY_ACTIONS + i], x0 = *x;
+			const float e = 1e-2f;
+			*x = x0 + e;
+			double kp = hy_nn_ppo_anchor(B, lg, an, mask, act, coef, NULL);
+			*x = x0 - e;
+			double km = hy_nn_ppo_anchor(B, lg, an, mask, act, coef, NULL);
+			*x = x0;
+			double fd = coef * (kp - km) / (2.0 * e);
+			assert_true(fabs(fd - dl[b * HY_ACTIONS + i]) <= 2e-4 + 1e-2 * fabs(fd));
+			checked++;
+		}
+	print_message("anchor KL %.6f, %d gradient entries checked\n", kl, checked);
+}
+
+/* One update on a fresh copy of the seed's network with cfg c; returns the
+ * steps taken and leaves the metrics line in *metrics (caller frees). */
+static int64_t league_update(struct net *t, hy_train_ppo_cfg *c, float lr, float wd,
+	char **metrics)
+{
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	hy_train_ppo *p;
+	assert_int_equal(hy_train_ppo_init(&p, c, t->n, "test input", &d), HY_OK);
+	assert_int_equal(hy_train_ppo_start(p, &t->m, 0, 0, &d), HY_OK);
+	hy_nn_optim_cfg oc;
+	hy_nn_optim_defaults(&oc, 100);
+	oc.warmup = 0;
+	oc.lr = lr;
+	oc.wd = wd;
+	hy_nn_losses l;
+	hy_nn_step_info info;
+	int64_t step = 0;
+	hy_status st = hy_train_ppo_update(p, &t->m, &t->w, &oc, &step, 0, 9, t->s, t->n, &l,
+		&info, &d);
+	if (st)
+		print_error("%s\n", d.msg);
+	assert_int_equal(st, HY_OK);
+	size_t len = 0;
+	FILE *f = open_memstream(metrics, &len);
+	assert_non_null(f);
+	hy_train_ppo_metrics(p, f);
+	fclose(f);
+	hy_train_ppo_free(p);
+	return step;
+}
+
+static double metric(const char *m, const char *key)
+{
+	char k[64];
+	snprintf(k, sizeof k, "\"%s\":", key);
+	const char *p = strstr(m, k);
+	assert_non_null(p);
+	return strtod(p + strlen(k), NULL);
+}
+
+/* KL early stop: a large step size passes 0.03 in the first pass, the
+ * other passes are skipped and the step counter moves to the batch's end;
+ * with the threshold off every pass runs. */
+static void test_kl_stop(void **state)
+{
+	(void)state;
+	struct net t;
+	hy_train_ppo_cfg c;
+	hy_train_ppo_defaults(&c);
+	c.epochs = 4;
+	c.minibatch = 8;
+	char *m;
+	net_init(&t, (hy_nn_arch){1, 32}, 30, SEED + 5, 0.0);
+	int64_t steps = league_update(&t, &c, 3e-2f, 0.01f, &m);
+	print_message("kl_stop 0.03, lr 3e-2%s\n", m);
+	assert_int_equal(steps, 16); /* counted as the batch's 4 × 4 */
+	assert_true(metric(m, "kl_stopped") == 1 && metric(m, "ppo_passes") < 4);
+	assert_true(metric(m, "ppo_steps") < 16);
+	free(m);
+	net_free(&t);
+	net_init(&t, (hy_nn_arch){1, 32}, 30, SEED + 5, 0.0);
+	c.kl_stop = 0;
+	steps = league_update(&t, &c, 3e-2f, 0.01f, &m);
+	assert_int_equal(steps, 16);
+	assert_true(metric(m, "kl_stopped") == 0 && metric(m, "ppo_passes") == 4 &&
+		metric(m, "ppo_steps") == 16);
+	free(m);
+	net_free(&t);
+}
+
+/* Value warm-up: every parameter but the value head's stays bit for bit
+ * (no weight decay in the test: AdamW's decay alone would move them by
+ * lr·wd a step), the value head moves and its loss falls. */
+static void test_value_warmup(void **state)
+{
+	(void)state;
+	struct net t;
+	net_init(&t, (hy_nn_arch){1, 32}, 30, SEED + 8, 0.2);
+	size_t bytes = t.m.table.total * sizeof(float);
+	float *w0 = malloc(bytes);
+	assert_non_null(w0);
+	memcpy(w0, t.m.w, bytes);
+	hy_train_ppo_cfg c;
+	hy_train_ppo_defaults(&c);
+	c.epochs = 2;
+	c.minibatch = 8;
+	c.kl_stop = 0;
+	c.value_warmup = 1000;
+	char *m;
+	league_update(&t, &c, 3e-3f, 0.0f, &m);
+	assert_true(metric(m, "value_warmup") == 1);
+	free(m);
+	int moved = 0;
+	for (int i = 0; i < t.m.table.count; i++) {
+		const hy_nn_tensor *x = &t.m.table.t[i];
+		int same = memcmp(w0 + x->offset, t.m.w + x->offset, x->size * sizeof(float)) == 0;
+		int value = i == t.m.v1w || i == t.m.v1b || i == t.m.v2w || i == t.m.v2b;
+		if (value)
+			moved += !same;
+		else if (!same)
+			fail_msg("%s moved during the value warm-up", x->name);
+	}
+	assert_true(moved >= 2);
+	free(w0);
+	net_free(&t);
+}
+
+/* The KL anchor through a checkpoint: the same update with a strong anchor
+ * to the starting policy ends nearer to it than without one. */
+static void test_anchor_update(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/hy-ppo-anchor-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	struct net t;
+	net_init(&t, (hy_nn_arch){1, 32}, 30, SEED + 9, 0.3);
+	hy_nn_ckpt_meta meta;
+	memset(&meta, 0, sizeof meta);
+	hy_nn_optim_defaults(&meta.opt, 100);
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	assert_int_equal(hy_nn_ckpt_save(path, &t.m, &meta, &d), HY_OK);
+	net_free(&t);
+	double kl[2];
+	for (int a = 0; a < 2; a++) {
+		net_init(&t, (hy_nn_arch){1, 32}, 30, SEED + 9, 0.3);
+		hy_train_ppo_cfg c;
+		hy_train_ppo_defaults(&c);
+		c.epochs = 4;
+		c.minibatch = 8;
+		c.kl_stop = 0;
+		c.anchor = path;
+		c.anchor_coef = a ? 20.0f : 0.0f;
+		c.anchor_frac = 0;
+		char *m;
+		league_update(&t, &c, 1e-2f, 0.01f, &m);
+		kl[a] = metric(m, "anchor_kl");
+		print_message("anchor weight %g:%s\n", c.anchor_coef, m);
+		free(m);
+		net_free(&t);
+	}
+	unlink(path);
+	assert_true(kl[0] > 0 && kl[1] < 0.7 * kl[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -624,6 +866,11 @@ int main(void)
 		cmocka_unit_test(test_net_gradcheck),
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_refusal),
+		cmocka_unit_test(test_schedule),
+		cmocka_unit_test(test_anchor_gradient),
+		cmocka_unit_test(test_kl_stop),
+		cmocka_unit_test(test_value_warmup),
+		cmocka_unit_test(test_anchor_update),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
