@@ -136,8 +136,8 @@ void hy_arena_interval_of(const double *x, size_t n, hy_arena_interval *iv)
 	for (size_t i = 0; i < n; i++)
 		sum += x[i];
 	iv->mean = sum / (double)n;
-	if (n < 2)
-		return;
+	if (n < HY_ARENA_MIN_SEEDS)
+		return; /* 2 seeds give a t of 12.7 on one df: no honest interval */
 	double ss = 0;
 	for (size_t i = 0; i < n; i++)
 		ss += (x[i] - iv->mean) * (x[i] - iv->mean);
@@ -207,7 +207,7 @@ void hy_arena_summarise(hy_arena_acc *a, hy_arena_summary *s)
 	s->games = (uint64_t)n * HY_ARENA_ROTATIONS;
 	hy_arena_interval_of(mrank, n, &s->rank);
 	hy_arena_interval_of(mpts, n, &s->points);
-	s->t = n >= 2 ? hy_arena_t_quantile(0.95, n - 1) : NAN;
+	s->t = n >= HY_ARENA_MIN_SEEDS ? hy_arena_t_quantile(0.95, n - 1) : NAN;
 	s->score = s->games ? score / (double)s->games : NAN;
 	rates_of(&chal, &s->chal);
 	rates_of(&opp, &s->opp);

@@ -22,7 +22,9 @@
  *     correlated, so the seed is the independent unit): mean ± t·s/√n, s
  *     the sample standard deviation (divisor n−1) of the per-seed means, t
  *     the 0.975 quantile of Student's t with n−1 degrees of freedom
- *     (computed exactly, hy_arena_t_quantile); no interval for n < 2;
+ *     (computed exactly, hy_arena_t_quantile); no interval for n < 3
+ *     (HY_ARENA_MIN_SEEDS: with 2 seeds a zero spread would read as
+ *     certainty);
  *   - the challenger's rank distribution;
  *   - per-kyoku rates of the challenger and of the opponent seats: wins,
  *     deal-ins, kyoku with an open call, kyoku with a riichi, each over the
@@ -84,7 +86,10 @@ hy_status hy_arena_record(hy_arena_acc *a, uint64_t seed, int rotation,
 /* The result of a finished game of rotation r (challenger at its seat). */
 void hy_arena_result_of(const hy_play_game *g, int rotation, hy_arena_result *r);
 
-/* A mean with its 95% interval; lo, hi and half are NaN when n < 2. */
+/* Fewest counted seeds with an interval. */
+enum { HY_ARENA_MIN_SEEDS = 3 };
+
+/* A mean with its 95% interval; sd, lo, hi and half are NaN when n < 3. */
 typedef struct hy_arena_interval {
 	double mean, sd, half, lo, hi; /* sd: of the per-seed means */
 } hy_arena_interval;
@@ -101,7 +106,7 @@ typedef struct hy_arena_summary {
 	uint64_t aborted;        /* games aborted                             */
 	uint64_t seeds_excluded; /* seeds left out because of an aborted game */
 	uint64_t unplayed;       /* (seed, rotation) never recorded           */
-	double t;                /* t quantile used (NaN when n < 2)          */
+	double t;                /* t quantile used (NaN when n < 3)          */
 	hy_arena_interval rank;  /* 1-based                                   */
 	hy_arena_interval points;
 	double score;            /* challenger's average final score          */

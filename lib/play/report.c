@@ -23,7 +23,8 @@ static const char *num(char *buf, size_t n, double x, int prec)
 	return buf;
 }
 
-static void interval_row(FILE *f, const char *label, const hy_arena_interval *iv, int prec)
+static void interval_row(FILE *f, const char *label, const hy_arena_interval *iv, int prec,
+			 uint64_t seeds)
 {
 	char m[64], lo[64], hi[64], h[64];
 	fprintf(f, "%-18s%-10s", label, num(m, sizeof m, iv->mean, prec));
@@ -31,7 +32,8 @@ static void interval_row(FILE *f, const char *label, const hy_arena_interval *iv
 		fprintf(f, "+- %-9s 95%% CI [%s, %s]", num(h, sizeof h, iv->half, prec),
 			num(lo, sizeof lo, iv->lo, prec), num(hi, sizeof hi, iv->hi, prec));
 	else
-		fprintf(f, "(no interval: fewer than 2 seeds)");
+		fprintf(f, "interval not available (%llu seed%s)", (unsigned long long)seeds,
+			seeds == 1 ? "" : "s");
 	fputc('\n', f);
 }
 
@@ -60,8 +62,8 @@ hy_status hy_report_arena_table(FILE *f, const hy_report_arena_info *info,
 	if (s->unplayed)
 		fprintf(f, ", %llu not played", (unsigned long long)s->unplayed);
 	fputc('\n', f);
-	interval_row(f, "average rank", &s->rank, 4);
-	interval_row(f, "placement points", &s->points, 2);
+	interval_row(f, "average rank", &s->rank, 4, s->seeds_counted);
+	interval_row(f, "placement points", &s->points, 2, s->seeds_counted);
 	if (isfinite(s->t))
 		fprintf(f, "%-18sStudent t %.4f, %llu df, over per-seed means\n", "interval",
 			s->t, (unsigned long long)(s->seeds_counted - 1));

@@ -1,6 +1,6 @@
 /* hydra-eval's reports: the arena summary and the dataset metrics as a
  * readable table and as one JSON object (jansson). Numbers that do not
- * exist (an interval over fewer than 2 seeds, a rate without kyoku, an
+ * exist (an interval over fewer than 3 seeds, a rate without kyoku, an
  * accuracy of an action type with no sample) are "-" in the table and
  * null in JSON. Each writer returns HY_EIO when the stream reports a write
  * error. */

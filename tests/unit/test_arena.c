@@ -18,6 +18,7 @@
 #include "dist/dist.h"
 #include "mjai/mjai.h"
 #include "play/arena.h"
+#include "play/report.h"
 #include "samples/stream.h"
 
 #include "fixture_play.h"
@@ -97,6 +98,38 @@ static const int pts[4] = {90, 45, 0, -135};
 
 /* Pseudo-random ranks for n seeds; statistics against a direct
  * computation of mean, sample sd and t·sd/√n over the per-seed means. */
+/* No interval below HY_ARENA_MIN_SEEDS seeds: two equal per-seed means
+ * would otherwise read as an interval of width 0 (certainty). */
+static void test_few_seeds(void **state)
+{
+	(void)state;
+	const double x[3] = {2.5, 2.5, 2.25};
+	hy_arena_interval iv;
+	hy_arena_interval_of(x, 2, &iv);
+	assert_true(iv.mean == 2.5 && isnan(iv.half) && isnan(iv.lo) && isnan(iv.hi) &&
+		    isnan(iv.sd));
+	hy_arena_interval_of(x, 3, &iv);
+	assert_true(isfinite(iv.half) && iv.half > 0 && iv.lo < iv.mean && iv.hi > iv.mean);
+	hy_report_arena_info info = {.challenger = "a", .opponent = "b"};
+	hy_arena_summary sm;
+	memset(&sm, 0, sizeof sm);
+	sm.seeds = sm.seeds_counted = 2;
+	hy_arena_interval_of(x, 2, &sm.rank);
+	hy_arena_interval_of(x, 2, &sm.points);
+	sm.t = NAN;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_report_arena_table(f, &info, &sm, &d), HY_OK);
+	fclose(f);
+	assert_non_null(strstr(buf, "interval not available (2 seeds)"));
+	assert_null(strstr(buf, "CI ["));
+	free(buf);
+}
+
 static void test_summary_direct(void **state)
 {
 	const uint64_t n = 37;
@@ -462,6 +495,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rotation),
 		cmocka_unit_test(test_t_quantile),
+		cmocka_unit_test(test_few_seeds),
 		cmocka_unit_test(test_summary_direct),
 		cmocka_unit_test(test_aborted),
 		cmocka_unit_test(test_result_of),
