@@ -66,11 +66,21 @@ static const char usage[] =
 	"      --val PATH         validation samples (repeatable), evaluated every\n"
 	"      --eval-every N     N steps (default 500) and at the end\n"
 	"PPO (--mode ppo; --batch is the rollout batch):\n"
-	"      --ppo-epochs N     passes over each rollout batch (default 4)\n"
+	"      --ppo-epochs N     passes over each rollout batch (default 3)\n"
 	"      --minibatch N      samples per optimiser step (default batch/4)\n"
-	"      --clip X           surrogate clip range epsilon (default 0.2)\n"
+	"      --clip X           surrogate clip range epsilon (default 0.1)\n"
 	"      --vf-coef X        value loss weight (default 0.5)\n"
-	"      --ent-coef X       entropy bonus weight (default 0.01)\n"
+	"      --ent-coef X       entropy bonus weight at the start (default 0.01)\n"
+	"      --ent-end X        ... annealed linearly to X at the end (default\n"
+	"                         0.005; -1: constant)\n"
+	"      --kl-stop X        end a rollout batch's passes when one's mean\n"
+	"                         approx-KL passes X (default 0.03; 0: never)\n"
+	"      --value-warmup N   the first N steps train the value head alone\n"
+	"      --anchor CKPT      KL anchor: penalise KL(CKPT's policy || policy)\n"
+	"      --anchor-coef X    its weight at the start (default 0.05)\n"
+	"      --anchor-frac X    annealed to 0 over this share of the run (0.3)\n"
+	"      --progress A:B     the schedule's progress over this run (default\n"
+	"                         0:1; a league iteration i of n: (i-1)/n:i/n)\n"
 	"Output:\n"
 	"  -o, --out DIR          output directory (default runs/YYYYmmdd-HHMMSS)\n"
 	"      --save-every N     checkpoint every N steps (default 1000) and at the end\n"
@@ -195,6 +205,8 @@ enum {
 	O_BLOCKS = 256, O_CHANNELS, O_DEVICE, O_MODE, O_LR, O_WARMUP, O_SHUF, O_VAL, O_EVAL,
 	O_SAVE, O_KEEP, O_LOG, O_RESUME, O_INIT, O_PPO_EPOCHS, O_MINIBATCH, O_CLIP, O_VF, O_ENT,
 };
+enum { O_ENT_END = 800, O_KL_STOP, O_VALUE_WARMUP, O_ANCHOR, O_ANCHOR_COEF, O_ANCHOR_FRAC,
+	O_PROGRESS }; /* the league's PPO schedule */
 
 enum { O_PRECISION = 512, O_FAST }; /* the device options */
 enum { O_LOADERS = 600, O_FEED_ONLY }; /* the data feed's */
@@ -269,6 +281,13 @@ static int fit_main(int argc, char **argv, const char **val)
 		{"clip", required_argument, 0, O_CLIP},
 		{"vf-coef", required_argument, 0, O_VF},
 		{"ent-coef", required_argument, 0, O_ENT},
+		{"ent-end", required_argument, 0, O_ENT_END},
+		{"kl-stop", required_argument, 0, O_KL_STOP},
+		{"value-warmup", required_argument, 0, O_VALUE_WARMUP},
+		{"anchor", required_argument, 0, O_ANCHOR},
+		{"anchor-coef", required_argument, 0, O_ANCHOR_COEF},
+		{"anchor-frac", required_argument, 0, O_ANCHOR_FRAC},
+		{"progress", required_argument, 0, O_PROGRESS},
 		{"quiet", no_argument, 0, 'q'},
 		{"help", no_argument, 0, 'h'},
 		{"version", no_argument, 0, 'V'},
@@ -276,8 +295,8 @@ static int fit_main(int argc, char **argv, const char **val)
 	};
 	hy_train_cfg cfg;
 	memset(&cfg, 0, sizeof cfg);
-	hy_train_ppo_cfg ppo = {.epochs = 4};
-	hy_nn_ppo_defaults(&ppo.loss);
+	hy_train_ppo_cfg ppo;
+	hy_train_ppo_defaults(&ppo);
 	int ppo_mode = 0;
 	const char *ppo_opt = NULL; /* a PPO option given (an error without --mode ppo) */
 	const char *device = "auto", *arch_name = NULL;
@@ -357,6 +376,50 @@ static int fit_main(int argc, char **argv, const char **val)
 			*(c == O_VF ? &ppo.loss.vf_coef : &ppo.loss.ent_coef) = (float)x;
 			ppo_opt = c == O_VF ? "--vf-coef" : "--ent-coef";
 			break;
+		case O_ENT_END:
+			if (hy_parse_double(optarg, &x) || !((x >= 0 && x <= 100) || x == -1))
+				return usage_error("bad --ent-end '%s': 0 to 100, or -1", optarg);
+			ppo.ent_end = (float)x;
+			ppo_opt = "--ent-end";
+			break;
+		case O_KL_STOP:
+		case O_ANCHOR_COEF:
+			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 100))
+				return usage_error(c == O_KL_STOP ? "bad --kl-stop '%s': 0 to 100"
+					: "bad --anchor-coef '%s': 0 to 100", optarg);
+			*(c == O_KL_STOP ? &ppo.kl_stop : &ppo.anchor_coef) = (float)x;
+			ppo_opt = c == O_KL_STOP ? "--kl-stop" : "--anchor-coef";
+			break;
+		case O_ANCHOR_FRAC:
+			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))
+				return usage_error("bad --anchor-frac '%s': 0 to 1", optarg);
+			ppo.anchor_frac = (float)x;
+			ppo_opt = "--anchor-frac";
+			break;
+		case O_VALUE_WARMUP:
+			if (hy_parse_i64(optarg, 0, INT64_MAX / 2, &ppo.value_warmup))
+				return usage_error("bad --value-warmup '%s': steps, 0 or more", optarg);
+			ppo_opt = "--value-warmup";
+			break;
+		case O_ANCHOR:
+			ppo.anchor = optarg;
+			ppo_opt = "--anchor";
+			break;
+		case O_PROGRESS: {
+			char *colon = strchr(optarg, ':');
+			double a, b;
+			if (!colon)
+				return usage_error("bad --progress '%s': A:B, 0 <= A <= B <= 1", optarg);
+			*colon = '\0';
+			int bad = hy_parse_double(optarg, &a) || hy_parse_double(colon + 1, &b);
+			*colon = ':';
+			if (bad || !(a >= 0 && a <= b && b <= 1))
+				return usage_error("bad --progress '%s': A:B, 0 <= A <= B <= 1", optarg);
+			ppo.progress0 = (float)a;
+			ppo.progress1 = (float)b;
+			ppo_opt = "--progress";
+			break;
+		}
 		case 'n':
 			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.steps))
 				return usage_error("bad --steps '%s': a positive integer", optarg);
