@@ -8,7 +8,8 @@
 # turn, a discard of a tile the seat does not hold, a call of a tile not
 # just discarded. The legal versions of the same lines (own tsumo and ron,
 # another seat's ron and a double ron on the bot's discard, the bot's reach
-# accepted) pass. Hand-written lines only (no shared data).
+# accepted) pass. A line over 1 MiB fails at once without being read whole;
+# a line of exactly 1 MiB is read. Hand-written lines only (no shared data).
 . tests/shell/lib.sh
 H="$BIN/hydra-bot"
 [ -x "$H" ] || skip "hydra-bot not built (skipped)"
@@ -100,4 +101,24 @@ bad not-held "$HAND" 'event 1 \(dahai\):.*not among the seat.s legal actions' \
 bad call-tile "$HAND" 'event 2 \(pon\):.*not the tile just discarded' \
 	"[$D9,{\"type\":\"pon\",\"actor\":2,\"target\":0,\"pai\":\"1m\",\"consumed\":[\"1m\",\"1m\"]}]"
 
+# one line is at most 1 MiB (1048576 bytes before its newline)
+pad() { head -c "$1" /dev/zero | tr '\0' ' '; }
+{ printf '[{"type":"start_game","id":0}]'; pad $((1048576 - 30)); echo; } > "$T/cap"
+[ "$(wc -c < "$T/cap")" -eq 1048577 ] || fail "the 1 MiB line is not 1 MiB"
+expect_exit 0 "$H" baseline < "$T/cap"
+{ echo '[{"type":"start_game","id":0}]'; printf '[{"type":"start_game","id":0}]'
+	pad $((1048576 - 29)); echo; } > "$T/cap1"
+expect_exit 1 "$H" baseline < "$T/cap1"
+expect_err "^hydra-bot: line 2: longer than 1048576 bytes"
+# a 4 MiB line: the bot stops reading soon after the cap (the rest of the
+# file is left to the next reader of the same descriptor)
+pad 4194304 > "$T/long"
+{ "$H" baseline > "$T/out" 2> "$T/err"; echo $? > "$T/rc"; wc -c > "$T/rest"; } < "$T/long"
+[ "$(cat "$T/rc")" -eq 1 ] || fail "a 4 MiB line exited $(cat "$T/rc")"
+expect_err "^hydra-bot: line 1: longer than 1048576 bytes"
+[ "$(cat "$T/rest")" -ge $((4194304 - 2097152)) ] ||
+	fail "the bot read $((4194304 - $(cat "$T/rest"))) bytes of a 4 MiB line"
+# an endless line ends too (no memory grows with it)
+yes x | tr -d '\n' | "$H" baseline > "$T/out" 2> "$T/err" && fail "an endless line exited 0"
+expect_err "^hydra-bot: line 1: longer than 1048576 bytes"
 exit 0
