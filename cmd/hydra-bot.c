@@ -10,6 +10,7 @@
 
 #include "core/status.h"
 #include "core/version.h"
+#include "io/lines.h"
 #include "io/output.h"
 #include "events/event.h"
 #include "play/mjaibot.h"
@@ -30,8 +31,12 @@ static const char usage[] =
 	"  -h, --help           show this help and exit\n"
 	"  -V, --version        show the version and exit\n"
 	"\n"
-	"Exit status: 0 at the end of the input, 1 malformed input or an event\n"
-	"that cannot happen, 2 usage.\n";
+	"Exit status: 0 at the end of the input, 1 malformed input, a line over\n"
+	"1 MiB or an event that cannot happen in the seat's game, 2 usage.\n";
+
+/* Longest input line (bytes before its newline), as hydra-sp's cap on the
+ * answers of a bot. */
+enum { MAX_LINE = 1 << 20 };
 
 static const char *prog = "hydra-bot";
 
@@ -135,19 +140,29 @@ static int answer(bot *b, unsigned long line, char *buf, size_t size)
 static int run(bot *b)
 {
 	char *text = NULL, out[1024];
-	size_t cap = 0;
-	ssize_t len;
+	size_t cap = 0, len;
 	unsigned long line = 0;
 	int rc = 0;
-	while ((len = getline(&text, &cap, stdin)) >= 0) {
-		line++;
-		while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
-			len--;
-		hy_game_clear(&b->batch);
+	for (;;) {
 		hy_diag d;
 		hy_diag_init(&d, NULL);
-		if (hy_mjaibot_parse_batch(&b->batch, text, (size_t)len, (uint32_t)line, &d) !=
-		    HY_OK) {
+		hy_status s = hy_lines_read(stdin, MAX_LINE, &text, &cap, &len, &d);
+		if (s == HY_STOP)
+			break;
+		line++;
+		if (s == HY_EDATA) {
+			char msg[80];
+			snprintf(msg, sizeof msg, "longer than %d bytes (1 MiB)", MAX_LINE);
+			rc = die_line(line, msg);
+			break;
+		}
+		if (s != HY_OK) {
+			fprintf(stderr, "%s: standard input: %s\n", prog, d.msg);
+			rc = 1;
+			break;
+		}
+		hy_game_clear(&b->batch);
+		if (hy_mjaibot_parse_batch(&b->batch, text, len, (uint32_t)line, &d) != HY_OK) {
 			rc = die_line(line, d.msg);
 			break;
 		}
@@ -164,10 +179,6 @@ static int run(bot *b)
 			rc = 1;
 			break;
 		}
-	}
-	if (rc == 0 && ferror(stdin)) {
-		fprintf(stderr, "%s: read error: %s\n", prog, strerror(errno));
-		rc = 1;
 	}
 	free(text);
 	return rc;

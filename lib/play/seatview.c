@@ -156,6 +156,7 @@ void hy_seatview_init(hy_seatview *v, int seat)
 {
 	memset(v, 0, sizeof *v);
 	v->seat = seat & 3;
+	v->give_seat = -1;
 	hy_engine_init(&v->e, NULL, NULL);
 	hy_obs_track_reset(&v->trk);
 }
@@ -201,6 +202,8 @@ static hy_status reject(hy_seatview *v, const hy_event *ev, const char *why, hy_
 static hy_status start_kyoku(hy_seatview *v, const hy_event *ev, hy_diag *d)
 {
 	hy_engine *e = &v->e;
+	if (v->in_kyoku && !v->result)
+		return reject(v, ev, "the kyoku before has no result (no hora or ryukyoku)", d);
 	if (!(ev->flags & HY_EVF_TEHAIS))
 		return reject(v, ev, "no hands given", d);
 	for (int i = 0; i < 13; i++)
@@ -234,6 +237,8 @@ static hy_status start_kyoku(hy_seatview *v, const hy_event *ev, hy_diag *d)
 		return reject(v, ev, ed.msg, d);
 	v->in_kyoku = 1;
 	v->snap_ok = 0;
+	v->give_seat = -1;
+	v->result = v->winners = v->win_tsumo = v->reach_acc = 0;
 	return HY_OK;
 }
 
@@ -241,9 +246,11 @@ static hy_status start_kyoku(hy_seatview *v, const hy_event *ev, hy_diag *d)
 static void finish(hy_seatview *v, const hy_event *ev, int kind)
 {
 	hy_engine *e = &v->e;
-	if (e->phase == HY_PH_KYOKU_END && e->res.kind == HY_RES_EXHAUSTIVE)
+	if (e->phase == HY_PH_KYOKU_END && e->res.kind == HY_RES_EXHAUSTIVE) {
 		for (int s = 0; s < 4; s++)
 			e->scores[s] -= e->res.deltas[s]; /* from placeholder hands */
+		memset(e->res.deltas, 0, sizeof e->res.deltas); /* once (double ron) */
+	}
 	if (e->phase != HY_PH_KYOKU_END) {
 		memset(&e->res, 0, sizeof e->res);
 		e->res.kind = (uint8_t)kind;
@@ -335,6 +342,9 @@ static hy_status discard(hy_seatview *v, const hy_event *ev, hy_diag *d)
 	v->nsnap_ind = 0;
 	hy_obs_track_event(&v->trk, e, ev);
 	hy_engine_apply(e, a, &act, NULL);
+	v->give_seat = a;
+	v->give_tile = (uint8_t)y;
+	v->give_kan = 0;
 	return HY_OK;
 }
 
@@ -414,6 +424,9 @@ static hy_status kan_self(hy_seatview *v, const hy_event *ev, hy_diag *d)
 			return reject(v, ev, "the seat cannot make this kan", d);
 	}
 	hy_engine_apply(e, a, &act, NULL);
+	v->give_seat = a;
+	v->give_tile = act.tile;
+	v->give_kan = ankan ? 2 : 1;
 	return HY_OK;
 }
 
@@ -430,6 +443,103 @@ static hy_status reach(hy_seatview *v, const hy_event *ev, hy_diag *d)
 	return HY_OK;
 }
 
+static hy_status reach_accepted(hy_seatview *v, const hy_event *ev, hy_diag *d)
+{
+	const hy_engine *e = &v->e;
+	int a = ev->actor;
+	if (a > 3)
+		return reject(v, ev, "no actor", d);
+	if (!e->p[a].riichi || (v->reach_acc >> a & 1))
+		return reject(v, ev, "no reach of this seat to accept", d);
+	if (e->phase == HY_PH_RIICHI && e->actor == a)
+		return reject(v, ev, "the reach's discard has not been made", d);
+	/* the engine accepts the declaration when its window closes */
+	v->reach_acc |= (uint8_t)(1u << a);
+	return HY_OK;
+}
+
+/* A win. Its tile: the winner's own draw on its turn (target = actor) or
+ * the tile the target just discarded or added to a kan; a second win only
+ * as another seat's ron on the same tile (double ron). The seat's own win
+ * must be legal in the engine (its hand is known: a winning hand with a
+ * yaku, not furiten), judged on the state before the first win. */
+static hy_status hora(hy_seatview *v, const hy_event *ev, hy_diag *d)
+{
+	hy_engine *e = &v->e;
+	int a = ev->actor, tg = ev->target, tsumo = a == tg;
+	if (tg > 3)
+		return reject(v, ev, "no target", d);
+	if (v->result == HY_EV_RYUKYOKU)
+		return reject(v, ev, "the kyoku already ended in a ryukyoku", d);
+	if (v->result == HY_EV_HORA &&
+	    (tsumo || v->win_tsumo || (v->winners >> a & 1) || __builtin_popcount(v->winners) >= 2))
+		return reject(v, ev, "a second win can only be another seat's ron on the same tile", d);
+	if (!v->result && (e->phase == HY_PH_NEW_KYOKU || e->phase == HY_PH_GAME_END))
+		return reject(v, ev, "nothing to win on", d);
+	if (!v->result)
+		v->pre_win = *e;
+	const hy_engine *at = &v->pre_win;
+	int tile;
+	if (tsumo) {
+		if (at->phase != HY_PH_TURN || at->actor != a || at->after_call)
+			return reject(v, ev, "not a draw of this seat to win on", d);
+		tile = a == v->seat ? at->p[a].drawn : ev->pai;
+		if (ev->pai < HY_TILE_UNKNOWN && ev->pai != tile)
+			return reject(v, ev, "not the tile the seat drew", d);
+	} else {
+		if (v->give_seat != tg)
+			return reject(v, ev, "the target did not just discard or add to a kan", d);
+		tile = v->give_tile;
+		int same = v->give_kan == 2 ? hy_tile_kind(ev->pai) == hy_tile_kind(tile)
+					    : ev->pai == tile;
+		if (ev->pai < HY_TILE_UNKNOWN && !same)
+			return reject(v, ev, "not the tile the target just gave", d);
+	}
+	if (a == v->seat) {
+		hy_action act = {.type = tsumo ? HY_ACT_TSUMO : HY_ACT_RON, .tile = (uint8_t)tile};
+		if (!hy_engine_is_legal(at, a, &act))
+			return reject(v, ev,
+				      "the seat's hand does not win on this tile (no winning "
+				      "shape, no yaku, or furiten)", d);
+	}
+	finish(v, ev, HY_RES_HORA);
+	v->result = HY_EV_HORA;
+	v->winners |= (uint8_t)(1u << a);
+	v->win_tsumo = (uint8_t)tsumo;
+	return HY_OK;
+}
+
+/* A draw: nine terminals on the seat's first turn, or the end the engine
+ * reaches itself (wall empty, four winds, four riichi, four kans), or three
+ * rons on the tile just given (the placeholder hands cannot win). */
+static hy_status ryukyoku(hy_seatview *v, const hy_event *ev, hy_diag *d)
+{
+	hy_engine *e = &v->e;
+	if (v->result)
+		return reject(v, ev, "the kyoku has already ended", d);
+	if (e->phase == HY_PH_TURN) {
+		int a = e->actor;
+		hy_action act = {.type = HY_ACT_KYUUSHU};
+		if ((ev->flags & HY_EVF_ACTOR) && ev->actor != a)
+			return reject(v, ev, "not this seat's turn", d);
+		if (a == v->seat ? !hy_engine_is_legal(e, a, &act)
+				 : !e->first_go || e->p[a].nriver || e->after_call)
+			return reject(v, ev, "no nine-terminal draw here", d);
+		finish(v, ev, HY_RES_KYUUSHU);
+	} else {
+		int three_rons = v->give_seat >= 0;
+		if (in_window(e))
+			pass_all(e, -1);
+		if (e->phase != HY_PH_KYOKU_END && !three_rons)
+			return reject(v, ev,
+				      "nothing ends the kyoku here (wall not empty, no abortive "
+				      "draw)", d);
+		finish(v, ev, HY_RES_SANCHAHOU);
+	}
+	v->result = HY_EV_RYUKYOKU;
+	return HY_OK;
+}
+
 static hy_status apply(hy_seatview *v, const hy_event *ev, hy_diag *d);
 
 hy_status hy_seatview_event(hy_seatview *v, const hy_event *ev, hy_diag *d)
@@ -439,6 +549,9 @@ hy_status hy_seatview_event(hy_seatview *v, const hy_event *ev, hy_diag *d)
 	hy_status s = apply(v, ev, d);
 	if (t != HY_EV_DAHAI && t != HY_EV_DORA && t != HY_EV_REACH_ACCEPTED)
 		v->snap_ok = 0;
+	if (t != HY_EV_DAHAI && t != HY_EV_KAKAN && t != HY_EV_ANKAN && t != HY_EV_DORA &&
+	    t != HY_EV_REACH_ACCEPTED && t != HY_EV_HORA)
+		v->give_seat = -1;
 	return s;
 }
 
@@ -446,19 +559,24 @@ static hy_status apply(hy_seatview *v, const hy_event *ev, hy_diag *d)
 {
 	hy_engine *e = &v->e;
 	int t = ev->type;
-	switch (t) {
-	case HY_EV_START_GAME:
+	if (t == HY_EV_START_GAME) {
 		hy_engine_init(e, NULL, NULL);
 		hy_obs_track_reset(&v->trk);
 		v->started = 1;
 		v->in_kyoku = 0;
 		return HY_OK;
+	}
+	if (e->phase == HY_PH_GAME_END)
+		return reject(v, ev, "the game has ended", d);
+	switch (t) {
 	case HY_EV_START_KYOKU:
 		return start_kyoku(v, ev, d);
 	case HY_EV_END_KYOKU:
+		if (!v->in_kyoku || !v->result)
+			return reject(v, ev, "the kyoku has no result (no hora or ryukyoku)", d);
 		v->in_kyoku = 0;
 		return HY_OK;
-	case HY_EV_END_GAME:
+	case HY_EV_END_GAME: /* a server may end a game at any time */
 		if (ev->flags & HY_EVF_SCORES) {
 			memcpy(e->scores, ev->scores, sizeof e->scores);
 			memcpy(e->final_scores, ev->scores, sizeof e->scores);
@@ -491,11 +609,12 @@ static hy_status apply(hy_seatview *v, const hy_event *ev, hy_diag *d)
 	case HY_EV_REACH:
 		return reach(v, ev, d);
 	case HY_EV_REACH_ACCEPTED:
-		/* the engine accepts the declaration when its window closes */
-		return HY_OK;
+		return reach_accepted(v, ev, d);
 	case HY_EV_DORA: {
 		hy_diag ed;
 		hy_diag_init(&ed, NULL);
+		if (!hy_engine_indicators_wanted(e))
+			return reject(v, ev, "no kan to reveal an indicator for", d);
 		if (hy_engine_feed_indicator(e, ev->dora_marker, &ed) != HY_OK)
 			return reject(v, ev, ed.msg, d);
 		if (v->snap_ok && v->nsnap_ind < 5)
@@ -505,16 +624,10 @@ static hy_status apply(hy_seatview *v, const hy_event *ev, hy_diag *d)
 	}
 	case HY_EV_HORA:
 		/* the window of a discard may have closed in the view (no
-		 * placeholder hand could win on it) */
-		if (e->phase == HY_PH_NEW_KYOKU || e->phase == HY_PH_GAME_END)
-			return reject(v, ev, "nothing to win on", d);
-		finish(v, ev, HY_RES_HORA);
-		return HY_OK;
+		 * placeholder hand could win on it): hora() checks the tile */
+		return hora(v, ev, d);
 	case HY_EV_RYUKYOKU:
-		if (in_window(e))
-			pass_all(e, -1);
-		finish(v, ev, e->phase == HY_PH_TURN ? HY_RES_KYUUSHU : HY_RES_EXHAUSTIVE);
-		return HY_OK;
+		return ryukyoku(v, ev, d);
 	default:
 		return reject(v, ev, "unknown event", d);
 	}

@@ -15,6 +15,24 @@
  * recomputed from the placeholder hands: the scores come from the event's
  * `scores` (or `deltas`).
  *
+ * What the view rejects (HY_EDATA), as events that cannot happen in the
+ * seat's game: any event the engine does not allow in the state (a draw or
+ * a discard out of turn, a tile the seat does not hold, a call of a tile
+ * that was not just discarded, a kan or a reach the seat cannot make, an
+ * indicator with no kan); a hora of the seat itself that the engine does
+ * not allow (a hand that does not win on the tile, no yaku, furiten); a
+ * hora by any seat whose tile is neither its own draw on its turn (target
+ * = actor) nor the tile its target just discarded or added to a kan; a
+ * second hora that is not another seat's ron on the same tile (double
+ * ron, at most two); a ryukyoku where nothing ends the kyoku (not the
+ * seat's first turn for nine terminals, the wall not empty, no abortive
+ * draw, no tile just given for three rons); reach_accepted without that
+ * seat's reach and its discard, or twice; end_kyoku without a hora or a
+ * ryukyoku; a start_kyoku in the middle of a kyoku (end_game may come at
+ * any time: a server ends a game early); any event but start_game after
+ * end_game. The other seats' hands are not known, so
+ * their wins are checked for the tile and the turn only.
+ *
  * What the placeholders can influence is only the opponents' hidden state
  * (their waits, furiten, options in call windows, which the view passes);
  * the seat's own legal mask (hy_engine_legal_mask) and observation
@@ -53,6 +71,18 @@ typedef struct hy_seatview {
 	int snap_ok;
 	uint8_t snap_ind[5];
 	int nsnap_ind;
+	/* The tile a seat could win on by ron now: the seat that discarded it
+	 * or added it to a kan (-1: none since), the tile, and the kan (0 a
+	 * discard, 1 a kakan, 2 an ankan: kokushi only). */
+	int give_seat;
+	uint8_t give_tile, give_kan;
+	/* The kyoku's result so far: 0, or the type of its first hora or
+	 * ryukyoku event; the seats that won, whether by tsumo, and the state
+	 * before the first win (a second ron is checked on it). */
+	uint8_t result;
+	uint8_t winners, win_tsumo;
+	hy_engine pre_win;
+	uint8_t reach_acc;  /* seats whose reach_accepted came this kyoku   */
 } hy_seatview;
 
 /* Starts a view for absolute seat 0–3 (a start_game event comes next). */
