@@ -719,6 +719,9 @@ static int grp_main(int argc, char **argv)
 		st = hy_grp_train(&cfg, &r.data, &grp, grp_on_epoch, &r, &cal, &d);
 	}
 	if (st == HY_OK) {
+		if (!cal.samples) /* no validation games: no numbers (JSON has no NaN) */
+			fputs("{\"calibration\":null}\n", r.metrics);
+		else
 		fprintf(r.metrics, "{\"calibration\":{\"games\":%" PRIu64 ",\"states\":%zu,"
 			"\"loss\":%.6f,\"top1\":%.6f,\"uniform\":%.6f,\"empirical\":%.6f,"
 			"\"empirical_top1\":%.6f,\"best_epoch\":%d}}\n", cal.games, cal.samples,
