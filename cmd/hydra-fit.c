@@ -25,7 +25,9 @@
 #include "nn/model.h"
 #include "nn/threads.h"
 #include "nn/cuda/cuda.h"
+#include "events/source.h"
 #include "train/feed.h"
+#include "train/grp.h"
 #include "train/loop.h"
 
 static const char usage[] =
@@ -50,8 +52,9 @@ static const char usage[] =
 	"                         steps (default 2 on a GPU; none on the CPU)\n"
 	"      --feed-only        run only the data feed over the inputs (one epoch,\n"
 	"                         or --steps batches) and print its samples/s\n"
-	"      --mode MODE        bc (supervised, the default) or ppo (self-play samples\n"
-	"                         of hydra-sp; needs --init or --resume)\n"
+	"      --mode MODE        bc (supervised, the default), ppo (self-play samples\n"
+	"                         of hydra-sp; needs --init or --resume) or grp (the\n"
+	"                         global reward predictor on game logs: see below)\n"
 	"      --no-overlap       under mpirun: sum the gradients after the backward\n"
 	"                         pass, not during it\n"
 	"Training:\n"
@@ -91,6 +94,14 @@ static const char usage[] =
 	"  -q, --quiet            no progress lines\n"
 	"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
+	"\n"
+	"GRP (hydra-fit --mode grp -o DIR [options] [LOG...]: logs of any format or\n"
+	"event streams; writes DIR/grp.h5 and DIR/metrics.jsonl):\n"
+	"      --hidden N         hidden width of the GRP MLP (default 128)\n"
+	"      --val-fraction X   share of games held out for validation and the\n"
+	"                         calibration report (default 0.1)\n"
+	"  -k, --keep-going       skip bad games (counted) instead of failing\n"
+	"  (-e default 30, -b 256, --lr 1e-3, -S, -o, -q as above)\n"
 	"\n"
 	"Exit status: 0 ok, 1 bad data, non-finite loss or I/O error, 2 usage,\n"
 	"3 format or version mismatch (e.g. a checkpoint of another architecture),\n"
@@ -347,7 +358,7 @@ static int fit_main(int argc, char **argv, const char **val)
 			break;
 		case O_MODE:
 			if (strcmp(optarg, "bc") && strcmp(optarg, "ppo"))
-				return usage_error("bad --mode '%s': bc or ppo", optarg);
+				return usage_error("bad --mode '%s': bc, ppo or grp", optarg);
 			ppo_mode = strcmp(optarg, "ppo") == 0;
 			break;
 		case O_PPO_EPOCHS:
@@ -610,10 +621,242 @@ static int fit_main(int argc, char **argv, const char **val)
 	return st == HY_STOP ? 130 : 0;
 }
 
+/* ------------------------------------------------------------ --mode grp */
+
+typedef struct grp_run {
+	hy_grp_data data;
+	int keep_going, quiet;
+	uint64_t skipped;
+	int reported;
+	FILE *metrics;       /* metrics.jsonl text, written at the end */
+	char *mbuf;
+	size_t mlen;
+} grp_run;
+
+static hy_status grp_on_game(void *ctx, hy_game *g)
+{
+	grp_run *r = ctx;
+	hy_diag d;
+	hy_diag_init(&d, g->source);
+	hy_status st = hy_grp_data_add(&r->data, g, &d);
+	if (st != HY_OK) {
+		char buf[1200];
+		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		r->reported = 1;
+	}
+	return st;
+}
+
+static hy_status grp_on_bad(void *ctx, const hy_diag *d)
+{
+	grp_run *r = ctx;
+	char buf[1200];
+	fprintf(stderr, "%s: %s\n", prog, hy_diag_format(d, buf, sizeof buf));
+	if (!r->keep_going) {
+		r->reported = 1;
+		return d->status ? d->status : HY_EDATA;
+	}
+	r->skipped++;
+	return HY_OK;
+}
+
+static void grp_on_epoch(void *u, const hy_grp_epoch *e)
+{
+	grp_run *r = u;
+	fprintf(r->metrics, "{\"epoch\":%d,\"step\":%" PRId64 ",\"train_loss\":%.6f,"
+		"\"train_top1\":%.6f", e->epoch, e->step, e->train_loss, e->train_top1);
+	if (!isnan(e->val_loss))
+		fprintf(r->metrics, ",\"val_loss\":%.6f,\"val_top1\":%.6f", e->val_loss, e->val_top1);
+	fputs("}\n", r->metrics);
+	if (!r->quiet) {
+		fprintf(stderr, "%s: grp epoch %d: train loss %.4f top-1 %.3f", prog, e->epoch,
+			e->train_loss, e->train_top1);
+		if (!isnan(e->val_loss))
+			fprintf(stderr, ", validation loss %.4f top-1 %.3f", e->val_loss, e->val_top1);
+		fputc('\n', stderr);
+	}
+}
+
+/* hydra-fit --mode grp: its own options (lib/train/grp.h does the work). */
+static int grp_main(int argc, char **argv)
+{
+	enum { G_MODE = 300, G_LR, G_HIDDEN, G_VALF };
+	static const struct option opts[] = {
+		{"mode", required_argument, 0, G_MODE},
+		{"out", required_argument, 0, 'o'},
+		{"epochs", required_argument, 0, 'e'},
+		{"batch", required_argument, 0, 'b'},
+		{"lr", required_argument, 0, G_LR},
+		{"seed", required_argument, 0, 'S'},
+		{"hidden", required_argument, 0, G_HIDDEN},
+		{"val-fraction", required_argument, 0, G_VALF},
+		{"keep-going", no_argument, 0, 'k'},
+		{"quiet", no_argument, 0, 'q'},
+		{"help", no_argument, 0, 'h'},
+		{"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0},
+	};
+	hy_grp_train_cfg cfg;
+	hy_grp_train_defaults(&cfg);
+	grp_run r;
+	memset(&r, 0, sizeof r);
+	const char *out = NULL;
+	double valf = 0.1, x;
+	int64_t v;
+	int c;
+	while ((c = getopt_long(argc, argv, "o:e:b:S:kqhV", opts, NULL)) != -1) {
+		switch (c) {
+		case G_MODE:
+			if (strcmp(optarg, "grp"))
+				return usage_error("--mode '%s' takes the options of bc/ppo, not of grp",
+					optarg);
+			break;
+		case 'o': out = optarg; break;
+		case 'e':
+			if (hy_parse_i64(optarg, 1, 100000, &v))
+				return usage_error("bad --epochs '%s': 1 to 100000 (an integer with "
+					"--mode grp)", optarg);
+			cfg.epochs = (int)v;
+			break;
+		case 'b':
+			if (hy_parse_i64(optarg, 1, 1 << 20, &v))
+				return usage_error("bad --batch '%s': 1 to 1048576", optarg);
+			cfg.batch = (int)v;
+			break;
+		case G_LR:
+			if (hy_parse_double(optarg, &x) || !(x > 0 && x <= 10))
+				return usage_error("bad --lr '%s': above 0, at most 10", optarg);
+			cfg.lr = (float)x;
+			break;
+		case 'S':
+			if (hy_parse_u64(optarg, 0, &cfg.seed))
+				return usage_error("bad --seed '%s'", optarg);
+			break;
+		case G_HIDDEN:
+			if (hy_parse_i64(optarg, 1, HY_GRP_HIDDEN_MAX, &v))
+				return usage_error("bad --hidden '%s': 1 to 1024", optarg);
+			cfg.hidden = (int)v;
+			break;
+		case G_VALF:
+			if (hy_parse_double(optarg, &valf) || !(valf >= 0 && valf <= 0.9))
+				return usage_error("bad --val-fraction '%s': 0 to 0.9", optarg);
+			break;
+		case 'k': r.keep_going = 1; break;
+		case 'q': r.quiet = 1; break;
+		case 'h': fputs(usage, stdout); return info_done();
+		case 'V': printf("hydra-fit (hydra-c) %s\n", HY_VERSION); return info_done();
+		default: fprintf(stderr, "%s: try 'hydra-fit --help'\n", prog); return 2;
+		}
+	}
+	if (!out)
+		return usage_error("%s", "--mode grp needs --out DIR");
+	char ckpt[4096], mpath[4096];
+	if (snprintf(ckpt, sizeof ckpt, "%s/grp.h5", out) >= (int)sizeof ckpt ||
+		snprintf(mpath, sizeof mpath, "%s/metrics.jsonl", out) >= (int)sizeof mpath)
+		return usage_error("--out '%s': name too long", out);
+	signal(SIGPIPE, SIG_DFL);
+	hy_cleanup_install();
+	hy_grp_data_init(&r.data, (int)lround(valf * 1000));
+	r.metrics = open_memstream(&r.mbuf, &r.mlen);
+	static const char *const stdin_only[] = {"-"};
+	const char *const *paths = optind < argc ? (const char *const *)argv + optind : stdin_only;
+	size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_game_sink sink = {grp_on_game, grp_on_bad, &r};
+	uint64_t docs = 0;
+	hy_grp grp;
+	memset(&grp, 0, sizeof grp);
+	hy_grp_calib cal;
+	memset(&cal, 0, sizeof cal);
+	hy_status st = r.metrics ? HY_OK : hy_diag_set(&d, HY_ENOMEM, 0, "out of memory");
+	if (st == HY_OK)
+		st = hy_source_parse_paths(paths, npaths, &sink, &docs, &d);
+	if (st == HY_OK && !r.quiet)
+		fprintf(stderr, "%s: grp: %" PRIu64 " documents, %" PRIu64 " complete games (%"
+			PRIu64 " for validation), %zu boundary states; %" PRIu64 " incomplete games "
+			"(no end_game) and %" PRIu64 " bad games skipped\n", prog, docs, r.data.games,
+			r.data.val_games, r.data.n, r.data.incomplete, r.skipped);
+	if (st == HY_OK) {
+		hy_diag_init(&d, NULL);
+		st = hy_grp_train(&cfg, &r.data, &grp, grp_on_epoch, &r, &cal, &d);
+	}
+	if (st == HY_OK) {
+		if (!cal.samples) /* no validation games: no numbers (JSON has no NaN) */
+			fputs("{\"calibration\":null}\n", r.metrics);
+		else
+		fprintf(r.metrics, "{\"calibration\":{\"games\":%" PRIu64 ",\"states\":%zu,"
+			"\"loss\":%.6f,\"top1\":%.6f,\"uniform\":%.6f,\"empirical\":%.6f,"
+			"\"empirical_top1\":%.6f,\"best_epoch\":%d}}\n", cal.games, cal.samples,
+			cal.loss, cal.top1, cal.uniform, cal.empirical, cal.emp_top1, cal.best_epoch);
+		fflush(r.metrics);
+		const hy_grp_attr extra[] = {
+			{"train_games", (double)(r.data.games - r.data.val_games)},
+			{"val_games", (double)r.data.val_games},
+			{"val_loss", cal.loss},
+			{"lr", cfg.lr},
+			{"epochs", cfg.epochs},
+			{"best_epoch", cal.best_epoch},
+		};
+		hy_diag_init(&d, ckpt);
+		st = hy_grp_save(ckpt, &grp, extra, (int)(sizeof extra / sizeof extra[0]), &d);
+	}
+	if (st == HY_OK) {
+		hy_output o;
+		hy_diag_init(&d, mpath);
+		st = hy_output_open(&o, mpath, &d);
+		if (st == HY_OK) {
+			if (fwrite(r.mbuf, 1, r.mlen, o.f) != r.mlen) {
+				hy_output_abort(&o);
+				st = hy_diag_set(&d, HY_EIO, 0, "cannot write '%s'", mpath);
+			} else {
+				st = hy_output_commit(&o, &d);
+			}
+		}
+	}
+	if (st == HY_OK) {
+		if (cal.samples)
+			fprintf(stderr, "%s: grp calibration on %" PRIu64 " validation games (%zu "
+				"states): log-loss %.4f (top-1 %.3f) vs uniform ln 24 = %.4f and vs the "
+				"training order frequencies %.4f (top-1 %.3f)\n", prog, cal.games,
+				cal.samples, cal.loss, cal.top1, cal.uniform, cal.empirical, cal.emp_top1);
+		else
+			fprintf(stderr, "%s: grp: no validation games: no calibration\n", prog);
+		if (!r.quiet)
+			fprintf(stderr, "%s: grp: wrote '%s' (best epoch %d) and '%s'\n", prog, ckpt,
+				cal.best_epoch, mpath);
+	} else if (!r.reported) {
+		char buf[1200];
+		fprintf(stderr, "%s: %s\n", prog,
+			d.source[0] || d.line ? hy_diag_format(&d, buf, sizeof buf) : d.msg);
+	}
+	if (r.metrics)
+		fclose(r.metrics);
+	free(r.mbuf);
+	hy_grp_free(&grp);
+	hy_grp_data_free(&r.data);
+	return hy_status_exit(st);
+}
+
+/* 1 when the command line asks for --mode grp. */
+static int grp_mode(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--mode=grp") == 0 ||
+			(strcmp(argv[i], "--mode") == 0 && i + 1 < argc && strcmp(argv[i + 1], "grp") == 0))
+			return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
 	hy_h5_init(); /* before any HDF5 call: no exit-time clean-up (samples/h5.h) */
+	if (grp_mode(argc, argv))
+		return grp_main(argc, argv);
 	/* room for every --val PATH */
 	const char **val = calloc((size_t)argc + 1, sizeof *val);
 	if (!val) {

@@ -21,6 +21,7 @@
 #include "io/staged.h"
 #include "play/gamelog.h"
 #include "play/policy.h"
+#include "play/reward.h"
 #include "play/runner.h"
 #include "samples/stream.h"
 
@@ -50,6 +51,12 @@ static const char usage[] =
 	"                          (default 10)\n"
 	"      --gae-lambda L      GAE lambda (default 0.95)\n"
 	"      --gamma G           discount (default 1)\n"
+	"      --reward R          placement (the default: placement points on each\n"
+	"                          seat's last decision) or grp:PATH (per-kyoku\n"
+	"                          rewards from a GRP of hydra-fit --mode grp,\n"
+	"                          normalised by a running std, clipped to [-5, 5])\n"
+	"      --reward-state FILE the running std of --reward grp: read at the\n"
+	"                          start (absent: a fresh one), written at the end\n"
 	"  -l, --log-dir DIR       write DIR/game-NNNNNNNN.json.gz per game\n"
 	"  -o, --output PATH       write the samples to PATH instead of stdout\n"
 	"      --no-samples        write no sample stream (logs only)\n"
@@ -338,6 +345,8 @@ int main(int argc, char **argv)
 		OPT_GAMES,
 		OPT_POLICY,
 		OPT_MODEL_THREADS,
+		OPT_REWARD,
+		OPT_REWARD_STATE,
 	};
 	static const struct option opts[] = {
 		{"games", required_argument, 0, OPT_GAMES},
@@ -355,6 +364,8 @@ int main(int argc, char **argv)
 		{"bot-timeout", required_argument, 0, OPT_BOT_TIMEOUT},
 		{"gae-lambda", required_argument, 0, OPT_LAMBDA},
 		{"gamma", required_argument, 0, OPT_GAMMA},
+		{"reward", required_argument, 0, OPT_REWARD},
+		{"reward-state", required_argument, 0, OPT_REWARD_STATE},
 		{"log-dir", required_argument, 0, 'l'},
 		{"output", required_argument, 0, 'o'},
 		{"no-samples", no_argument, 0, OPT_NO_SAMPLES},
@@ -373,6 +384,7 @@ int main(int argc, char **argv)
 	hy_policy_opts_default(&pol_o);
 	const char *policy = NULL, *seat0 = NULL, *others = NULL, *outpath = NULL;
 	char *rotate = NULL;
+	const char *grp_path = NULL, *reward_state = NULL;
 	int have_games = 0;
 	int64_t v;
 	double x;
@@ -437,6 +449,15 @@ int main(int argc, char **argv)
 				return usage_error("bad --gamma (want 0 to 1)", optarg);
 			po.gamma = (float)x;
 			break;
+		case OPT_REWARD:
+			if (strcmp(optarg, "placement") == 0)
+				grp_path = NULL;
+			else if (strncmp(optarg, "grp:", 4) == 0 && optarg[4])
+				grp_path = optarg + 4;
+			else
+				return usage_error("bad --reward (want placement or grp:PATH)", optarg);
+			break;
+		case OPT_REWARD_STATE: reward_state = optarg; break;
 		case 'l': s.log_dir = optarg; break;
 		case 'o': outpath = optarg; break;
 		case OPT_NO_SAMPLES: s.samples = 0; break;
@@ -462,6 +483,10 @@ int main(int argc, char **argv)
 		return usage_error("--first + --games overflows", NULL);
 	if (s.log_dir && !*s.log_dir)
 		return usage_error("empty --log-dir", NULL);
+	if (reward_state && !grp_path)
+		return usage_error("--reward-state goes with --reward grp:PATH", NULL);
+	if (grp_path && !s.samples)
+		return usage_error("--reward grp:PATH rewards samples: not with --no-samples", NULL);
 
 	/* the policy list: distinct specs, each opened once */
 	const char *spec[4];
@@ -505,8 +530,34 @@ int main(int argc, char **argv)
 		hy_dist_abort(&s.ds, 2);
 		return 2;
 	}
+	if (grp_path && s.ds.size > 1) { /* the normalisation runs in game order */
+		if (s.ds.rank == 0)
+			fprintf(stderr, "%s: --reward grp runs in one process, not under mpirun "
+				"(its running normalisation follows the game order)\n", prog);
+		hy_dist_abort(&s.ds, 2);
+		return 2;
+	}
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
+
+	/* per-kyoku GRP rewards (play/reward.h) */
+	hy_reward_grp rg;
+	memset(&rg, 0, sizeof rg);
+	int rg_found = 0;
+	if (grp_path) {
+		hy_diag_init(&d, grp_path);
+		hy_status rst = hy_reward_grp_open(&rg, grp_path, &d);
+		if (rst == HY_OK && reward_state) {
+			hy_diag_init(&d, reward_state);
+			rst = hy_reward_norm_load(reward_state, &rg.norm, &rg_found, &d);
+		}
+		if (rst != HY_OK) {
+			fprintf(stderr, "%s: --reward grp: %s\n", prog, d.msg);
+			hy_reward_grp_close(&rg);
+			hy_dist_free(&s.ds);
+			return hy_status_exit(rst);
+		}
+	}
 
 	hy_policy pol[4];
 	hy_policy *pp[4];
@@ -525,6 +576,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: policy '%s': %s\n", prog, spec[npol], d.msg);
 		for (int i = 0; i < npol; i++)
 			hy_policy_close(&pol[i]);
+		hy_reward_grp_close(&rg);
 		hy_dist_abort(&s.ds, st == HY_EUNSUP ? 4 : hy_status_exit(st));
 		return st == HY_EUNSUP ? 4 : hy_status_exit(st);
 	}
@@ -546,6 +598,10 @@ int main(int argc, char **argv)
 		po.record_steps = s.samples;
 		po.seat_policy = s.mode ? seat_policy : NULL;
 		po.seat_ctx = &s;
+		if (grp_path) {
+			po.reward = hy_reward_grp_apply;
+			po.reward_ctx = &rg;
+		}
 		s.total = po.count;
 		s.tty = isatty(STDERR_FILENO);
 		s.t0 = s.last = now();
@@ -586,6 +642,17 @@ int main(int argc, char **argv)
 	}
 	if (st == HY_OK)
 		progress(&s, 1);
+	if (st == HY_OK && grp_path) {
+		fprintf(stderr, "%s: grp rewards: %" PRIu64 " games, running std %.6g over %" PRIu64
+			" kyoku rewards%s%s%s\n", prog, rg.games, hy_reward_norm_std(&rg.norm),
+			rg.norm.count, reward_state ? (rg_found ? " (state '" : " (new state '") : "",
+			reward_state ? reward_state : "", reward_state ? "')" : "");
+		if (reward_state) {
+			hy_diag_init(&d, reward_state);
+			if ((st = hy_reward_norm_save(reward_state, &rg.norm, &d)) != HY_OK)
+				say(&d);
+		}
+	}
 	if (st == HY_OK && s.aborted && s.ds.rank == 0)
 		fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " games aborted\n", prog, s.aborted,
 			s.played);
@@ -596,6 +663,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < npol; i++)
 		hy_policy_close(&pol[i]);
+	hy_reward_grp_close(&rg);
 	hy_gamelog_free(&s.jbuf);
 	free(s.kept);
 	free(s.gend);

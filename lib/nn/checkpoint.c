@@ -222,6 +222,9 @@ static hy_status open_ckpt(const char *path, hid_t *fp, hy_nn_arch *a, hy_diag *
 	if (strcmp(fmt, FORMAT_NAME)) {
 		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a hydra checkpoint (format attribute "
 			"missing)", path);
+	} else if (H5Aexists(f, "kind") > 0) { /* another model's checkpoint (nn/grp.h) */
+		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a policy network checkpoint (it has "
+			"a kind attribute: a GRP checkpoint of hydra-fit --mode grp?)", path);
 	} else if (get_attr(f, "version", H5T_NATIVE_INT32, &ver, 1) < 0 ||
 		get_attr(f, "blocks", H5T_NATIVE_INT32, &blocks, 1) < 0 ||
 		get_attr(f, "channels", H5T_NATIVE_INT32, &ch, 1) < 0) {

@@ -132,6 +132,8 @@ static int grow_steps(gamebuf *b)
 	return 0;
 }
 
+static void gae(const hy_play_opts *o, hy_play_step *st, size_t n, const double *last_rew);
+
 /* Final labels, rewards and GAE of a finished game's steps. */
 static void finish_labels(const runner *r, slot *x)
 {
@@ -148,7 +150,18 @@ static void finish_labels(const runner *r, slot *x)
 		s->grp = grp[s->seat];
 		s->reward = 0.0f;
 	}
-	const double gamma = r->o->gamma, lambda = r->o->gae_lambda;
+	double pts[4];
+	for (int seat = 0; seat < 4; seat++)
+		pts[seat] = hy_play_placement_points(rank[seat]) / 100.0;
+	gae(r->o, st, n, pts);
+}
+
+/* GAE advantages and returns over each seat's steps. The rewards: with
+ * last_rew, last_rew[seat] on the seat's last step (stored there) and 0
+ * before; without, the steps' own reward fields (opts.reward's). */
+static void gae(const hy_play_opts *o, hy_play_step *st, size_t n, const double *last_rew)
+{
+	const double gamma = o->gamma, lambda = o->gae_lambda;
 	for (int seat = 0; seat < 4; seat++) {
 		double adv = 0, next_v = 0;
 		int last = 1;
@@ -156,12 +169,12 @@ static void finish_labels(const runner *r, slot *x)
 			hy_sample *s = &st[j].s;
 			if (s->seat != seat)
 				continue;
-			double rew = 0;
-			if (last) {
-				rew = hy_play_placement_points(rank[seat]) / 100.0;
+			double rew = last_rew ? 0 : s->reward;
+			if (last && last_rew) {
+				rew = last_rew[seat];
 				s->reward = (float)rew;
-				last = 0;
 			}
+			last = 0;
 			double delta = rew + gamma * next_v - s->value;
 			adv = delta + gamma * lambda * adv;
 			s->adv = (float)adv;
@@ -800,7 +813,14 @@ hy_status hy_play_run(const hy_play_opts *o, hy_policy *const *policies, int npo
 			finished *f = &r.ring[deliver % (uint64_t)r.tables];
 			if (!f->full || f->k != deliver)
 				break;
-			st = sink(ctx, &f->g, d);
+			if (o->reward && o->record_steps && !f->g.aborted && f->b.nsteps) {
+				/* in game order: a stateful reward sees the same sequence */
+				st = o->reward(o->reward_ctx, &f->g, f->b.steps, d);
+				if (st == HY_OK)
+					gae(o, f->b.steps, f->b.nsteps, NULL);
+			}
+			if (st == HY_OK)
+				st = sink(ctx, &f->g, d);
 			f->full = 0;
 			deliver++;
 		}

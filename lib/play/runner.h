@@ -44,7 +44,8 @@
  *   - labels as lib/encode computes them: score, rank, grp from the final
  *     scores; kyoku_delta from the kyoku's start_kyoku and last hora or
  *     ryukyoku scores; opp_tenpai/opp_waits from the full state;
- *   - reward: placement points / 100 on each seat's last step, 0 before;
+ *   - reward: placement points / 100 on each seat's last step, 0 before
+ *     (or what opts.reward sets);
  *     adv/ret: GAE over the seat's own steps with the recorded values,
  *     δ_t = r_t + γ·V_{t+1} − V_t (V after the last step = 0),
  *     A_t = δ_t + γλ·A_{t+1}, ret_t = A_t + V_t. */
@@ -103,6 +104,14 @@ typedef struct hy_play_opts {
 	 * game; NULL means policy 0 everywhere. */
 	int (*seat_policy)(void *ctx, uint64_t game, int seat);
 	void *seat_ctx;
+	/* Rewards other than placement points (play/reward.h: per-kyoku GRP
+	 * rewards): with record_steps, called for every finished game that was
+	 * not aborted, in game order (so a stateful normaliser sees the same
+	 * sequence whatever the tables and threads) and before the sink; it
+	 * sets the reward of every step, and the runner computes GAE again.
+	 * A status other than HY_OK stops the run. NULL: placement. */
+	hy_status (*reward)(void *ctx, const hy_play_game *g, hy_play_step *steps, hy_diag *d);
+	void *reward_ctx;
 } hy_play_opts;
 
 void hy_play_opts_default(hy_play_opts *o);

@@ -1,0 +1,571 @@
+/* The GRP (see grp.h): features, the MLP forward and backward passes,
+ * AdamW, and the checkpoint of kind "grp" (formats/grp.md). */
+#include "nn/grp.h"
+
+#include "io/staged.h"
+#include "samples/h5.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FORMAT_NAME "hydra-checkpoint"
+#define KIND_NAME "grp"
+
+/* ------------------------------------------------------------ features */
+
+void hy_grp_features(const hy_grp_state *s, float x[HY_GRP_NIN])
+{
+	memset(x, 0, HY_GRP_NIN * sizeof *x);
+	for (int i = 0; i < 4; i++)
+		x[i] = (float)((s->scores[i] - 25000) / 10000.0);
+	int gk = s->grand_kyoku < HY_GRP_KYOKU ? s->grand_kyoku : HY_GRP_KYOKU - 1;
+	x[4 + gk] = 1.0f;
+	x[16] = (float)(s->honba < 20 ? s->honba : 20) / 4.0f;
+	x[17] = (float)(s->kyotaku < 20 ? s->kyotaku : 20) / 4.0f;
+	x[18 + (s->oya & 3)] = 1.0f;
+}
+
+/* Lexicographic index of a permutation of (0,1,2,3) (as encode.h
+ * hy_perm4_index, which sits above nn). */
+static int perm_index(const uint8_t p[4])
+{
+	static const int fact[3] = {6, 2, 1};
+	int idx = 0;
+	for (int i = 0; i < 3; i++) {
+		int smaller = 0;
+		for (int j = i + 1; j < 4; j++)
+			smaller += p[j] < p[i];
+		idx += smaller * fact[i];
+	}
+	return idx;
+}
+
+int hy_grp_order_index(const int32_t sc[4])
+{
+	uint8_t order[4];
+	for (int s = 0; s < 4; s++) {
+		int r = 0;
+		for (int o = 0; o < 4; o++)
+			r += sc[o] > sc[s] || (sc[o] == sc[s] && o < s);
+		order[r] = (uint8_t)s;
+	}
+	return perm_index(order);
+}
+
+void hy_grp_order_ranks(int k, uint8_t rank[4])
+{
+	static const int fact[3] = {6, 2, 1};
+	uint8_t left[4] = {0, 1, 2, 3};
+	int nleft = 4;
+	for (int r = 0; r < 4; r++) {
+		int i = r < 3 ? k / fact[r] : 0;
+		if (r < 3)
+			k %= fact[r];
+		uint8_t seat = left[i];
+		rank[seat] = (uint8_t)r;
+		for (int j = i; j + 1 < nleft; j++)
+			left[j] = left[j + 1];
+		nleft--;
+	}
+}
+
+/* ------------------------------------------------------------ model */
+
+hy_status hy_grp_init(hy_grp *m, int hidden, uint64_t seed, hy_diag *d)
+{
+	memset(m, 0, sizeof *m);
+	if (hidden < 1 || hidden > HY_GRP_HIDDEN_MAX)
+		return hy_diag_set(d, HY_EUSAGE, 0, "GRP width %d: want 1 to %d", hidden,
+			HY_GRP_HIDDEN_MAX);
+	m->hidden = hidden;
+	m->seed = seed;
+	hy_nn_params *t = &m->table;
+	hy_nn_params_init(t);
+	const int H = hidden;
+	int ok = hy_nn_params_add(t, "fc1/weight", 2, (int[]){H, HY_GRP_NIN}, HY_NN_INIT_KAIMING,
+			 HY_GRP_NIN, 1.0f, 1) >= 0 &&
+		hy_nn_params_add(t, "fc1/bias", 1, (int[]){H}, HY_NN_INIT_ZERO, 0, 0, 0) >= 0 &&
+		hy_nn_params_add(t, "fc2/weight", 2, (int[]){H, H}, HY_NN_INIT_KAIMING, H, 1.0f, 1) >=
+			0 &&
+		hy_nn_params_add(t, "fc2/bias", 1, (int[]){H}, HY_NN_INIT_ZERO, 0, 0, 0) >= 0 &&
+		hy_nn_params_add(t, "fc3/weight", 2, (int[]){HY_GRP_NOUT, H}, HY_NN_INIT_KAIMING, H,
+			0.1f, 1) >= 0 &&
+		hy_nn_params_add(t, "fc3/bias", 1, (int[]){HY_GRP_NOUT}, HY_NN_INIT_ZERO, 0, 0, 0) >= 0;
+	if (ok) {
+		m->p = calloc(t->total, sizeof(float));
+		m->g = calloc(t->total, sizeof(float));
+		m->m = calloc(t->total, sizeof(float));
+		m->v = calloc(t->total, sizeof(float));
+	}
+	if (!ok || !m->p || !m->g || !m->m || !m->v) {
+		hy_grp_free(m);
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (GRP of width %d)", hidden);
+	}
+	hy_rng r;
+	hy_rng_seed(&r, seed);
+	hy_nn_params_fill(t, m->p, &r);
+	return HY_OK;
+}
+
+void hy_grp_free(hy_grp *m)
+{
+	hy_nn_params_free(&m->table);
+	free(m->p);
+	free(m->g);
+	free(m->m);
+	free(m->v);
+	memset(m, 0, sizeof *m);
+}
+
+/* Tensor i's parameters (table order: fc1 w b, fc2 w b, fc3 w b). */
+static float *par(const hy_grp *m, float *base, int i)
+{
+	return base + m->table.t[i].offset;
+}
+
+/* y[o] = b[o] + Σ_i W[o][i] x[i] */
+static void linear(const float *W, const float *b, const float *x, int nin, int nout, float *y)
+{
+	for (int o = 0; o < nout; o++) {
+		const float *w = W + (size_t)o * (size_t)nin;
+		float acc = 0.0f;
+		for (int i = 0; i < nin; i++)
+			acc += w[i] * x[i];
+		y[o] = acc + b[o];
+	}
+}
+
+static void relu(float *x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+/* One row: h1, h2 (post-ReLU) and z. */
+static void fwd_row(const hy_grp *m, const float *x, float *h1, float *h2, float *z)
+{
+	const int H = m->hidden;
+	float *p = m->p;
+	linear(par(m, p, 0), par(m, p, 1), x, HY_GRP_NIN, H, h1);
+	relu(h1, H);
+	linear(par(m, p, 2), par(m, p, 3), h1, H, H, h2);
+	relu(h2, H);
+	linear(par(m, p, 4), par(m, p, 5), h2, H, HY_GRP_NOUT, z);
+}
+
+void hy_grp_forward(const hy_grp *m, const float *x, size_t n, float *out)
+{
+	float h1[HY_GRP_HIDDEN_MAX], h2[HY_GRP_HIDDEN_MAX];
+	for (size_t r = 0; r < n; r++)
+		fwd_row(m, x + r * HY_GRP_NIN, h1, h2, out + r * HY_GRP_NOUT);
+}
+
+/* Softmax in double; returns log Σ exp z. */
+static double softmax(const float *z, double p[HY_GRP_NOUT])
+{
+	double mx = z[0];
+	for (int k = 1; k < HY_GRP_NOUT; k++)
+		mx = z[k] > mx ? z[k] : mx;
+	double s = 0;
+	for (int k = 0; k < HY_GRP_NOUT; k++)
+		s += p[k] = exp(z[k] - mx);
+	for (int k = 0; k < HY_GRP_NOUT; k++)
+		p[k] /= s;
+	return mx + log(s);
+}
+
+void hy_grp_probs(const hy_grp *m, const hy_grp_state *s, double p[HY_GRP_NOUT])
+{
+	float x[HY_GRP_NIN], z[HY_GRP_NOUT];
+	hy_grp_features(s, x);
+	hy_grp_forward(m, x, 1, z);
+	softmax(z, p);
+}
+
+void hy_grp_expected(const hy_grp *m, const hy_grp_state *s, const double pts[4], double e[4])
+{
+	double p[HY_GRP_NOUT];
+	hy_grp_probs(m, s, p);
+	for (int i = 0; i < 4; i++)
+		e[i] = 0;
+	for (int k = 0; k < HY_GRP_NOUT; k++) {
+		uint8_t rank[4];
+		hy_grp_order_ranks(k, rank);
+		for (int i = 0; i < 4; i++)
+			e[i] += p[k] * pts[rank[i]];
+	}
+}
+
+/* g[o][i] += a[o] · b[i] */
+static void outer_add(float *g, const float *a, const float *b, int na, int nb)
+{
+	for (int o = 0; o < na; o++) {
+		if (a[o] == 0.0f)
+			continue;
+		float *row = g + (size_t)o * (size_t)nb;
+		for (int i = 0; i < nb; i++)
+			row[i] += a[o] * b[i];
+	}
+}
+
+/* dx[i] = Σ_o W[o][i] dy[o], masked by the ReLU output h (h > 0). */
+static void back_relu(const float *W, const float *dy, const float *h, int nin, int nout,
+	float *dx)
+{
+	for (int i = 0; i < nin; i++)
+		dx[i] = 0.0f;
+	for (int o = 0; o < nout; o++) {
+		const float *w = W + (size_t)o * (size_t)nin;
+		for (int i = 0; i < nin; i++)
+			dx[i] += w[i] * dy[o];
+	}
+	for (int i = 0; i < nin; i++)
+		if (!(h[i] > 0.0f))
+			dx[i] = 0.0f;
+}
+
+double hy_grp_loss(hy_grp *m, const float *x, const uint8_t *y, size_t n, int grad,
+	size_t *correct)
+{
+	const int H = m->hidden;
+	float h1[HY_GRP_HIDDEN_MAX], h2[HY_GRP_HIDDEN_MAX], d1[HY_GRP_HIDDEN_MAX],
+		d2[HY_GRP_HIDDEN_MAX], z[HY_GRP_NOUT], dz[HY_GRP_NOUT];
+	double p[HY_GRP_NOUT], loss = 0;
+	size_t hits = 0;
+	if (grad)
+		memset(m->g, 0, m->table.total * sizeof *m->g);
+	const float inv = n ? 1.0f / (float)n : 0.0f;
+	for (size_t r = 0; r < n; r++) {
+		const float *xr = x + r * HY_GRP_NIN;
+		fwd_row(m, xr, h1, h2, z);
+		double lse = softmax(z, p);
+		int t = y[r] < HY_GRP_NOUT ? y[r] : 0;
+		loss += lse - z[t];
+		int best = 0;
+		for (int k = 1; k < HY_GRP_NOUT; k++)
+			best = z[k] > z[best] ? k : best;
+		hits += best == t;
+		if (!grad)
+			continue;
+		for (int k = 0; k < HY_GRP_NOUT; k++)
+			dz[k] = (float)(p[k] - (k == t)) * inv;
+		outer_add(par(m, m->g, 4), dz, h2, HY_GRP_NOUT, H);
+		float *gb3 = par(m, m->g, 5);
+		for (int k = 0; k < HY_GRP_NOUT; k++)
+			gb3[k] += dz[k];
+		back_relu(par(m, m->p, 4), dz, h2, H, HY_GRP_NOUT, d2);
+		outer_add(par(m, m->g, 2), d2, h1, H, H);
+		float *gb2 = par(m, m->g, 3);
+		for (int k = 0; k < H; k++)
+			gb2[k] += d2[k];
+		back_relu(par(m, m->p, 2), d2, h1, H, H, d1);
+		outer_add(par(m, m->g, 0), d1, xr, H, HY_GRP_NIN);
+		float *gb1 = par(m, m->g, 1);
+		for (int k = 0; k < H; k++)
+			gb1[k] += d1[k];
+	}
+	if (correct)
+		*correct = hits;
+	return n ? loss / (double)n : 0.0;
+}
+
+void hy_grp_adamw(hy_grp *m, const hy_nn_optim_cfg *c, float lr)
+{
+	const hy_nn_params *t = &m->table;
+	double norm = 0;
+	for (size_t i = 0; i < t->total; i++)
+		norm += (double)m->g[i] * m->g[i];
+	norm = sqrt(norm);
+	const float gs = c->clip > 0 && norm > c->clip ? (float)(c->clip / norm) : 1.0f;
+	m->step++;
+	const double bc1 = 1.0 - pow(c->beta1, (double)m->step);
+	const double bc2 = 1.0 - pow(c->beta2, (double)m->step);
+	for (int k = 0; k < t->count; k++) {
+		const hy_nn_tensor *ts = &t->t[k];
+		for (size_t i = ts->offset; i < ts->offset + ts->size; i++) {
+			float g = m->g[i] * gs;
+			m->m[i] = c->beta1 * m->m[i] + (1.0f - c->beta1) * g;
+			m->v[i] = c->beta2 * m->v[i] + (1.0f - c->beta2) * g * g;
+			double mh = m->m[i] / bc1, vh = m->v[i] / bc2;
+			if (ts->decay)
+				m->p[i] -= lr * c->wd * m->p[i];
+			m->p[i] -= (float)(lr * mh / (sqrt(vh) + c->eps));
+		}
+	}
+}
+
+/* ------------------------------------------------------------ checkpoint */
+
+#define H5CHK(expr)                                                                     \
+	do {                                                                                \
+		if ((expr) < 0) {                                                               \
+			st = hy_h5_fail(d, HY_EIO, #expr, __FILE__, __LINE__);                      \
+			if (d)                                                                      \
+				snprintf(d->source, sizeof d->source, "%s", path);                      \
+			goto out;                                                                   \
+		}                                                                               \
+	} while (0)
+
+static herr_t put_attr(hid_t loc, const char *name, hid_t type, const void *v)
+{
+	hid_t sp = H5Screate(H5S_SCALAR);
+	if (sp < 0)
+		return -1;
+	hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+	herr_t r = a < 0 ? -1 : H5Awrite(a, type, v);
+	hid_t es = r < 0 ? H5Eget_current_stack() : -1; /* keep the failure's stack */
+	if (a >= 0 && H5Aclose(a) < 0) {
+		r = -1;
+		if (es < 0)
+			es = H5Eget_current_stack();
+	}
+	H5Sclose(sp);
+	if (es >= 0)
+		H5Eset_current_stack(es);
+	return r;
+}
+
+static herr_t put_str(hid_t loc, const char *name, const char *s)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	if (t < 0)
+		return -1;
+	herr_t r = H5Tset_size(t, strlen(s) + 1);
+	if (r >= 0)
+		r = put_attr(loc, name, t, s);
+	H5Tclose(t);
+	return r;
+}
+
+static herr_t get_attr(hid_t loc, const char *name, hid_t type, void *v)
+{
+	if (H5Aexists(loc, name) <= 0)
+		return -1;
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	hid_t sp = H5Aget_space(a);
+	herr_t r = sp >= 0 && H5Sget_simple_extent_npoints(sp) == 1 ? H5Aread(a, type, v) : -1;
+	if (sp >= 0)
+		H5Sclose(sp);
+	H5Aclose(a);
+	return r;
+}
+
+/* A fixed-length string attribute into buf (empty when absent or other). */
+static void get_str(hid_t loc, const char *name, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	hid_t at = -1, ty = -1;
+	if (H5Aexists(loc, name) > 0 && (at = H5Aopen(loc, name, H5P_DEFAULT)) >= 0 &&
+		(ty = H5Aget_type(at)) >= 0 && H5Tget_class(ty) == H5T_STRING &&
+		H5Tis_variable_str(ty) == 0 && H5Tget_size(ty) < cap)
+		if (H5Aread(at, ty, buf) < 0)
+			buf[0] = '\0';
+	buf[cap - 1] = '\0';
+	if (ty >= 0)
+		H5Tclose(ty);
+	if (at >= 0)
+		H5Aclose(at);
+}
+
+static herr_t write_set(hid_t f, hid_t lcpl, const char *prefix, const hy_nn_tensor *t,
+	const float *data)
+{
+	char name[HY_NN_NAME_MAX + 32];
+	snprintf(name, sizeof name, "%s/%s", prefix, t->name);
+	hsize_t dims[HY_NN_MAX_DIMS];
+	for (int i = 0; i < t->ndim; i++)
+		dims[i] = (hsize_t)t->shape[i];
+	hid_t sp = H5Screate_simple(t->ndim, dims, NULL);
+	if (sp < 0)
+		return -1;
+	/* one chunk per tensor, so that fletcher32 checksums all of it */
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	hid_t ds = dcpl < 0 || H5Pset_chunk(dcpl, t->ndim, dims) < 0 || H5Pset_fletcher32(dcpl) < 0
+		? -1
+		: H5Dcreate2(f, name, H5T_IEEE_F32LE, sp, lcpl, dcpl, H5P_DEFAULT);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	herr_t r = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+	hid_t es = r < 0 ? H5Eget_current_stack() : -1;
+	if (ds >= 0 && H5Dclose(ds) < 0) {
+		r = -1;
+		if (es < 0)
+			es = H5Eget_current_stack();
+	}
+	H5Sclose(sp);
+	if (es >= 0)
+		H5Eset_current_stack(es);
+	return r;
+}
+
+static hy_status save(const char *path, const char *tmp, const hy_grp *m,
+	const hy_grp_attr *extra, int nextra, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	hid_t f = -1, lcpl = -1;
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	f = fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) < 0
+		? -1
+		: H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	if (f < 0) {
+		st = hy_diag_set(d, HY_EIO, 0, "cannot create '%s'", tmp);
+		goto out;
+	}
+	H5CHK(lcpl = H5Pcreate(H5P_LINK_CREATE));
+	H5CHK(H5Pset_create_intermediate_group(lcpl, 1));
+	int32_t ver = HY_GRP_CKPT_VERSION, nin = HY_GRP_NIN, hid = m->hidden, nout = HY_GRP_NOUT;
+	H5CHK(put_str(f, "format", FORMAT_NAME));
+	H5CHK(put_str(f, "kind", KIND_NAME));
+	H5CHK(put_attr(f, "version", H5T_STD_I32LE, &ver));
+	H5CHK(put_attr(f, "inputs", H5T_STD_I32LE, &nin));
+	H5CHK(put_attr(f, "hidden", H5T_STD_I32LE, &hid));
+	H5CHK(put_attr(f, "outputs", H5T_STD_I32LE, &nout));
+	H5CHK(put_attr(f, "step", H5T_STD_I64LE, &m->step));
+	H5CHK(put_attr(f, "seed", H5T_STD_U64LE, &m->seed));
+	for (int i = 0; i < nextra; i++)
+		H5CHK(put_attr(f, extra[i].name, H5T_IEEE_F64LE, &extra[i].value));
+	static const char *const prefix[3] = {"params", "adam/m", "adam/v"};
+	const float *src[3] = {m->p, m->m, m->v};
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < m->table.count; i++)
+			H5CHK(write_set(f, lcpl, prefix[k], &m->table.t[i], src[k] + m->table.t[i].offset));
+	hid_t ff = f;
+	f = -1;
+	H5CHK(H5Fclose(ff));
+out:
+	if (lcpl >= 0)
+		H5Pclose(lcpl);
+	if (f >= 0)
+		H5Fclose(f);
+	return st;
+}
+
+hy_status hy_grp_save(const char *path, const hy_grp *m, const hy_grp_attr *extra, int nextra,
+	hy_diag *d)
+{
+	hy_h5_init();
+	hy_staged stg;
+	hy_status st = hy_staged_create(&stg, path, NULL, d);
+	if (st != HY_OK)
+		return st;
+	H5E_BEGIN_TRY
+	{
+		st = save(path, stg.tmp, m, extra, nextra, d);
+	}
+	H5E_END_TRY;
+	if (st == HY_OK)
+		st = hy_staged_commit(&stg, d); /* fsync, rename; removes on failure */
+	else
+		hy_staged_discard(&stg);
+	return st;
+}
+
+static hy_status read_set(hid_t f, const char *path, const char *prefix, const hy_nn_tensor *t,
+	float *data, hy_diag *d)
+{
+	char name[HY_NN_NAME_MAX + 32];
+	snprintf(name, sizeof name, "%s/%s", prefix, t->name);
+	if (H5Lexists(f, prefix, H5P_DEFAULT) <= 0 || H5Lexists(f, name, H5P_DEFAULT) <= 0)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': missing dataset /%s", path, name);
+	hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+	if (ds < 0)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': cannot open dataset /%s", path, name);
+	hy_status st = HY_OK;
+	hid_t sp = H5Dget_space(ds);
+	hsize_t dims[HY_NN_MAX_DIMS + 1];
+	int nd = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
+	int same = nd == t->ndim && H5Sget_simple_extent_dims(sp, dims, NULL) == nd;
+	for (int i = 0; same && i < nd; i++)
+		same = dims[i] == (hsize_t)t->shape[i];
+	if (!same)
+		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': dataset /%s has the wrong shape", path, name);
+	else if (H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+		st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': cannot read dataset /%s (truncated or "
+			"damaged file)", path, name);
+	for (size_t i = 0; st == HY_OK && i < t->size; i++)
+		if (!isfinite(data[i]))
+			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': dataset /%s holds a non-finite "
+				"value", path, name);
+	if (sp >= 0)
+		H5Sclose(sp);
+	H5Dclose(ds);
+	return st;
+}
+
+static hy_status load(const char *path, hid_t f, hy_grp *m, hy_diag *d)
+{
+	char fmt[64], kind[64];
+	get_str(f, "format", fmt, sizeof fmt);
+	get_str(f, "kind", kind, sizeof kind);
+	int32_t ver = 0, nin = 0, hid = 0, nout = 0;
+	int64_t step = 0;
+	uint64_t seed = 0;
+	if (strcmp(fmt, FORMAT_NAME))
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a hydra checkpoint (format "
+			"attribute missing)", path);
+	if (strcmp(kind, KIND_NAME))
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': a %s checkpoint, not a GRP (kind "
+			"\"%s\"; train one with hydra-fit --mode grp)", path,
+			kind[0] ? kind : "policy network", KIND_NAME);
+	if (get_attr(f, "version", H5T_NATIVE_INT32, &ver) < 0 ||
+		get_attr(f, "inputs", H5T_NATIVE_INT32, &nin) < 0 ||
+		get_attr(f, "hidden", H5T_NATIVE_INT32, &hid) < 0 ||
+		get_attr(f, "outputs", H5T_NATIVE_INT32, &nout) < 0 ||
+		get_attr(f, "step", H5T_NATIVE_INT64, &step) < 0 ||
+		get_attr(f, "seed", H5T_NATIVE_UINT64, &seed) < 0)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': GRP checkpoint lacks an attribute "
+			"(version, inputs, hidden, outputs, step, seed)", path);
+	if (ver < 1 || ver > HY_GRP_CKPT_VERSION)
+		return hy_diag_set(d, HY_EVERSION, 0, "'%s': GRP checkpoint version %d, this build "
+			"reads 1 to %d", path, (int)ver, HY_GRP_CKPT_VERSION);
+	if (nin != HY_GRP_NIN || nout != HY_GRP_NOUT || hid < 1 || hid > HY_GRP_HIDDEN_MAX ||
+		step < 0)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': GRP of %d inputs, width %d, %d outputs, "
+			"step %lld: this build takes %d inputs, width 1 to %d, %d outputs", path,
+			(int)nin, (int)hid, (int)nout, (long long)step, HY_GRP_NIN, HY_GRP_HIDDEN_MAX,
+			HY_GRP_NOUT);
+	hy_status st = hy_grp_init(m, hid, seed, d);
+	if (st != HY_OK)
+		return st;
+	m->step = step;
+	static const char *const prefix[3] = {"params", "adam/m", "adam/v"};
+	float *dst[3] = {m->p, m->m, m->v};
+	for (int k = 0; k < 3 && st == HY_OK; k++)
+		for (int i = 0; i < m->table.count && st == HY_OK; i++)
+			st = read_set(f, path, prefix[k], &m->table.t[i], dst[k] + m->table.t[i].offset, d);
+	if (st != HY_OK)
+		hy_grp_free(m);
+	return st;
+}
+
+hy_status hy_grp_load(const char *path, hy_grp *m, hy_diag *d)
+{
+	memset(m, 0, sizeof *m);
+	hy_h5_init();
+	FILE *probe = fopen(path, "rb");
+	if (!probe)
+		return hy_diag_set(d, HY_EIO, 0, "cannot open '%s': %s", path, strerror(errno));
+	fclose(probe);
+	hy_status st;
+	H5E_BEGIN_TRY
+	{
+		hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+		if (f < 0) {
+			st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': not a readable HDF5 checkpoint "
+				"(truncated or corrupt file)", path);
+		} else {
+			st = load(path, f, m, d);
+			H5Fclose(f);
+		}
+	}
+	H5E_END_TRY;
+	return st;
+}

@@ -1,0 +1,116 @@
+#!/bin/sh
+# The GRP and its rewards: hydra-fit --mode grp on a few hundred baseline
+# self-play games lowers the validation log-loss below ln 24 and prints the
+# calibration (also on the shared real logs when present); hydra-sp --reward
+# grp:PATH writes samples whose rewards sit on each seat's last decision of a
+# kyoku, are clipped to [-5, 5] and do not depend on the table count; the
+# normalisation state file round-trips and grows; a policy checkpoint given
+# as grp: and a GRP given as a policy are refused; usage errors.
+. tests/shell/lib.sh
+S="$BIN/hydra-sp"
+F="$BIN/hydra-fit"
+PY=/usr/bin/python3
+
+# usage errors
+expect_exit 2 "$F" --mode grp "$T/none"
+expect_err "needs --out"
+expect_exit 2 "$F" --mode grp -o "$T/x" --val-fraction 2
+expect_exit 2 "$S" --games 1 --reward bogus -o "$T/x.bin"
+expect_err "bad --reward"
+expect_exit 2 "$S" --games 1 --reward-state "$T/st" -o "$T/x.bin"
+expect_err "goes with --reward grp"
+expect_exit 2 "$S" --games 1 --reward grp:"$T/g.h5" --no-samples
+expect_exit 0 "$F" --help
+grep -q -- 'hydra-fit --mode grp -o DIR' "$T/out" || fail "--help lacks --mode grp"
+for o in hidden val-fraction keep-going; do
+	grep -q -- "--$o" "$T/out" || fail "hydra-fit --help lacks --$o"
+	sed 's/\\-/-/g' "$TOP/man/hydra-fit.1" | grep -q -- "--$o" || fail "man page lacks --$o"
+done
+expect_exit 0 "$S" --help
+for o in reward reward-state; do
+	grep -q -- "--$o" "$T/out" || fail "hydra-sp --help lacks --$o"
+	sed 's/\\-/-/g' "$TOP/man/hydra-sp.1" | grep -q -- "--$o " || fail "man page lacks --$o"
+done
+
+# a GRP trained on 300 baseline games
+expect_exit 0 "$S" --games 300 --seed 11 --tables 16 --threads 2 --no-samples --log-dir "$T/L"
+expect_exit 0 "$F" --mode grp -q -o "$T/grp" "$T/L"
+[ -f "$T/grp/grp.h5" ] && [ -f "$T/grp/metrics.jsonl" ] || fail "grp.h5 and metrics.jsonl"
+ls -a "$T/grp" | grep -q 'tmp-' && fail "temporary files left"
+grep 'calibration on' "$T/err" | sed 's/^/self-play /' || fail "no calibration line"
+loss=$(sed -n 's/.*log-loss \([0-9.]*\) .*/\1/p' "$T/err")
+awk -v l="$loss" 'BEGIN { exit !(l > 0 && l < 3.1781) }' ||
+	fail "validation log-loss $loss is not below ln 24"
+grep -q '"calibration":{"games":' "$T/grp/metrics.jsonl" || fail "metrics calibration line"
+[ "$(grep -c '"epoch":' "$T/grp/metrics.jsonl")" -eq 30 ] || fail "30 epoch lines"
+if command -v h5dump > /dev/null 2>&1; then
+	h5dump -a kind "$T/grp/grp.h5" | grep -q '"grp"' || fail "kind attribute"
+fi
+
+# the shared real logs (read in place), calibration printed only
+if [ -d "$DATA/logs" ]; then
+	expect_exit 0 "$F" --mode grp -q -k --epochs 20 -o "$T/real" "$DATA/logs"
+	grep 'calibration on\|no validation' "$T/err" | sed 's/^/real logs /'
+else
+	echo "shared data not found at $DATA: real-log calibration skipped"
+fi
+
+# self-play with GRP rewards
+expect_exit 0 "$S" --games 6 --seed 3 --tables 4 --reward grp:"$T/grp/grp.h5" \
+	--reward-state "$T/state" -o "$T/r1.bin"
+expect_err "grp rewards: 6 games, running std [0-9.e-]+ over [0-9]+ kyoku rewards \\(new state"
+head -n 1 "$T/state" | grep -q '^hydra-reward-state 1$' || fail "state file header"
+c1=$(sed -n 's/^count //p' "$T/state")
+[ "$c1" -gt 24 ] || fail "state count $c1"
+cp "$T/state" "$T/state0"
+expect_exit 0 "$S" --games 6 --seed 4 --tables 4 --reward grp:"$T/grp/grp.h5" \
+	--reward-state "$T/state" -o "$T/r2.bin"
+expect_err "\\(state '"
+c2=$(sed -n 's/^count //p' "$T/state")
+[ "$c2" -gt "$c1" ] || fail "state count did not grow ($c1 -> $c2)"
+# the same games from the same state: identical samples, whatever the tables
+cp "$T/state0" "$T/state1"
+expect_exit 0 "$S" --games 6 --seed 4 --tables 1 --threads 2 --reward grp:"$T/grp/grp.h5" \
+	--reward-state "$T/state1" -o "$T/r3.bin"
+same_file "$T/r2.bin" "$T/r3.bin"
+same_file "$T/state" "$T/state1"
+# placement stays the default
+expect_exit 0 "$S" --games 6 --seed 3 --tables 4 -o "$T/p1.bin"
+cmp -s "$T/r1.bin" "$T/p1.bin" && fail "grp rewards equal placement rewards"
+if [ -x "$PY" ]; then
+	$PY - "$T/r1.bin" <<'PYEOF' || fail "reward fields"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+recs, off = [], 32
+while off + 5888 <= len(b) and b[off] == 1:
+    recs.append(b[off:off + 5888]); off += 5888
+assert len(recs) > 1000, len(recs)
+last = {}  # (game, seat, grand kyoku, honba) -> index of the seat's last step there
+for i, r in enumerate(recs):
+    seat, gk, honba = r[2], r[3], r[4]
+    game = struct.unpack_from("<Q", r, 48)[0]
+    last[(game, seat, gk, honba)] = i
+ends = set(last.values())
+nonzero = 0
+for i, r in enumerate(recs):
+    reward = struct.unpack_from("<f", r, 28)[0]
+    assert -5 <= reward <= 5, reward
+    if reward != 0:
+        nonzero += 1
+        assert i in ends, "a reward before the seat's last decision of its kyoku"
+# (a seat may carry a kyoku without decisions to its next one: nearly all ends)
+assert nonzero >= 0.9 * len(ends), (nonzero, len(ends))
+print("grp rewards: %d samples, %d non-zero at %d kyoku ends" % (len(recs), nonzero, len(ends)))
+PYEOF
+fi
+
+# kinds do not mix
+"$F" --arch tiny --steps 1 --batch 32 --out "$T/pol" "$T/p1.bin" 2> "$T/fit" ||
+	{ cat "$T/fit" >&2; fail "hydra-fit (policy)"; }
+expect_exit 3 "$S" --games 1 --reward grp:"$T/pol/latest" -o "$T/x.bin"
+expect_err "not a GRP"
+expect_exit 3 "$S" --games 1 --policy "$T/grp/grp.h5" --no-samples
+expect_err "not a policy network checkpoint"
+expect_exit 3 "$S" --games 1 --reward grp:"$T/grp/grp.h5" --reward-state "$T/grp/metrics.jsonl" \
+	-o "$T/x.bin"
+expect_err "not a reward state file"
