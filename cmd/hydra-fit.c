@@ -366,18 +366,21 @@ static int fit_main(int argc, char **argv, const char **val)
 				return usage_error("bad --ppo-epochs '%s': 1 to 1000", optarg);
 			ppo.epochs = (int)v;
 			ppo_opt = "--ppo-epochs";
+			cfg.ppo_given |= HY_PPO_GIVEN_EPOCHS;
 			break;
 		case O_MINIBATCH:
 			if (hy_parse_i64(optarg, 1, 1 << 20, &v))
 				return usage_error("bad --minibatch '%s': 1 to 1048576", optarg);
 			ppo.minibatch = (int)v;
 			ppo_opt = "--minibatch";
+			cfg.ppo_given |= HY_PPO_GIVEN_MINIBATCH;
 			break;
 		case O_CLIP:
 			if (hy_parse_double(optarg, &x) || !(x > 0 && x < 1))
 				return usage_error("bad --clip '%s': a number between 0 and 1", optarg);
 			ppo.loss.clip = (float)x;
 			ppo_opt = "--clip";
+			cfg.ppo_given |= HY_PPO_GIVEN_CLIP;
 			break;
 		case O_VF:
 		case O_ENT:
@@ -386,12 +389,14 @@ static int fit_main(int argc, char **argv, const char **val)
 							   : "bad --ent-coef '%s': 0 to 100", optarg);
 			*(c == O_VF ? &ppo.loss.vf_coef : &ppo.loss.ent_coef) = (float)x;
 			ppo_opt = c == O_VF ? "--vf-coef" : "--ent-coef";
+			cfg.ppo_given |= c == O_VF ? HY_PPO_GIVEN_VF : HY_PPO_GIVEN_ENT;
 			break;
 		case O_ENT_END:
 			if (hy_parse_double(optarg, &x) || !((x >= 0 && x <= 100) || x == -1))
 				return usage_error("bad --ent-end '%s': 0 to 100, or -1", optarg);
 			ppo.ent_end = (float)x;
 			ppo_opt = "--ent-end";
+			cfg.ppo_given |= HY_PPO_GIVEN_ENT_END;
 			break;
 		case O_KL_STOP:
 		case O_ANCHOR_COEF:
@@ -400,21 +405,25 @@ static int fit_main(int argc, char **argv, const char **val)
 					: "bad --anchor-coef '%s': 0 to 100", optarg);
 			*(c == O_KL_STOP ? &ppo.kl_stop : &ppo.anchor_coef) = (float)x;
 			ppo_opt = c == O_KL_STOP ? "--kl-stop" : "--anchor-coef";
+			cfg.ppo_given |= c == O_KL_STOP ? HY_PPO_GIVEN_KL_STOP : HY_PPO_GIVEN_ANCHOR_COEF;
 			break;
 		case O_ANCHOR_FRAC:
 			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))
 				return usage_error("bad --anchor-frac '%s': 0 to 1", optarg);
 			ppo.anchor_frac = (float)x;
 			ppo_opt = "--anchor-frac";
+			cfg.ppo_given |= HY_PPO_GIVEN_ANCHOR_FRAC;
 			break;
 		case O_VALUE_WARMUP:
 			if (hy_parse_i64(optarg, 0, INT64_MAX / 2, &ppo.value_warmup))
 				return usage_error("bad --value-warmup '%s': steps, 0 or more", optarg);
 			ppo_opt = "--value-warmup";
+			cfg.ppo_given |= HY_PPO_GIVEN_VALUE_WARMUP;
 			break;
 		case O_ANCHOR:
 			ppo.anchor = optarg;
 			ppo_opt = "--anchor";
+			cfg.ppo_given |= HY_PPO_GIVEN_ANCHOR;
 			break;
 		case O_PROGRESS: {
 			char *colon = strchr(optarg, ':');
@@ -429,6 +438,7 @@ static int fit_main(int argc, char **argv, const char **val)
 			ppo.progress0 = (float)a;
 			ppo.progress1 = (float)b;
 			ppo_opt = "--progress";
+			cfg.ppo_given |= HY_PPO_GIVEN_PROGRESS;
 			break;
 		}
 		case 'n':

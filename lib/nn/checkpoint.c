@@ -148,6 +148,10 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	H5CHK(put_attr(f, "rng_state", H5T_STD_U64LE, meta->rng.s, 4));
 	for (int i = 0; i < meta->nextra; i++) {
 		const hy_nn_ckpt_attr *x = &meta->extra[i];
+		if (x->type == HY_NN_ATTR_STR) {
+			H5CHK(put_str(f, x->name, x->value));
+			continue;
+		}
 		hid_t t = x->type == HY_NN_ATTR_I32   ? H5T_STD_I32LE
 			: x->type == HY_NN_ATTR_I64 ? H5T_STD_I64LE
 			: x->type == HY_NN_ATTR_U64 ? H5T_STD_U64LE

@@ -24,12 +24,13 @@ typedef enum hy_nn_attr_type {
 	HY_NN_ATTR_I64,
 	HY_NN_ATTR_U64,
 	HY_NN_ATTR_F64,
+	HY_NN_ATTR_STR,    /* value: a NUL-terminated string */
 } hy_nn_attr_type;
 
 typedef struct hy_nn_ckpt_attr {
 	const char *name;
 	int type;          /* hy_nn_attr_type */
-	const void *value; /* int32_t, int64_t, uint64_t or double */
+	const void *value; /* int32_t, int64_t, uint64_t, double or char */
 } hy_nn_ckpt_attr;
 
 typedef struct hy_nn_ckpt_meta {

@@ -242,6 +242,105 @@ hy_status hy_ckdir_read_state(const char *path, hy_ckdir_state *s, hy_diag *d)
 	return st;
 }
 
+static herr_t get_str(hid_t f, const char *name, char *out, size_t size)
+{
+	if (H5Aexists(f, name) <= 0)
+		return -1;
+	hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	herr_t rc = -1;
+	hid_t ft = H5Aget_type(a), mt = -1;
+	if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && !H5Tis_variable_str(ft) &&
+		H5Tget_size(ft) < size) {
+		size_t n = H5Tget_size(ft);
+		mt = H5Tcopy(H5T_C_S1);
+		if (mt >= 0 && H5Tset_size(mt, n + 1) >= 0) {
+			memset(out, 0, n + 1);
+			rc = H5Aread(a, mt, out);
+		}
+	}
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (ft >= 0)
+		H5Tclose(ft);
+	H5Aclose(a);
+	return rc;
+}
+
+hy_status hy_ckdir_read_ppo(const char *path, hy_train_ppo_cfg *c, char *anchor, size_t size,
+	int *is_ppo, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	*is_ppo = 0;
+	H5E_BEGIN_TRY
+	{
+		hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+		int32_t epochs = 0, minibatch = 0;
+		double clip, vf, ent, ent_end, kl, acoef, afrac, p0, p1;
+		int64_t warm;
+		if (f < 0) {
+			st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': not a readable HDF5 checkpoint "
+				"(truncated or corrupt)", path);
+		} else if (H5Aexists(f, "ppo_epochs") > 0) {
+			if (get_attr(f, "ppo_epochs", H5T_NATIVE_INT32, &epochs) < 0 ||
+				get_attr(f, "ppo_minibatch", H5T_NATIVE_INT32, &minibatch) < 0 ||
+				get_attr(f, "ppo_clip", H5T_NATIVE_DOUBLE, &clip) < 0 ||
+				get_attr(f, "ppo_vf_coef", H5T_NATIVE_DOUBLE, &vf) < 0 ||
+				get_attr(f, "ppo_ent_coef", H5T_NATIVE_DOUBLE, &ent) < 0 ||
+				get_attr(f, "ppo_ent_end", H5T_NATIVE_DOUBLE, &ent_end) < 0 ||
+				get_attr(f, "ppo_kl_stop", H5T_NATIVE_DOUBLE, &kl) < 0 ||
+				get_attr(f, "ppo_value_warmup", H5T_NATIVE_INT64, &warm) < 0 ||
+				get_attr(f, "ppo_anchor_coef", H5T_NATIVE_DOUBLE, &acoef) < 0 ||
+				get_attr(f, "ppo_anchor_frac", H5T_NATIVE_DOUBLE, &afrac) < 0 ||
+				get_attr(f, "ppo_progress0", H5T_NATIVE_DOUBLE, &p0) < 0 ||
+				get_attr(f, "ppo_progress1", H5T_NATIVE_DOUBLE, &p1) < 0 ||
+				get_str(f, "ppo_anchor", anchor, size) < 0) {
+				st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': incomplete PPO settings "
+					"(ppo_* attributes)", path);
+			} else {
+				/* the ranges of hydra-fit's options */
+				const char *bad = epochs < 1 || epochs > 1000 ? "ppo_epochs"
+					: minibatch < 0 || minibatch > (1 << 20) ? "ppo_minibatch"
+					: !(clip > 0 && clip < 1) ? "ppo_clip"
+					: !(vf >= 0 && vf <= 100) ? "ppo_vf_coef"
+					: !(ent >= 0 && ent <= 100) ? "ppo_ent_coef"
+					: !((ent_end >= 0 && ent_end <= 100) || ent_end == -1) ? "ppo_ent_end"
+					: !(kl >= 0 && kl <= 100) ? "ppo_kl_stop"
+					: warm < 0 ? "ppo_value_warmup"
+					: !(acoef >= 0 && acoef <= 100) ? "ppo_anchor_coef"
+					: !(afrac >= 0 && afrac <= 1) ? "ppo_anchor_frac"
+					: !(p0 >= 0 && p0 <= p1 && p1 <= 1) ? "ppo_progress0/1"
+					: NULL;
+				if (bad) {
+					st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute "
+						"'%s' is out of range", path, bad);
+				} else {
+					hy_train_ppo_defaults(c);
+					c->epochs = epochs;
+					c->minibatch = minibatch;
+					c->loss.clip = (float)clip;
+					c->loss.vf_coef = (float)vf;
+					c->loss.ent_coef = (float)ent;
+					c->ent_end = (float)ent_end;
+					c->kl_stop = (float)kl;
+					c->value_warmup = warm;
+					c->anchor = anchor[0] ? anchor : NULL;
+					c->anchor_coef = (float)acoef;
+					c->anchor_frac = (float)afrac;
+					c->progress0 = (float)p0;
+					c->progress1 = (float)p1;
+					*is_ppo = 1;
+				}
+			}
+		}
+		if (f >= 0)
+			H5Fclose(f);
+	}
+	H5E_END_TRY;
+	return st;
+}
+
 hy_status hy_train_resolve_ckpt(const char *path, char *out, size_t size, hy_diag *d)
 {
 	struct stat sb;

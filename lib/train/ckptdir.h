@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "train/ppo.h"
 
 #define HY_CKDIR_FMT "ckpt-%08lld.h5"
 
@@ -42,6 +43,13 @@ void hy_ckdir_remove_stale(const char *out, void (*removed)(void *u, const char 
 	void *u);
 /* Keeps the `keep` most recent checkpoints and the one `best` names. */
 hy_status hy_ckdir_prune(const char *out, int keep, hy_diag *d);
+/* The PPO settings a --mode ppo run stores (ppo_* attributes): *is_ppo 0
+ * when the checkpoint has none (a behaviour-cloning run); c->anchor points
+ * into anchor[size] ("" stored: NULL). Out-of-range values are refused with
+ * HY_EFORMAT naming the attribute. */
+hy_status hy_ckdir_read_ppo(const char *path, hy_train_ppo_cfg *c, char *anchor, size_t size,
+	int *is_ppo, hy_diag *d);
+
 /* The train_* attributes of the checkpoint at path, range-checked (the
  * ranges of the options that set them: a damaged or crafted checkpoint is
  * refused with HY_EFORMAT naming the attribute). */

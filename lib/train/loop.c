@@ -51,6 +51,8 @@ typedef struct run {
 	hy_train_feed *feed;  /* loader threads (train/feed.h), or NULL     */
 	hy_train_cursor fcur; /* with the feed: the cursor after the last batch */
 	hy_train_ppo *ppo; /* --mode ppo */
+	hy_train_ppo_cfg ppo_cfg; /* its settings: given, or the checkpoint's */
+	char ppo_anchor[4096];
 	const char *out;
 	FILE *metrics;
 	hy_ckdir_state ts;
@@ -136,8 +138,32 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 		{"train_eval_every", HY_NN_ATTR_I64, &s->eval_every},
 		{"train_keep", HY_NN_ATTR_I64, &s->keep},
 	};
+	/* a PPO run stores its settings, so --resume needs none of them */
+	hy_nn_ckpt_attr all[sizeof attrs / sizeof attrs[0] + 13];
+	int nall = (int)(sizeof attrs / sizeof attrs[0]);
+	memcpy(all, attrs, sizeof attrs);
+	int32_t pe = 0, pm = 0;
+	double pd[9];
+	if (r->ppo) {
+		const hy_train_ppo_cfg *pc = hy_train_ppo_config(r->ppo);
+		pe = pc->epochs;
+		pm = pc->minibatch;
+		const double v[9] = {pc->loss.clip, pc->loss.vf_coef, pc->loss.ent_coef, pc->ent_end,
+			pc->kl_stop, pc->anchor_coef, pc->anchor_frac, pc->progress0, pc->progress1};
+		memcpy(pd, v, sizeof pd);
+		static const char *const dn[9] = {"ppo_clip", "ppo_vf_coef", "ppo_ent_coef",
+			"ppo_ent_end", "ppo_kl_stop", "ppo_anchor_coef", "ppo_anchor_frac",
+			"ppo_progress0", "ppo_progress1"};
+		all[nall++] = (hy_nn_ckpt_attr){"ppo_epochs", HY_NN_ATTR_I32, &pe};
+		all[nall++] = (hy_nn_ckpt_attr){"ppo_minibatch", HY_NN_ATTR_I32, &pm};
+		all[nall++] = (hy_nn_ckpt_attr){"ppo_value_warmup", HY_NN_ATTR_I64, &pc->value_warmup};
+		all[nall++] = (hy_nn_ckpt_attr){"ppo_anchor", HY_NN_ATTR_STR,
+			pc->anchor ? pc->anchor : ""};
+		for (int i = 0; i < 9; i++)
+			all[nall++] = (hy_nn_ckpt_attr){dn[i], HY_NN_ATTR_F64, &pd[i]};
+	}
 	hy_nn_ckpt_meta meta = {.step = r->step, .opt = r->opt, .seed = r->seed, .rng = r->rng,
-		.extra = attrs, .nextra = (int)(sizeof attrs / sizeof attrs[0])};
+		.extra = all, .nextra = nall};
 	/* written atomically (temp name, fsync, rename) by the checkpoint module */
 	hy_status st = hy_nn_ckpt_save(path, &r->m, &meta, d);
 	if (st)
@@ -432,7 +458,18 @@ static hy_status setup(run *r, hy_diag *d)
 		if ((st = hy_train_ppo_check_inputs(c->inputs, c->ninputs, d)))
 			return st;
 		const char *in = c->ninputs == 0 ? "-" : c->ninputs == 1 ? c->inputs[0] : NULL;
-		if ((st = hy_train_ppo_init(&r->ppo, c->ppo, r->batch,
+		/* a resumed PPO run keeps its stored settings but for those given */
+		r->ppo_cfg = *c->ppo;
+		int stored = 0;
+		if (c->resume) {
+			hy_train_ppo_cfg sc;
+			if ((st = hy_ckdir_read_ppo(resume, &sc, r->ppo_anchor, sizeof r->ppo_anchor,
+				     &stored, d)))
+				return st;
+			if (stored)
+				hy_train_ppo_merge(&r->ppo_cfg, &sc, c->ppo, c->ppo_given);
+		}
+		if ((st = hy_train_ppo_init(&r->ppo, &r->ppo_cfg, r->batch,
 			     in && strcmp(in, "-") == 0 ? "standard input" : in, d)))
 			return st;
 	}

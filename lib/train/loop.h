@@ -64,6 +64,8 @@ typedef struct hy_train_cfg {
 	/* Non-NULL: --mode ppo (train/ppo.h). Needs init or resume; a step is
 	 * one minibatch, a batch one rollout batch of `batch` samples. */
 	const hy_train_ppo_cfg *ppo;
+	unsigned ppo_given;         /* HY_PPO_GIVEN_* of the fields set in ppo; on
+				     * --resume the others are the checkpoint's  */
 } hy_train_cfg;
 
 typedef struct hy_train_progress {

@@ -57,6 +57,35 @@ void hy_train_ppo_defaults(hy_train_ppo_cfg *c)
 	c->progress1 = 1.0f;
 }
 
+void hy_train_ppo_merge(hy_train_ppo_cfg *a, const hy_train_ppo_cfg *stored,
+	const hy_train_ppo_cfg *cli, unsigned given)
+{
+	hy_train_ppo_cfg r = *stored;
+#define TAKE(bit, field) \
+	if (given & (bit)) \
+		r.field = cli->field
+	TAKE(HY_PPO_GIVEN_EPOCHS, epochs);
+	TAKE(HY_PPO_GIVEN_MINIBATCH, minibatch);
+	TAKE(HY_PPO_GIVEN_CLIP, loss.clip);
+	TAKE(HY_PPO_GIVEN_VF, loss.vf_coef);
+	TAKE(HY_PPO_GIVEN_ENT, loss.ent_coef);
+	TAKE(HY_PPO_GIVEN_ENT_END, ent_end);
+	TAKE(HY_PPO_GIVEN_KL_STOP, kl_stop);
+	TAKE(HY_PPO_GIVEN_VALUE_WARMUP, value_warmup);
+	TAKE(HY_PPO_GIVEN_ANCHOR, anchor);
+	TAKE(HY_PPO_GIVEN_ANCHOR_COEF, anchor_coef);
+	TAKE(HY_PPO_GIVEN_ANCHOR_FRAC, anchor_frac);
+	TAKE(HY_PPO_GIVEN_PROGRESS, progress0);
+	TAKE(HY_PPO_GIVEN_PROGRESS, progress1);
+#undef TAKE
+	*a = r;
+}
+
+const hy_train_ppo_cfg *hy_train_ppo_config(const hy_train_ppo *p)
+{
+	return &p->c;
+}
+
 void hy_train_ppo_schedule(const hy_train_ppo_cfg *c, int64_t step, int64_t step0,
 	int64_t total, hy_train_ppo_sched *s)
 {

@@ -53,6 +53,22 @@ typedef struct hy_train_ppo_cfg {
 /* The defaults above. */
 void hy_train_ppo_defaults(hy_train_ppo_cfg *c);
 
+/* Which fields a command line gave (hy_train_cfg.ppo_given): on --resume
+ * the others come from the checkpoint, where every field is stored. */
+enum {
+	HY_PPO_GIVEN_EPOCHS = 1 << 0, HY_PPO_GIVEN_MINIBATCH = 1 << 1, HY_PPO_GIVEN_CLIP = 1 << 2,
+	HY_PPO_GIVEN_VF = 1 << 3, HY_PPO_GIVEN_ENT = 1 << 4, HY_PPO_GIVEN_ENT_END = 1 << 5,
+	HY_PPO_GIVEN_KL_STOP = 1 << 6, HY_PPO_GIVEN_VALUE_WARMUP = 1 << 7,
+	HY_PPO_GIVEN_ANCHOR = 1 << 8, HY_PPO_GIVEN_ANCHOR_COEF = 1 << 9,
+	HY_PPO_GIVEN_ANCHOR_FRAC = 1 << 10, HY_PPO_GIVEN_PROGRESS = 1 << 11,
+};
+
+/* a = the fields of `given` (a mask of HY_PPO_GIVEN_*) from cli, the rest
+ * from stored. */
+void hy_train_ppo_merge(hy_train_ppo_cfg *a, const hy_train_ppo_cfg *stored,
+	const hy_train_ppo_cfg *cli, unsigned given);
+
+
 /* The schedule's values at optimiser step `step` (0-based, within the run)
  * of a run of `total` planned steps (0: unknown). */
 typedef struct hy_train_ppo_sched {
@@ -70,6 +86,8 @@ typedef struct hy_train_ppo hy_train_ppo;
 hy_status hy_train_ppo_init(hy_train_ppo **p, const hy_train_ppo_cfg *c, int batch,
 	const char *input, hy_diag *d);
 void hy_train_ppo_free(hy_train_ppo *p);
+/* The configuration an update runs with (defaults filled in). */
+const hy_train_ppo_cfg *hy_train_ppo_config(const hy_train_ppo *p);
 
 /* Loads the anchor policy c->anchor for a learner m (its backend and
  * context; the anchor's own architecture from its file) and sets the run's

@@ -14,7 +14,8 @@ PY=/usr/bin/python3
 
 expect_exit 0 "$F" --help
 sed 's/\\-/-/g' "$TOP/man/hydra-fit.1" > "$T/man.txt"
-for o in mode ppo-epochs minibatch clip vf-coef ent-coef; do
+for o in mode ppo-epochs minibatch clip vf-coef ent-coef ent-end kl-stop value-warmup anchor \
+	anchor-coef anchor-frac progress; do
 	grep -q -- "--$o" "$T/out" || fail "--help lacks --$o"
 	grep -q -- "--$o" "$T/man.txt" || fail "man page lacks --$o"
 done
@@ -62,7 +63,7 @@ expect_err "logs.bin: no sample"
 
 # the pipe of the issue: one pass over standard input
 "$SP" --games 4 --policy "$M" --seed 2 | "$F" --mode ppo --init "$M" --batch 1024 \
-	--minibatch 256 --ppo-epochs 4 --lr 3e-4 --warmup 0 --threads 2 --log-every 1 \
+	--minibatch 256 --ppo-epochs 4 --kl-stop 0 --lr 3e-4 --warmup 0 --threads 2 --log-every 1 \
 	--out "$T/ppo" 2>"$T/ppo.err" || { cat "$T/ppo.err" >&2; fail "hydra-sp | hydra-fit --mode ppo"; }
 # the same games to a file, to count the samples (one header, one trailer)
 "$SP" --games 4 --policy "$M" --seed 2 -o "$T/sp2.bin" || fail "hydra-sp -o"
@@ -98,11 +99,34 @@ print("first update: surrogate %.4f (first pass %.4f), approx_kl %.4f, clip_frac
                        r["entropy"]))
 PYEOF
 
+# the league's schedule: a KL threshold the first pass passes ends each
+# batch's passes (steps still counted per batch); an anchor to the start
+# begins at KL 0; the value warm-up leaves the policy logits where they were
+"$F" --mode ppo --init "$M" --batch 1024 --minibatch 256 --ppo-epochs 4 --kl-stop 1e-6 \
+	--anchor "$M" --value-warmup 4 --lr 3e-4 --warmup 0 --threads 2 --log-every 1 -q \
+	--out "$T/league" < "$T/sp.bin" 2>"$T/lg.err" || { cat "$T/lg.err" >&2; fail "league PPO"; }
+$PY - "$T/league/metrics.jsonl" "$T/ppo/metrics.jsonl" <<'PYEOF' || fail "league schedule metrics"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+plain = [json.loads(l) for l in open(sys.argv[2])]
+assert [r["step"] for r in rows] == [r["step"] for r in plain], (rows, plain)
+r = rows[0]
+# warm-up: the first 4 steps are the first pass, critic-only: no KL yet
+assert r["value_warmup"] == 1 and r["anchor_coef"] > 0.04 and r["ent_coef"] > 0.0099, r
+assert r["ppo_passes"] >= 2 and r["kl_stopped"] == 1, r
+assert all(x["kl_stopped"] == 1 and x["ppo_steps"] < y["ppo_steps"]
+           for x, y in zip(rows[1:-1], plain[1:-1])), rows
+assert all(x["anchor_kl"] is not None and x["anchor_kl"] >= 0 for x in rows), rows
+assert rows[-1]["progress"] > rows[0]["progress"] or rows[-1]["progress"] == 0, rows
+print("league: passes %s, anchor_kl %s" % ([x["ppo_passes"] for x in rows],
+      ["%.4f" % x["anchor_kl"] for x in rows]))
+PYEOF
+
 # exact resume at a rollout boundary: steps 17-48 again from the checkpoint
 # of step 16 (the same stream, read again and its draws replayed)
 "$SP" --games 4 --policy "$M" --seed 2 >"$T/sp2.bin" || fail "hydra-sp again"
 cmp -s "$T/sp.bin" "$T/sp2.bin" || fail "hydra-sp is not repeatable"
-ppo() { "$F" --mode ppo --batch 1024 --minibatch 256 --ppo-epochs 4 -q "$@" "$T/sp.bin"; }
+ppo() { "$F" --mode ppo --batch 1024 --minibatch 256 --ppo-epochs 4 --kl-stop 0 -q "$@" "$T/sp.bin"; }
 ppo --init "$M" --steps 48 --lr 3e-4 --warmup 0 --threads 2 --log-every 1 --save-every 16 \
 	--out "$T/full" 2>"$T/e1" || { cat "$T/e1" >&2; fail "full run"; }
 mkdir "$T/re"
@@ -118,4 +142,20 @@ assert [r["step"] for r in a] == [16, 32, 48], [r["step"] for r in a]
 assert [strip(r) for r in a] == [strip(r) for r in b], (a, b)
 PYEOF
 [ "$(readlink "$T/re/latest")" = ckpt-00000048.h5 ] || fail "latest after resume"
+# the PPO settings live in the checkpoint: a resume that gives none of them
+# repeats the run too (the defaults are 3 passes and --kl-stop 0.03)
+mkdir "$T/re2"
+cp "$T/full/ckpt-00000016.h5" "$T/full/metrics.jsonl" "$T/re2/"
+ln -s ckpt-00000016.h5 "$T/re2/latest"
+"$F" --mode ppo --resume "$T/re2" -q "$T/sp.bin" 2>"$T/e3" || { cat "$T/e3" >&2; fail "bare resume"; }
+$PY - "$T/full/metrics.jsonl" "$T/re2/metrics.jsonl" <<'PYEOF' || fail "bare resume differs"
+import json, sys
+a, b = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
+strip = lambda r: {k: v for k, v in r.items() if k not in ("samples_per_s", "elapsed_s")}
+assert [strip(r) for r in a] == [strip(r) for r in b], (a, b)
+PYEOF
+h5dump -A "$T/re2/latest" > "$T/attrs.txt" 2>/dev/null || fail "h5dump -A"
+for k in ppo_epochs ppo_clip ppo_kl_stop ppo_ent_end ppo_anchor ppo_progress1; do
+	grep -q "ATTRIBUTE \"$k\"" "$T/attrs.txt" || fail "checkpoint lacks $k"
+done
 exit 0
