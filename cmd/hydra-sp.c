@@ -20,6 +20,7 @@
 #include "nn/threads.h"
 #include "io/staged.h"
 #include "play/gamelog.h"
+#include "play/league.h"
 #include "play/policy.h"
 #include "play/reward.h"
 #include "play/runner.h"
@@ -30,7 +31,7 @@ static const char usage[] =
 	"Self-play: plays N full hanchan on seeded walls with policies at the\n"
 	"seats and writes a sample stream for PPO (behaviour log-probability,\n"
 	"value, reward, GAE advantage and return) and, optionally, mjai logs.\n"
-	"A policy is random, baseline, a checkpoint PATH.h5, or mjai:COMMAND.\n"
+	"A policy is random, baseline, rulebot, a checkpoint PATH.h5, or mjai:COMMAND.\n"
 	"\n"
 	"      --games N           hanchan to play (required)\n"
 	"      --first N           index of the first game (default 0)\n"
@@ -60,6 +61,14 @@ static const char usage[] =
 	"  -l, --log-dir DIR       write DIR/game-NNNNNNNN.json.gz per game\n"
 	"  -o, --output PATH       write the samples to PATH instead of stdout\n"
 	"      --no-samples        write no sample stream (logs only)\n"
+	"      --pool P,Q,...      a league around the learner --policy: each game\n"
+	"                          seats the learner at seat game mod 4 and draws\n"
+	"                          the others from the learner, a checkpoint of\n"
+	"                          the pool (at most 6) and the frozen --start;\n"
+	"                          samples of the learner's seats only\n"
+	"      --start S           the league's frozen start (its BC model)\n"
+	"      --mix A,B,C         league weights of learner, pool and start\n"
+	"                          (default 0.5,0.3,0.2)\n"
 	"      --learner           samples of the first policy's decisions only\n"
 	"                          (--policy, --seat0 or the first of --rotate):\n"
 	"                          the learner's games against a pool, for PPO\n"
@@ -82,8 +91,9 @@ enum { MAXPOL = 8 };
 
 typedef struct sp {
 	/* seats */
-	int mode;               /* 0 all, 1 seat0/others, 2 rotate */
+	int mode;               /* 0 all, 1 seat0/others, 2 rotate, 3 league */
 	int nrot, rot[4];       /* rotate: policy index of each list entry */
+	hy_league league;       /* league: the seating (play/league.h) */
 	/* outputs */
 	const char *log_dir;
 	int samples;
@@ -135,6 +145,8 @@ static int seat_policy(void *ctx, uint64_t game, int seat)
 	const sp *s = ctx;
 	if (s->mode == 1)
 		return seat == 0 ? 0 : 1;
+	if (s->mode == 3)
+		return hy_league_seat(&s->league, game, seat);
 	if (s->mode == 2) {
 		uint64_t n = (uint64_t)s->nrot;
 		return s->rot[((uint64_t)seat + game % n) % n];
@@ -308,12 +320,12 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 	return HY_OK;
 }
 
-/* Splits a --rotate list (at most 4 entries) in place. */
-static int split_list(char *s, char *item[4])
+/* Splits a comma-separated list (at most max entries) in place. */
+static int split_list(char *s, char *item[], int max)
 {
 	int n = 0;
 	for (char *p = s;;) {
-		if (n == 4)
+		if (n == max)
 			return -1;
 		item[n++] = p;
 		char *c = strchr(p, ',');
@@ -347,6 +359,9 @@ int main(int argc, char **argv)
 		OPT_MODEL_THREADS,
 		OPT_REWARD,
 		OPT_REWARD_STATE,
+		OPT_POOL,
+		OPT_START,
+		OPT_MIX,
 	};
 	static const struct option opts[] = {
 		{"games", required_argument, 0, OPT_GAMES},
@@ -366,6 +381,9 @@ int main(int argc, char **argv)
 		{"gamma", required_argument, 0, OPT_GAMMA},
 		{"reward", required_argument, 0, OPT_REWARD},
 		{"reward-state", required_argument, 0, OPT_REWARD_STATE},
+		{"pool", required_argument, 0, OPT_POOL},
+		{"start", required_argument, 0, OPT_START},
+		{"mix", required_argument, 0, OPT_MIX},
 		{"log-dir", required_argument, 0, 'l'},
 		{"output", required_argument, 0, 'o'},
 		{"no-samples", no_argument, 0, OPT_NO_SAMPLES},
@@ -383,6 +401,8 @@ int main(int argc, char **argv)
 	hy_policy_opts pol_o;
 	hy_policy_opts_default(&pol_o);
 	const char *policy = NULL, *seat0 = NULL, *others = NULL, *outpath = NULL;
+	char *pool = NULL;
+	const char *start = NULL, *mix = NULL;
 	char *rotate = NULL;
 	const char *grp_path = NULL, *reward_state = NULL;
 	int have_games = 0;
@@ -458,6 +478,9 @@ int main(int argc, char **argv)
 				return usage_error("bad --reward (want placement or grp:PATH)", optarg);
 			break;
 		case OPT_REWARD_STATE: reward_state = optarg; break;
+		case OPT_POOL: pool = optarg; break;
+		case OPT_START: start = optarg; break;
+		case OPT_MIX: mix = optarg; break;
 		case 'l': s.log_dir = optarg; break;
 		case 'o': outpath = optarg; break;
 		case OPT_NO_SAMPLES: s.samples = 0; break;
@@ -488,16 +511,41 @@ int main(int argc, char **argv)
 	if (grp_path && !s.samples)
 		return usage_error("--reward grp:PATH rewards samples: not with --no-samples", NULL);
 
+	if ((pool || start || mix) && !policy)
+		return usage_error("--pool, --start and --mix make a league around the learner "
+				   "given by --policy", NULL);
+
 	/* the policy list: distinct specs, each opened once */
-	const char *spec[4];
+	const char *spec[MAXPOL];
 	int nspec = 0;
-	if (seat0) {
+	if (pool || start || mix) {
+		/* the league: 0 the learner, 1..n the pool, then the start */
+		double w[3] = {0.5, 0.3, 0.2};
+		hy_diag ld;
+		hy_diag_init(&ld, NULL);
+		if (mix && hy_league_parse_mix(mix, w, &ld) != HY_OK)
+			return usage_error(ld.msg, NULL);
+		spec[nspec++] = policy;
+		char *item[MAXPOL];
+		int n = 0;
+		if (pool && (n = split_list(pool, item, MAXPOL - 2)) < 1)
+			return usage_error("bad --pool (want 1 to 6 checkpoints, comma separated)",
+					   pool);
+		for (int i = 0; i < n; i++)
+			spec[nspec++] = item[i];
+		if (start)
+			spec[nspec++] = start;
+		if (hy_league_init(&s.league, po.seed, w, n, start != NULL, &ld) != HY_OK)
+			return usage_error(ld.msg, NULL);
+		s.mode = 3;
+		s.learner = 1; /* only the learner's seats give samples */
+	} else if (seat0) {
 		s.mode = 1;
 		spec[nspec++] = seat0;
 		spec[nspec++] = others;
 	} else if (rotate) {
 		char *item[4];
-		int n = split_list(rotate, item);
+		int n = split_list(rotate, item, 4);
 		if (n < 1)
 			return usage_error("bad --rotate (want 1 to 4 policies, comma separated)",
 					   rotate);
@@ -559,8 +607,8 @@ int main(int argc, char **argv)
 		}
 	}
 
-	hy_policy pol[4];
-	hy_policy *pp[4];
+	hy_policy pol[MAXPOL];
+	hy_policy *pp[MAXPOL];
 	memset(pol, 0, sizeof pol);
 	hy_status st = HY_OK;
 	int npol = 0;
