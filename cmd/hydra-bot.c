@@ -1,4 +1,4 @@
-/* hydra-bot: a policy (checkpoint, baseline or random) as an mjai bot on
+/* hydra-bot: a policy (checkpoint, baseline, rulebot or random) as an mjai bot on
  * stdin/stdout (the mjai.app protocol, lib/play/mjaibot.h). Option parsing
  * and wiring only: the seat's view is lib/play/seatview.c. */
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "play/seatview.h"
 
 static const char usage[] =
-	"usage: hydra-bot [options] CKPT.h5 | baseline | random\n"
+	"usage: hydra-bot [options] CKPT.h5 | baseline | rulebot | random\n"
 	"Plays one seat as an mjai bot: reads lines of JSON arrays of mjai events\n"
 	"(the events since its last answer, as its seat sees them; start_game\n"
 	"carries the seat as \"id\") on standard input and answers each line with\n"
@@ -239,7 +239,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1) {
-		fprintf(stderr, "%s: expected one policy (CKPT.h5, baseline or random)\n"
+		fprintf(stderr, "%s: expected one policy (CKPT.h5, baseline, rulebot or random)\n"
 				"%s: try 'hydra-bot --help'\n", prog, prog);
 		return 2;
 	}
