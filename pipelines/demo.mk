@@ -10,53 +10,81 @@
 #
 # Sized for about 10 minutes on 2 cores; DEVICE=auto uses a GPU when the
 # CUDA backend is built and one is usable.
-
+#
+# Crash safety and rebuilds follow pipelines/common.mk: every target is
+# renamed into place when complete (the logs are generated into
+# OUT/logs.tmp/, renamed to OUT/logs/ whole), so after `kill -9` a rerun
+# makes exactly what is missing. The stamps of settings:
+#   OUT/.demo-logs.settings   GAMES
+#   OUT/.demo-arena.settings  SEEDS (the arena against random players)
+# bc.mk and selfplay.mk run on every call, given ARCH STEPS VAL SEEDS and ITERS
+# SP_GAMES SP_SEEDS, and decide for themselves what to remake (their stamps
+# are under OUT/bc/ and OUT/sp/).
 include $(dir $(abspath $(lastword $(MAKEFILE_LIST))))common.mk
 OUT    ?= demo-run
 GAMES  ?= 100
+ARCH   ?= small
 STEPS  ?= 400
+VAL    ?= 0.1
 SEEDS  ?= 16
 ITERS  ?= 2
 SP_GAMES ?= 24
 SP_SEEDS ?= 8
+$(call one-path,OUT)
 SUB := $(MAKE) --no-print-directory BIN=$(BIN) DEVICE=$(DEVICE) THREADS=$(THREADS)
+BC  := $(SUB) -f $(HERE)bc.mk LOGS=$(OUT)/logs OUT=$(OUT)/bc ARCH=$(ARCH) STEPS=$(STEPS) \
+	VAL=$(VAL) SEEDS=$(SEEDS) SEED=7
 
 .PHONY: all
-.DELETE_ON_ERROR:
 all: $(OUT)/summary.txt
 	@cat $<
 	@echo "demo: everything is in '$(OUT)' (kept): models, plots, arena tables"
 
-$(OUT)/logs.done:
+$(eval $(call settings,demo-logs,GAMES))
+$(eval $(call settings,demo-arena,SEEDS))
+
+# logs.done: the number of games in OUT/logs
+$(OUT)/logs.done: $(OUT)/.demo-logs.settings
 	@echo "== 1/6 hydra-sp: $(GAMES) games of the rule bot against itself, mjai logs"
+	$(untmp)
+	rm -rf $(OUT)/logs.tmp
 	$(P)hydra-sp --games $(GAMES) --policy baseline --seed 1 -j $(THREADS) \
-		--log-dir $(OUT)/logs --no-samples
-	touch $@
+		--log-dir $(OUT)/logs.tmp --no-samples
+	rm -rf $@ $(OUT)/logs
+	mv $(OUT)/logs.tmp $(OUT)/logs
+	ls $(OUT)/logs | wc -l > $@.tmp
+	$(commit)
 
-$(OUT)/bc/model.h5: $(OUT)/logs.done
-	@echo "== 2/6 behaviour cloning: check, encode, augment, train ($(STEPS) steps, small)"
-	$(SUB) -f $(HERE)bc.mk LOGS=$(OUT)/logs OUT=$(OUT)/bc ARCH=small STEPS=$(STEPS) \
-		VAL=0.1 SEEDS=$(SEEDS) $(OUT)/bc/model.h5 $(OUT)/bc/eval.json \
-		$(OUT)/bc/run/plots/losses.png
+# bc.mk and selfplay.mk run every time (FORCE): they know when to remake
+$(OUT)/bc/model.h5: $(OUT)/logs.done FORCE
+	@echo "== 2/6 behaviour cloning: check, encode, augment, train ($(STEPS) steps, $(ARCH))"
+	$(BC) $(OUT)/bc/model.h5 $(OUT)/bc/eval.json $(OUT)/bc/run/plots/losses.png
 
-$(OUT)/arena-random.json: $(OUT)/bc/model.h5
+$(OUT)/arena-random.json: $(OUT)/bc/model.h5 $(OUT)/.demo-arena.settings
 	@echo "== 3/6 arena: the cloned model against three random players"
+	$(untmp)
 	$(P)hydra-eval -q --challenger $< --opponent random --seeds $(SEEDS) --seed 7 \
-		--device $(DEVICE) -j $(THREADS) --table-out $(OUT)/arena-random.txt --json > $@
+		--device $(DEVICE) -j $(THREADS) --table-out $(OUT)/arena-random.txt --json > $@.tmp
+	$(commit)
 	cat $(OUT)/arena-random.txt
 
-$(OUT)/bc/arena.json: $(OUT)/bc/model.h5
+$(OUT)/bc/arena.json: $(OUT)/bc/model.h5 FORCE
 	@echo "== 4/6 arena: the cloned model against three rule bots"
-	$(SUB) -f $(HERE)bc.mk LOGS=$(OUT)/logs OUT=$(OUT)/bc SEEDS=$(SEEDS) SEED=7 \
-		$(OUT)/bc/arena.json
+	$(BC) $(OUT)/bc/arena.json
 
-$(OUT)/sp/league.jsonl: $(OUT)/bc/model.h5
+$(OUT)/sp/league.jsonl: $(OUT)/bc/model.h5 FORCE
 	@echo "== 5/6 self-play: $(ITERS) PPO iterations of $(SP_GAMES) games, arena vs the best"
 	$(SUB) -f $(HERE)selfplay.mk INIT=$(OUT)/bc/model.h5 OUT=$(OUT)/sp ITERS=$(ITERS) \
 		GAMES=$(SP_GAMES) SEEDS=$(SP_SEEDS) TABLES=16 all
 
-$(OUT)/summary.txt: $(OUT)/arena-random.json $(OUT)/bc/arena.json $(OUT)/sp/league.jsonl
+# made by the recipe of bc/model.h5 and sp/league.jsonl
+$(OUT)/bc/eval.json: $(OUT)/bc/model.h5 ;
+$(OUT)/sp/best.h5: $(OUT)/sp/league.jsonl ;
+
+$(OUT)/summary.txt: $(OUT)/arena-random.json $(OUT)/bc/arena.json $(OUT)/bc/eval.json \
+		$(OUT)/sp/league.jsonl $(OUT)/sp/best.h5
 	@echo "== 6/6 summary"
+	$(untmp)
 	{ echo "demo summary ($(OUT))"; \
 	  echo; \
 	  printf '%-34s %s\n' "games generated (rule bot)" "$(GAMES), logs in $(OUT)/logs"; \
@@ -73,4 +101,5 @@ $(OUT)/summary.txt: $(OUT)/arena-random.json $(OUT)/bc/arena.json $(OUT)/sp/leag
 	  echo "plots:"; \
 	  ls $(OUT)/bc/run/plots/*.png $(OUT)/sp/plots/*.png $(OUT)/sp/iter-*/run/plots/*.png | sed 's/^/  /'; \
 	  echo "models: $(OUT)/bc/model.h5 (cloned), $(OUT)/sp/best.h5 (best after self-play)"; \
-	} > $@
+	} > $@.tmp
+	$(commit)

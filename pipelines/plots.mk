@@ -7,33 +7,53 @@
 # The learning curves come from RUN/metrics.jsonl (hydra-fit), the strength
 # plot from a league.jsonl (pipelines/selfplay.mk); each goes through a TSV
 # beside the PNGs that a user can read or plot otherwise. Runs from any
-# directory; the other pipelines call it for their runs.
+# directory; the other pipelines call it for their runs. Crash-safe as every
+# pipeline (pipelines/common.mk): gnuplot draws into a temporary directory
+# beside the PNGs, whose files are renamed into place, the target last; a
+# plot is remade when its data, its gnuplot script or this file changes.
 
-HERE   := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
+include $(dir $(abspath $(lastword $(MAKEFILE_LIST))))common.mk
 RUN    ?=
 LEAGUE ?=
 PLOTS  ?= $(if $(RUN),$(RUN)/plots,$(dir $(LEAGUE))plots)
+$(call one-path,RUN)$(call one-path,LEAGUE)$(call one-path,PLOTS)
 
 .PHONY: all
-.DELETE_ON_ERROR:
 all: $(if $(RUN),$(PLOTS)/losses.png) $(if $(LEAGUE),$(PLOTS)/league.png)
 $(if $(RUN)$(LEAGUE),,$(error give RUN=run-directory and/or LEAGUE=league.jsonl))
+
+# $(call draw,SCRIPT,GNUPLOT-VARIABLES): runs a gnuplot script that writes
+# PNGs into the directory `out`, then renames them beside $@, $@ last
+define draw
+	$(untmp)
+	mkdir -p $@.tmp
+	gnuplot -e "$(2); out='$@.tmp'" $(1)
+	for f in $@.tmp/*.png; do \
+		[ "$${f##*/}" = $(@F) ] || { sync "$$f" && mv -f "$$f" $(@D)/; } || exit 1; \
+	done
+	sync $@.tmp/$(@F) && mv -f $@.tmp/$(@F) $@
+	rmdir $@.tmp
+endef
 
 # one row per logged step; NaN where a step has no such value
 COLUMNS := .step, .loss, .policy, .value, .grp, .tenpai, .danger, .acc, .lr, .grad_norm, \
 	.samples_per_s, .val_loss, .val_acc, .approx_kl, .clip_frac, .entropy, .explained_var, \
 	.surrogate
-$(PLOTS)/metrics.tsv: $(RUN)/metrics.jsonl
+$(PLOTS)/metrics.tsv: $(RUN)/metrics.jsonl $(HERE)plots.mk
+	$(untmp)
 	@mkdir -p $(@D)
-	jq -r '[$(COLUMNS)] | map(if . == null then "NaN" else tostring end) | @tsv' $< > $@
+	jq -r '[$(COLUMNS)] | map(if . == null then "NaN" else tostring end) | @tsv' $< > $@.tmp
+	$(commit)
 
-$(PLOTS)/losses.png: $(PLOTS)/metrics.tsv $(HERE)metrics.gp
-	ppo=$$(awk -F'\t' '$$14 != "NaN" {n++} END {print (n > 0) ? 1 : 0}' $<); \
-	gnuplot -e "tsv='$<'; out='$(PLOTS)'; ppo=$$ppo" $(HERE)metrics.gp
+$(PLOTS)/losses.png: $(PLOTS)/metrics.tsv $(HERE)metrics.gp $(HERE)plots.mk
+	$(call draw,$(HERE)metrics.gp,tsv='$<'; \
+		ppo=$$(awk -F'\t' '$$14 != "NaN" {n++} END {print (n > 0) ? 1 : 0}' $<))
 
-$(PLOTS)/league.tsv: $(LEAGUE)
+$(PLOTS)/league.tsv: $(LEAGUE) $(HERE)plots.mk
+	$(untmp)
 	@mkdir -p $(@D)
-	jq -r '[.iter, .points, .lo, .hi, .rank, (if .promoted then 1 else 0 end)] | @tsv' $< > $@
+	jq -r '[.iter, .points, .lo, .hi, .rank, (if .promoted then 1 else 0 end)] | @tsv' $< > $@.tmp
+	$(commit)
 
-$(PLOTS)/league.png: $(PLOTS)/league.tsv $(HERE)league.gp
-	gnuplot -e "tsv='$<'; out='$(PLOTS)'" $(HERE)league.gp
+$(PLOTS)/league.png: $(PLOTS)/league.tsv $(HERE)league.gp $(HERE)plots.mk
+	$(call draw,$(HERE)league.gp,tsv='$<')

@@ -12,12 +12,20 @@
 # else PATH.
 #
 # Each stage is a file a user can inspect (`mjai-parse --json`, `h5dump`),
-# so an interrupted workflow resumes where it stopped and a changed input
-# rebuilds only what depends on it. Training is resumable too: the final
-# target is $(OUT)/run/done, written only when hydra-fit exits 0; after an
-# interrupt (Ctrl-C saves a checkpoint) the next run continues that run
-# with --resume. An empty validation split is refused by hydra-encode, before
-# anything is trained.
+# so an interrupted workflow resumes where it stopped, also after `kill -9`
+# (every target is renamed into place when complete), and a changed input
+# rebuilds only what depends on it: each stage depends on its inputs (the
+# files under LOGS, by size, time and path) and on a stamp of the settings
+# that shape it (OUT/.bc-*.settings; the rules are in pipelines/common.mk,
+# the stamps listed in bc.mk), so changing ARCH, EPOCHS, STEPS, LR, BATCH,
+# SHARD or VAL remakes that stage and those after it, and an unchanged rerun
+# does nothing. Training is resumable too: the final target is
+# $(OUT)/run/done, written only when hydra-fit exits 0; after an interrupt
+# (Ctrl-C saves a checkpoint) the next run continues that run with --resume,
+# unless an input or setting of the training changed since it started. An
+# empty validation split is refused by hydra-encode, before anything is
+# trained. A LOGS that does not exist or holds no file, and an OUT or LOGS
+# with a space, are refused with a message.
 
 OUT ?= work
 VAL ?= 0.02
