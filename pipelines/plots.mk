@@ -49,10 +49,14 @@ $(PLOTS)/losses.png: $(PLOTS)/metrics.tsv $(HERE)metrics.gp $(HERE)plots.mk
 	$(call draw,$(HERE)metrics.gp,tsv='$<'; \
 		ppo=$$(awk -F'\t' '$$14 != "NaN" {n++} END {print (n > 0) ? 1 : 0}' $<))
 
+# league.gp's columns
+LEAGUE_COLUMNS := [.iter, .points, .lo, .hi, .rank, (if .promoted then 1 else 0 end), .rank_lo, \
+	.rank_hi, .yard_rank, .yard_lo, .yard_hi]
 $(PLOTS)/league.tsv: $(LEAGUE) $(HERE)plots.mk
 	$(untmp)
 	@mkdir -p $(@D)
-	jq -r '[.iter, .points, .lo, .hi, .rank, (if .promoted then 1 else 0 end)] | @tsv' $< > $@.tmp
+	jq -r '$(LEAGUE_COLUMNS) | map(if . == null then "NaN" else tostring end) | @tsv' \
+		$< > $@.tmp
 	$(commit)
 
 $(PLOTS)/league.png: $(PLOTS)/league.tsv $(HERE)league.gp $(HERE)plots.mk

@@ -1,35 +1,49 @@
-# The self-play loop: starting from a trained model (INIT, e.g. bc/model.h5
-# from pipelines/bc.mk), each iteration
-#   1. plays GAMES hanchan with hydra-sp: the current model against a pool
-#      (the rule bot and the best model so far), samples of its own
-#      decisions only (--learner);
+# The self-play league (ARCHITECTURE.md §9a): starting from a trained model
+# (INIT, e.g. bc/model.h5 from pipelines/bc.mk: the frozen start), each
+# iteration
+#   1. plays GAMES hanchan with hydra-sp's league: the learner (the last
+#      model) holds one seat, the others drawn as the learner itself, an
+#      earlier model of the run (the pool: iterations 1 ... i-2, the last
+#      six) or the frozen start, in the proportions MIX (0.5,0.3,0.2);
+#      samples of the learner's seats only; rewarded by REWARD (placement,
+#      or grp:PATH for per-kyoku GRP rewards, normalised by a running
+#      standard deviation kept in iter-i/reward-state);
 #   2. improves it with hydra-fit --mode ppo from those samples (one pass of
-#      rollout batches, each --ppo-epochs times in minibatches);
-#   3. plays the new model against the best so far in the arena
-#      (1 vs 3, duplicate, SEEDS seeds);
-#   4. promotes it to best when the 95% interval of its placement points lies
-#      above zero (it beats the best), and records the arena result as
+#      rollout batches): the league's schedule over the whole run
+#      (--progress (i-1)/ITERS:i/ITERS), a KL anchor to the start (ANCHOR,
+#      0.05 annealed over the first 30%), a critic-only warm-up of
+#      VALUE_WARMUP steps in iteration 1, plus PPO_FLAGS;
+#   3. plays the new model in the arena (1 vs 3, duplicate, SEEDS seeds)
+#      against the best so far and against the fixed yardstick YARDSTICK
+#      (the rule bot rulebot);
+#   4. promotes it to best when the 95% interval of its placement points
+#      against the best lies above zero, and records both arena results as
 #      iter-i/league.json, one line of OUT/league.jsonl.
 #
-#   make -f pipelines/selfplay.mk INIT=bc/model.h5 OUT=sp/ [ITERS=3 GAMES=64 SEEDS=50]
+#   make -f pipelines/selfplay.mk INIT=bc/model.h5 OUT=sp/ [ITERS=3 GAMES=64 SEEDS=400]
 #
-# Iteration i lives in OUT/iter-i/: samples.bin, run/ (metrics.jsonl,
-# checkpoints, plots/), model.h5, arena.json and arena.txt, league.json and
-# best.h5 (chosen from league.json, so from that iteration's arena result).
-# Every stage is a file, so the loop resumes where it stopped, and raising
-# ITERS continues it. OUT/league.jsonl is made anew from the iterations'
-# league.json, never appended to, and OUT/best.h5 is the last iteration's
-# best.h5. OUT/plots/league.png shows the strength over the iterations.
-# Runs from any directory; programs from BIN as in bc.mk; DEVICE as in bc.mk.
+# Iteration i lives in OUT/iter-i/: samples.bin, reward-state (with a GRP),
+# run/ (metrics.jsonl, checkpoints, plots/), model.h5, arena.json and
+# arena.txt (against the best), yard.json and yard.txt (against the
+# yardstick), league.json and best.h5 (chosen from league.json, so from
+# that iteration's arena result). Every stage is a file, so the loop
+# resumes where it stopped, and raising ITERS continues it. OUT/league.jsonl
+# is made anew from the iterations' league.json, never appended to, and
+# OUT/best.h5 is the last iteration's best.h5. OUT/plots/league.png shows
+# the strength over the iterations against both. SEEDS defaults to 400: at
+# 100 seeds a 95% interval of the mean rank is about +-0.09 wide, too wide
+# for the few hundredths an iteration moves. Runs from any directory;
+# programs from BIN as in bc.mk; DEVICE as in bc.mk.
 #
 # Crash safety and rebuilds follow pipelines/common.mk: every target is
 # renamed into place when complete, so after `kill -9` a rerun makes exactly
 # the targets that are missing. Iteration 0 depends on the file INIT, and
 # the stages on the stamps of their settings:
 #   OUT/.sp-init.settings   INIT (the path)
-#   OUT/.sp-play.settings   GAMES TABLES TEMP SEED
-#   OUT/.sp-fit.settings    BATCH PPO_FLAGS
+#   OUT/.sp-play.settings   GAMES TABLES TEMP SEED MIX REWARD
+#   OUT/.sp-fit.settings    BATCH PPO_FLAGS ANCHOR VALUE_WARMUP ITERS
 #   OUT/.sp-arena.settings  SEEDS
+#   OUT/.sp-yard.settings   SEEDS YARDSTICK
 #   OUT/.sp-league.settings ITERS (league.jsonl, best.h5, the league plot)
 # so a changed setting remakes its stage of every iteration and all after
 # it. A PPO run resumes (--resume) under the rule of bc.mk.
@@ -41,10 +55,15 @@ ITERS  ?= 3
 GAMES  ?= 64
 TABLES ?= 32
 TEMP   ?= 1
-SEEDS  ?= 50
+SEEDS  ?= 400
 SEED   ?= 0
-BATCH  ?= 256
-PPO_FLAGS ?= --ppo-epochs 4 --lr 1e-4
+BATCH  ?= 4096
+PPO_FLAGS ?= --lr 1e-4
+MIX    ?= 0.5,0.3,0.2
+REWARD ?= placement
+ANCHOR ?= 0.05
+VALUE_WARMUP ?= 8
+YARDSTICK ?= rulebot
 $(call one-path,OUT)$(call one-path,INIT)
 ifeq ($(CLEANING),)
 $(if $(INIT),,$(error INIT is not set: give INIT=model.h5, e.g. the model.h5 of pipelines/bc.mk))
@@ -58,9 +77,16 @@ LAST := $(OUT)/iter-$(ITERS)
 all: $(OUT)/league.jsonl $(OUT)/best.h5 plots
 
 $(eval $(call settings,sp-init,INIT))
-$(eval $(call settings,sp-play,GAMES TABLES TEMP SEED))
-$(eval $(call settings,sp-fit,BATCH PPO_FLAGS))
+$(eval $(call settings,sp-play,GAMES TABLES TEMP SEED MIX REWARD))
+$(eval $(call settings,sp-fit,BATCH PPO_FLAGS ANCHOR VALUE_WARMUP ITERS))
 $(eval $(call settings,sp-arena,SEEDS))
+$(eval $(call settings,sp-yard,SEEDS YARDSTICK))
+
+# a GRP reward: the normalisation carried from iteration to iteration
+GRP := $(patsubst grp:%,%,$(filter grp:%,$(REWARD)))
+# the pool of iteration $(1): the models of iterations 1 ... $(1)-2, the last six
+pool = $(subst $(space),$(comma),$(strip $(foreach j,$(shell seq $$(( $(1) > 7 ? $(1) - 7 : 1 )) $$(( $(1) - 2 ))),$(OUT)/iter-$(j)/model.h5)))
+comma := ,
 $(eval $(call settings,sp-league,ITERS))
 
 $(OUT)/iter-0/model.h5: $(INIT) $(OUT)/.sp-init.settings
@@ -72,15 +98,29 @@ $(OUT)/iter-0/best.h5: $(OUT)/iter-0/model.h5
 	$(untmp)
 	cp $< $@.tmp
 	$(commit)
+$(OUT)/iter-0/reward-state: $(OUT)/iter-0/model.h5
+	$(untmp)
+	: > $@.tmp
+	$(commit)
 
 # $(1): the iteration, $(2): the one before it
 define ITERATION
-$(OUT)/iter-$(1)/samples.bin: $(OUT)/iter-$(2)/model.h5 $(OUT)/iter-$(2)/best.h5 \
-		$(OUT)/.sp-play.settings
+$(OUT)/iter-$(1)/samples.bin: $(OUT)/iter-$(2)/model.h5 $(OUT)/iter-0/model.h5 \
+		$(OUT)/iter-$(2)/reward-state $(if $(GRP),$(GRP)) \
+		$(foreach j,$(subst $(comma), ,$(call pool,$(1))),$(j)) $(OUT)/.sp-play.settings
 	$$(untmp)
+	@rm -f $(OUT)/iter-$(1)/reward-state.tmp
+	$(if $(GRP),if [ -s $(OUT)/iter-$(2)/reward-state ]; then \
+		cp $(OUT)/iter-$(2)/reward-state $(OUT)/iter-$(1)/reward-state.tmp; fi)
 	$(P)hydra-sp --games $(GAMES) --seed $$$$(( $(SEED) + $(1) )) --tables $(TABLES) \
-		--rotate $(OUT)/iter-$(2)/model.h5,baseline,$(OUT)/iter-$(2)/best.h5,baseline \
-		--learner --temperature $(TEMP) --device $(DEVICE) -o $$@
+		--policy $(OUT)/iter-$(2)/model.h5 --start $(OUT)/iter-0/model.h5 \
+		$(if $(call pool,$(1)),--pool $(call pool,$(1))) --mix $(MIX) \
+		$(if $(GRP),--reward $(REWARD) --reward-state $(OUT)/iter-$(1)/reward-state.tmp) \
+		--temperature $(TEMP) --device $(DEVICE) -o $$@.tmp
+	$(if $(GRP),mv -f $(OUT)/iter-$(1)/reward-state.tmp $(OUT)/iter-$(1)/reward-state,\
+		: > $(OUT)/iter-$(1)/reward-state)
+	$$(commit)
+$(OUT)/iter-$(1)/reward-state: $(OUT)/iter-$(1)/samples.bin ;
 
 $(OUT)/iter-$(1)/run/done: $(OUT)/iter-$(1)/samples.bin $(OUT)/iter-$(2)/model.h5 \
 		$(OUT)/.sp-fit.settings
@@ -91,7 +131,11 @@ $(OUT)/iter-$(1)/run/done: $(OUT)/iter-$(1)/samples.bin $(OUT)/iter-$(2)/model.h
 	else \
 		$$(call fresh-run,$(OUT)/iter-$(1)/run) && \
 		$(P)hydra-fit --mode ppo --init $(OUT)/iter-$(2)/model.h5 \
-			--batch $(BATCH) $(PPO_FLAGS) --device $(DEVICE) -j $(THREADS) \
+			--batch $(BATCH) --progress $$$$(echo "$(2) $(1) $(ITERS)" | \
+			awk '{printf "%.6f:%.6f", $$$$1 / $$$$3, $$$$2 / $$$$3}') \
+			$(if $(filter 0,$(ANCHOR)),,--anchor $(OUT)/iter-0/model.h5 --anchor-coef $(ANCHOR)) \
+			$(if $(filter 1,$(1)),--value-warmup $(VALUE_WARMUP)) \
+			$(PPO_FLAGS) --device $(DEVICE) -j $(THREADS) \
 			--out $(OUT)/iter-$(1)/run < $$<; \
 	fi
 	readlink $(OUT)/iter-$(1)/run/latest > $$@.tmp
@@ -111,12 +155,25 @@ $(OUT)/iter-$(1)/arena.json: $(OUT)/iter-$(1)/model.h5 $(OUT)/iter-$(2)/best.h5 
 	$$(commit)
 	cat $(OUT)/iter-$(1)/arena.txt
 
-# promoted when the whole 95% interval of the points is above zero
-$(OUT)/iter-$(1)/league.json: $(OUT)/iter-$(1)/arena.json
+$(OUT)/iter-$(1)/yard.json: $(OUT)/iter-$(1)/model.h5 $(OUT)/.sp-yard.settings
 	$$(untmp)
-	jq -c '{iter: $(1), challenger: .challenger, opponent: .opponent, seeds: .seeds_counted, \
-		points: .points.mean, lo: .points.lo, hi: .points.hi, rank: .rank.mean, \
-		promoted: (.points.lo > 0)}' $$< > $$@.tmp
+	$(P)hydra-eval -q --challenger $$< --opponent $(YARDSTICK) \
+		--seeds $(SEEDS) --seed 5000 --device $(DEVICE) -j $(THREADS) \
+		--table-out $(OUT)/iter-$(1)/yard.txt --json > $$@.tmp
+	$$(commit)
+	cat $(OUT)/iter-$(1)/yard.txt
+
+# promoted when the whole 95% interval of the points against the best is
+# above zero; the yardstick's result is recorded beside it
+$(OUT)/iter-$(1)/league.json: $(OUT)/iter-$(1)/arena.json $(OUT)/iter-$(1)/yard.json
+	$$(untmp)
+	jq -c -s '.[0] as $$$$a | .[1] as $$$$y | {iter: $(1), challenger: $$$$a.challenger, \
+		opponent: $$$$a.opponent, seeds: $$$$a.seeds_counted, points: $$$$a.points.mean, \
+		lo: $$$$a.points.lo, hi: $$$$a.points.hi, rank: $$$$a.rank.mean, \
+		rank_lo: $$$$a.rank.lo, rank_hi: $$$$a.rank.hi, promoted: ($$$$a.points.lo > 0), \
+		yardstick: $$$$y.opponent, yard_seeds: $$$$y.seeds_counted, \
+		yard_rank: $$$$y.rank.mean, yard_lo: $$$$y.rank.lo, yard_hi: $$$$y.rank.hi, \
+		yard_points: $$$$y.points.mean}' $$^ > $$@.tmp
 	$$(commit)
 	cat $$@
 
