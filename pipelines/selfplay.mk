@@ -9,8 +9,9 @@
 #      or grp:PATH for per-kyoku GRP rewards, normalised by a running
 #      standard deviation kept in iter-i/reward-state);
 #   2. improves it with hydra-fit --mode ppo from those samples (one pass of
-#      rollout batches): the league's schedule over the whole run
-#      (--progress (i-1)/ITERS:i/ITERS), a KL anchor to the start (ANCHOR,
+#      rollout batches): the league's schedule over HORIZON iterations (8;
+#      --progress (i-1)/HORIZON:i/HORIZON, 1 past it, so that raising ITERS
+#      continues the loop without remaking it), a KL anchor to the start (ANCHOR,
 #      0.05 annealed over the first 30%), a critic-only warm-up of
 #      VALUE_WARMUP steps in iteration 1, plus PPO_FLAGS;
 #   3. plays the new model in the arena (1 vs 3, duplicate, SEEDS seeds)
@@ -41,7 +42,7 @@
 # the stages on the stamps of their settings:
 #   OUT/.sp-init.settings   INIT (the path)
 #   OUT/.sp-play.settings   GAMES TABLES TEMP SEED MIX REWARD
-#   OUT/.sp-fit.settings    BATCH PPO_FLAGS ANCHOR VALUE_WARMUP ITERS
+#   OUT/.sp-fit.settings    BATCH PPO_FLAGS ANCHOR VALUE_WARMUP HORIZON
 #   OUT/.sp-arena.settings  SEEDS
 #   OUT/.sp-yard.settings   SEEDS YARDSTICK
 #   OUT/.sp-league.settings ITERS (league.jsonl, best.h5, the league plot)
@@ -63,6 +64,7 @@ MIX    ?= 0.5,0.3,0.2
 REWARD ?= placement
 ANCHOR ?= 0.05
 VALUE_WARMUP ?= 8
+HORIZON ?= 8
 YARDSTICK ?= rulebot
 $(call one-path,OUT)$(call one-path,INIT)
 ifeq ($(CLEANING),)
@@ -78,7 +80,7 @@ all: $(OUT)/league.jsonl $(OUT)/best.h5 plots
 
 $(eval $(call settings,sp-init,INIT))
 $(eval $(call settings,sp-play,GAMES TABLES TEMP SEED MIX REWARD))
-$(eval $(call settings,sp-fit,BATCH PPO_FLAGS ANCHOR VALUE_WARMUP ITERS))
+$(eval $(call settings,sp-fit,BATCH PPO_FLAGS ANCHOR VALUE_WARMUP HORIZON))
 $(eval $(call settings,sp-arena,SEEDS))
 $(eval $(call settings,sp-yard,SEEDS YARDSTICK))
 
@@ -110,6 +112,7 @@ $(OUT)/iter-$(1)/samples.bin: $(OUT)/iter-$(2)/model.h5 $(OUT)/iter-0/model.h5 \
 		$(foreach j,$(subst $(comma), ,$(call pool,$(1))),$(j)) $(OUT)/.sp-play.settings
 	$$(untmp)
 	@rm -f $(OUT)/iter-$(1)/reward-state.tmp
+	@mkdir -p $(OUT)/iter-$(1)
 	$(if $(GRP),if [ -s $(OUT)/iter-$(2)/reward-state ]; then \
 		cp $(OUT)/iter-$(2)/reward-state $(OUT)/iter-$(1)/reward-state.tmp; fi)
 	$(P)hydra-sp --games $(GAMES) --seed $$$$(( $(SEED) + $(1) )) --tables $(TABLES) \
@@ -131,8 +134,9 @@ $(OUT)/iter-$(1)/run/done: $(OUT)/iter-$(1)/samples.bin $(OUT)/iter-$(2)/model.h
 	else \
 		$$(call fresh-run,$(OUT)/iter-$(1)/run) && \
 		$(P)hydra-fit --mode ppo --init $(OUT)/iter-$(2)/model.h5 \
-			--batch $(BATCH) --progress $$$$(echo "$(2) $(1) $(ITERS)" | \
-			awk '{printf "%.6f:%.6f", $$$$1 / $$$$3, $$$$2 / $$$$3}') \
+			--batch $(BATCH) --progress $$$$(echo "$(2) $(1) $(HORIZON)" | \
+			awk '{a = $$$$1 / $$$$3; b = $$$$2 / $$$$3; \
+				printf "%.6f:%.6f", (a > 1 ? 1 : a), (b > 1 ? 1 : b)}') \
 			$(if $(filter 0,$(ANCHOR)),,--anchor $(OUT)/iter-0/model.h5 --anchor-coef $(ANCHOR)) \
 			$(if $(filter 1,$(1)),--value-warmup $(VALUE_WARMUP)) \
 			$(PPO_FLAGS) --device $(DEVICE) -j $(THREADS) \

@@ -158,21 +158,24 @@ cmp -s bc/model.h5 "bc/run/$(cat bc/run/done)" || fail "bc.mk: model.h5 is not t
 
 # ---- selfplay.mk, two iterations: the first one's every stage, then the
 # second's league record, the league, the best model, the plots
-SP_T=".sp-init.settings .sp-play.settings .sp-fit.settings .sp-arena.settings .sp-league.settings
-iter-0/model.h5 iter-0/best.h5 league.jsonl best.h5 plots/league.tsv plots/league.png"
+SP_T=".sp-init.settings .sp-play.settings .sp-fit.settings .sp-arena.settings .sp-yard.settings
+.sp-league.settings iter-0/model.h5 iter-0/best.h5 league.jsonl best.h5 plots/league.tsv
+plots/league.png"
 for i in 1 2; do
-	for f in samples.bin run/done model.h5 arena.json league.json best.h5 run/plots/metrics.tsv \
+	for f in samples.bin run/done model.h5 arena.json yard.json league.json best.h5 \
+		run/plots/metrics.tsv \
 		run/plots/losses.png; do
 		SP_T="$SP_T iter-$i/$f"
 	done
 done
 chain selfplay.mk sp "$SP_T" "$SP" <<'EOF'
 iter-0/model.h5 cp -L bc/model.h5 *
-iter-0/best.h5 cp sp/iter-0/model.h5 *
 iter-1/samples.bin hydra-sp *sp/iter-1/samples.bin*
 iter-1/run/done +hydra-fit *--out sp/iter-1/run*
 iter-1/model.h5 cp -L sp/iter-1/run/latest *
-iter-1/arena.json hydra-eval *--challenger sp/iter-1/model.h5*
+iter-0/best.h5 cp sp/iter-0/model.h5 *
+iter-1/arena.json hydra-eval *--challenger sp/iter-1/model.h5 --opponent sp/iter-0/best.h5*
+iter-1/yard.json hydra-eval *--challenger sp/iter-1/model.h5 --opponent rulebot*
 iter-1/league.json jq -c *iter: 1,*
 iter-1/best.h5 jq -r .promoted sp/iter-1/*
 iter-2/league.json jq -c *iter: 2,*

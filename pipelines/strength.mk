@@ -1,0 +1,139 @@
+# The strength recipe (issue 20): from nothing to a model measured against
+# its own start and against the rule teacher, on the CPU.
+#   1. TEACHER_GAMES hanchan of the rule teacher (TEACHER, rulebot) against
+#      itself on seeded walls: mjai logs (hydra-sp --log-dir);
+#   2. behaviour cloning of those games (pipelines/bc.mk: checked events,
+#      shards with a validation split, 6-way augmentation, ARCH trained
+#      BC_STEPS steps): OUT/bc/model.h5, the league's frozen start;
+#   3. the global reward predictor on the same logs (hydra-fit --mode grp,
+#      GRP_EPOCHS epochs): OUT/grp/grp.h5 and its calibration;
+#   4. the PPO league (pipelines/selfplay.mk) from the start: ITERS
+#      iterations of GAMES games rewarded per kyoku by the GRP, each
+#      candidate measured against the best so far and against TEACHER at
+#      LEAGUE_SEEDS seeds;
+#   5. the final arenas at SEEDS seeds (400): the last model against three
+#      copies of its start, the last model against three TEACHER, and the
+#      start against three TEACHER for reference;
+#   6. OUT/summary.md: the table of the three arenas (mean rank, its 95%
+#      interval and the seeds, placement points, deal-in), whether each
+#      interval lies below 2.5, and the league's records.
+#
+#   make -f pipelines/strength.mk OUT=strength [ITERS=6 GAMES=256 ...]
+#
+# bench/learn.sh runs it with the wall time of each stage. Every stage is a
+# file written under a temporary name and renamed (pipelines/common.mk), the
+# sub-pipelines keep their own rules, and the stages depend on the stamps
+# of their settings:
+#   OUT/.st-teacher.settings  TEACHER TEACHER_GAMES SEED
+#   OUT/.st-grp.settings      GRP_EPOCHS
+#   OUT/.st-final.settings    SEEDS
+# Programs from BIN and DEVICE as in bc.mk.
+
+include $(dir $(abspath $(lastword $(MAKEFILE_LIST))))common.mk
+OUT     ?= strength
+TEACHER ?= rulebot
+TEACHER_GAMES ?= 2000
+SEED    ?= 0
+ARCH    ?= small
+BC_STEPS ?= 6000
+BC_SEEDS ?= 100
+GRP_EPOCHS ?= 20
+ITERS   ?= 6
+GAMES   ?= 256
+LEAGUE_SEEDS ?= 400
+BATCH   ?= 4096
+PPO_FLAGS ?= --lr 1e-4
+SEEDS   ?= 400
+$(call one-path,OUT)
+
+SUB := $(MAKE) --no-print-directory BIN=$(BIN) DEVICE=$(DEVICE) THREADS=$(THREADS)
+
+.PHONY: all teacher bc grp league final clean
+all: $(OUT)/summary.md
+
+$(eval $(call settings,st-teacher,TEACHER TEACHER_GAMES SEED))
+$(eval $(call settings,st-grp,GRP_EPOCHS))
+$(eval $(call settings,st-final,SEEDS))
+
+# the teacher's logs: a directory, made whole under a temporary name
+teacher: $(OUT)/teacher.done
+$(OUT)/teacher.done: $(OUT)/.st-teacher.settings
+	$(untmp)
+	rm -rf $(OUT)/teacher $(OUT)/teacher.tmpdir
+	$(P)hydra-sp --games $(TEACHER_GAMES) --policy $(TEACHER) --seed $(SEED) -j $(THREADS) \
+		--tables 32 --log-dir $(OUT)/teacher.tmpdir --no-samples
+	mv $(OUT)/teacher.tmpdir $(OUT)/teacher
+	ls $(OUT)/teacher | wc -l > $@.tmp
+	$(commit)
+
+# bc.mk's own stamps decide what of it to remake
+bc: $(OUT)/bc/model.h5
+$(OUT)/bc/model.h5: $(OUT)/teacher.done FORCE
+	$(SUB) -f $(HERE)bc.mk LOGS=$(OUT)/teacher OUT=$(OUT)/bc ARCH=$(ARCH) STEPS=$(BC_STEPS) \
+		SEEDS=$(BC_SEEDS) $(OUT)/bc/model.h5 $(OUT)/bc/eval.json $(OUT)/bc/arena.json
+
+grp: $(OUT)/grp/grp.h5
+$(OUT)/grp/grp.h5: $(OUT)/teacher.done $(OUT)/.st-grp.settings
+	$(untmp)
+	rm -rf $(OUT)/grp
+	$(P)hydra-fit --mode grp --epochs $(GRP_EPOCHS) -o $(OUT)/grp $(OUT)/teacher
+
+league: $(OUT)/league/league.jsonl
+$(OUT)/league/league.jsonl: $(OUT)/bc/model.h5 $(OUT)/grp/grp.h5 FORCE
+	$(SUB) -f $(HERE)selfplay.mk INIT=$(OUT)/bc/model.h5 OUT=$(OUT)/league ITERS=$(ITERS) \
+		GAMES=$(GAMES) SEEDS=$(LEAGUE_SEEDS) BATCH=$(BATCH) PPO_FLAGS='$(PPO_FLAGS)' \
+		REWARD=grp:$(OUT)/grp/grp.h5 YARDSTICK=$(TEACHER) HORIZON=$(ITERS) all
+
+FINAL := $(OUT)/league/iter-$(ITERS)/model.h5
+$(FINAL): $(OUT)/league/league.jsonl ;
+
+# $(call arena,CHALLENGER,OPPONENT,MASTER SEED)
+arena = $(P)hydra-eval -q --challenger $(1) --opponent $(2) --seeds $(SEEDS) --seed $(3) \
+	--device $(DEVICE) -j $(THREADS) --table-out $(basename $@).txt --json > $@.tmp
+
+final: $(OUT)/final-vs-start.json $(OUT)/final-vs-teacher.json $(OUT)/start-vs-teacher.json
+$(OUT)/final-vs-start.json: $(FINAL) $(OUT)/bc/model.h5 $(OUT)/.st-final.settings
+	$(untmp)
+	$(call arena,$(FINAL),$(OUT)/bc/model.h5,9000)
+	$(commit)
+	cat $(basename $@).txt
+$(OUT)/final-vs-teacher.json: $(FINAL) $(OUT)/.st-final.settings
+	$(untmp)
+	$(call arena,$(FINAL),$(TEACHER),9100)
+	$(commit)
+	cat $(basename $@).txt
+$(OUT)/start-vs-teacher.json: $(OUT)/bc/model.h5 $(OUT)/.st-final.settings
+	$(untmp)
+	$(call arena,$(OUT)/bc/model.h5,$(TEACHER),9100)
+	$(commit)
+	cat $(basename $@).txt
+
+# one row per arena: the interval and the number of seeds side by side
+ROW = jq -r --arg name "$(1)" '"| \($$name) | \(.rank.mean*10000|round/10000) | " + \
+	(if .rank.lo == null then "interval not available" else \
+	"[\(.rank.lo*10000|round/10000), \(.rank.hi*10000|round/10000)]" end) + \
+	" | \(.seeds_counted) | \(.points.mean*100|round/100) | \(.rates.challenger.deal_in*10000|round/10000) | " + \
+	(if .rank.hi != null and .rank.hi < 2.5 then "yes" else "no" end) + " |"' $(2)
+$(OUT)/summary.md: $(OUT)/final-vs-start.json $(OUT)/final-vs-teacher.json \
+		$(OUT)/start-vs-teacher.json $(OUT)/league/league.jsonl $(OUT)/grp/grp.h5
+	$(untmp)
+	{ echo "# strength ($(OUT)): $(ITERS) league iterations of $(GAMES) games from a $(ARCH) clone of $(TEACHER)"; \
+	  echo; \
+	  echo "| arena (1 vs 3, duplicate) | mean rank | 95% interval | seeds | placement points | deal-in | interval below 2.5 |"; \
+	  echo "|---|---|---|---|---|---|---|"; \
+	  $(call ROW,final model vs 3 x its BC start,$(OUT)/final-vs-start.json); \
+	  $(call ROW,final model vs 3 x $(TEACHER),$(OUT)/final-vs-teacher.json); \
+	  $(call ROW,BC start vs 3 x $(TEACHER),$(OUT)/start-vs-teacher.json); \
+	  echo; \
+	  echo "league (each candidate: mean rank vs the best so far and vs $(TEACHER), 95% intervals, seeds):"; \
+	  echo; \
+	  jq -r '"- iteration \(.iter): vs best \(.rank*1000|round/1000) [\(.rank_lo // "-"), \(.rank_hi // "-")], vs $(TEACHER) \(.yard_rank*1000|round/1000) [\(.yard_lo // "-"), \(.yard_hi // "-")], \(.seeds) seeds\(if .promoted then ", promoted" else "" end)"' $(OUT)/league/league.jsonl; \
+	} > $@.tmp
+	$(commit)
+	@cat $@
+	@if [ "$$(jq -r '.rank.hi < 2.5' $(OUT)/final-vs-teacher.json)" = true ]; then \
+		echo "strength: the final model beat the rule bot $(TEACHER) (95% interval below 2.5)"; \
+	else echo "strength: the final model did NOT beat the rule bot $(TEACHER) (95% interval not below 2.5)"; fi
+
+clean:
+	rm -rf $(OUT)
