@@ -127,7 +127,9 @@ $(OUT)/summary.md: $(OUT)/final-vs-start.json $(OUT)/final-vs-teacher.json \
 	  echo; \
 	  echo "league (each candidate: mean rank vs the best so far and vs $(TEACHER), 95% intervals, seeds):"; \
 	  echo; \
-	  jq -r '"- iteration \(.iter): vs best \(.rank*1000|round/1000) [\(.rank_lo // "-"), \(.rank_hi // "-")], vs $(TEACHER) \(.yard_rank*1000|round/1000) [\(.yard_lo // "-"), \(.yard_hi // "-")], \(.seeds) seeds\(if .promoted then ", promoted" else "" end)"' $(OUT)/league/league.jsonl; \
+	  jq -r 'def r: if . == null then "-" else (. * 1000 | round / 1000) end; \
+		"- iteration \(.iter): vs best \(.rank|r) [\(.rank_lo|r), \(.rank_hi|r)], vs $(TEACHER) \(.yard_rank|r) [\(.yard_lo|r), \(.yard_hi|r)], \(.seeds) seeds\(if .promoted then ", promoted" else "" end)"' \
+		$(OUT)/league/league.jsonl; \
 	} > $@.tmp
 	$(commit)
 	@cat $@
