@@ -114,6 +114,7 @@ ROW = jq -r --arg name "$(1)" '"| \($$name) | \(.rank.mean*10000|round/10000) | 
 	"[\(.rank.lo*10000|round/10000), \(.rank.hi*10000|round/10000)]" end) + \
 	" | \(.seeds_counted) | \(.points.mean*100|round/100) | \(.rates.challenger.deal_in*10000|round/10000) | " + \
 	(if .rank.hi != null and .rank.hi < 2.5 then "yes" else "no" end) + " |"' $(2)
+LEAGUE_LINE := def r: if . == null then "-" else (. * 1000 | round / 1000) end; "- iteration \(.iter): vs best \(.rank|r) [\(.rank_lo|r), \(.rank_hi|r)], vs $(TEACHER) \(.yard_rank|r) [\(.yard_lo|r), \(.yard_hi|r)], \(.seeds) seeds\(if .promoted then ", promoted" else "" end)"
 $(OUT)/summary.md: $(OUT)/final-vs-start.json $(OUT)/final-vs-teacher.json \
 		$(OUT)/start-vs-teacher.json $(OUT)/league/league.jsonl $(OUT)/grp/grp.h5
 	$(untmp)
@@ -127,9 +128,7 @@ $(OUT)/summary.md: $(OUT)/final-vs-start.json $(OUT)/final-vs-teacher.json \
 	  echo; \
 	  echo "league (each candidate: mean rank vs the best so far and vs $(TEACHER), 95% intervals, seeds):"; \
 	  echo; \
-	  jq -r 'def r: if . == null then "-" else (. * 1000 | round / 1000) end; \
-		"- iteration \(.iter): vs best \(.rank|r) [\(.rank_lo|r), \(.rank_hi|r)], vs $(TEACHER) \(.yard_rank|r) [\(.yard_lo|r), \(.yard_hi|r)], \(.seeds) seeds\(if .promoted then ", promoted" else "" end)"' \
-		$(OUT)/league/league.jsonl; \
+	  jq -r '$(LEAGUE_LINE)' $(OUT)/league/league.jsonl; \
 	} > $@.tmp
 	$(commit)
 	@cat $@
