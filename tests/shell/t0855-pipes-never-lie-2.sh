@@ -3,6 +3,8 @@
 # hydra-sp fails a run in which a game aborted like mjai-parse and
 # hydra-encode fail on a bad game: an abort record on a pipe, no -o file;
 # --keep-going skips the failed games, counted and reported.
+# --keep-going skips bad games, never an input that cannot be opened, and a
+# run left with no game fails; a failed run never replaces its output.
 . tests/shell/lib.sh
 SP="$BIN/hydra-sp" F="$BIN/hydra-fit"
 cd "$T" || exit 1
@@ -35,4 +37,33 @@ same_file sp.bin two.bin
 expect_exit 1 "$SP" --keep-going --games 2 --seat0 'mjai:exit 1' --others baseline -o none.bin
 expect_err "all 2 games aborted"
 [ ! -e none.bin ] || fail "hydra-sp left an output when every game aborted"
+
+# ---- --keep-going: bad games are skipped; a missing input, or nothing left, fails
+"$SP" --games 2 --log-dir logs --no-samples 2>/dev/null || fail "hydra-sp logs"
+mkdir bad
+gzip -dc logs/game-00000000.json.gz | sed '10s/.*/{"type":"dahai","actor":9}/' > bad/bad.json
+echo old > ev.bin
+cp ev.bin s.bin
+for p in mjai-parse hydra-encode; do
+	case $p in mjai-parse) out=ev.bin;; *) out=s.bin;; esac
+	expect_exit 1 "$BIN/$p" --keep-going missing.tar.zst -o $out
+	expect_err "missing.tar.zst: cannot open: No such file or directory"
+	grep -q "skipped" "$T/err" && fail "$p: a missing input counted as a skipped game"
+	expect_exit 1 "$BIN/$p" --keep-going logs missing.tar.zst -o $out
+	expect_err "missing.tar.zst: cannot open"
+	expect_exit 1 "$BIN/$p" --keep-going bad -o $out
+	expect_err "no games: all 1 games read were bad"
+	[ "$(cat $out)" = old ] || fail "$p: a failed run replaced its output"
+	ls | grep -q "$out.tmp" && fail "$p: temporary left"
+	expect_exit 0 "$BIN/$p" --keep-going bad logs -o $out
+	expect_err "1 bad games skipped"
+done
+"$BIN/mjai-parse" --json ev.bin | grep -c '"type":"start_game"' > n
+[ "$(cat n)" -eq 2 ] || fail "mjai-parse --keep-going kept $(cat n) games, want 2"
+# on a pipe the next stage fails too, naming the missing input
+( "$BIN/hydra-encode" --keep-going missing.tar.zst 2>/dev/null; echo $? > st1 ) |
+	( "$F" --arch tiny --steps 1 --batch 16 --device cpu -q --out R3 2>err3; echo $? > st3 )
+[ "$(cat st1)" -eq 1 ] && [ "$(cat st3)" -eq 1 ] || fail "hydra-encode | hydra-fit: $(cat st1) $(cat st3)"
+grep -q "aborted by its producer: hydra-encode failed: missing.tar.zst: cannot open" err3 ||
+	{ cat err3; fail "hydra-fit does not name the missing input"; }
 exit 0
