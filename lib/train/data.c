@@ -40,7 +40,8 @@ struct hy_train_data {
 	size_t bn, bi;
 
 	/* streams */
-	int rereadable;
+	int rereadable;      /* files only, and not one_pass: epochs go on */
+	int one_pass;
 	hy_sample_reader *r; /* current input, NULL between inputs */
 	size_t pi;           /* index of the next input to open    */
 	size_t size;         /* samples in the shuffle buffer      */
@@ -380,7 +381,8 @@ static hy_status stream_seek(hy_train_data *td, const hy_train_cursor *c, hy_dia
 		return hy_diag_set(d, HY_EUSAGE, 0, "cannot seek a stream backwards");
 	if (c->epoch > 0 && !td->rereadable)
 		return hy_diag_set(d, HY_EUSAGE, 0,
-			"cannot resume standard input at epoch %llu: it is read once",
+			"cannot resume %s at epoch %llu: it is read once",
+			td->one_pass ? "a one-pass run" : "standard input",
 			(unsigned long long)c->epoch);
 	hy_sample tmp;
 	while (td->epoch < c->epoch || td->pos < c->pos) {
@@ -459,7 +461,8 @@ hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, 
 			td->rd = NULL;
 		}
 		td->mode = HY_TRAIN_DATA_STREAM;
-		td->rereadable = !any_stdin;
+		td->one_pass = cfg->one_pass;
+		td->rereadable = !any_stdin && !cfg->one_pass;
 		td->buf = malloc(td->bufcap * sizeof *td->buf);
 		if (!td->buf)
 			st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory (shuffle buffer of %zu samples)",

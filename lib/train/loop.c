@@ -468,9 +468,11 @@ static hy_status setup(run *r, hy_diag *d)
 			return st;
 	}
 
-	/* data */
+	/* data; without a planned total (no --steps, no checkpoint's), a stream
+	 * is read once (shards have a length: the total is one epoch's) */
 	hy_train_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
-		.shuffle_buffer = r->shuffle_buffer, .rank = r->dist.rank, .ranks = r->dist.size};
+		.shuffle_buffer = r->shuffle_buffer, .rank = r->dist.rank, .ranks = r->dist.size,
+		.one_pass = c->steps <= 0 && (!c->resume || meta.opt.total <= 0)};
 	if ((st = hy_train_data_open(&r->data, &dc, d)))
 		return st;
 	if (c->nval && (st = check_val_nonempty(c, d)))

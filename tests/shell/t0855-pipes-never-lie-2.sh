@@ -5,6 +5,7 @@
 # --keep-going skips the failed games, counted and reported.
 # --keep-going skips bad games, never an input that cannot be opened, and a
 # run left with no game fails; a failed run never replaces its output.
+# hydra-fit without --steps reads a sample-stream file once, as stdin.
 . tests/shell/lib.sh
 SP="$BIN/hydra-sp" F="$BIN/hydra-fit"
 cd "$T" || exit 1
@@ -66,4 +67,16 @@ done
 [ "$(cat st1)" -eq 1 ] && [ "$(cat st3)" -eq 1 ] || fail "hydra-encode | hydra-fit: $(cat st1) $(cat st3)"
 grep -q "aborted by its producer: hydra-encode failed: missing.tar.zst: cannot open" err3 ||
 	{ cat err3; fail "hydra-fit does not name the missing input"; }
+
+# ---- hydra-fit, no --steps: one pass over a stream file (BC and PPO)
+"$SP" --games 2 --seed 3 -o one.bin 2>/dev/null || fail "hydra-sp one.bin"
+n=$(( $(wc -c < one.bin) / 5888 - 1 ))  # records less the trailer (32-byte header)
+timeout 60 "$F" --arch tiny --batch 256 --device cpu --out P1 one.bin 2>err
+[ $? -eq 0 ] || { cat err; fail "hydra-fit on a stream file without --steps did not end"; }
+grep -q "the input ended after [0-9]* steps (one pass)" err || { cat err; fail "no one-pass notice"; }
+grep -q "done at step [0-9]*: $n samples" err || { cat err; fail "one pass is not $n samples"; }
+timeout 60 "$F" --mode ppo --init P1/latest --batch 512 --log-every 1 --device cpu -q --out P2 one.bin 2>err
+[ $? -eq 0 ] || { cat err; fail "hydra-fit --mode ppo on a stream file without --steps did not end"; }
+tail -n 1 P2/metrics.jsonl | grep -q "\"epoch\":0,\"samples\":$n," ||
+	{ tail -n 1 P2/metrics.jsonl; fail "PPO: one pass is not $n samples"; }
 exit 0
