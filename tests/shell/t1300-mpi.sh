@@ -6,7 +6,7 @@
 # rank on the same global batch within float summation order, repeats
 # itself bit for bit, resumes a 1-rank checkpoint; a rank killed with
 # SIGKILL fails the whole run (non-zero, the rank named) and leaves only
-# complete checkpoints.
+# complete checkpoints; a failing rank names the subject of its diagnostic.
 # Skipped when the build has no MPI (NO_MPI=1, or no libopenmpi-dev).
 . tests/shell/lib.sh
 FLAGS="${HY_BUILD:-$TOP/build}/.flags"
@@ -166,6 +166,12 @@ $MPI2 "$F" --arch tiny --steps 1 --out s2 - <one.sms >/dev/null 2>s2.err
 rc=$?
 [ $rc -ne 0 ] || fail "mpirun hydra-fit on standard input: exit 0"
 grep -q "give the inputs as files" s2.err || { cat s2.err; fail "standard input message"; }
+# every rank's diagnostic keeps its subject, as a plain run's does
+"$F" --arch tiny --steps 1 --out nx1 nonexist.h5 >/dev/null 2>nx1.err && fail "hydra-fit nonexist.h5: exit 0"
+grep -q "nonexist.h5: cannot open: No such file or directory" nx1.err || { cat nx1.err; fail "plain run message"; }
+$MPI2 "$F" --arch tiny --steps 1 --out nx2 nonexist.h5 >/dev/null 2>nx2.err && fail "mpirun hydra-fit nonexist.h5: exit 0"
+grep -q "rank [01] of 2 failed: nonexist.h5: cannot open: No such file or directory" nx2.err ||
+	{ cat nx2.err; fail "a rank's diagnostic lost its subject"; }
 
 # ---- a rank killed with SIGKILL mid-run
 $MPI2 "$F" --arch tiny --steps 1000000 --batch 64 --threads 1 --save-every 2 --seed 3 \
