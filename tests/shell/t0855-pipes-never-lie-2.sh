@@ -6,6 +6,7 @@
 # --keep-going skips bad games, never an input that cannot be opened, and a
 # run left with no game fails; a failed run never replaces its output.
 # hydra-fit without --steps reads a sample-stream file once, as stdin.
+# Tests leave nothing in $TMPDIR.
 . tests/shell/lib.sh
 SP="$BIN/hydra-sp" F="$BIN/hydra-fit"
 cd "$T" || exit 1
@@ -79,4 +80,12 @@ timeout 60 "$F" --mode ppo --init P1/latest --batch 512 --log-every 1 --device c
 [ $? -eq 0 ] || { cat err; fail "hydra-fit --mode ppo on a stream file without --steps did not end"; }
 tail -n 1 P2/metrics.jsonl | grep -q "\"epoch\":0,\"samples\":$n," ||
 	{ tail -n 1 P2/metrics.jsonl; fail "PPO: one pass is not $n samples"; }
+
+# ---- the unit tests clean up their scratch files in $TMPDIR
+U="${HY_BUILD:-$TOP/build}/tests/test_nn_ckpt"
+if [ -x "$U" ]; then
+	mkdir tmp
+	TMPDIR="$T/tmp" "$U" >unit.log 2>&1 || { cat unit.log; fail "test_nn_ckpt"; }
+	[ -z "$(ls tmp)" ] || fail "test_nn_ckpt left in \$TMPDIR: $(ls tmp) ($(ls tmp/*))"
+fi
 exit 0
