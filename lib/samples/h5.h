@@ -20,7 +20,13 @@ void hy_h5_init(void);
  * descriptions with newlines and runs of blanks folded, and the operating
  * system's reason ("No space left on device") when HDF5 reports an errno.
  * The status is st, or HY_ETRUNC when HDF5 says a file is truncated and st
- * is HY_EDATA or HY_EFORMAT. Returns the status. */
+ * is HY_EDATA or HY_EFORMAT; a failed checksum (fletcher32 of a dataset,
+ * or of metadata) is HY_EDATA, "checksum mismatch: the file is damaged
+ * (...)". Returns the status. */
 hy_status hy_h5_fail(hy_diag *d, hy_status st, const char *call, const char *file, int line);
+
+/* 1 when this thread's HDF5 error stack reports a failed checksum; the
+ * stack is left as it is. */
+int hy_h5_checksum_failed(void);
 
 #endif
