@@ -14,9 +14,17 @@ static void init_once(void)
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+/* HDF5's error printing is a setting of each thread's default error stack
+ * (in a thread-safe libhdf5): off in every thread that calls in. */
+static _Thread_local int quiet_here;
+
 void hy_h5_init(void)
 {
 	pthread_once(&once, init_once);
+	if (!quiet_here) {
+		H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+		quiet_here = 1;
+	}
 }
 
 typedef struct h5err {

@@ -6,7 +6,8 @@
 # --keep-going skips bad games, never an input that cannot be opened, and a
 # run left with no game fails; a failed run never replaces its output.
 # hydra-fit without --steps reads a sample-stream file once, as stdin.
-# Tests leave nothing in $TMPDIR.
+# Tests leave nothing in $TMPDIR. A damaged shard is one clear line from
+# every thread (no libhdf5 error stack), saying "checksum mismatch".
 . tests/shell/lib.sh
 SP="$BIN/hydra-sp" F="$BIN/hydra-fit"
 cd "$T" || exit 1
@@ -80,6 +81,20 @@ timeout 60 "$F" --mode ppo --init P1/latest --batch 512 --log-every 1 --device c
 [ $? -eq 0 ] || { cat err; fail "hydra-fit --mode ppo on a stream file without --steps did not end"; }
 tail -n 1 P2/metrics.jsonl | grep -q "\"epoch\":0,\"samples\":$n," ||
 	{ tail -n 1 P2/metrics.jsonl; fail "PPO: one pass is not $n samples"; }
+
+# ---- a bit flipped in a shard's data: one line, in the feed's thread too
+"$BIN/hydra-encode" -o one.h5 logs 2>/dev/null || fail "hydra-encode one.h5"
+cp one.h5 flip.h5  # a bit of the middle byte flipped: inside the sample data's chunks
+at=$(( $(wc -c < one.h5) / 2 ))
+byte=$(od -An -tu1 -j $at -N1 one.h5 | tr -d ' ')
+printf "$(printf '\\%03o' $(( byte ^ 16 )))" | dd of=flip.h5 bs=1 seek=$at conv=notrunc 2>/dev/null
+cmp -s one.h5 flip.h5 && fail "no bit flipped"
+for mode in --feed-only "--steps 2 --batch 16 --out FL"; do
+	expect_exit 1 "$F" $mode --device cpu -q flip.h5
+	expect_err "^hydra-fit: flip.h5: checksum mismatch: the file is damaged"
+	grep -q "HDF5-DIAG" "$T/err" && { cat "$T/err"; fail "$mode: libhdf5's error stack printed"; }
+	[ "$(wc -l < "$T/err")" -eq 1 ] || { cat "$T/err"; fail "$mode: not one line"; }
+done
 
 # ---- the unit tests clean up their scratch files in $TMPDIR
 U="${HY_BUILD:-$TOP/build}/tests/test_nn_ckpt"
