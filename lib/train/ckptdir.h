@@ -35,7 +35,7 @@ hy_status hy_ckdir_set_link(const char *dir, const char *name, const char *targe
 /* Checkpoint steps in dir, sorted; *n of them (caller frees *out). */
 hy_status hy_ckdir_list(const char *dir, long long **out, size_t *n, hy_diag *d);
 /* Removes the temporaries an earlier run killed mid-save left in out
- * ("ckpt-N.h5.tmp-XXXXXX", "latest.tmp.PID", ...: with kill -9 no handler
+ * ("ckpt-N.h5.tmp-PID-XXXXXX", "latest.tmp.PID", ...: with kill -9 no handler
  * runs), calling removed(u, path) for each. One run writes a directory at
  * a time. */
 void hy_ckdir_remove_stale(const char *out, void (*removed)(void *u, const char *path),

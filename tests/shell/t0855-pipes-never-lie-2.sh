@@ -96,6 +96,59 @@ for mode in --feed-only "--steps 2 --batch 16 --out FL"; do
 	[ "$(wc -l < "$T/err")" -eq 1 ] || { cat "$T/err"; fail "$mode: not one line"; }
 done
 
+# ---- any fatal signal that can be caught removes the temporaries; the one
+# SIGKILL leaves is removed by the next run writing the same file (and a
+# live process's is kept). The input is a FIFO held open with a stream cut
+# short, so the program sits mid-run with its temporary created.
+wait_tmp() { # dir
+	k=0
+	while [ $k -lt 100 ]; do
+		ls "$1" 2>/dev/null | grep -q 'tmp-' && return 0
+		sleep 0.1; k=$((k + 1))
+	done
+	return 1
+}
+head -c 3000000 one.bin > part.bin
+mkdir o
+signal() { # sig feed cmd...: leaves o/ as the signal left it
+	sig=$1 feed=$2; shift 2
+	rm -f f; mkfifo f
+	# a background job of a non-interactive shell starts with SIGINT and
+	# SIGQUIT ignored (and a program keeps an ignored signal): restore them
+	env --default-signal "$@" < f 2>/dev/null &
+	pid=$!
+	exec 3>f
+	cat "$feed" >&3
+	wait_tmp o || { kill $pid; exec 3>&-; fail "$*: no temporary appeared"; }
+	kill -"$sig" $pid
+	( sleep 30; kill -9 $pid 2>/dev/null ) & # a signal the program survived: no hang
+	dog=$!
+	wait $pid
+	st=$?
+	kill $dog 2>/dev/null
+	exec 3>&-
+	[ $st -gt 128 ] || fail "$*: exit $st after SIG$sig, want death by the signal"
+}
+for sig in QUIT USR1 USR2 ALRM XCPU VTALRM; do
+	signal $sig part.bin "$BIN/hydra-augment" --perms all -o o/a.bin
+	[ -z "$(ls o)" ] || fail "hydra-augment: SIG$sig left $(ls o)"
+done
+"$BIN/mjai-parse" logs -o ev.bin 2>/dev/null || fail "mjai-parse logs"
+head -c 200000 ev.bin > evpart.bin
+signal USR1 evpart.bin "$BIN/mjai-parse" -o o/e.bin
+[ -z "$(ls o)" ] || fail "mjai-parse: SIGUSR1 left $(ls o)"
+signal KILL part.bin "$BIN/hydra-augment" --perms all -o o/a.bin
+[ -n "$(ls o)" ] || fail "SIGKILL: no temporary left (the test needs one)"
+stale=$(ls o)
+sleep 60 &
+live=$!
+: > "o/a.bin.tmp-$live-AbC123"
+"$BIN/hydra-augment" --perms 0 -o o/a.bin one.bin 2>err || { cat err; fail "hydra-augment after SIGKILL"; }
+[ ! -e "o/$stale" ] || fail "the temporary a SIGKILL left ($stale) was not removed by the next run"
+[ -e "o/a.bin.tmp-$live-AbC123" ] || fail "a running process's temporary was removed"
+kill $live
+[ -e o/a.bin ] || fail "no output"
+
 # ---- the unit tests clean up their scratch files in $TMPDIR
 U="${HY_BUILD:-$TOP/build}/tests/test_nn_ckpt"
 if [ -x "$U" ]; then
