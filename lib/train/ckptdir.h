@@ -21,6 +21,7 @@ typedef struct hy_ckdir_state {
 	int32_t threads;
 	double best;
 	int64_t log_every, save_every, eval_every, keep;
+	int32_t mode;   /* train_mode: 0 bc, 1 ppo; −1 unknown (written before it was) */
 } hy_ckdir_state;
 
 /* dst = dir/name (one '/' between them); −1 when it does not fit. */

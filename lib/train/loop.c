@@ -122,6 +122,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 	r->ts.save_every = r->save_every;
 	r->ts.eval_every = r->eval_every;
 	r->ts.keep = r->keep;
+	r->ts.mode = r->ppo ? 1 : 0;
 	const hy_ckdir_state *s = &r->ts;
 	const hy_nn_ckpt_attr attrs[] = {
 		{"train_epoch", HY_NN_ATTR_U64, &s->epoch},
@@ -135,6 +136,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 		{"train_save_every", HY_NN_ATTR_I64, &s->save_every},
 		{"train_eval_every", HY_NN_ATTR_I64, &s->eval_every},
 		{"train_keep", HY_NN_ATTR_I64, &s->keep},
+		{"train_mode", HY_NN_ATTR_I32, &s->mode},
 	};
 	hy_nn_ckpt_meta meta = {.step = r->step, .opt = r->opt, .seed = r->seed, .rng = r->rng,
 		.extra = attrs, .nextra = (int)(sizeof attrs / sizeof attrs[0])};
@@ -380,6 +382,15 @@ static hy_status setup(run *r, hy_diag *d)
 		arch = ca;
 		if ((st = hy_ckdir_read_state(resume, &r->ts, d)))
 			return st;
+		/* a resumed run goes on in its mode: switching would silently
+		 * change the loss under the same schedule and counters */
+		if (r->ts.mode >= 0 && r->ts.mode != (c->ppo != NULL)) {
+			const char *was = r->ts.mode ? "ppo" : "bc", *now = c->ppo ? "ppo" : "bc";
+			return hy_diag_set(d, HY_EUSAGE, 0, "checkpoint '%s' is of a --mode %s run: "
+				"--resume goes on in that mode (give --mode %s); to train it by --mode "
+				"%s, start a new run from its weights with --init '%s'", resume, was,
+				was, now, resume);
+		}
 	} else if (c->init && !arch.channels) {
 		if ((st = hy_nn_ckpt_arch(c->init, &arch, d)))
 			return st;

@@ -82,6 +82,15 @@ timeout 60 "$F" --mode ppo --init P1/latest --batch 512 --log-every 1 --device c
 tail -n 1 P2/metrics.jsonl | grep -q "\"epoch\":0,\"samples\":$n," ||
 	{ tail -n 1 P2/metrics.jsonl; fail "PPO: one pass is not $n samples"; }
 
+# ---- --resume goes on in the run's mode: another mode is a usage error
+for m in bc ppo; do
+	case $m in bc) run=P2 was=ppo;; *) run=P1 was=bc;; esac
+	expect_exit 2 "$F" --resume $run --mode $m --steps 100 --device cpu -q one.bin
+	expect_err "is of a --mode $was run: --resume goes on in that mode \(give --mode $was\)"
+done
+expect_exit 2 "$F" --resume P2 --steps 100 --device cpu -q one.bin  # bc is the default
+expect_err "is of a --mode ppo run"
+
 # ---- a bit flipped in a shard's data: one line, in the feed's thread too
 "$BIN/hydra-encode" -o one.h5 logs 2>/dev/null || fail "hydra-encode one.h5"
 cp one.h5 flip.h5  # a bit of the middle byte flipped: inside the sample data's chunks
