@@ -328,6 +328,15 @@ static hy_status stream_draw(hy_train_data *td, hy_sample *out, hy_diag *d)
 		if (td->size > 0)
 			break;
 		/* the epoch is over */
+		if (td->pos == 0 && td->epoch == 0) {
+			hy_diag_set(d, HY_EDATA, 0, "no samples: the stream is empty (no game was "
+				"encoded into it, or every game of the self-play run that wrote it "
+				"aborted)");
+			if (d && td->npaths == 1)
+				snprintf(d->source, sizeof d->source, "%s",
+					strcmp(td->paths[0], "-") ? td->paths[0] : "standard input");
+			return HY_EDATA;
+		}
 		if (td->pos == 0)
 			return hy_diag_set(d, HY_EDATA, 0, "no samples in the input");
 		if (!td->rereadable) {

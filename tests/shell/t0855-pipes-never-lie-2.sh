@@ -7,7 +7,8 @@
 # run left with no game fails; a failed run never replaces its output.
 # hydra-fit without --steps reads a sample-stream file once, as stdin.
 # Tests leave nothing in $TMPDIR. A damaged shard is one clear line from
-# every thread (no libhdf5 error stack), saying "checksum mismatch".
+# every thread (no libhdf5 error stack), saying "checksum mismatch". A
+# resume keeps the run's mode; an empty stream is called empty.
 . tests/shell/lib.sh
 SP="$BIN/hydra-sp" F="$BIN/hydra-fit"
 cd "$T" || exit 1
@@ -90,6 +91,16 @@ for m in bc ppo; do
 done
 expect_exit 2 "$F" --resume P2 --steps 100 --device cpu -q one.bin  # bc is the default
 expect_err "is of a --mode ppo run"
+
+# ---- a stream with no samples (every game aborted) says so, in both modes
+EMPTY="$TOP/tests/golden/samples/empty.bin"
+for mode in "--mode ppo --init P1/latest" "--arch tiny"; do
+	expect_exit 1 "$F" $mode --device cpu -q --out E1 "$EMPTY"
+	expect_err "empty.bin: no samples: the stream is empty \(no game was encoded into it, or every game"
+	grep -q "look like logs" "$T/err" && fail "$mode: an empty stream taken for logs"
+	expect_exit 1 "$F" $mode --device cpu -q --out E1 - < "$EMPTY"
+	expect_err "standard input: no samples: the stream is empty"
+done
 
 # ---- a bit flipped in a shard's data: one line, in the feed's thread too
 "$BIN/hydra-encode" -o one.h5 logs 2>/dev/null || fail "hydra-encode one.h5"
