@@ -42,7 +42,9 @@ static const char usage[] =
 	"                          stable hash of the game id) to --val-output\n"
 	"      --val-output PATH   where validation games go (same rules as -o)\n"
 	"      --seats LIST        only these absolute seats, e.g. 0,2\n"
-	"  -k, --keep-going        skip a bad game (counted) instead of failing\n"
+	"  -k, --keep-going        skip a bad game (counted) instead of failing;\n"
+	"                          an input that cannot be opened or read, or a\n"
+	"                          run left with no game, still fails\n"
 	"  -s, --stats             print games, kyoku and samples per action type\n"
 	"                          to stderr\n"
 	"  -h, --help              show this help and exit\n"
@@ -174,10 +176,12 @@ static hy_status sink_close(sink *k, hy_diag *d)
 }
 
 /* A failed run: the open file is removed (a stream on stdout ends with an
- * abort marker instead of a trailer, so the next stage fails too). */
+ * abort marker instead of a trailer, so the next stage fails too: also when
+ * the run failed before its first sample). */
 static void sink_abort(sink *k, const char *why)
 {
-	if (!k->open)
+	hy_diag d;
+	if (!k->open && (k->path || k->files || sink_open(k, &d) != HY_OK))
 		return;
 	k->open = 0;
 	if (k->shard) {
@@ -465,6 +469,12 @@ int main(int argc, char **argv)
 	hy_status s = hy_source_parse_paths(sources, (size_t)(argc - optind), &gsink, &r.docs, &d);
 	if (s != HY_OK && !r.reported)
 		say(&d);
+	if (s == HY_OK && r.skipped && r.train_games + r.val_games == 0) {
+		hy_diag_init(&d, NULL); /* --keep-going kept nothing */
+		s = hy_diag_set(&d, HY_EDATA, 0, "no games: all %" PRIu64 " games read were "
+				"bad (skipped)", r.skipped);
+		fprintf(stderr, "%s: %s\n", prog, d.msg);
+	}
 	if (s == HY_OK && valpath && r.val_games == 0) {
 		uint64_t games = r.train_games;
 		hy_diag_init(&d, valpath);
@@ -492,9 +502,11 @@ int main(int argc, char **argv)
 	if (s != HY_OK) {
 		char why[1400], buf[1200];
 		snprintf(why, sizeof why, "%s failed: %s", prog,
-			 d.msg[0] ? hy_diag_format(&d, buf, sizeof buf) : hy_status_str(s));
+			 d.source[0] || d.line ? hy_diag_format(&d, buf, sizeof buf)
+			 : d.msg[0] ? d.msg : hy_status_str(s));
 		sink_abort(&r.train, why);
-		sink_abort(&r.val, why);
+		if (valpath)
+			sink_abort(&r.val, why);
 		hy_fileset_discard(&set);
 	}
 	if (r.stats || r.skipped)

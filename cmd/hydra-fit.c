@@ -230,7 +230,8 @@ static int feed_only(const hy_train_cfg *cfg)
 	const int batch = cfg->batch > 0 ? cfg->batch : 256;
 	const int threads = cfg->loader_threads > 0 ? cfg->loader_threads : 1;
 	hy_train_data_cfg dc = {.paths = cfg->inputs, .npaths = cfg->ninputs, .seed = cfg->seed,
-		.shuffle_buffer = cfg->shuffle_buffer ? cfg->shuffle_buffer : 8192};
+		.shuffle_buffer = cfg->shuffle_buffer ? cfg->shuffle_buffer : 8192,
+		.one_pass = cfg->steps <= 0};
 	const hy_nn_backend *be = cfg->cuda ? hy_nn_backend_cuda() : NULL;
 	hy_train_feed_cfg fc = {.batch = batch, .threads = threads, .be = be,
 		.compact = hy_train_feed_compact_ok(be)};

@@ -72,11 +72,14 @@ static const char usage[] =
 	"      --learner           samples of the first policy's decisions only\n"
 	"                          (--policy, --seat0 or the first of --rotate):\n"
 	"                          the learner's games against a pool, for PPO\n"
+	"  -k, --keep-going        skip a game whose policy fails (counted and\n"
+	"                          reported) instead of failing the run\n"
 	"  -h, --help              show this help and exit\n"
 	"  -V, --version           show the version and exit\n"
 	"\n"
-	"Exit status: 0 ok, 1 runtime error or an aborted game, 2 usage,\n"
-	"3 format, 4 device unavailable.\n";
+	"Exit status: 0 ok, 1 runtime error or an aborted game (with\n"
+	"--keep-going: every game aborted), 2 usage, 3 format, 4 device\n"
+	"unavailable.\n";
 
 static const char *prog = "hydra-sp";
 
@@ -98,6 +101,8 @@ typedef struct sp {
 	const char *log_dir;
 	int samples;
 	int learner;            /* write only the decisions of policy 0 */
+	int keep_going;         /* skip aborted games instead of stopping */
+	int stopped;            /* the run stopped at an aborted game */
 	hy_output out;
 	int out_open;
 	hy_sms_writer *w;
@@ -124,10 +129,16 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* d as "source: message", or the message alone when it names no source. */
+static const char *diag_text(const hy_diag *d, char *buf, int size)
+{
+	return d->source[0] || d->line ? hy_diag_format(d, buf, size) : d->msg;
+}
+
 static void say(const hy_diag *d)
 {
 	char buf[1400];
-	fprintf(stderr, "%s: %s\n", prog, hy_diag_format(d, buf, sizeof buf));
+	fprintf(stderr, "%s: %s\n", prog, diag_text(d, buf, sizeof buf));
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -285,6 +296,13 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 	if (g->aborted) {
 		s->aborted++;
 		char buf[1400];
+		if (!s->keep_going) { /* the run fails: main reports it, the stream is aborted */
+			s->stopped = 1;
+			hy_diag_init(d, NULL);
+			return hy_diag_set(d, HY_EDATA, 0, "game %" PRIu64 " (index %" PRIu64
+				") aborted: %s", g->game + 1, g->game,
+				hy_diag_format(&g->d, buf, sizeof buf));
+		}
 		if (s->tty)
 			fputc('\n', stderr);
 		fprintf(stderr, "%s: game %" PRIu64 " (index %" PRIu64 ") aborted: %s\n", prog,
@@ -388,6 +406,7 @@ int main(int argc, char **argv)
 		{"output", required_argument, 0, 'o'},
 		{"no-samples", no_argument, 0, OPT_NO_SAMPLES},
 		{"learner", no_argument, 0, OPT_LEARNER},
+		{"keep-going", no_argument, 0, 'k'},
 		{"help", no_argument, 0, 'h'},
 		{"version", no_argument, 0, 'V'},
 		{0, 0, 0, 0},
@@ -409,7 +428,7 @@ int main(int argc, char **argv)
 	int64_t v;
 	double x;
 	int c;
-	while ((c = getopt_long(argc, argv, "t:j:S:T:l:o:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:j:S:T:l:o:khV", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_GAMES:
 			if (hy_parse_u64(optarg, 10, &po.count) || po.count == 0)
@@ -485,6 +504,7 @@ int main(int argc, char **argv)
 		case 'o': outpath = optarg; break;
 		case OPT_NO_SAMPLES: s.samples = 0; break;
 		case OPT_LEARNER: s.learner = 1; break;
+		case 'k': s.keep_going = 1; break;
 		case 'h': fputs(usage, stdout); return info_done();
 		case 'V': printf("hydra-sp (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
@@ -664,10 +684,22 @@ int main(int argc, char **argv)
 		if (st == HY_OK && s.ds.size > 1)
 			st = gather(&s, count, &d);
 	}
+	/* --keep-going: a run in which every game aborted is an error too; every
+	 * rank knows the summed counts, so none of them fails alone */
+	int all_aborted = st == HY_OK && s.played && s.aborted == s.played;
+	if (all_aborted) {
+		hy_diag_init(&d, NULL);
+		st = hy_diag_set(&d, HY_EDATA, 0, "all %" PRIu64 " games aborted: no samples",
+			s.played);
+	}
 	if (st != HY_OK) {
 		if (s.tty && s.played)
 			fputc('\n', stderr);
-		say(&d);
+		if (!all_aborted || s.ds.rank == 0)
+			say(&d);
+		if (s.stopped)
+			fprintf(stderr, "hint: --keep-going skips the games whose policy fails "
+				"(counted and reported)\n");
 	}
 	if (st == HY_OK && s.w) {
 		hy_diag_init(&d, outname ? outname : "(stdout)");
@@ -683,8 +715,12 @@ int main(int argc, char **argv)
 			say(&d);
 	}
 	if (st != HY_OK) {
-		if (s.w)
-			hy_sms_writer_abort(s.w, d.msg);
+		if (s.w) { /* never a trailer after a failure: the next stage fails too */
+			char why[1500], buf[1400];
+			snprintf(why, sizeof why, "%s failed: %s", prog,
+				 diag_text(&d, buf, sizeof buf));
+			hy_sms_writer_abort(s.w, why);
+		}
 		if (s.out_open)
 			hy_output_abort(&s.out);
 	}
@@ -702,9 +738,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (st == HY_OK && s.aborted && s.ds.rank == 0)
-		fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " games aborted\n", prog, s.aborted,
-			s.played);
-	if (st != HY_OK && s.ds.size > 1) { /* the others would wait for this rank */
+		fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " games aborted and skipped "
+			"(--keep-going)\n", prog, s.aborted, s.played);
+	if (st != HY_OK && s.ds.size > 1 && !all_aborted) { /* the others would wait for it */
 		fprintf(stderr, "%s: rank %d of %d failed; ending all ranks\n", prog, s.ds.rank,
 			s.ds.size);
 		hy_dist_abort(&s.ds, st == HY_EUNSUP ? 4 : hy_status_exit(st));
@@ -716,7 +752,5 @@ int main(int argc, char **argv)
 	free(s.kept);
 	free(s.gend);
 	hy_dist_free(&s.ds);
-	if (st != HY_OK)
-		return st == HY_EUNSUP ? 4 : hy_status_exit(st);
-	return s.aborted ? 1 : 0;
+	return st == HY_EUNSUP ? 4 : hy_status_exit(st);
 }

@@ -28,7 +28,9 @@ static const char usage[] =
 	"\n"
 	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n"
 	"      --json          write mjai JSON lines instead of the event stream\n"
-	"  -k, --keep-going    skip a bad game (counted) instead of failing\n"
+	"  -k, --keep-going    skip a bad game (counted) instead of failing; an\n"
+	"                      input that cannot be opened or read, or a run\n"
+	"                      left with no game, still fails\n"
 	"  -s, --stats         print games, kyoku and events per type to stderr\n"
 	"  -c, --check         replay every game with the rules engine: report\n"
 	"                      illegal events and score changes that differ from\n"
@@ -210,6 +212,11 @@ int main(int argc, char **argv)
 			say(&r.err); /* the output failed */
 		else if (!r.reported)
 			say(&d);
+	} else if (r.skipped && r.games == 0) { /* --keep-going kept nothing */
+		hy_diag_init(&d, NULL);
+		first = hy_diag_set(&d, HY_EDATA, 0, "no games: all %llu games read were bad "
+				    "(skipped)", (unsigned long long)r.skipped);
+		fprintf(stderr, "%s: %s\n", prog, d.msg);
 	}
 
 	if (first == HY_OK && r.w) {
@@ -228,8 +235,10 @@ int main(int argc, char **argv)
 		/* never a trailer after a failure: the next stage must fail too */
 		if (r.w) {
 			char why[1400], buf[1200];
+			const hy_diag *e = r.err.status ? &r.err : &d;
 			snprintf(why, sizeof why, "%s failed: %s", prog,
-				 hy_diag_format(r.err.status ? &r.err : &d, buf, sizeof buf));
+				 e->source[0] || e->line ? hy_diag_format(e, buf, sizeof buf)
+							 : e->msg);
 			hy_evs_writer_abort(r.w, why);
 		}
 		hy_output_abort(&r.out);

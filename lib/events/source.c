@@ -166,8 +166,8 @@ hy_status hy_source_parse_events_file(const char *name, FILE *f, const hy_game_s
 	return parse_stream(r, sink, d);
 }
 
-/* A document-level problem (unreadable path, unknown format) goes to `bad`
- * like a bad game; HY_OK from it means skip and go on. */
+/* A document-level problem (unknown format, damaged container) goes to
+ * `bad` like a bad game; HY_OK from it means skip and go on. */
 static hy_status doc_problem(const hy_game_sink *sink, hy_status s, hy_diag *d)
 {
 	if (s == HY_ENOMEM || !sink->bad)
@@ -235,6 +235,8 @@ hy_status hy_source_parse_paths(const char *const *paths, size_t npaths,
 			s = HY_OK;
 			break;
 		}
+		if (s == HY_EIO)
+			break; /* a path that cannot be opened or read: never a bad game */
 		if (s != HY_OK) {
 			if ((s = doc_problem(sink, s, d)) != HY_OK)
 				break;

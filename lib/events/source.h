@@ -38,9 +38,12 @@ hy_status hy_source_parse_events_file(const char *name, FILE *f, const hy_game_s
 /* Every document of paths (the input layer: files, directories, stdin,
  * compressed files and archives), each parsed by content, games to the sink.
  * When standard input is the only input and holds an event stream, it is
- * read sequentially in constant memory. A path or document that cannot be
- * read or recognised goes to sink->bad like a bad game (HY_OK from it skips
- * it). *docs (if not NULL) counts the documents read. Returns HY_OK, or the
+ * read sequentially in constant memory. A document that cannot be
+ * recognised, or a damaged container (truncated gzip, corrupt archive), goes
+ * to sink->bad like a bad game (HY_OK from it skips it); a path that cannot
+ * be opened or read at all (HY_EIO: missing, unreadable, a read error) is
+ * never skipped: it stops the run with d naming it, whatever the sink says.
+ * *docs (if not NULL) counts the documents read. Returns HY_OK, or the
  * status that stopped the run with d describing it — unless the sink stopped
  * it (a status from game/bad), which reported for itself. */
 hy_status hy_source_parse_paths(const char *const *paths, size_t npaths,

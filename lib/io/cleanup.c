@@ -47,19 +47,45 @@ void hy_cleanup_fatal(int sig)
 	raise(sig);
 }
 
+/* A signal the parent ignores stays ignored (nohup, an ignored SIGPIPE);
+ * another's handler stays unless `over` (a sanitizer's SIGSEGV, MPI's). */
+static void install(int sig, int over)
+{
+	struct sigaction old, sa;
+	if (sigaction(sig, NULL, &old) != 0 ||
+	    (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) ||
+	    (!over && ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)))
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = hy_cleanup_fatal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(sig, &sa, NULL);
+}
+
 void hy_cleanup_install(void)
 {
 	if (atomic_exchange(&installed, 1))
 		return;
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-		struct sigaction old, sa;
-		if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
-			continue; /* keep what the parent asked for (nohup, ignored SIGPIPE) */
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = hy_cleanup_fatal;
-		sigemptyset(&sa.sa_mask);
-		sa.sa_flags = SA_RESETHAND;
-		sigaction(sigs[i], &sa, NULL);
-	}
+	/* every signal whose default action ends the process and that can be
+	 * caught (signal(7): Term and Core); the first four are ours whatever
+	 * handler was there */
+	static const int ours[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
+		install(ours[i], 1);
+	static const int sigs[] = {
+		SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+		SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGSYS, SIGTRAP, SIGABRT,
+		SIGBUS, SIGFPE, SIGILL, SIGSEGV,
+#ifdef SIGPWR
+		SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+		SIGSTKFLT,
+#endif
+	};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		install(sigs[i], 0);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		install(sig, 0);
 }

@@ -1,12 +1,16 @@
 /* Temporary files that must not survive an interrupted program.
  *
  * Every temporary output (lib/io/output.c, shards, checkpoints, the
- * deferred sets of io/fileset.h) is registered here while it exists. A
+ * deferred sets of io/staged.h) is registered here while it exists. A
  * program that installs the handlers (hy_cleanup_install, once, in main)
- * has them removed when SIGINT, SIGTERM, SIGHUP or SIGPIPE ends it; the
- * signal is then re-raised with its default action, so the exit status
- * still says what killed the program, and a stream it was writing is left
- * without its trailer (readers report it as truncated).
+ * has them removed when any signal that can be caught ends it (SIGINT,
+ * SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGALRM, SIGXCPU, SIGSEGV,
+ * ...: every one whose default action is to end the process); the signal
+ * is then re-raised with its default action, so the exit status still says
+ * what killed the program, and a stream it was writing is left without its
+ * trailer (readers report it as truncated). SIGKILL cannot be caught: the
+ * next run writing the same file removes what such a run left
+ * (io/staged.h).
  *
  * This is the one piece of process-wide mutable state in lib/: a signal
  * handler can reach nothing else. The table is a fixed array of slots
@@ -22,8 +26,10 @@ enum {
 	HY_CLEANUP_PATH_MAX = 1024,
 };
 
-/* Installs the handlers of SIGINT, SIGTERM, SIGHUP (and SIGPIPE when it is
- * not ignored). Idempotent. */
+/* Installs the handler of every signal that ends the process by default
+ * and can be caught, except those ignored (nohup, an ignored SIGPIPE) and,
+ * beyond SIGINT, SIGTERM, SIGHUP and SIGPIPE, those another handler holds
+ * (a sanitizer's SIGSEGV, MPI's). Idempotent. */
 void hy_cleanup_install(void);
 
 /* From a program's own signal handler (async-signal-safe): removes every

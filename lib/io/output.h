@@ -1,5 +1,5 @@
 /* Output files that never survive half-written: data goes to a staged
- * temporary beside the target (io/staged.h: "target.tmp-XXXXXX", missing
+ * temporary beside the target (io/staged.h: "target.tmp-PID-XXXXXX", missing
  * directories created, removed on SIGINT/SIGTERM once the program has
  * called hy_cleanup_install); commit flushes, fsyncs and renames it into
  * place; abort removes it. A NULL or "-" path means stdout (commit then

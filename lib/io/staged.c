@@ -1,9 +1,12 @@
 /* Staged output files and deferred sets of them (see staged.h). */
 #include "io/staged.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,38 @@ hy_status hy_mkdirs(const char *dir, hy_diag *d)
 	return st;
 }
 
+/* Removes the temporaries of path that a run no longer running left
+ * ("path.tmp-PID-XXXXXX": SIGKILL, a power cut; no handler ran). Best
+ * effort: a temporary of a live process (this one included) is kept. */
+static void remove_stale(const char *path)
+{
+	char *dcopy = strdup(path), *bcopy = strdup(path);
+	DIR *dp = dcopy && bcopy ? opendir(dirname(dcopy)) : NULL;
+	if (dp) {
+		const char *dir = dcopy, *base = basename(bcopy);
+		size_t bl = strlen(base);
+		struct dirent *e;
+		while ((e = readdir(dp))) {
+			const char *n = e->d_name, *p = n + bl + 5;
+			if (strncmp(n, base, bl) != 0 || strncmp(n + bl, ".tmp-", 5) != 0)
+				continue;
+			char *end;
+			long pid = strtol(p, &end, 10);
+			if (*p < '0' || *p > '9' || *end != '-' || strlen(end + 1) != 6 || pid <= 0 ||
+			    pid > INT_MAX || pid == (long)getpid())
+				continue;
+			if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+				continue; /* running (EPERM: another user's) */
+			char full[PATH_MAX];
+			if (snprintf(full, sizeof full, "%s/%s", dir, n) < (int)sizeof full)
+				unlink(full);
+		}
+		closedir(dp);
+	}
+	free(dcopy);
+	free(bcopy);
+}
+
 hy_status hy_staged_create(hy_staged *s, const char *path, int *fd, hy_diag *d)
 {
 	memset(s, 0, sizeof *s);
@@ -56,15 +91,15 @@ hy_status hy_staged_create(hy_staged *s, const char *path, int *fd, hy_diag *d)
 	free(dcopy);
 	if (st)
 		return st;
+	remove_stale(path);
 	size_t n = strlen(path);
 	s->path = strdup(path);
-	s->tmp = malloc(n + 16);
+	s->tmp = malloc(n + 40);
 	if (!s->path || !s->tmp) {
 		hy_staged_discard(s);
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	}
-	memcpy(s->tmp, path, n);
-	memcpy(s->tmp + n, ".tmp-XXXXXX", 12);
+	snprintf(s->tmp, n + 40, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
 	int f = mkostemp(s->tmp, O_CLOEXEC);
 	if (f < 0) {
 		st = hy_diag_set(d, HY_EIO, 0, "cannot create '%s': %s", path, strerror(errno));

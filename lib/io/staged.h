@@ -1,8 +1,10 @@
 /* Staged output files: written under a temporary name beside the target
- * ("target.tmp-XXXXXX"), synced, and renamed into place only when complete,
- * so that a partial file never appears under the target's name — also not
- * after SIGINT or SIGTERM, since every temporary is registered with
- * io/cleanup.h while it exists.
+ * ("target.tmp-PID-XXXXXX", PID the writer's process id), synced, and
+ * renamed into place only when complete, so that a partial file never
+ * appears under the target's name — also not after a signal, since every
+ * temporary is registered with io/cleanup.h while it exists. A process
+ * killed with SIGKILL leaves its temporary: the next hy_staged_create of
+ * the same target removes the temporaries whose process is gone.
  *
  * A fileset defers the renames of several finished files to one commit at
  * the end: a sharded encode is renamed as a whole set, after every member
@@ -22,8 +24,9 @@ typedef struct hy_staged {
 
 /* Refuses a target that exists and is not a regular file (a device, FIFO
  * or directory: renaming over it would replace it). Creates the missing
- * directories of path's parent (mode 0777 & ~umask),
- * then the temporary file; *fd (when fd is not NULL) receives a descriptor
+ * directories of path's parent (mode 0777 & ~umask), removes the stale
+ * temporaries of path (their process no longer runs), then creates the
+ * temporary file; *fd (when fd is not NULL) receives a descriptor
  * open for writing, else the file is closed again (for writers that open it
  * by name, like HDF5). */
 hy_status hy_staged_create(hy_staged *s, const char *path, int *fd, hy_diag *d);

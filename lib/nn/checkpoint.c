@@ -283,8 +283,11 @@ static hy_status read_set(hid_t f, const char *path, const char *prefix, const h
 	if (!same)
 		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': dataset /%s has the wrong shape", path, name);
 	else if (H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-		st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': cannot read dataset /%s (truncated file?)",
-			path, name);
+		st = hy_h5_checksum_failed() /* fletcher32: the stored bytes changed */
+			? hy_diag_set(d, HY_EDATA, 0, "'%s': dataset /%s: checksum mismatch (the "
+				"file is damaged)", path, name)
+			: hy_diag_set(d, HY_ETRUNC, 0, "'%s': cannot read dataset /%s (truncated "
+				"file?)", path, name);
 	if (sp >= 0)
 		H5Sclose(sp);
 	H5Dclose(ds);

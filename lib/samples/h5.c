@@ -14,14 +14,22 @@ static void init_once(void)
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+/* HDF5's error printing is a setting of each thread's default error stack
+ * (in a thread-safe libhdf5): off in every thread that calls in. */
+static _Thread_local int quiet_here;
+
 void hy_h5_init(void)
 {
 	pthread_once(&once, init_once);
+	if (!quiet_here) {
+		H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+		quiet_here = 1;
+	}
 }
 
 typedef struct h5err {
 	char first[200], last[200], os[120];
-	int truncated;
+	int truncated, checksum;
 } h5err;
 
 /* Copies s into out (size n) with newlines and runs of blanks folded to one
@@ -61,6 +69,10 @@ static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *ctx)
 	fold(x->last, sizeof x->last, desc);
 	if (strstr(desc, "truncated"))
 		x->truncated = 1;
+	/* "data error detected by Fletcher32 checksum", "incorrect metadata
+	 * checksum ...": the stored bytes are not the ones written */
+	if (strcasestr(desc, "checksum"))
+		x->checksum = 1;
 	/* the sec2 driver reports errno as "error message = 'REASON'" */
 	const char *m = strstr(desc, "error message = '");
 	if (m) {
@@ -75,12 +87,24 @@ static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *ctx)
 	return 0;
 }
 
+int hy_h5_checksum_failed(void)
+{
+	h5err x;
+	memset(&x, 0, sizeof x);
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &x);
+	return x.checksum;
+}
+
 hy_status hy_h5_fail(hy_diag *d, hy_status st, const char *call, const char *file, int line)
 {
 	h5err x;
 	memset(&x, 0, sizeof x);
 	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &x);
 	H5Eclear2(H5E_DEFAULT);
+	if (x.checksum) /* the reason first, in words a user acts on */
+		return hy_diag_set(d, HY_EDATA, 0, "checksum mismatch: the file is damaged (HDF5 "
+				   "error in %s, %s:%d: %s)", call, file, line,
+				   x.last[0] ? x.last : "checksum");
 	if (x.truncated && (st == HY_EDATA || st == HY_EFORMAT))
 		st = HY_ETRUNC;
 	if (x.os[0]) /* the reason first: it is what a user can act on */

@@ -1,10 +1,12 @@
 /* What every HDF5 user of lib/ shares: library setup and one-line error
  * messages (shards here; checkpoints in nn; run state in train).
  *
- * hy_h5_init, once per process and before any other HDF5 call (programs
- * call it first thing in main; every HDF5 entry point of lib/ calls it
- * too): HDF5's own error printing off (errors come back through hy_diag),
- * and no HDF5 clean-up at exit (H5dont_atexit). The latter matters after a
+ * hy_h5_init, before any other HDF5 call (programs call it first thing in
+ * main; every HDF5 entry point of lib/ calls it too, so that it also runs
+ * in a loader thread): HDF5's own error printing off (errors come back
+ * through hy_diag; in a thread-safe libhdf5 that is a setting of each
+ * thread, so it is made once per thread), and, once per process, no HDF5
+ * clean-up at exit (H5dont_atexit). The latter matters after a
  * failed write: libhdf5 1.10 keeps a file whose close failed (a full disk)
  * and crashes in its exit-time clean-up trying to close it again. Every
  * file is closed explicitly, so nothing is lost by skipping it. */
@@ -20,7 +22,13 @@ void hy_h5_init(void);
  * descriptions with newlines and runs of blanks folded, and the operating
  * system's reason ("No space left on device") when HDF5 reports an errno.
  * The status is st, or HY_ETRUNC when HDF5 says a file is truncated and st
- * is HY_EDATA or HY_EFORMAT. Returns the status. */
+ * is HY_EDATA or HY_EFORMAT; a failed checksum (fletcher32 of a dataset,
+ * or of metadata) is HY_EDATA, "checksum mismatch: the file is damaged
+ * (...)". Returns the status. */
 hy_status hy_h5_fail(hy_diag *d, hy_status st, const char *call, const char *file, int line);
+
+/* 1 when this thread's HDF5 error stack reports a failed checksum; the
+ * stack is left as it is. */
+int hy_h5_checksum_failed(void);
 
 #endif

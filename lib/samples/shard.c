@@ -265,6 +265,7 @@ static void w_free(hy_shard_writer *w)
 
 void hy_shard_writer_abort(hy_shard_writer *w)
 {
+	h5_quiet(); /* this thread too (h5.h) */
 	if (!w)
 		return;
 	w_free(w); /* removes the temporary unless it was renamed */
@@ -366,6 +367,7 @@ out:
 
 hy_status hy_shard_write(hy_shard_writer *w, const hy_sample *s, hy_diag *d)
 {
+	h5_quiet(); /* this thread too (h5.h) */
 	if (!w || !s)
 		return HY_EUSAGE;
 	if (w->err)
@@ -394,6 +396,7 @@ hy_status hy_shard_writer_close(hy_shard_writer *w, hy_diag *d)
 
 hy_status hy_shard_writer_finish(hy_shard_writer *w, hy_fileset *fs, hy_diag *d)
 {
+	h5_quiet(); /* this thread too (h5.h) */
 	if (!w)
 		return HY_EUSAGE;
 	char path[sizeof d->source];
@@ -444,6 +447,7 @@ struct hy_shard {
 
 void hy_shard_close(hy_shard *sh)
 {
+	h5_quiet(); /* this thread too (h5.h) */
 	if (!sh)
 		return;
 	for (int i = 0; i < NFIELDS; i++) {
@@ -873,6 +877,7 @@ const hy_shard_info *hy_shard_describe(hy_shard *sh, hy_diag *d)
 
 hy_status hy_shard_read(hy_shard *sh, uint64_t start, size_t n, hy_sample *out, hy_diag *d)
 {
+	h5_quiet(); /* this thread too (h5.h) */
 	if (!sh || (!out && n))
 		return HY_EUSAGE;
 	if (start > sh->n || n > sh->n - start)

@@ -36,7 +36,7 @@ typedef struct hy_shard_meta {
 	int deflate;
 } hy_shard_meta;
 
-/* Writer: creates "path.tmp-XXXXXX" beside path and renames it to path at
+/* Writer: creates "path.tmp-PID-XXXXXX" beside path and renames it to path at
  * close (after fsync), so a partial shard never appears under its name.
  * Samples are buffered one chunk at a time. For rotation (train-%04d.h5),
  * close one writer and open the next. A sample failing hy_sample_check is

@@ -22,6 +22,7 @@ typedef struct hy_ckdir_state {
 	int32_t threads;
 	double best;
 	int64_t log_every, save_every, eval_every, keep;
+	int32_t mode;   /* train_mode: 0 bc, 1 ppo; −1 unknown (written before it was) */
 } hy_ckdir_state;
 
 /* dst = dir/name (one '/' between them); −1 when it does not fit. */
@@ -36,7 +37,7 @@ hy_status hy_ckdir_set_link(const char *dir, const char *name, const char *targe
 /* Checkpoint steps in dir, sorted; *n of them (caller frees *out). */
 hy_status hy_ckdir_list(const char *dir, long long **out, size_t *n, hy_diag *d);
 /* Removes the temporaries an earlier run killed mid-save left in out
- * ("ckpt-N.h5.tmp-XXXXXX", "latest.tmp.PID", ...: with kill -9 no handler
+ * ("ckpt-N.h5.tmp-PID-XXXXXX", "latest.tmp.PID", ...: with kill -9 no handler
  * runs), calling removed(u, path) for each. One run writes a directory at
  * a time. */
 void hy_ckdir_remove_stale(const char *out, void (*removed)(void *u, const char *path),

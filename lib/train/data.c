@@ -40,7 +40,8 @@ struct hy_train_data {
 	size_t bn, bi;
 
 	/* streams */
-	int rereadable;
+	int rereadable;      /* files only, and not one_pass: epochs go on */
+	int one_pass;
 	hy_sample_reader *r; /* current input, NULL between inputs */
 	size_t pi;           /* index of the next input to open    */
 	size_t size;         /* samples in the shuffle buffer      */
@@ -327,6 +328,15 @@ static hy_status stream_draw(hy_train_data *td, hy_sample *out, hy_diag *d)
 		if (td->size > 0)
 			break;
 		/* the epoch is over */
+		if (td->pos == 0 && td->epoch == 0) {
+			hy_diag_set(d, HY_EDATA, 0, "no samples: the stream is empty (no game was "
+				"encoded into it, or every game of the self-play run that wrote it "
+				"aborted)");
+			if (d && td->npaths == 1)
+				snprintf(d->source, sizeof d->source, "%s",
+					strcmp(td->paths[0], "-") ? td->paths[0] : "standard input");
+			return HY_EDATA;
+		}
 		if (td->pos == 0)
 			return hy_diag_set(d, HY_EDATA, 0, "no samples in the input");
 		if (!td->rereadable) {
@@ -380,7 +390,8 @@ static hy_status stream_seek(hy_train_data *td, const hy_train_cursor *c, hy_dia
 		return hy_diag_set(d, HY_EUSAGE, 0, "cannot seek a stream backwards");
 	if (c->epoch > 0 && !td->rereadable)
 		return hy_diag_set(d, HY_EUSAGE, 0,
-			"cannot resume standard input at epoch %llu: it is read once",
+			"cannot resume %s at epoch %llu: it is read once",
+			td->one_pass ? "a one-pass run" : "standard input",
 			(unsigned long long)c->epoch);
 	hy_sample tmp;
 	while (td->epoch < c->epoch || td->pos < c->pos) {
@@ -459,7 +470,8 @@ hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, 
 			td->rd = NULL;
 		}
 		td->mode = HY_TRAIN_DATA_STREAM;
-		td->rereadable = !any_stdin;
+		td->one_pass = cfg->one_pass;
+		td->rereadable = !any_stdin && !cfg->one_pass;
 		td->buf = malloc(td->bufcap * sizeof *td->buf);
 		if (!td->buf)
 			st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory (shuffle buffer of %zu samples)",

@@ -14,7 +14,8 @@
  *    are read one after the other in a single pass through a shuffle
  *    buffer of shuffle_buffer samples (a draw takes a uniformly random
  *    sample out of the buffer and refills its slot from the input). Files
- *    are read again for the next epoch; standard input ends the data.
+ *    are read again for the next epoch (unless cfg one_pass: then, as
+ *    standard input always does, the end of the pass ends the data).
  *
  * The cursor (epoch, samples delivered within the epoch) is the whole
  * state: hy_train_data_seek on a freshly opened source reproduces the
@@ -68,6 +69,8 @@ typedef struct hy_train_data_cfg {
 	size_t shuffle_buffer;    /* samples (≥ 1)                     */
 	int rank, ranks;          /* this process's part (see above);
 				   * ranks 0 or 1: the whole batch     */
+	int one_pass;             /* streams: HY_STOP at the end of the
+				   * first pass, files as standard input */
 } hy_train_data_cfg;
 
 typedef struct hy_train_cursor {
@@ -87,8 +90,9 @@ hy_train_data_mode hy_train_data_get_mode(const hy_train_data *td);
 uint64_t hy_train_data_epoch_size(const hy_train_data *td);
 
 /* Up to max samples into s[0..*n). HY_OK with *n ≥ 1; HY_STOP with *n = 0
- * when standard input has ended (files and shards never end: the next
- * epoch starts); or an error naming the input and record. HY_EUSAGE for a
+ * when standard input (or a one_pass stream) has ended (files and shards
+ * never end otherwise: the next epoch starts); or an error naming the
+ * input and record. HY_EUSAGE for a
  * source of several ranks (hy_train_data_next_part). */
 hy_status hy_train_data_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
 	hy_diag *d);

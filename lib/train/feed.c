@@ -86,7 +86,7 @@ static void *loader_main(void *arg)
 
 		double t0 = now_s();
 		size_t n = 0, all = 0;
-		memset(&sl->d, 0, sizeof sl->d);
+		hy_diag_init(&sl->d, NULL); /* no line, no game: not "game 1" */
 		memcpy(sl->d.source, f->src.source, sizeof sl->d.source);
 		sl->st = hy_train_data_next_part(f->td, sl->s, (size_t)f->batch, &all, &n, &sl->d);
 		sl->b.n_global = (int)all;

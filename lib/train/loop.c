@@ -124,6 +124,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 	r->ts.save_every = r->save_every;
 	r->ts.eval_every = r->eval_every;
 	r->ts.keep = r->keep;
+	r->ts.mode = r->ppo ? 1 : 0;
 	const hy_ckdir_state *s = &r->ts;
 	const hy_nn_ckpt_attr attrs[] = {
 		{"train_epoch", HY_NN_ATTR_U64, &s->epoch},
@@ -137,6 +138,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 		{"train_save_every", HY_NN_ATTR_I64, &s->save_every},
 		{"train_eval_every", HY_NN_ATTR_I64, &s->eval_every},
 		{"train_keep", HY_NN_ATTR_I64, &s->keep},
+		{"train_mode", HY_NN_ATTR_I32, &s->mode},
 	};
 	/* a PPO run stores its settings, so --resume needs none of them */
 	hy_nn_ckpt_attr all[sizeof attrs / sizeof attrs[0] + 13];
@@ -406,6 +408,15 @@ static hy_status setup(run *r, hy_diag *d)
 		arch = ca;
 		if ((st = hy_ckdir_read_state(resume, &r->ts, d)))
 			return st;
+		/* a resumed run goes on in its mode: switching would silently
+		 * change the loss under the same schedule and counters */
+		if (r->ts.mode >= 0 && r->ts.mode != (c->ppo != NULL)) {
+			const char *was = r->ts.mode ? "ppo" : "bc", *now = c->ppo ? "ppo" : "bc";
+			return hy_diag_set(d, HY_EUSAGE, 0, "checkpoint '%s' is of a --mode %s run: "
+				"--resume goes on in that mode (give --mode %s); to train it by --mode "
+				"%s, start a new run from its weights with --init '%s'", resume, was,
+				was, now, resume);
+		}
 	} else if (c->init && !arch.channels) {
 		if ((st = hy_nn_ckpt_arch(c->init, &arch, d)))
 			return st;
@@ -505,9 +516,11 @@ static hy_status setup(run *r, hy_diag *d)
 			return st;
 	}
 
-	/* data */
+	/* data; without a planned total (no --steps, no checkpoint's), a stream
+	 * is read once (shards have a length: the total is one epoch's) */
 	hy_train_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
-		.shuffle_buffer = r->shuffle_buffer, .rank = r->dist.rank, .ranks = r->dist.size};
+		.shuffle_buffer = r->shuffle_buffer, .rank = r->dist.rank, .ranks = r->dist.size,
+		.one_pass = c->steps <= 0 && (!c->resume || meta.opt.total <= 0)};
 	if ((st = hy_train_data_open(&r->data, &dc, d)))
 		return st;
 	if (c->nval && (st = check_val_nonempty(c, d)))

@@ -251,14 +251,23 @@ hy_status hy_train_ppo_check_inputs(const char *const *paths, size_t n, hy_diag 
 		if ((st = hy_sample_reader_open(&r, paths[i], d)))
 			break;
 		int found = 0;
-		while ((st = hy_sample_read(r, s, d)) == HY_OK)
+		uint64_t seen = 0;
+		while ((st = hy_sample_read(r, s, d)) == HY_OK) {
+			seen++;
 			if (has_pg(s)) {
 				found = 1;
 				break;
 			}
+		}
 		hy_sample_reader_close(r);
-		if (st == HY_STOP || found)
+		if (st == HY_STOP && !seen) { /* not logs: nothing at all */
+			st = hy_diag_set(d, HY_EDATA, 0, "no samples: the stream is empty (no game "
+				"was encoded into it, or every game of the self-play run that wrote "
+				"it aborted)");
+			snprintf(d->source, sizeof d->source, "%s", paths[i]);
+		} else if (st == HY_STOP || found) {
 			st = found ? HY_OK : no_pg(d, paths[i]);
+		}
 	}
 	free(s);
 	return st;

@@ -149,10 +149,11 @@ void hy_train_ranks_fail(const hy_dist *ds, hy_status st, const hy_diag *d,
 {
 	if (ds->size < 2)
 		return;
-	if (notice) {
-		char msg[1400];
+	if (notice) { /* the diagnostic whole, subject included, as a plain run says it */
+		char msg[1400], buf[1200];
 		snprintf(msg, sizeof msg, "rank %d of %d failed: %s; ending all ranks", ds->rank,
-			ds->size, d ? d->msg : "error");
+			ds->size, !d ? "error" : d->source[0] || d->line
+				? hy_diag_format(d, buf, sizeof buf) : d->msg);
 		notice(u, msg);
 	}
 	hy_dist_abort(ds, hy_status_exit(st));

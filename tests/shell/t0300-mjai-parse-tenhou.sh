@@ -75,9 +75,13 @@ expect_exit 1 "$P" --json "$MJX/mjlog/2011020401gm-00a9-0000-f6eff225-no-round-e
 expect_err "no-round-end.mjlog:[0-9]+: truncated log: kyoku .* has no result"
 expect_exit 1 "$P" --json "$MJX/mjlog/2011020401gm-00a9-0000-f6eff225-no-game-end.mjlog"
 expect_err "no-game-end.mjlog:[0-9]+: truncated log: no end of game"
-expect_exit 0 "$P" --json --keep-going --stats "$MJX/mjlog/2011020401gm-00a9-0000-f6eff225-no-round-end.mjlog"
+# (with a good game beside it: a run left with no game at all fails)
+expect_exit 0 "$P" --json --keep-going --stats "$MJX/mjlog/2011020401gm-00a9-0000-f6eff225-no-round-end.mjlog" \
+	"$DATA/logs/gimite_mjai/test/test.mjlog"
 expect_err "1 bad games skipped"
-[ ! -s "$T/out" ] || fail "keep-going kept part of a truncated game"
+[ "$(grep -c '"type":"start_game"' "$T/out")" -eq 1 ] || fail "keep-going kept part of a truncated game"
+expect_exit 1 "$P" --json --keep-going "$MJX/mjlog/2011020401gm-00a9-0000-f6eff225-no-round-end.mjlog"
+expect_err "no games: all 1 games read were bad"
 
 # chip lobbies: score lists with a chip column (three values per player) are
 # read, the chips not used. No such log is in the shared data: made from real

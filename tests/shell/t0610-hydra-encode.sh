@@ -61,8 +61,9 @@ same_file "$T/out" "$T/all.samples"
 bad="$L/Equim-chan_mjai-reviewer/convlog/tests/testdata/confusing_nakis_2.json"
 expect_exit 1 "$E" "$bad"
 expect_err "confusing_nakis_2.json:1: game 1, event 37 \(hora\): illegal hora"
-expect_exit 0 "$E" -k "$bad"
+expect_exit 1 "$E" -k "$bad"
 expect_err "1 bad games skipped"
+expect_err "no games: all 1 games read were bad"
 
 # -o FILE (stream) equals stdout; -o FILE.h5 is a shard h5dump reads
 expect_exit 0 "$E" -o "$T/all2.samples" "$T/ev.bin"

@@ -117,16 +117,22 @@ if [ -x "$BIN/hydra-augment" ]; then
 fi
 
 # an external mjai bot: hydra-bot serving the baseline plays the same games;
-# a bot that dies aborts its games (reported, exit 1), the run goes on
+# a bot that dies aborts its game: the run fails there (exit 1, no output),
+# or with --keep-going goes on (reported), and fails when every game aborted
 if [ -x "$BIN/hydra-bot" ]; then
 	expect_exit 0 "$S" --games 3 --seed 9 --seat0 "mjai:$BIN/hydra-bot baseline" --others baseline -o "$T/b1.bin"
 	expect_exit 0 "$S" --games 3 --seed 9 --policy baseline -o "$T/b2.bin"
 	same_file "$T/b1.bin" "$T/b2.bin"
 fi
 expect_exit 1 "$S" --games 3 --seed 9 --seat0 "mjai:exit 0" --others baseline -o "$T/dead.bin"
+expect_err "game 1 \(index 0\) aborted: "
+expect_err "hint: --keep-going"
+grep -q "game 2 " "$T/err" && fail "the run went on after an aborted game"
+[ ! -e "$T/dead.bin" ] || fail "a run with an aborted game left its output"
+expect_exit 1 "$S" --keep-going --games 3 --seed 9 --seat0 "mjai:exit 0" --others baseline -o "$T/dead.bin"
 expect_err "game 2 \(index 1\) aborted: "
-expect_err "3 of 3 games aborted"
-[ -f "$T/dead.bin" ] || fail "a run with aborted games still writes its (empty) stream"
+expect_err "all 3 games aborted"
+[ ! -e "$T/dead.bin" ] || fail "a run whose every game aborted left its output"
 
 # a tiny model (one training step on the baseline samples)
 [ -x "$BIN/hydra-fit" ] || skip "hydra-fit not built (model part skipped)"

@@ -136,7 +136,7 @@ mkdir "$T/bots"
 cp "$TOP"/tests/bots/*.sh "$T/bots/"
 bad_bot() { # script, input line where it fails, timeout, patterns the message must match
 	b=$1 line=$2 timeout=$3; shift 3
-	expect_exit 1 "$S" --games 2 --tables 1 --seed 5 --bot-timeout "$timeout" --no-samples \
+	expect_exit 1 "$S" --keep-going --games 2 --tables 1 --seed 5 --bot-timeout "$timeout" --no-samples \
 		--seat0 "mjai:sh $T/bots/$b.sh $line $H baseline" --others baseline
 	for g in 1 2; do # the diagnostic's game (1-based), seat, event and its type
 		expect_err "game $g: seat 0, answering event [0-9]+ \((tsumo|dahai|chi|pon|daiminkan|kakan|ankan|reach|dora)\)"
@@ -163,7 +163,7 @@ same_games "$T/MA" "$T/MB"
 # two bots failing in one batch (two tables): each game is reported with its
 # own game and event, not the first failure's
 printf '#!/bin/sh\nread l; exit 3\n' > "$T/die.sh"
-"$BIN/hydra-sp" --games 2 --tables 2 --seat0 "mjai:sh $T/die.sh" --others baseline \
+"$BIN/hydra-sp" --keep-going --games 2 --tables 2 --seat0 "mjai:sh $T/die.sh" --others baseline \
 	--no-samples > /dev/null 2> "$T/two.err" && fail "failing bots gave exit 0"
 grep -q "game 1 (index 0) aborted: .*: game 1: seat 0" "$T/two.err" || { cat "$T/two.err"; fail "first game's report"; }
 grep -q "game 2 (index 1) aborted: .*: game 2: seat 0" "$T/two.err" || { cat "$T/two.err"; fail "second game's report"; }

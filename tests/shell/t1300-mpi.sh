@@ -6,7 +6,7 @@
 # rank on the same global batch within float summation order, repeats
 # itself bit for bit, resumes a 1-rank checkpoint; a rank killed with
 # SIGKILL fails the whole run (non-zero, the rank named) and leaves only
-# complete checkpoints.
+# complete checkpoints; a failing rank names the subject of its diagnostic.
 # Skipped when the build has no MPI (NO_MPI=1, or no libopenmpi-dev).
 . tests/shell/lib.sh
 FLAGS="${HY_BUILD:-$TOP/build}/.flags"
@@ -63,14 +63,16 @@ diff -r logs7a logs7b >/dev/null || fail "hydra-sp logs differ between 1 and 3 r
 $MPI3 "$SP" --games 7 --first 5 --seed 2 --rotate random,baseline --learner -o three7f.sms \
 	2>sp7f.err || { cat sp7f.err; fail "mpirun -np 3 hydra-sp --first 5"; }
 same_file one7f.sms three7f.sms
-# which rank played which game: a seat-0 bot that dies aborts every game,
+# which rank played which game: a seat-0 bot that dies aborts every game
+# (--keep-going: all of them are played, and the run fails with no output),
 # and mpirun --tag-output names the rank of each "aborted" line
-"$SP" --games 7 --seed 7 --seat0 "mjai:exit 0" --others baseline -o dead1.sms 2>/dev/null
+"$SP" --keep-going --games 7 --seed 7 --seat0 "mjai:exit 0" --others baseline -o dead1.sms 2>/dev/null
 [ $? -eq 1 ] || fail "hydra-sp, every game aborted: exit 1 expected"
-$MPI3 --tag-output "$SP" --games 7 --seed 7 --seat0 "mjai:exit 0" --others baseline \
+$MPI3 --tag-output "$SP" --keep-going --games 7 --seed 7 --seat0 "mjai:exit 0" --others baseline \
 	-o dead3.sms >dead3.out 2>&1
 [ $? -ne 0 ] || fail "mpirun -np 3 hydra-sp, every game aborted: exit 0"
-same_file dead1.sms dead3.sms
+[ ! -e dead1.sms ] && [ ! -e dead3.sms ] || fail "hydra-sp, every game aborted: output left"
+grep -q "all 7 games aborted" dead3.out || { cat dead3.out; fail "mpirun hydra-sp: no verdict"; }
 python3 - dead3.out <<'EOF' || { cat dead3.out; fail "hydra-sp: game i not on rank i mod 3"; }
 import re, sys
 seen = {}
@@ -164,6 +166,12 @@ $MPI2 "$F" --arch tiny --steps 1 --out s2 - <one.sms >/dev/null 2>s2.err
 rc=$?
 [ $rc -ne 0 ] || fail "mpirun hydra-fit on standard input: exit 0"
 grep -q "give the inputs as files" s2.err || { cat s2.err; fail "standard input message"; }
+# every rank's diagnostic keeps its subject, as a plain run's does
+"$F" --arch tiny --steps 1 --out nx1 nonexist.h5 >/dev/null 2>nx1.err && fail "hydra-fit nonexist.h5: exit 0"
+grep -q "nonexist.h5: cannot open: No such file or directory" nx1.err || { cat nx1.err; fail "plain run message"; }
+$MPI2 "$F" --arch tiny --steps 1 --out nx2 nonexist.h5 >/dev/null 2>nx2.err && fail "mpirun hydra-fit nonexist.h5: exit 0"
+grep -q "rank [01] of 2 failed: nonexist.h5: cannot open: No such file or directory" nx2.err ||
+	{ cat nx2.err; fail "a rank's diagnostic lost its subject"; }
 
 # ---- a rank killed with SIGKILL mid-run
 $MPI2 "$F" --arch tiny --steps 1000000 --batch 64 --threads 1 --save-every 2 --seed 3 \
