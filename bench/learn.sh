@@ -18,7 +18,7 @@ set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-learn-run}
 vars=""
-for v in TEACHER_GAMES ARCH BC_STEPS BC_SEEDS GRP_EPOCHS ITERS GAMES LEAGUE_SEEDS BATCH \
+for v in TEACHER_GAMES ARCH BC_STEPS BC_SEEDS BC_BATCH GRP_EPOCHS ITERS GAMES LEAGUE_SEEDS BATCH \
 	PPO_FLAGS SEEDS THREADS DEVICE; do
 	eval "val=\${$v+set}"
 	[ "$val" = set ] && eval "vars=\"\$vars $v='\$$v'\""

@@ -1,10 +1,15 @@
 # make demo: the main job of the toolkit on an embedded default, needing no
-# downloaded data: generate games with the rule bot (hydra-sp), check and
-# encode them, augment, train a small network on the CPU (behaviour cloning,
-# pipelines/bc.mk), measure it in the arena against random players and the
-# rule bot, improve it with a few PPO self-play iterations
-# (pipelines/selfplay.mk), and leave the checkpoints, plots and arena tables
-# under OUT, summarised in OUT/summary.txt. A second run reuses what is done.
+# downloaded data — the strength recipe of pipelines/strength.mk at the
+# demo's size: generate games with the rule teacher rulebot (hydra-sp),
+# check and encode them, augment, train a small network on the CPU
+# (behaviour cloning, pipelines/bc.mk), train the global reward predictor
+# on the same games (hydra-fit --mode grp), measure the clone in the arena
+# against random players and the baseline rule bot, improve it with a few
+# PPO league iterations rewarded per kyoku by the GRP, each measured
+# against the best so far and against rulebot (pipelines/selfplay.mk), and
+# leave the checkpoints, plots and arena tables under OUT, summarised in
+# OUT/summary.txt, which ends with a plain line on whether the model beat
+# the rule bot. A second run reuses what is done.
 #
 #   make -f pipelines/demo.mk OUT=demo-run [GAMES=100 STEPS=400 ITERS=2]
 #
@@ -17,6 +22,7 @@
 # makes exactly what is missing. The stamps of settings:
 #   OUT/.demo-logs.settings   GAMES
 #   OUT/.demo-arena.settings  SEEDS (the arena against random players)
+#   OUT/.demo-grp.settings    GRP_EPOCHS
 # bc.mk and selfplay.mk run on every call, given ARCH STEPS VAL SEEDS and ITERS
 # SP_GAMES SP_SEEDS, and decide for themselves what to remake (their stamps
 # are under OUT/bc/ and OUT/sp/).
@@ -30,6 +36,7 @@ SEEDS  ?= 16
 ITERS  ?= 2
 SP_GAMES ?= 24
 SP_SEEDS ?= 8
+GRP_EPOCHS ?= 10
 $(call one-path,OUT)
 SUB := $(MAKE) --no-print-directory BIN=$(BIN) DEVICE=$(DEVICE) THREADS=$(THREADS)
 BC  := $(SUB) -f $(HERE)bc.mk LOGS=$(OUT)/logs OUT=$(OUT)/bc ARCH=$(ARCH) STEPS=$(STEPS) \
@@ -42,13 +49,14 @@ all: $(OUT)/summary.txt
 
 $(eval $(call settings,demo-logs,GAMES))
 $(eval $(call settings,demo-arena,SEEDS))
+$(eval $(call settings,demo-grp,GRP_EPOCHS))
 
 # logs.done: the number of games in OUT/logs
 $(OUT)/logs.done: $(OUT)/.demo-logs.settings
-	@echo "== 1/6 hydra-sp: $(GAMES) games of the rule bot against itself, mjai logs"
+	@echo "== 1/7 hydra-sp: $(GAMES) games of the rule teacher rulebot against itself, mjai logs"
 	$(untmp)
 	rm -rf $(OUT)/logs.tmp
-	$(P)hydra-sp --games $(GAMES) --policy baseline --seed 1 -j $(THREADS) \
+	$(P)hydra-sp --games $(GAMES) --policy rulebot --seed 1 -j $(THREADS) \
 		--log-dir $(OUT)/logs.tmp --no-samples
 	rm -rf $@ $(OUT)/logs
 	mv $(OUT)/logs.tmp $(OUT)/logs
@@ -57,11 +65,11 @@ $(OUT)/logs.done: $(OUT)/.demo-logs.settings
 
 # bc.mk and selfplay.mk run every time (FORCE): they know when to remake
 $(OUT)/bc/model.h5: $(OUT)/logs.done FORCE
-	@echo "== 2/6 behaviour cloning: check, encode, augment, train ($(STEPS) steps, $(ARCH))"
+	@echo "== 2/7 behaviour cloning: check, encode, augment, train ($(STEPS) steps, $(ARCH))"
 	$(BC) $(OUT)/bc/model.h5 $(OUT)/bc/eval.json $(OUT)/bc/run/plots/losses.png
 
 $(OUT)/arena-random.json: $(OUT)/bc/model.h5 $(OUT)/.demo-arena.settings
-	@echo "== 3/6 arena: the cloned model against three random players"
+	@echo "== 3/7 arena: the cloned model against three random players"
 	$(untmp)
 	$(P)hydra-eval -q --challenger $< --opponent random --seeds $(SEEDS) --seed 7 \
 		--device $(DEVICE) -j $(THREADS) --table-out $(OUT)/arena-random.txt --json > $@.tmp
@@ -69,34 +77,47 @@ $(OUT)/arena-random.json: $(OUT)/bc/model.h5 $(OUT)/.demo-arena.settings
 	cat $(OUT)/arena-random.txt
 
 $(OUT)/bc/arena.json: $(OUT)/bc/model.h5 FORCE
-	@echo "== 4/6 arena: the cloned model against three rule bots"
+	@echo "== 4/7 arena: the cloned model against three baseline rule bots"
 	$(BC) $(OUT)/bc/arena.json
 
-$(OUT)/sp/league.jsonl: $(OUT)/bc/model.h5 FORCE
-	@echo "== 5/6 self-play: $(ITERS) PPO iterations of $(SP_GAMES) games, arena vs the best"
+$(OUT)/grp/grp.h5: $(OUT)/logs.done $(OUT)/.demo-grp.settings
+	@echo "== 5/7 the global reward predictor on the same games ($(GRP_EPOCHS) epochs)"
+	$(untmp)
+	rm -rf $(OUT)/grp
+	$(P)hydra-fit --mode grp --epochs $(GRP_EPOCHS) -q -o $(OUT)/grp $(OUT)/logs
+
+$(OUT)/sp/league.jsonl: $(OUT)/bc/model.h5 $(OUT)/grp/grp.h5 FORCE
+	@echo "== 6/7 league: $(ITERS) PPO iterations of $(SP_GAMES) games, arenas vs the best and vs rulebot"
 	$(SUB) -f $(HERE)selfplay.mk INIT=$(OUT)/bc/model.h5 OUT=$(OUT)/sp ITERS=$(ITERS) \
-		GAMES=$(SP_GAMES) SEEDS=$(SP_SEEDS) TABLES=16 all
+		GAMES=$(SP_GAMES) SEEDS=$(SP_SEEDS) TABLES=16 REWARD=grp:$(OUT)/grp/grp.h5 \
+		YARDSTICK=rulebot HORIZON=$(ITERS) all
 
 # made by the recipe of bc/model.h5 and sp/league.jsonl
 $(OUT)/bc/eval.json: $(OUT)/bc/model.h5 ;
 $(OUT)/sp/best.h5: $(OUT)/sp/league.jsonl ;
+$(OUT)/sp/iter-$(ITERS)/yard.json: $(OUT)/sp/league.jsonl ;
 
+# jq programs of the summary: a league line, and the plain verdict
+DEMO_LEAGUE := def r: if . == null then "n/a" else (. * 1000 | round / 1000) end; "  iteration \(.iter): vs best \(.rank|r) [\(.rank_lo|r), \(.rank_hi|r)], vs rulebot \(.yard_rank|r) [\(.yard_lo|r), \(.yard_hi|r)], \(.seeds) seeds\(if .promoted then ", promoted" else "" end)"
+DEMO_VERDICT := def r: . * 1000 | round / 1000; if .rank.hi == null then "verdict: not decided: \(.seeds_counted) seeds give no interval" elif .rank.hi < 2.5 then "verdict: the model BEAT the rule bot rulebot (mean rank \(.rank.mean|r), 95% interval [\(.rank.lo|r), \(.rank.hi|r)] below 2.5, \(.seeds_counted) seeds)" else "verdict: the model did NOT beat the rule bot rulebot (mean rank \(.rank.mean|r), 95% interval [\(.rank.lo|r), \(.rank.hi|r)] not below 2.5, \(.seeds_counted) seeds)" end
 $(OUT)/summary.txt: $(OUT)/arena-random.json $(OUT)/bc/arena.json $(OUT)/bc/eval.json \
-		$(OUT)/sp/league.jsonl $(OUT)/sp/best.h5
-	@echo "== 6/6 summary"
+		$(OUT)/sp/league.jsonl $(OUT)/sp/best.h5 $(OUT)/sp/iter-$(ITERS)/yard.json
+	@echo "== 7/7 summary"
 	$(untmp)
 	{ echo "demo summary ($(OUT))"; \
 	  echo; \
-	  printf '%-34s %s\n' "games generated (rule bot)" "$(GAMES), logs in $(OUT)/logs"; \
+	  printf '%-34s %s\n' "games generated (rulebot)" "$(GAMES), logs in $(OUT)/logs"; \
 	  jq -r '"validation top-1 / top-3 accuracy  \(.accuracy.all.top1*1000|round/1000) / \(.accuracy.all.top3*1000|round/1000)"' $(OUT)/bc/eval.json; \
 	  echo; \
-	  printf '%-28s %-10s %-22s %s\n' "arena (1 vs 3, duplicate)" "mean rank" "points (95% CI)" "games"; \
+	  printf '%-28s %-10s %-22s %s\n' "arena (1 vs 3, duplicate)" "mean rank" "points (95% CI)" "seeds"; \
 	  for a in random:$(OUT)/arena-random.json baseline:$(OUT)/bc/arena.json; do \
-	    jq -r --arg who "$${a%%:*}" '"cloned model vs \($$who)" as $$l | [$$l, (.rank.mean*1000|round/1000), "\(.points.mean*10|round/10) [\(.points.lo*10|round/10), \(.points.hi*10|round/10)]", .games] | @tsv' "$${a#*:}"; \
+	    jq -r --arg who "$${a%%:*}" '"cloned model vs \($$who)" as $$l | [$$l, (.rank.mean*1000|round/1000), (if .points.lo == null then "\(.points.mean*10|round/10) (no interval)" else "\(.points.mean*10|round/10) [\(.points.lo*10|round/10), \(.points.hi*10|round/10)]" end), .seeds_counted] | @tsv' "$${a#*:}"; \
 	  done | awk -F'\t' '{printf "%-28s %-10s %-22s %s\n", $$1, $$2, $$3, $$4}'; \
 	  echo; \
-	  echo "self-play iterations (candidate vs the best so far):"; \
-	  jq -r '"  iteration \(.iter): mean rank \(.rank*1000|round/1000), points \(.points*10|round/10) [\(.lo*10|round/10), \(.hi*10|round/10)]\(if .promoted then ", promoted" else "" end)"' $(OUT)/sp/league.jsonl; \
+	  echo "league iterations (the candidate's mean rank [95% interval] against the best so far and against rulebot):"; \
+	  jq -r '$(DEMO_LEAGUE)' $(OUT)/sp/league.jsonl; \
+	  echo; \
+	  jq -r '$(DEMO_VERDICT)' $(OUT)/sp/iter-$(ITERS)/yard.json; \
 	  echo; \
 	  echo "plots:"; \
 	  ls $(OUT)/bc/run/plots/*.png $(OUT)/sp/plots/*.png $(OUT)/sp/iter-*/run/plots/*.png | sed 's/^/  /'; \

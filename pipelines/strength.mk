@@ -27,7 +27,9 @@
 #   OUT/.st-teacher.settings  TEACHER TEACHER_GAMES SEED
 #   OUT/.st-grp.settings      GRP_EPOCHS
 #   OUT/.st-final.settings    SEEDS
-# Programs from BIN and DEVICE as in bc.mk.
+# Programs from BIN and DEVICE as in bc.mk. Every variable a sub-pipeline
+# reads is passed to it explicitly (BATCH is the league's rollout batch,
+# BC_BATCH the cloning's), since make hands command-line variables down.
 
 include $(dir $(abspath $(lastword $(MAKEFILE_LIST))))common.mk
 OUT     ?= strength
@@ -37,6 +39,7 @@ SEED    ?= 0
 ARCH    ?= small
 BC_STEPS ?= 6000
 BC_SEEDS ?= 100
+BC_BATCH ?= 256
 GRP_EPOCHS ?= 20
 ITERS   ?= 6
 GAMES   ?= 256
@@ -70,7 +73,7 @@ $(OUT)/teacher.done: $(OUT)/.st-teacher.settings
 bc: $(OUT)/bc/model.h5
 $(OUT)/bc/model.h5: $(OUT)/teacher.done FORCE
 	$(SUB) -f $(HERE)bc.mk LOGS=$(OUT)/teacher OUT=$(OUT)/bc ARCH=$(ARCH) STEPS=$(BC_STEPS) \
-		SEEDS=$(BC_SEEDS) $(OUT)/bc/model.h5 $(OUT)/bc/eval.json $(OUT)/bc/arena.json
+		BATCH=$(BC_BATCH) SEEDS=$(BC_SEEDS) SEED=$(SEED) $(OUT)/bc/model.h5 $(OUT)/bc/eval.json $(OUT)/bc/arena.json
 
 grp: $(OUT)/grp/grp.h5
 $(OUT)/grp/grp.h5: $(OUT)/teacher.done $(OUT)/.st-grp.settings

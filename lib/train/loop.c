@@ -694,6 +694,13 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 	double win_t = now_s(), win_loss = 0;
 	int64_t win_steps = 0, win_samples = 0;
 	double last_sps = 0;
+	/* the last step's figures, for the closing metrics line of a run whose
+	 * input ended between two logged steps */
+	hy_nn_losses last_l;
+	hy_nn_step_info last_info;
+	memset(&last_l, 0, sizeof last_l);
+	memset(&last_info, 0, sizeof last_info);
+	int64_t logged_step = r->step;
 	hy_status st = HY_OK;
 	while (total <= 0 || r->step < total) {
 		int stop = c->stop && *c->stop; /* all ranks stop at the same step */
@@ -794,6 +801,10 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		p.loss_avg = win_loss / (double)win_steps;
 		if (t > win_t && total > 0)
 			p.eta_s = (double)(total - r->step) * (t - win_t) / (double)win_steps;
+		last_l = l;
+		last_info = info;
+		if (logged)
+			logged_step = r->step;
 		if (logged && r->metrics) {
 			last_sps = p.samples_per_s;
 			write_metrics(r, &l, &info, last_sps, evaluated ? val : NULL);
@@ -815,6 +826,13 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 			     evaluated ? val : NULL, d)))
 			return st;
 		win_t += now_s() - ts;
+	}
+	if (logged_step != r->step && r->metrics) { /* the run's last step is always a line */
+		double t = now_s();
+		write_metrics(r, &last_l, &last_info,
+			t > win_t ? (double)win_samples / (t - win_t) : last_sps, NULL);
+		if (ferror(r->metrics))
+			return hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'", r->out);
 	}
 	if (r->dist.rank == 0 && r->last_saved != r->step && (st = checkpoint_step(r, 1, NULL, d)))
 		return st;

@@ -198,13 +198,15 @@ cmp -s sp/best.h5 sp/iter-2/best.h5 || fail "selfplay.mk: sp/best.h5"
 
 # ---- demo.mk: its own stages (those of bc.mk and selfplay.mk, which it runs,
 # are tested above; so is a kill inside a sub-make, plots.mk under bc.mk)
-DEMO_T=".demo-logs.settings .demo-arena.settings logs.done bc/model.h5 bc/eval.json
-bc/arena.json arena-random.json sp/league.jsonl sp/best.h5 summary.txt"
+DEMO_T=".demo-logs.settings .demo-arena.settings .demo-grp.settings logs.done bc/model.h5
+bc/eval.json bc/arena.json arena-random.json grp/grp.h5 sp/league.jsonl sp/best.h5 summary.txt"
 chain demo.mk d "$DEMO_T" "$DEMO" <<'EOF'
 logs.done hydra-sp *--log-dir d/logs.tmp*
 arena-random.json hydra-eval *--opponent random*
+grp/grp.h5 hydra-fit --mode grp*
 summary.txt jq -r *validation top-1*
 EOF
 [ "$(ls d/logs | wc -l)" -eq 8 ] || fail "demo.mk: d/logs does not hold 8 games"
 grep -q "iteration 1:" d/summary.txt || fail "demo.mk: summary"
+grep -q "^verdict: the model .* the rule bot rulebot" d/summary.txt || fail "demo.mk: no verdict"
 exit 0
