@@ -31,15 +31,23 @@ print("strength  master seed %-3s rulebot vs 3 baseline, %d seeds: rank %.4f [%.
          o["deal_in"], c["win"], o["win"]))
 PYEOF
 done
+# the CPU of a 1-seed run (4 hanchan) is the start-up: the programs load
+# their libraries (CUDA's included) twice, nn/threads.h starting the
+# program again; the rate is given with and without it
 for p in rulebot baseline; do
 	/usr/bin/time -f '%U %S' -o "$tmp/$p.cpu" $pin "$E" --challenger $p --opponent $p \
 		--seeds "$SEEDS" -j 1 --json -q > "$tmp/$p.json"
-	python3 - "$tmp/$p.json" "$tmp/$p.cpu" "$p" <<'PYEOF'
+	/usr/bin/time -f '%U %S' -o "$tmp/$p.cpu1" $pin "$E" --challenger $p --opponent $p \
+		--seeds 1 -j 1 --json -q > "$tmp/$p.1.json"
+	python3 - "$tmp/$p.json" "$tmp/$p.cpu" "$tmp/$p.cpu1" "$p" <<'PYEOF'
 import json, sys
 a = json.load(open(sys.argv[1]))
 u, s = map(float, open(sys.argv[2]).read().split()[-2:])
-print("speed     %-8s at 4 seats: %d hanchan, %.1f per CPU-second (%.2f s user+sys, "
-      "startup included), %.1f per wall second in the arena"
-      % (sys.argv[3], a["games"], a["games"] / (u + s), u + s, a["games_per_s"]))
+u1, s1 = map(float, open(sys.argv[3]).read().split()[-2:])
+cpu, start = u + s, u1 + s1
+print("speed     %-8s at 4 seats: %d hanchan in %.2f CPU-s: %.1f per CPU-second with the "
+      "start-up, %.1f without it (a 1-seed run's %.2f CPU-s); %.1f per wall second in the arena"
+      % (sys.argv[4], a["games"], cpu, a["games"] / cpu, (a["games"] - 4) / (cpu - start),
+         start, a["games_per_s"]))
 PYEOF
 done
