@@ -208,5 +208,5 @@ summary.txt jq -r *validation top-1*
 EOF
 [ "$(ls d/logs | wc -l)" -eq 8 ] || fail "demo.mk: d/logs does not hold 8 games"
 grep -q "iteration 1:" d/summary.txt || fail "demo.mk: summary"
-grep -q "^verdict: the model .* the rule bot rulebot" d/summary.txt || fail "demo.mk: no verdict"
+grep -q "^verdict: " d/summary.txt || fail "demo.mk: no verdict"
 exit 0

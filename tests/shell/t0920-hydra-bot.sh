@@ -17,7 +17,7 @@ S="$BIN/hydra-sp"
 
 # --help, man page, -V
 expect_exit 0 "$H" --help
-grep -q '^usage: hydra-bot \[options\] CKPT.h5 | baseline | random' "$T/out" || fail "--help usage line"
+grep -q '^usage: hydra-bot \[options\] CKPT.h5 | baseline | rulebot | random' "$T/out" || fail "--help usage line"
 grep -A2 '^\.B hydra-bot' "$TOP/man/hydra-bot.1" | grep -q 'baseline' || fail "man SYNOPSIS"
 sed 's/\\-/-/g' "$TOP/man/hydra-bot.1" > "$T/man.txt"
 for o in temperature seed help version; do
