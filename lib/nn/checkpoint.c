@@ -1,6 +1,7 @@
 #include "nn/checkpoint.h"
 
 #include "io/staged.h"
+#include "nn/h5tensor.h"
 #include "samples/h5.h"
 
 #include <errno.h>
@@ -28,85 +29,9 @@
 		}                                                                               \
 	} while (0)
 
-static herr_t put_attr(hid_t loc, const char *name, hid_t type, const void *v, hsize_t n)
-{
-	hid_t sp = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
-	if (sp < 0)
-		return -1;
-	hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
-	herr_t r = a < 0 ? -1 : H5Awrite(a, type, v);
-	/* every HDF5 call clears the error stack: keep the failure's for H5CHK */
-	hid_t es = r < 0 ? H5Eget_current_stack() : -1;
-	if (a >= 0 && H5Aclose(a) < 0) {
-		r = -1;
-		if (es < 0)
-			es = H5Eget_current_stack();
-	}
-	H5Sclose(sp);
-	if (es >= 0)
-		H5Eset_current_stack(es);
-	return r;
-}
 
-static herr_t get_attr(hid_t loc, const char *name, hid_t type, void *v, hssize_t n)
-{
-	if (H5Aexists(loc, name) <= 0)
-		return -1;
-	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-	if (a < 0)
-		return -1;
-	hid_t sp = H5Aget_space(a);
-	hssize_t have = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
-	herr_t r = have == n ? H5Aread(a, type, v) : -1;
-	if (sp >= 0)
-		H5Sclose(sp);
-	H5Aclose(a);
-	return r;
-}
 
-static herr_t put_str(hid_t loc, const char *name, const char *s)
-{
-	hid_t t = H5Tcopy(H5T_C_S1);
-	if (t < 0)
-		return -1;
-	herr_t r = H5Tset_size(t, strlen(s) + 1);
-	if (r >= 0)
-		r = put_attr(loc, name, t, s, 1);
-	H5Tclose(t);
-	return r;
-}
 
-static herr_t write_set(hid_t f, hid_t lcpl, const char *prefix, const hy_nn_tensor *t,
-	const float *data)
-{
-	char name[HY_NN_NAME_MAX + 32];
-	snprintf(name, sizeof name, "%s/%s", prefix, t->name);
-	hsize_t dims[HY_NN_MAX_DIMS];
-	for (int i = 0; i < t->ndim; i++)
-		dims[i] = (hsize_t)t->shape[i];
-	hid_t sp = H5Screate_simple(t->ndim, dims, NULL);
-	if (sp < 0)
-		return -1;
-	/* one chunk holding the whole tensor, so that fletcher32 can checksum it */
-	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-	hid_t ds = dcpl < 0 || H5Pset_chunk(dcpl, t->ndim, dims) < 0 ||
-			   H5Pset_fletcher32(dcpl) < 0
-		? -1
-		: H5Dcreate2(f, name, H5T_IEEE_F32LE, sp, lcpl, dcpl, H5P_DEFAULT);
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	herr_t r = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-	hid_t es = r < 0 ? H5Eget_current_stack() : -1; /* kept for H5CHK, as in put_attr */
-	if (ds >= 0 && H5Dclose(ds) < 0) {
-		r = -1;
-		if (es < 0)
-			es = H5Eget_current_stack();
-	}
-	H5Sclose(sp);
-	if (es >= 0)
-		H5Eset_current_stack(es);
-	return r;
-}
 
 static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	const hy_nn_ckpt_meta *meta, float *host, hy_diag *d)
@@ -129,41 +54,41 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	H5CHK(lcpl = H5Pcreate(H5P_LINK_CREATE));
 	H5CHK(H5Pset_create_intermediate_group(lcpl, 1));
 	int32_t ver = HY_NN_CKPT_VERSION, blocks = m->arch.blocks, ch = m->arch.channels;
-	H5CHK(put_str(f, "format", FORMAT_NAME));
-	H5CHK(put_attr(f, "version", H5T_STD_I32LE, &ver, 1));
-	H5CHK(put_attr(f, "blocks", H5T_STD_I32LE, &blocks, 1));
-	H5CHK(put_attr(f, "channels", H5T_STD_I32LE, &ch, 1));
-	H5CHK(put_attr(f, "step", H5T_STD_I64LE, &meta->step, 1));
+	H5CHK(hy_h5_put_str(f, "format", FORMAT_NAME));
+	H5CHK(hy_h5_put_attr(f, "version", H5T_STD_I32LE, &ver, 1));
+	H5CHK(hy_h5_put_attr(f, "blocks", H5T_STD_I32LE, &blocks, 1));
+	H5CHK(hy_h5_put_attr(f, "channels", H5T_STD_I32LE, &ch, 1));
+	H5CHK(hy_h5_put_attr(f, "step", H5T_STD_I64LE, &meta->step, 1));
 	const hy_nn_optim_cfg *o = &meta->opt;
-	H5CHK(put_attr(f, "lr", H5T_NATIVE_FLOAT, &o->lr, 1));
-	H5CHK(put_attr(f, "lr_min", H5T_NATIVE_FLOAT, &o->lr_min, 1));
-	H5CHK(put_attr(f, "beta1", H5T_NATIVE_FLOAT, &o->beta1, 1));
-	H5CHK(put_attr(f, "beta2", H5T_NATIVE_FLOAT, &o->beta2, 1));
-	H5CHK(put_attr(f, "eps", H5T_NATIVE_FLOAT, &o->eps, 1));
-	H5CHK(put_attr(f, "weight_decay", H5T_NATIVE_FLOAT, &o->wd, 1));
-	H5CHK(put_attr(f, "clip", H5T_NATIVE_FLOAT, &o->clip, 1));
-	H5CHK(put_attr(f, "warmup", H5T_STD_I64LE, &o->warmup, 1));
-	H5CHK(put_attr(f, "total_steps", H5T_STD_I64LE, &o->total, 1));
-	H5CHK(put_attr(f, "seed", H5T_STD_U64LE, &meta->seed, 1));
-	H5CHK(put_attr(f, "rng_state", H5T_STD_U64LE, meta->rng.s, 4));
+	H5CHK(hy_h5_put_attr(f, "lr", H5T_NATIVE_FLOAT, &o->lr, 1));
+	H5CHK(hy_h5_put_attr(f, "lr_min", H5T_NATIVE_FLOAT, &o->lr_min, 1));
+	H5CHK(hy_h5_put_attr(f, "beta1", H5T_NATIVE_FLOAT, &o->beta1, 1));
+	H5CHK(hy_h5_put_attr(f, "beta2", H5T_NATIVE_FLOAT, &o->beta2, 1));
+	H5CHK(hy_h5_put_attr(f, "eps", H5T_NATIVE_FLOAT, &o->eps, 1));
+	H5CHK(hy_h5_put_attr(f, "weight_decay", H5T_NATIVE_FLOAT, &o->wd, 1));
+	H5CHK(hy_h5_put_attr(f, "clip", H5T_NATIVE_FLOAT, &o->clip, 1));
+	H5CHK(hy_h5_put_attr(f, "warmup", H5T_STD_I64LE, &o->warmup, 1));
+	H5CHK(hy_h5_put_attr(f, "total_steps", H5T_STD_I64LE, &o->total, 1));
+	H5CHK(hy_h5_put_attr(f, "seed", H5T_STD_U64LE, &meta->seed, 1));
+	H5CHK(hy_h5_put_attr(f, "rng_state", H5T_STD_U64LE, meta->rng.s, 4));
 	for (int i = 0; i < meta->nextra; i++) {
 		const hy_nn_ckpt_attr *x = &meta->extra[i];
 		if (x->type == HY_NN_ATTR_STR) {
-			H5CHK(put_str(f, x->name, x->value));
+			H5CHK(hy_h5_put_str(f, x->name, x->value));
 			continue;
 		}
 		hid_t t = x->type == HY_NN_ATTR_I32   ? H5T_STD_I32LE
 			: x->type == HY_NN_ATTR_I64 ? H5T_STD_I64LE
 			: x->type == HY_NN_ATTR_U64 ? H5T_STD_U64LE
 						    : H5T_IEEE_F64LE;
-		H5CHK(put_attr(f, x->name, t, x->value, 1));
+		H5CHK(hy_h5_put_attr(f, x->name, t, x->value, 1));
 	}
 	static const char *const prefix[3] = {"params", "adam/m", "adam/v"};
 	float *const src[3] = {m->w, m->m, m->v};
 	for (int k = 0; k < 3; k++) {
 		m->be->to_host(host, src[k], bytes);
 		for (int i = 0; i < p->count; i++)
-			H5CHK(write_set(f, lcpl, prefix[k], &p->t[i], host + p->t[i].offset));
+			H5CHK(hy_h5_write_tensor(f, lcpl, prefix[k], &p->t[i], host + p->t[i].offset));
 	}
 	hid_t ff = f;
 	f = -1;
@@ -229,9 +154,9 @@ static hy_status open_ckpt(const char *path, hid_t *fp, hy_nn_arch *a, hy_diag *
 	} else if (H5Aexists(f, "kind") > 0) { /* another model's checkpoint (nn/grp.h) */
 		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a policy network checkpoint (it has "
 			"a kind attribute: a GRP checkpoint of hydra-fit --mode grp?)", path);
-	} else if (get_attr(f, "version", H5T_NATIVE_INT32, &ver, 1) < 0 ||
-		get_attr(f, "blocks", H5T_NATIVE_INT32, &blocks, 1) < 0 ||
-		get_attr(f, "channels", H5T_NATIVE_INT32, &ch, 1) < 0) {
+	} else if (hy_h5_get_attr(f, "version", H5T_NATIVE_INT32, &ver, 1) < 0 ||
+		hy_h5_get_attr(f, "blocks", H5T_NATIVE_INT32, &blocks, 1) < 0 ||
+		hy_h5_get_attr(f, "channels", H5T_NATIVE_INT32, &ch, 1) < 0) {
 		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint lacks version/blocks/channels", path);
 	} else if (ver < 1 || ver > HY_NN_CKPT_VERSION) {
 		st = hy_diag_set(d, HY_EVERSION, 0, "'%s': checkpoint version %d, this build reads "
@@ -265,34 +190,6 @@ hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d)
 	return st;
 }
 
-static hy_status read_set(hid_t f, const char *path, const char *prefix, const hy_nn_tensor *t,
-	float *data, hy_diag *d)
-{
-	char name[HY_NN_NAME_MAX + 32];
-	snprintf(name, sizeof name, "%s/%s", prefix, t->name);
-	hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
-	if (ds < 0)
-		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': missing dataset /%s", path, name);
-	hy_status st = HY_OK;
-	hid_t sp = H5Dget_space(ds);
-	hsize_t dims[HY_NN_MAX_DIMS + 1];
-	int nd = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
-	int same = nd == t->ndim && H5Sget_simple_extent_dims(sp, dims, NULL) == nd;
-	for (int i = 0; same && i < nd; i++)
-		same = dims[i] == (hsize_t)t->shape[i];
-	if (!same)
-		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': dataset /%s has the wrong shape", path, name);
-	else if (H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-		st = hy_h5_checksum_failed() /* fletcher32: the stored bytes changed */
-			? hy_diag_set(d, HY_EDATA, 0, "'%s': dataset /%s: checksum mismatch (the "
-				"file is damaged)", path, name)
-			: hy_diag_set(d, HY_ETRUNC, 0, "'%s': cannot read dataset /%s (truncated "
-				"file?)", path, name);
-	if (sp >= 0)
-		H5Sclose(sp);
-	H5Dclose(ds);
-	return st;
-}
 
 /* The training attributes get the ranges of the options that set them
  * (cmd/hydra-fit.c): a damaged or crafted checkpoint is refused (status 3,
@@ -338,7 +235,7 @@ static hy_status load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 	for (int k = 0; k < (weights_only ? 1 : 3); k++) {
 		memset(host, 0, bytes);
 		for (int i = 0; i < p->count; i++)
-			if ((st = read_set(f, path, prefix[k], &p->t[i], host + p->t[i].offset, d)))
+			if ((st = hy_h5_read_tensor(f, path, prefix[k], &p->t[i], host + p->t[i].offset, 0, d)))
 				goto out;
 		m->be->to_dev(dst[k], host, bytes);
 	}
@@ -348,18 +245,18 @@ static hy_status load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 	}
 	if (meta) {
 		hy_nn_optim_cfg *o = &meta->opt;
-		if (get_attr(f, "step", H5T_NATIVE_INT64, &meta->step, 1) < 0 ||
-			get_attr(f, "lr", H5T_NATIVE_FLOAT, &o->lr, 1) < 0 ||
-			get_attr(f, "lr_min", H5T_NATIVE_FLOAT, &o->lr_min, 1) < 0 ||
-			get_attr(f, "beta1", H5T_NATIVE_FLOAT, &o->beta1, 1) < 0 ||
-			get_attr(f, "beta2", H5T_NATIVE_FLOAT, &o->beta2, 1) < 0 ||
-			get_attr(f, "eps", H5T_NATIVE_FLOAT, &o->eps, 1) < 0 ||
-			get_attr(f, "weight_decay", H5T_NATIVE_FLOAT, &o->wd, 1) < 0 ||
-			get_attr(f, "clip", H5T_NATIVE_FLOAT, &o->clip, 1) < 0 ||
-			get_attr(f, "warmup", H5T_NATIVE_INT64, &o->warmup, 1) < 0 ||
-			get_attr(f, "total_steps", H5T_NATIVE_INT64, &o->total, 1) < 0 ||
-			get_attr(f, "seed", H5T_NATIVE_UINT64, &meta->seed, 1) < 0 ||
-			get_attr(f, "rng_state", H5T_NATIVE_UINT64, meta->rng.s, 4) < 0)
+		if (hy_h5_get_attr(f, "step", H5T_NATIVE_INT64, &meta->step, 1) < 0 ||
+			hy_h5_get_attr(f, "lr", H5T_NATIVE_FLOAT, &o->lr, 1) < 0 ||
+			hy_h5_get_attr(f, "lr_min", H5T_NATIVE_FLOAT, &o->lr_min, 1) < 0 ||
+			hy_h5_get_attr(f, "beta1", H5T_NATIVE_FLOAT, &o->beta1, 1) < 0 ||
+			hy_h5_get_attr(f, "beta2", H5T_NATIVE_FLOAT, &o->beta2, 1) < 0 ||
+			hy_h5_get_attr(f, "eps", H5T_NATIVE_FLOAT, &o->eps, 1) < 0 ||
+			hy_h5_get_attr(f, "weight_decay", H5T_NATIVE_FLOAT, &o->wd, 1) < 0 ||
+			hy_h5_get_attr(f, "clip", H5T_NATIVE_FLOAT, &o->clip, 1) < 0 ||
+			hy_h5_get_attr(f, "warmup", H5T_NATIVE_INT64, &o->warmup, 1) < 0 ||
+			hy_h5_get_attr(f, "total_steps", H5T_NATIVE_INT64, &o->total, 1) < 0 ||
+			hy_h5_get_attr(f, "seed", H5T_NATIVE_UINT64, &meta->seed, 1) < 0 ||
+			hy_h5_get_attr(f, "rng_state", H5T_NATIVE_UINT64, meta->rng.s, 4) < 0)
 			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint lacks a training attribute "
 				"(step, optimiser, seed or rng_state)", path);
 		else

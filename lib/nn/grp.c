@@ -3,6 +3,7 @@
 #include "nn/grp.h"
 
 #include "io/staged.h"
+#include "nn/h5tensor.h"
 #include "samples/h5.h"
 
 #include <errno.h>
@@ -310,99 +311,10 @@ void hy_grp_adamw(hy_grp *m, const hy_nn_optim_cfg *c, float lr)
 		}                                                                               \
 	} while (0)
 
-static herr_t put_attr(hid_t loc, const char *name, hid_t type, const void *v)
-{
-	hid_t sp = H5Screate(H5S_SCALAR);
-	if (sp < 0)
-		return -1;
-	hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
-	herr_t r = a < 0 ? -1 : H5Awrite(a, type, v);
-	hid_t es = r < 0 ? H5Eget_current_stack() : -1; /* keep the failure's stack */
-	if (a >= 0 && H5Aclose(a) < 0) {
-		r = -1;
-		if (es < 0)
-			es = H5Eget_current_stack();
-	}
-	H5Sclose(sp);
-	if (es >= 0)
-		H5Eset_current_stack(es);
-	return r;
-}
 
-static herr_t put_str(hid_t loc, const char *name, const char *s)
-{
-	hid_t t = H5Tcopy(H5T_C_S1);
-	if (t < 0)
-		return -1;
-	herr_t r = H5Tset_size(t, strlen(s) + 1);
-	if (r >= 0)
-		r = put_attr(loc, name, t, s);
-	H5Tclose(t);
-	return r;
-}
 
-static herr_t get_attr(hid_t loc, const char *name, hid_t type, void *v)
-{
-	if (H5Aexists(loc, name) <= 0)
-		return -1;
-	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-	if (a < 0)
-		return -1;
-	hid_t sp = H5Aget_space(a);
-	herr_t r = sp >= 0 && H5Sget_simple_extent_npoints(sp) == 1 ? H5Aread(a, type, v) : -1;
-	if (sp >= 0)
-		H5Sclose(sp);
-	H5Aclose(a);
-	return r;
-}
 
-/* A fixed-length string attribute into buf (empty when absent or other). */
-static void get_str(hid_t loc, const char *name, char *buf, size_t cap)
-{
-	buf[0] = '\0';
-	hid_t at = -1, ty = -1;
-	if (H5Aexists(loc, name) > 0 && (at = H5Aopen(loc, name, H5P_DEFAULT)) >= 0 &&
-		(ty = H5Aget_type(at)) >= 0 && H5Tget_class(ty) == H5T_STRING &&
-		H5Tis_variable_str(ty) == 0 && H5Tget_size(ty) < cap)
-		if (H5Aread(at, ty, buf) < 0)
-			buf[0] = '\0';
-	buf[cap - 1] = '\0';
-	if (ty >= 0)
-		H5Tclose(ty);
-	if (at >= 0)
-		H5Aclose(at);
-}
 
-static herr_t write_set(hid_t f, hid_t lcpl, const char *prefix, const hy_nn_tensor *t,
-	const float *data)
-{
-	char name[HY_NN_NAME_MAX + 32];
-	snprintf(name, sizeof name, "%s/%s", prefix, t->name);
-	hsize_t dims[HY_NN_MAX_DIMS];
-	for (int i = 0; i < t->ndim; i++)
-		dims[i] = (hsize_t)t->shape[i];
-	hid_t sp = H5Screate_simple(t->ndim, dims, NULL);
-	if (sp < 0)
-		return -1;
-	/* one chunk per tensor, so that fletcher32 checksums all of it */
-	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-	hid_t ds = dcpl < 0 || H5Pset_chunk(dcpl, t->ndim, dims) < 0 || H5Pset_fletcher32(dcpl) < 0
-		? -1
-		: H5Dcreate2(f, name, H5T_IEEE_F32LE, sp, lcpl, dcpl, H5P_DEFAULT);
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	herr_t r = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-	hid_t es = r < 0 ? H5Eget_current_stack() : -1;
-	if (ds >= 0 && H5Dclose(ds) < 0) {
-		r = -1;
-		if (es < 0)
-			es = H5Eget_current_stack();
-	}
-	H5Sclose(sp);
-	if (es >= 0)
-		H5Eset_current_stack(es);
-	return r;
-}
 
 static hy_status save(const char *path, const char *tmp, const hy_grp *m,
 	const hy_grp_attr *extra, int nextra, hy_diag *d)
@@ -422,21 +334,21 @@ static hy_status save(const char *path, const char *tmp, const hy_grp *m,
 	H5CHK(lcpl = H5Pcreate(H5P_LINK_CREATE));
 	H5CHK(H5Pset_create_intermediate_group(lcpl, 1));
 	int32_t ver = HY_GRP_CKPT_VERSION, nin = HY_GRP_NIN, hid = m->hidden, nout = HY_GRP_NOUT;
-	H5CHK(put_str(f, "format", FORMAT_NAME));
-	H5CHK(put_str(f, "kind", KIND_NAME));
-	H5CHK(put_attr(f, "version", H5T_STD_I32LE, &ver));
-	H5CHK(put_attr(f, "inputs", H5T_STD_I32LE, &nin));
-	H5CHK(put_attr(f, "hidden", H5T_STD_I32LE, &hid));
-	H5CHK(put_attr(f, "outputs", H5T_STD_I32LE, &nout));
-	H5CHK(put_attr(f, "step", H5T_STD_I64LE, &m->step));
-	H5CHK(put_attr(f, "seed", H5T_STD_U64LE, &m->seed));
+	H5CHK(hy_h5_put_str(f, "format", FORMAT_NAME));
+	H5CHK(hy_h5_put_str(f, "kind", KIND_NAME));
+	H5CHK(hy_h5_put_attr(f, "version", H5T_STD_I32LE, &ver, 1));
+	H5CHK(hy_h5_put_attr(f, "inputs", H5T_STD_I32LE, &nin, 1));
+	H5CHK(hy_h5_put_attr(f, "hidden", H5T_STD_I32LE, &hid, 1));
+	H5CHK(hy_h5_put_attr(f, "outputs", H5T_STD_I32LE, &nout, 1));
+	H5CHK(hy_h5_put_attr(f, "step", H5T_STD_I64LE, &m->step, 1));
+	H5CHK(hy_h5_put_attr(f, "seed", H5T_STD_U64LE, &m->seed, 1));
 	for (int i = 0; i < nextra; i++)
-		H5CHK(put_attr(f, extra[i].name, H5T_IEEE_F64LE, &extra[i].value));
+		H5CHK(hy_h5_put_attr(f, extra[i].name, H5T_IEEE_F64LE, &extra[i].value, 1));
 	static const char *const prefix[3] = {"params", "adam/m", "adam/v"};
 	const float *src[3] = {m->p, m->m, m->v};
 	for (int k = 0; k < 3; k++)
 		for (int i = 0; i < m->table.count; i++)
-			H5CHK(write_set(f, lcpl, prefix[k], &m->table.t[i], src[k] + m->table.t[i].offset));
+			H5CHK(hy_h5_write_tensor(f, lcpl, prefix[k], &m->table.t[i], src[k] + m->table.t[i].offset));
 	hid_t ff = f;
 	f = -1;
 	H5CHK(H5Fclose(ff));
@@ -468,43 +380,12 @@ hy_status hy_grp_save(const char *path, const hy_grp *m, const hy_grp_attr *extr
 	return st;
 }
 
-static hy_status read_set(hid_t f, const char *path, const char *prefix, const hy_nn_tensor *t,
-	float *data, hy_diag *d)
-{
-	char name[HY_NN_NAME_MAX + 32];
-	snprintf(name, sizeof name, "%s/%s", prefix, t->name);
-	if (H5Lexists(f, prefix, H5P_DEFAULT) <= 0 || H5Lexists(f, name, H5P_DEFAULT) <= 0)
-		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': missing dataset /%s", path, name);
-	hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
-	if (ds < 0)
-		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': cannot open dataset /%s", path, name);
-	hy_status st = HY_OK;
-	hid_t sp = H5Dget_space(ds);
-	hsize_t dims[HY_NN_MAX_DIMS + 1];
-	int nd = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
-	int same = nd == t->ndim && H5Sget_simple_extent_dims(sp, dims, NULL) == nd;
-	for (int i = 0; same && i < nd; i++)
-		same = dims[i] == (hsize_t)t->shape[i];
-	if (!same)
-		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': dataset /%s has the wrong shape", path, name);
-	else if (H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-		st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': cannot read dataset /%s (truncated or "
-			"damaged file)", path, name);
-	for (size_t i = 0; st == HY_OK && i < t->size; i++)
-		if (!isfinite(data[i]))
-			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': dataset /%s holds a non-finite "
-				"value", path, name);
-	if (sp >= 0)
-		H5Sclose(sp);
-	H5Dclose(ds);
-	return st;
-}
 
 static hy_status load(const char *path, hid_t f, hy_grp *m, hy_diag *d)
 {
 	char fmt[64], kind[64];
-	get_str(f, "format", fmt, sizeof fmt);
-	get_str(f, "kind", kind, sizeof kind);
+	hy_h5_get_str(f, "format", fmt, sizeof fmt);
+	hy_h5_get_str(f, "kind", kind, sizeof kind);
 	int32_t ver = 0, nin = 0, hid = 0, nout = 0;
 	int64_t step = 0;
 	uint64_t seed = 0;
@@ -515,12 +396,12 @@ static hy_status load(const char *path, hid_t f, hy_grp *m, hy_diag *d)
 		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': a %s checkpoint, not a GRP (kind "
 			"\"%s\"; train one with hydra-fit --mode grp)", path,
 			kind[0] ? kind : "policy network", KIND_NAME);
-	if (get_attr(f, "version", H5T_NATIVE_INT32, &ver) < 0 ||
-		get_attr(f, "inputs", H5T_NATIVE_INT32, &nin) < 0 ||
-		get_attr(f, "hidden", H5T_NATIVE_INT32, &hid) < 0 ||
-		get_attr(f, "outputs", H5T_NATIVE_INT32, &nout) < 0 ||
-		get_attr(f, "step", H5T_NATIVE_INT64, &step) < 0 ||
-		get_attr(f, "seed", H5T_NATIVE_UINT64, &seed) < 0)
+	if (hy_h5_get_attr(f, "version", H5T_NATIVE_INT32, &ver, 1) < 0 ||
+		hy_h5_get_attr(f, "inputs", H5T_NATIVE_INT32, &nin, 1) < 0 ||
+		hy_h5_get_attr(f, "hidden", H5T_NATIVE_INT32, &hid, 1) < 0 ||
+		hy_h5_get_attr(f, "outputs", H5T_NATIVE_INT32, &nout, 1) < 0 ||
+		hy_h5_get_attr(f, "step", H5T_NATIVE_INT64, &step, 1) < 0 ||
+		hy_h5_get_attr(f, "seed", H5T_NATIVE_UINT64, &seed, 1) < 0)
 		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': GRP checkpoint lacks an attribute "
 			"(version, inputs, hidden, outputs, step, seed)", path);
 	if (ver < 1 || ver > HY_GRP_CKPT_VERSION)
@@ -540,7 +421,7 @@ static hy_status load(const char *path, hid_t f, hy_grp *m, hy_diag *d)
 	float *dst[3] = {m->p, m->m, m->v};
 	for (int k = 0; k < 3 && st == HY_OK; k++)
 		for (int i = 0; i < m->table.count && st == HY_OK; i++)
-			st = read_set(f, path, prefix[k], &m->table.t[i], dst[k] + m->table.t[i].offset, d);
+			st = hy_h5_read_tensor(f, path, prefix[k], &m->table.t[i], dst[k] + m->table.t[i].offset, 1, d);
 	if (st != HY_OK)
 		hy_grp_free(m);
 	return st;

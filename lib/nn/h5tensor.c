@@ -1,0 +1,139 @@
+/* The HDF5 pieces of the nn checkpoints; see h5tensor.h. */
+#include "nn/h5tensor.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "samples/h5.h"
+
+herr_t hy_h5_put_attr(hid_t loc, const char *name, hid_t type, const void *v, hsize_t n)
+{
+	hid_t sp = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+	if (sp < 0)
+		return -1;
+	hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+	herr_t r = a < 0 ? -1 : H5Awrite(a, type, v);
+	/* every HDF5 call clears the error stack: keep the failure's for H5CHK */
+	hid_t es = r < 0 ? H5Eget_current_stack() : -1;
+	if (a >= 0 && H5Aclose(a) < 0) {
+		r = -1;
+		if (es < 0)
+			es = H5Eget_current_stack();
+	}
+	H5Sclose(sp);
+	if (es >= 0)
+		H5Eset_current_stack(es);
+	return r;
+}
+
+herr_t hy_h5_get_attr(hid_t loc, const char *name, hid_t type, void *v, hssize_t n)
+{
+	if (H5Aexists(loc, name) <= 0)
+		return -1;
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	hid_t sp = H5Aget_space(a);
+	hssize_t have = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
+	herr_t r = have == n ? H5Aread(a, type, v) : -1;
+	if (sp >= 0)
+		H5Sclose(sp);
+	H5Aclose(a);
+	return r;
+}
+
+herr_t hy_h5_put_str(hid_t loc, const char *name, const char *s)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	if (t < 0)
+		return -1;
+	herr_t r = H5Tset_size(t, strlen(s) + 1);
+	if (r >= 0)
+		r = hy_h5_put_attr(loc, name, t, s, 1);
+	H5Tclose(t);
+	return r;
+}
+
+void hy_h5_get_str(hid_t loc, const char *name, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	hid_t at = -1, ty = -1;
+	if (H5Aexists(loc, name) > 0 && (at = H5Aopen(loc, name, H5P_DEFAULT)) >= 0 &&
+		(ty = H5Aget_type(at)) >= 0 && H5Tget_class(ty) == H5T_STRING &&
+		H5Tis_variable_str(ty) == 0 && H5Tget_size(ty) < cap)
+		if (H5Aread(at, ty, buf) < 0)
+			buf[0] = '\0';
+	buf[cap - 1] = '\0';
+	if (ty >= 0)
+		H5Tclose(ty);
+	if (at >= 0)
+		H5Aclose(at);
+}
+
+herr_t hy_h5_write_tensor(hid_t f, hid_t lcpl, const char *prefix, const hy_nn_tensor *t,
+	const float *data)
+{
+	char name[HY_NN_NAME_MAX + 32];
+	snprintf(name, sizeof name, "%s/%s", prefix, t->name);
+	hsize_t dims[HY_NN_MAX_DIMS];
+	for (int i = 0; i < t->ndim; i++)
+		dims[i] = (hsize_t)t->shape[i];
+	hid_t sp = H5Screate_simple(t->ndim, dims, NULL);
+	if (sp < 0)
+		return -1;
+	/* one chunk holding the whole tensor, so that fletcher32 can checksum it */
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	hid_t ds = dcpl < 0 || H5Pset_chunk(dcpl, t->ndim, dims) < 0 ||
+			   H5Pset_fletcher32(dcpl) < 0
+		? -1
+		: H5Dcreate2(f, name, H5T_IEEE_F32LE, sp, lcpl, dcpl, H5P_DEFAULT);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	herr_t r = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+	hid_t es = r < 0 ? H5Eget_current_stack() : -1; /* kept for H5CHK, as in put_attr */
+	if (ds >= 0 && H5Dclose(ds) < 0) {
+		r = -1;
+		if (es < 0)
+			es = H5Eget_current_stack();
+	}
+	H5Sclose(sp);
+	if (es >= 0)
+		H5Eset_current_stack(es);
+	return r;
+}
+
+hy_status hy_h5_read_tensor(hid_t f, const char *path, const char *prefix, const hy_nn_tensor *t,
+	float *data, int finite, hy_diag *d)
+{
+	char name[HY_NN_NAME_MAX + 32];
+	snprintf(name, sizeof name, "%s/%s", prefix, t->name);
+	if (H5Lexists(f, prefix, H5P_DEFAULT) <= 0 || H5Lexists(f, name, H5P_DEFAULT) <= 0)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': missing dataset /%s", path, name);
+	hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+	if (ds < 0)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': cannot open dataset /%s", path, name);
+	hy_status st = HY_OK;
+	hid_t sp = H5Dget_space(ds);
+	hsize_t dims[HY_NN_MAX_DIMS + 1];
+	int nd = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
+	int same = nd == t->ndim && H5Sget_simple_extent_dims(sp, dims, NULL) == nd;
+	for (int i = 0; same && i < nd; i++)
+		same = dims[i] == (hsize_t)t->shape[i];
+	if (!same)
+		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': dataset /%s has the wrong shape", path, name);
+	else if (H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+		st = hy_h5_checksum_failed() /* fletcher32: the stored bytes changed */
+			? hy_diag_set(d, HY_EDATA, 0, "'%s': dataset /%s: checksum mismatch (the "
+				"file is damaged)", path, name)
+			: hy_diag_set(d, HY_ETRUNC, 0, "'%s': cannot read dataset /%s (truncated "
+				"file?)", path, name);
+	for (size_t i = 0; finite && st == HY_OK && i < t->size; i++)
+		if (!isfinite(data[i]))
+			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': dataset /%s holds a non-finite "
+				"value", path, name);
+	if (sp >= 0)
+		H5Sclose(sp);
+	H5Dclose(ds);
+	return st;
+}

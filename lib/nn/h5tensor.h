@@ -1,0 +1,34 @@
+/* Private to lib/nn: the HDF5 pieces the two checkpoint kinds share — the
+ * policy network's (checkpoint.c) and the GRP's (grp.c): attributes, string
+ * attributes, and a named tensor as one fletcher32-checksummed chunk. On a
+ * failure the herr_t functions leave the failing call's error stack
+ * current, for the callers' H5CHK reports. */
+#ifndef HY_NN_H5TENSOR_H
+#define HY_NN_H5TENSOR_H
+
+#include <hdf5.h>
+#include <stddef.h>
+
+#include "core/status.h"
+#include "nn/params.h"
+
+/* An attribute of n values (n == 1: a scalar). */
+herr_t hy_h5_put_attr(hid_t loc, const char *name, hid_t type, const void *v, hsize_t n);
+/* Reads an attribute of exactly n values; −1 when absent or of another size. */
+herr_t hy_h5_get_attr(hid_t loc, const char *name, hid_t type, void *v, hssize_t n);
+/* A fixed-length string attribute. */
+herr_t hy_h5_put_str(hid_t loc, const char *name, const char *s);
+/* A fixed-length string attribute into buf (empty when absent or other). */
+void hy_h5_get_str(hid_t loc, const char *name, char *buf, size_t cap);
+/* Tensor t as dataset PREFIX/NAME, its shape, one chunk (fletcher32 over
+ * all of it); lcpl creates the intermediate groups. */
+herr_t hy_h5_write_tensor(hid_t f, hid_t lcpl, const char *prefix, const hy_nn_tensor *t,
+	const float *data);
+/* Reads dataset PREFIX/NAME of the file at path into data, checking its
+ * shape against t: HY_EFORMAT when missing or of another shape (or, with
+ * finite, holding a non-finite value), HY_EDATA on a checksum mismatch,
+ * HY_ETRUNC when it cannot be read. */
+hy_status hy_h5_read_tensor(hid_t f, const char *path, const char *prefix, const hy_nn_tensor *t,
+	float *data, int finite, hy_diag *d);
+
+#endif
