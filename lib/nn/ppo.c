@@ -14,6 +14,20 @@ void hy_nn_ppo_defaults(hy_nn_ppo_cfg *c)
 	c->norm_adv = 1;
 }
 
+/* log Σ exp(l_i) over the legal set m of one row, from its maximum. */
+static double log_sum_exp(const float *l, uint64_t m)
+{
+	double mx = -INFINITY;
+	for (int i = 0; i < HY_ACTIONS; i++)
+		if (m >> i & 1 && l[i] > mx)
+			mx = l[i];
+	double se = 0;
+	for (int i = 0; i < HY_ACTIONS; i++)
+		if (m >> i & 1)
+			se += exp(l[i] - mx);
+	return mx + log(se);
+}
+
 void hy_nn_ppo_loss(const hy_nn_ppo_cfg *c, int B, const float *logits, const uint64_t *mask,
 	const uint8_t *action, const float *logp_old, const float *adv, const float *value,
 	const float *ret, float *dlogits, float *dvalue, hy_nn_ppo_stats *st)
@@ -38,15 +52,7 @@ void hy_nn_ppo_loss(const hy_nn_ppo_cfg *c, int B, const float *logits, const ui
 		const float *l = logits + (size_t)b * HY_ACTIONS;
 		const int a = action[b];
 		const uint64_t m = mask[b] | 1ull << a;
-		double mx = -INFINITY;
-		for (int i = 0; i < HY_ACTIONS; i++)
-			if (m >> i & 1 && l[i] > mx)
-				mx = l[i];
-		double se = 0;
-		for (int i = 0; i < HY_ACTIONS; i++)
-			if (m >> i & 1)
-				se += exp(l[i] - mx);
-		const double lse = mx + log(se);
+		const double lse = log_sum_exp(l, m);
 		double H = 0;
 		for (int i = 0; i < HY_ACTIONS; i++)
 			if (m >> i & 1) {
@@ -124,15 +130,7 @@ double hy_nn_ppo_explained_var(const hy_nn_ppo_stats *s)
 /* Log-softmax of one row over the legal set m. */
 static void log_softmax(const float *l, uint64_t m, double *lp)
 {
-	double mx = -INFINITY;
-	for (int i = 0; i < HY_ACTIONS; i++)
-		if (m >> i & 1 && l[i] > mx)
-			mx = l[i];
-	double se = 0;
-	for (int i = 0; i < HY_ACTIONS; i++)
-		if (m >> i & 1)
-			se += exp(l[i] - mx);
-	const double lse = mx + log(se);
+	const double lse = log_sum_exp(l, m);
 	for (int i = 0; i < HY_ACTIONS; i++)
 		lp[i] = m >> i & 1 ? l[i] - lse : -INFINITY;
 }

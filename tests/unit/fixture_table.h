@@ -109,4 +109,54 @@ static inline void pass_all(table *t)
 	}
 }
 
+/* Seat 0 (hand h0) draws d0 and throws x0; seat 1 draws r and declares
+ * riichi on it; seats 2 and 3 throw 8m and 8p; seat 0 draws last and
+ * decides. */
+static inline void riichi_scene(table *t, const char *h0, const char *d0, const char *x0,
+				const char *r, const char *last, const char *dora)
+{
+	deal(t, h0, "123456789m23p55s", "234m234p234s6m6m6p6p", "77m77p66s88s11p11s4m", dora);
+	draw(t, d0);
+	discard(t, 0, x0);
+	pass_all(t);
+	draw(t, r);
+	act(t, 1, (hy_action){.type = HY_ACT_RIICHI});
+	discard(t, 1, r);
+	pass_all(t);
+	draw(t, "8m");
+	discard(t, 2, "8m");
+	pass_all(t);
+	draw(t, "8p");
+	discard(t, 3, "8p");
+	pass_all(t);
+	draw(t, last);
+}
+
+/* Seat 0, far from tenpai (19m 26p 379s 12347z 5p), holding the genbutsu
+ * 9s of seat 1's riichi, draws 2s. */
+static inline void riichi_on_9s(table *t)
+{
+	riichi_scene(t, "19m26p379s12347z5m", "5p", "5m", "9s", "2s", "5z");
+}
+
+/* What every rule bot does: tsumo on a tanki wait (menzen tsumo); riichi
+ * on a plain closed tenpai, declared with the guest wind. */
+static inline void check_win_and_riichi(hy_policy *p)
+{
+	table t;
+	deal(&t, "123456789m1235p", "123456789p1234s", "234567s1122334z", "567899s5566777z",
+	     "9m");
+	draw(&t, "5p");
+	assert_int_equal(decide1(p, &t.e, &t.trk, 0, 0), HY_A_WIN);
+	hy_game_free(&t.log);
+	deal(&t, "123456789m12p99p", "123456789p1234s", "234567s1122334z", "567899s5566777z",
+	     "9m");
+	draw(&t, "3z");
+	assert_int_equal(decide1(p, &t.e, &t.trk, 0, 0), HY_A_RIICHI);
+	act(&t, 0, (hy_action){.type = HY_ACT_RIICHI});
+	assert_int_equal(t.e.phase, HY_PH_RIICHI);
+	assert_int_equal(decide1(p, &t.e, &t.trk, 0, 0), tile("3z"));
+	hy_game_free(&t.log);
+}
+
 #endif

@@ -123,22 +123,8 @@ static void test_baseline_win_riichi(void **state)
 {
 	(void)state;
 	hy_policy p = open_policy("baseline");
+	check_win_and_riichi(&p);
 	table t;
-	/* tsumo on a tanki wait (menzen tsumo) */
-	deal(&t, "123456789m1235p", "123456789p1234s", "234567s1122334z", "567899s5566777z",
-	     "9m");
-	draw(&t, "5p");
-	assert_int_equal(decide1(&p, &t.e, &t.trk, 0, 0), HY_A_WIN);
-	hy_game_free(&t.log);
-	/* riichi when tenpai; the declaration discard is the guest wind */
-	deal(&t, "123456789m12p99p", "123456789p1234s", "234567s1122334z", "567899s5566777z",
-	     "9m");
-	draw(&t, "3z");
-	assert_int_equal(decide1(&p, &t.e, &t.trk, 0, 0), HY_A_RIICHI);
-	act(&t, 0, (hy_action){.type = HY_ACT_RIICHI});
-	assert_int_equal(t.e.phase, HY_PH_RIICHI);
-	assert_int_equal(decide1(&p, &t.e, &t.trk, 0, 0), tile("3z"));
-	hy_game_free(&t.log);
 	/* the only tenpai-keeping discard, after a chi-free deal (no riichi:
 	 * the hand is open? no: closed, so riichi first, then the discard) */
 	deal(&t, "123456789m11p45s", "123456789p1234s", "234567s1122334z", "567899s5566777z",
@@ -276,22 +262,7 @@ static void test_baseline_fold(void **state)
 	(void)state;
 	hy_policy p = open_policy("baseline");
 	table t;
-	deal(&t, "19m26p379s12347z5m", "123456789m23p55s", "234m234p234s6m6m6p6p",
-	     "77m77p66s88s11p11s4m", "5z");
-	draw(&t, "5p");
-	discard(&t, 0, "5m");
-	pass_all(&t);
-	draw(&t, "9s");
-	act(&t, 1, (hy_action){.type = HY_ACT_RIICHI});
-	discard(&t, 1, "9s");
-	pass_all(&t);
-	draw(&t, "8m");
-	discard(&t, 2, "8m");
-	pass_all(&t);
-	draw(&t, "8p");
-	discard(&t, 3, "8p");
-	pass_all(&t);
-	draw(&t, "2s");
+	riichi_on_9s(&t);
 	assert_true(t.e.p[1].riichi != 0);
 	/* 2+ shanten against a riichi: the genbutsu 9s */
 	assert_int_equal(decide1(&p, &t.e, &t.trk, 0, 0), tile("9s"));

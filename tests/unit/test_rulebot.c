@@ -25,20 +25,8 @@ static void test_win_riichi_dama(void **state)
 {
 	(void)state;
 	hy_policy p = open_policy("rulebot");
+	check_win_and_riichi(&p);
 	table t;
-	deal(&t, "123456789m1235p", "123456789p1234s", "234567s1122334z", "567899s5566777z",
-	     "9m");
-	draw(&t, "5p");
-	assert_int_equal(decide1(&p, &t.e, &t.trk, 0, 0), HY_A_WIN);
-	hy_game_free(&t.log);
-	/* a plain tenpai: riichi, then the guest wind */
-	deal(&t, "123456789m12p99p", "123456789p1234s", "234567s1122334z", "567899s5566777z",
-	     "9m");
-	draw(&t, "3z");
-	assert_int_equal(decide1(&p, &t.e, &t.trk, 0, 0), HY_A_RIICHI);
-	act(&t, 0, (hy_action){.type = HY_ACT_RIICHI});
-	assert_int_equal(decide1(&p, &t.e, &t.trk, 0, 0), tile("3z"));
-	hy_game_free(&t.log);
 	/* the dealer's nine-sided chuuren tenpai: a yakuman dama, no riichi */
 	deal(&t, "1112345678999m", "123456789p1234s", "234567s1122334z", "567899s5566777z",
 	     "1p");
@@ -54,22 +42,7 @@ static void test_win_riichi_dama(void **state)
  * (123m 456p 23s 78s 99p, isolated east and hatsu), draws. */
 static void riichi_on_2s(table *t, const char *dora)
 {
-	deal(t, "123m456p2378s99p1z", "123456789m23p55s", "234m234p234s6m6m6p6p",
-	     "77m77p66s88s11p11s4m", dora);
-	draw(t, "5z");
-	discard(t, 0, "5z");
-	pass_all(t);
-	draw(t, "2s");
-	act(t, 1, (hy_action){.type = HY_ACT_RIICHI});
-	discard(t, 1, "2s");
-	pass_all(t);
-	draw(t, "8m");
-	discard(t, 2, "8m");
-	pass_all(t);
-	draw(t, "8p");
-	discard(t, 3, "8p");
-	pass_all(t);
-	draw(t, "6z");
+	riichi_scene(t, "123m456p2378s99p1z", "5z", "5z", "2s", "6z", dora);
 }
 
 static void test_fold(void **state)
@@ -87,22 +60,7 @@ static void test_fold(void **state)
 	hy_game_free(&t.log);
 	/* two-shanten and worse against riichi: the genbutsu 9s (baseline's
 	 * fold case) */
-	deal(&t, "19m26p379s12347z5m", "123456789m23p55s", "234m234p234s6m6m6p6p",
-	     "77m77p66s88s11p11s4m", "5z");
-	draw(&t, "5p");
-	discard(&t, 0, "5m");
-	pass_all(&t);
-	draw(&t, "9s");
-	act(&t, 1, (hy_action){.type = HY_ACT_RIICHI});
-	discard(&t, 1, "9s");
-	pass_all(&t);
-	draw(&t, "8m");
-	discard(&t, 2, "8m");
-	pass_all(&t);
-	draw(&t, "8p");
-	discard(&t, 3, "8p");
-	pass_all(&t);
-	draw(&t, "2s");
+	riichi_on_9s(&t);
 	assert_int_equal(decide1(&p, &t.e, &t.trk, 0, 0), tile("9s"));
 	hy_game_free(&t.log);
 	hy_policy_close(&p);
