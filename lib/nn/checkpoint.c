@@ -16,23 +16,6 @@
 
 #define FORMAT_NAME "hydra-checkpoint"
 
-/* Every HDF5 call goes through this: on failure, the reason HDF5 gives (the
- * operating system's, such as "No space left on device", when there is
- * one), the call, file and line; the checkpoint's name is d's source. */
-#define H5CHK(expr)                                                                     \
-	do {                                                                                \
-		if ((expr) < 0) {                                                               \
-			st = hy_h5_fail(d, HY_EIO, #expr, __FILE__, __LINE__);                      \
-			if (d)                                                                      \
-				snprintf(d->source, sizeof d->source, "%s", path);                      \
-			goto out;                                                                   \
-		}                                                                               \
-	} while (0)
-
-
-
-
-
 static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	const hy_nn_ckpt_meta *meta, float *host, hy_diag *d)
 {
@@ -40,13 +23,7 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	hid_t f = -1, lcpl = -1;
 	const hy_nn_params *p = &m->table;
 	const size_t bytes = p->total * sizeof(float);
-	/* the HDF5 1.10 file format: its metadata carries checksums */
-	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-	f = fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) < 0
-		? -1
-		: H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-	if (fapl >= 0)
-		H5Pclose(fapl);
+	f = hy_h5_create_v110(tmp);
 	if (f < 0) {
 		st = hy_diag_set(d, HY_EIO, 0, "cannot create '%s'", tmp);
 		goto out;
@@ -189,7 +166,6 @@ hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d)
 	H5E_END_TRY;
 	return st;
 }
-
 
 /* The training attributes get the ranges of the options that set them
  * (cmd/hydra-fit.c): a damaged or crafted checkpoint is refused (status 3,

@@ -301,32 +301,12 @@ void hy_grp_adamw(hy_grp *m, const hy_nn_optim_cfg *c, float lr)
 
 /* ------------------------------------------------------------ checkpoint */
 
-#define H5CHK(expr)                                                                     \
-	do {                                                                                \
-		if ((expr) < 0) {                                                               \
-			st = hy_h5_fail(d, HY_EIO, #expr, __FILE__, __LINE__);                      \
-			if (d)                                                                      \
-				snprintf(d->source, sizeof d->source, "%s", path);                      \
-			goto out;                                                                   \
-		}                                                                               \
-	} while (0)
-
-
-
-
-
-
 static hy_status save(const char *path, const char *tmp, const hy_grp *m,
 	const hy_grp_attr *extra, int nextra, hy_diag *d)
 {
 	hy_status st = HY_OK;
 	hid_t f = -1, lcpl = -1;
-	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-	f = fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) < 0
-		? -1
-		: H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-	if (fapl >= 0)
-		H5Pclose(fapl);
+	f = hy_h5_create_v110(tmp);
 	if (f < 0) {
 		st = hy_diag_set(d, HY_EIO, 0, "cannot create '%s'", tmp);
 		goto out;
@@ -379,7 +359,6 @@ hy_status hy_grp_save(const char *path, const hy_grp *m, const hy_grp_attr *extr
 		hy_staged_discard(&stg);
 	return st;
 }
-
 
 static hy_status load(const char *path, hid_t f, hy_grp *m, hy_diag *d)
 {

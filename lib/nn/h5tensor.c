@@ -7,6 +7,17 @@
 
 #include "samples/h5.h"
 
+hid_t hy_h5_create_v110(const char *path)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	hid_t f = fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) < 0
+		? -1
+		: H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	return f;
+}
+
 herr_t hy_h5_put_attr(hid_t loc, const char *name, hid_t type, const void *v, hsize_t n)
 {
 	hid_t sp = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);

@@ -9,8 +9,30 @@
 #include <hdf5.h>
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include "core/status.h"
+#include "samples/h5.h"
 #include "nn/params.h"
+
+/* Every HDF5 call goes through this: on failure, the reason HDF5 gives (the
+ * operating system's, such as "No space left on device", when there is
+ * one), the call, file and line; the checkpoint's name (a
+ * variable `path` in scope) is d's source; needs `st`, `d` and a label
+ * `out`. */
+#define H5CHK(expr)                                                                     \
+	do {                                                                                \
+		if ((expr) < 0) {                                                               \
+			st = hy_h5_fail(d, HY_EIO, #expr, __FILE__, __LINE__);                      \
+			if (d)                                                                      \
+				snprintf(d->source, sizeof d->source, "%s", path);                      \
+			goto out;                                                                   \
+		}                                                                               \
+	} while (0)
+
+/* Creates (truncating) a file in the HDF5 1.10 format, whose metadata
+ * carries checksums; −1 on failure. */
+hid_t hy_h5_create_v110(const char *path);
 
 /* An attribute of n values (n == 1: a scalar). */
 herr_t hy_h5_put_attr(hid_t loc, const char *name, hid_t type, const void *v, hsize_t n);
