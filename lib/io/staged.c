@@ -41,6 +41,26 @@ hy_status hy_mkdirs(const char *dir, hy_diag *d)
 	return st;
 }
 
+/* Whether process pid still runs. A zombie does not: killed by SIGKILL,
+ * it stays one until its parent reaps it, and where the parent died too a
+ * container whose first process reaps nothing keeps it for good. */
+static int process_runs(long pid)
+{
+	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+		return 0;
+	char f[64], buf[256];
+	snprintf(f, sizeof f, "/proc/%ld/stat", pid);
+	FILE *fp = fopen(f, "r");
+	if (!fp)
+		return 1; /* no /proc, or another user's: assume it runs */
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the state follows the last ')' */
+	const char *r = strrchr(buf, ')');
+	return !(r && r[1] == ' ' && (r[2] == 'Z' || r[2] == 'X'));
+}
+
 /* Removes the temporaries of path that a run no longer running left
  * ("path.tmp-PID-XXXXXX": SIGKILL, a power cut; no handler ran). Best
  * effort: a temporary of a live process (this one included) is kept. */
@@ -61,8 +81,8 @@ static void remove_stale(const char *path)
 			if (*p < '0' || *p > '9' || *end != '-' || strlen(end + 1) != 6 || pid <= 0 ||
 			    pid > INT_MAX || pid == (long)getpid())
 				continue;
-			if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-				continue; /* running (EPERM: another user's) */
+			if (process_runs(pid))
+				continue; /* running (or another user's) */
 			char full[PATH_MAX];
 			if (snprintf(full, sizeof full, "%s/%s", dir, n) < (int)sizeof full)
 				unlink(full);

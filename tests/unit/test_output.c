@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "io/output.h"
@@ -82,6 +83,34 @@ static void test_abort(void **state)
 	assert_int_equal(count_entries(), before);
 }
 
+/* A temporary left by a process killed with SIGKILL is removed by the next
+ * run on that path, also while the killed process is an unreaped zombie
+ * (a container whose first process reaps nothing); one of a live process
+ * is kept. */
+static void test_stale(void **state)
+{
+	char path[128], dead[160], live[160];
+	snprintf(path, sizeof path, "%s/c.bin", dir);
+	pid_t z = fork();
+	assert_true(z >= 0);
+	if (z == 0)
+		_exit(0);
+	usleep(200000); /* the child is a zombie now: nobody waits for it */
+	snprintf(dead, sizeof dead, "%s.tmp-%ld-abcdef", path, (long)z);
+	snprintf(live, sizeof live, "%s.tmp-%ld-ghijkl", path, (long)getppid());
+	fclose(fopen(dead, "w"));
+	fclose(fopen(live, "w"));
+	hy_output o;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_output_open(&o, path, &d), HY_OK);
+	assert_int_equal(access(dead, F_OK), -1);
+	assert_int_equal(access(live, F_OK), 0);
+	hy_output_abort(&o);
+	unlink(live);
+	waitpid(z, NULL, 0);
+}
+
 static void test_bad_dir(void **state)
 {
 	hy_output o;
@@ -146,6 +175,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_commit), cmocka_unit_test(test_abort),
+		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_bad_dir), cmocka_unit_test(test_device),
 		cmocka_unit_test(test_stdout),
 	};
