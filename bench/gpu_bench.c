@@ -2,12 +2,16 @@
  *   gpu_bench train ARCH BATCH [STEPS [fp32|bf16 [fast]]]
  *   gpu_bench infer ARCH BATCH [STEPS]
  *   gpu_bench expand BATCH [STEPS]
+ *   gpu_bench profile ARCH BATCH [STEPS [fp32|bf16]]
  * train: samples/s of forward + loss + backward + AdamW on fixed synthetic
  * samples already on the device (the data feed is measured by feed_bench),
  * model FLOPs utilisation, peak memory, the convolution chosen per shape.
  * infer: forward only. expand: the device side of the compact feed, the
  * host-to-device copy of a batch from pinned memory (compact binary16
  * planes, and the fp32 model input for comparison) and expand_obs.
+ * profile: a training step's time per op (nn/prof.h: CUDA events around
+ * every op of backend.h, recorded on the op stream) and the remainder of
+ * the wall time, where the device waits for the host.
  * Without a GPU: "bench-gpu: skipped: no GPU", exit 0.
  *
  * FLOPs per sample (counted as 2 per multiply-add, GEMM-shaped work only;
@@ -28,6 +32,7 @@
 #include "nn/cuda/cuda.h"
 #include "nn/model.h"
 #include "nn/optim.h"
+#include "nn/prof.h"
 #include "nn/synth.h"
 
 static double now(void)
@@ -143,8 +148,9 @@ int main(int argc, char **argv)
 		return B < 1 || steps < 1 ? 2 : bench_expand(B, steps);
 #endif
 	}
-	if (argc < 4 || (strcmp(argv[1], "train") && strcmp(argv[1], "infer"))) {
-		fprintf(stderr, "usage: gpu_bench train|infer ARCH BATCH [STEPS [fp32|bf16 [fast]]]\n"
+	if (argc < 4 || (strcmp(argv[1], "train") && strcmp(argv[1], "infer") &&
+			    strcmp(argv[1], "profile"))) {
+		fprintf(stderr, "usage: gpu_bench train|infer|profile ARCH BATCH [STEPS [fp32|bf16 [fast]]]\n"
 			"       gpu_bench expand BATCH [STEPS]\n");
 		return 2;
 	}
@@ -156,7 +162,8 @@ int main(int argc, char **argv)
 			hy_nn_cuda_built() ? d.msg : "this build has no CUDA backend");
 		return 0;
 	}
-	const int train = !strcmp(argv[1], "train");
+	const int profile = !strcmp(argv[1], "profile");
+	const int train = profile || !strcmp(argv[1], "train");
 	hy_nn_arch a;
 	if (hy_nn_arch_preset(argv[2], &a, &d))
 		return fail("arch", &d);
@@ -179,6 +186,8 @@ int main(int argc, char **argv)
 	if (st)
 		return fail("context", &d);
 	const hy_nn_backend *be = hy_nn_backend_cuda();
+	if (profile)
+		be = hy_nn_prof_wrap(be, &ctx);
 	hy_nn_model m;
 	hy_nn_work w;
 	hy_rng r;
@@ -201,6 +210,8 @@ int main(int argc, char **argv)
 		if (i == 2) {
 			if (be->sync(&ctx, &d))
 				return fail("warm-up", &d);
+			if (profile)
+				hy_nn_prof_reset();
 			t0 = now();
 		}
 		hy_nn_forward(&m, &w);
@@ -221,6 +232,8 @@ int main(int argc, char **argv)
 	if (peak > 0)
 		printf(", MFU %.1f%% of %.0f TFLOP/s", 100 * sps * fl / peak, peak / 1e12);
 	printf("\n");
+	if (profile)
+		hy_nn_prof_print(stdout, steps, 1e3 * dt);
 	char rep[8192];
 	hy_nn_cuda_report(&ctx, rep, sizeof rep);
 	for (char *p = rep, *q; *p; p = q + 1) { /* indented report lines */

@@ -29,6 +29,7 @@ enum {
 	HY_NN_T = 34,      /* tiles                       */
 	HY_NN_TP = 36,     /* padded rows per sample      */
 	HY_NN_GROUPS = 32, /* GroupNorm groups            */
+	HY_NN_MARKS = 4096, /* timer slots (backend mark)  */
 };
 
 /* Arithmetic precision of a context (ARCHITECTURE.md §8). FP32: every op in fp32.
@@ -203,6 +204,13 @@ typedef struct hy_nn_backend {
 	 * asynchronously; a failure is kept with its call, file and line).
 	 * NULL: ops cannot fail. */
 	hy_status (*sync)(const hy_nn_ctx *c, hy_diag *d);
+	/* Device timers for profiling (nn/prof.h). mark: records a timestamp
+	 * in slot (0 ≤ slot < HY_NN_MARKS) on the op stream, queued with the
+	 * ops. mark_ms: waits for slot b's timestamp and returns the
+	 * milliseconds from slot a's to it (negative after a failure). NULL
+	 * where ops are synchronous (the CPU: the wall clock times them). */
+	void (*mark)(const hy_nn_ctx *c, int slot);
+	double (*mark_ms)(const hy_nn_ctx *c, int a, int b);
 } hy_nn_backend;
 
 const hy_nn_backend *hy_nn_backend_cpu(void);

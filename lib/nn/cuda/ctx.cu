@@ -839,6 +839,38 @@ static hy_status cu_sync(const hy_nn_ctx *c, hy_diag *d)
 	return HY_OK;
 }
 
+/* Profiling timers: HY_NN_MARKS events made on the first mark, recorded on
+ * the op stream (so they time the queue as it runs, without waiting). */
+static void cu_mark(const hy_nn_ctx *c, int slot)
+{
+	cu_ctx *x = cu_of(c);
+	if (x->err || slot < 0 || slot >= HY_NN_MARKS)
+		return;
+	if (!x->marks) {
+		x->marks = (cudaEvent_t *)calloc(HY_NN_MARKS, sizeof *x->marks);
+		if (!x->marks) {
+			cu_fail(x, HY_ENOMEM, "calloc(marks)", "out of memory", __FILE__, __LINE__);
+			return;
+		}
+		for (int i = 0; i < HY_NN_MARKS; i++)
+			if (CU_RT(x, cudaEventCreate(&x->marks[i])))
+				return;
+	}
+	(void)CU_RT(x, cudaEventRecord(x->marks[slot], x->s));
+}
+
+static double cu_mark_ms(const hy_nn_ctx *c, int a, int b)
+{
+	cu_ctx *x = cu_of(c);
+	float ms = -1;
+	if (x->err || !x->marks || a < 0 || b < 0 || a >= HY_NN_MARKS || b >= HY_NN_MARKS)
+		return -1;
+	if (CU_RT(x, cudaEventSynchronize(x->marks[b])) ||
+		CU_RT(x, cudaEventElapsedTime(&ms, x->marks[a], x->marks[b])))
+		return -1;
+	return ms;
+}
+
 static const hy_nn_backend cuda_backend = {
 	.name = "cuda",
 	.alloc = cu_alloc,
@@ -880,6 +912,8 @@ static const hy_nn_backend cuda_backend = {
 	.to_dev_async = cu_to_dev_async,
 	.dev_copy = cu_dev_copy,
 	.sync = cu_sync,
+	.mark = cu_mark,
+	.mark_ms = cu_mark_ms,
 };
 
 const hy_nn_backend *hy_nn_backend_cuda(void)
@@ -960,6 +994,12 @@ static void ctx_release(cu_ctx *x)
 		(void)cudnnDestroy(x->dnn);
 	if (x->blas)
 		(void)cublasDestroy(x->blas);
+	if (x->marks) {
+		for (int i = 0; i < HY_NN_MARKS; i++)
+			if (x->marks[i])
+				(void)cudaEventDestroy(x->marks[i]);
+		free(x->marks);
+	}
 	if (x->ev0)
 		(void)cudaEventDestroy(x->ev0);
 	if (x->ev1)

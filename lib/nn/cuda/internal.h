@@ -43,6 +43,8 @@ typedef struct cu_ctx {
 	cudnnFilterDescriptor_t wd;
 	cudnnConvolutionDescriptor_t cd;
 	cudaEvent_t ev0, ev1;
+	/* profiling timers (backend mark), made on the first use */
+	cudaEvent_t *marks;
 	/* the feed's copies: their own stream; ev_up after the last upload,
 	 * ev_use after the last dev_copy (backend.h to_dev_async) */
 	cudaStream_t cs;
