@@ -9,6 +9,8 @@
 #   make bench        benchmarks (bench/*.sh), figures on stdout
 #   make fuzz         libFuzzer harnesses of every parser (FUZZ_SECONDS=N each; clang)
 #   make bench-gpu    GPU throughput and the data feed (skipped without a GPU)
+#   make gpu-acceptance  check-gpu, hydra-fit on the GPU and the benchmarks in
+#                     one run and one report (skipped without a GPU)
 #   make install      PREFIX=/usr/local: binaries and man pages
 #   make clean
 #
@@ -104,7 +106,7 @@ endif
 # keep objects between runs (they are intermediate files to make)
 .SECONDARY:
 
-.PHONY: all check check-gpu check-torch demo deps bench bench-gpu install clean test-run help
+.PHONY: all check check-gpu gpu-acceptance check-torch demo deps bench bench-gpu install clean test-run help
 .DEFAULT_GOAL := all
 
 all: $(BINS)
@@ -177,6 +179,13 @@ $(BUILD)/tests/check_gpu: tests/gpu/check_gpu.c $(LIBA) $(FLAGS_STAMP)
 check-gpu: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/tests/check_gpu
 	@BUILD=$(BUILD) SHARED=$(SHARED) sh tests/gpu.sh
+
+# everything a GPU must pass and measure, one report (tests/gpu/acceptance.sh;
+# "skipped: no GPU" without one)
+gpu-acceptance: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/tests/check_gpu $(BUILD)/bench/gpu_bench \
+		$(BUILD)/bench/feed_bench
+	@BUILD=$(BUILD) sh tests/gpu/acceptance.sh
 
 # GPU training and inference throughput, and the data feed (bench/gpu.sh)
 bench-gpu: deps

@@ -980,14 +980,20 @@ static void check_ckpt(env *e, int k)
 
 /* ---------------------------------------------------------------- main */
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* --probe: only say whether a GPU is usable (gpu-acceptance asks) */
+	const int probe_only = argc > 1 && !strcmp(argv[1], "--probe");
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	hy_nn_cuda_info info;
 	if (!hy_nn_cuda_built() || hy_nn_cuda_probe(0, &info, &d) != HY_OK) {
 		printf("check-gpu: skipped: no GPU (%s)\n",
 			hy_nn_cuda_built() ? d.msg : "this build has no CUDA backend");
+		return 0;
+	}
+	if (probe_only) {
+		printf("check-gpu: %s (compute %d.%d)\n", info.name, info.major, info.minor);
 		return 0;
 	}
 	const char *s = getenv("CHECK_GPU_SEED");

@@ -1,0 +1,122 @@
+#!/bin/sh
+# make gpu-acceptance: everything a GPU must pass and measure, in one run
+# that writes one report (REPORT, default $BUILD/gpu-acceptance.txt).
+# Without a usable GPU (or with a build without the CUDA backend) it prints
+# "gpu-acceptance: skipped: no GPU (reason)" and exits 0.
+#
+#   1. the device and the build (nvidia-smi, the commit, the CUDA libraries
+#      the programs load);
+#   2. check_gpu: every op of backend.h against the CPU reference in fp32
+#      and bf16 with the GEMM and the cuDNN convolution, the model forward
+#      and backward, 50 training steps on both backends, checkpoints
+#      CPU → GPU → CPU, determinism (tests/gpu/check_gpu.c);
+#   3. hydra-fit end to end on data this script makes (rule-bot self-play,
+#      never skipped for want of logs): --device cuda, resumed on the CPU
+#      and back on the GPU, two identical runs, a too-large batch refused
+#      (tests/gpu.sh);
+#   4. throughput: training samples/s and MFU of `full` bf16 at batch 256,
+#      1024 and 2048 (fp32 and --fast once), inference at 1, 64 and 1024,
+#      the per-op time of one training step (CUDA events around each op,
+#      nn/prof.h), the device side of the compact feed (bench/gpu_bench.c);
+#   5. the data feed with 8 and 16 readers on the host (bench/feed_bench.c);
+#   6. two MPI ranks sharing the GPU, overlap on and off, where mpirun is.
+#
+# Time, estimated for one H100 and 16 cores (build not included: make -j16
+# of the CUDA objects takes about 2 minutes): 1. 5 s; 2. 90 s; 3. 60 s
+# (self-play 15 s, 4 short hydra-fit runs); 4. 150 s (about 20 s a
+# configuration: start-up, the convolution timing, 20 steps); 5. 40 s;
+# 6. 30 s: about 6 minutes, every step under its own time limit so that a
+# hang costs its limit, not the run. The total stays under 10 minutes.
+BUILD=${BUILD:-build}
+REPORT=${REPORT:-$BUILD/gpu-acceptance.txt}
+B=$BUILD/bin
+G=$BUILD/bench/gpu_bench
+CG=$BUILD/tests/check_gpu
+for f in "$CG" "$G" "$BUILD/bench/feed_bench" "$B/hydra-fit" "$B/hydra-sp"; do
+	[ -x "$f" ] || { echo "gpu-acceptance: $f not built (make gpu-acceptance builds it)" >&2; exit 1; }
+done
+probe=$("$CG" --probe 2>&1)
+case $probe in
+"check-gpu: skipped"*)
+	echo "gpu-acceptance: skipped: ${probe#check-gpu: skipped: }"
+	exit 0 ;;
+esac
+mkdir -p "$(dirname "$REPORT")"
+: > "$REPORT" || exit 1
+T=$(mktemp -d "${TMPDIR:-/tmp}/gpu-acceptance.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+failed=0
+say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
+# step NAME LIMIT COMMAND...: runs it under its limit, its output into the
+# report as it comes, and one status line with the seconds it took
+step() {
+	name=$1 limit=$2
+	shift 2
+	say ""
+	say "== $name"
+	t0=$(date +%s)
+	timeout -k 5 "$limit" "$@" > "$T/out" 2>&1
+	rc=$?
+	cat "$T/out" | tee -a "$REPORT"
+	dt=$(( $(date +%s) - t0 ))
+	case $rc in
+	0) say "-- $name: ok (${dt} s)" ;;
+	124|137) say "-- $name: TIMEOUT after ${limit} s"; failed=$((failed + 1)) ;;
+	*) say "-- $name: FAILED (status $rc, ${dt} s)"; failed=$((failed + 1)) ;;
+	esac
+}
+
+say "gpu-acceptance: $(date -u '+%Y-%m-%d %H:%M UTC'), commit ${HY_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+step "device" 30 sh -c 'nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv;
+	nproc; ldd '"$B"'/hydra-fit | grep -E "cud|cublas" || true'
+step "check_gpu (ops, model, training, checkpoints, determinism)" 300 "$CG"
+
+# hydra-fit on data made here: 64 rule-bot hanchan as mjai logs
+step "self-play data (64 rulebot hanchan)" 120 sh -c '
+	"'"$B"'/hydra-sp" --games 64 --tables 16 -j 16 --policy rulebot --seed 5 \
+		--log-dir "'"$T"'/logs" --no-samples'
+step "hydra-fit on the GPU, resumed on the CPU and back (tests/gpu.sh)" 240 \
+	env BUILD="$BUILD" GPU_LOGS="$T/logs" sh tests/gpu.sh
+
+step "train full bf16 batch 256" 60 "$G" train full 256 20
+step "train full bf16 batch 1024" 60 "$G" train full 1024 20
+step "train full bf16 batch 2048" 90 "$G" train full 2048 20
+step "train full fp32 batch 1024" 90 "$G" train full 1024 10 fp32
+step "train full bf16 batch 1024 --fast" 60 "$G" train full 1024 20 bf16 fast
+step "per-op time of a training step, full bf16 batch 1024" 90 "$G" profile full 1024 10
+for b in 1 64 1024; do
+	step "infer full bf16 batch $b" 60 "$G" infer full $b 50
+done
+step "expand_obs and the batch copies, batch 1024" 30 "$G" expand 1024 50
+
+# the feed: shards of the self-play games, read by 8 and 16 loaders
+step "shards for the feed" 120 sh -c '
+	"'"$B"'/mjai-parse" "'"$T"'/logs" | "'"$B"'/hydra-encode" -o "'"$T"'/train-%02d.h5" -n 4000'
+for n in 1 8 16; do
+	step "feed: $n loader threads, compact layout" 30 sh -c \
+		'"'"$BUILD"'/bench/feed_bench" '"$n"' 1024 6 f16 "'"$T"'"/train-*.h5'
+done
+for n in 8 16; do
+	step "feed: hydra-fit --feed-only, $n loaders" 60 \
+		"$B/hydra-fit" --feed-only --loader-threads "$n" --batch 1024 --steps 300 "$T"/train-*.h5
+done
+
+if command -v mpirun > /dev/null 2>&1; then
+	for ov in on off; do
+		step "two MPI ranks on one GPU, overlap $ov" 120 mpirun --allow-run-as-root --oversubscribe -np 2 \
+			"$B/hydra-fit" --device cuda --arch small --batch 128 --steps 20 $([ $ov = off ] && echo --no-overlap) \
+			-o "$T/mpi-$ov" "$T"/train-*.h5
+	done
+else
+	say ""
+	say "== two MPI ranks on one GPU: not run: no mpirun on this machine"
+fi
+
+say ""
+if [ "$failed" -eq 0 ]; then
+	say "gpu-acceptance: every step passed"
+else
+	say "gpu-acceptance: $failed step(s) FAILED"
+fi
+echo "gpu-acceptance: report in $REPORT"
+[ "$failed" -eq 0 ]
