@@ -44,9 +44,9 @@ grep '^hydra-fit: cuda: ' "$T/gpu.err"
 grep -q 'the largest batch that fits is [1-9]' "$T/big.err" ||
 	{ cat "$T/big.err" >&2; fail "refusal of a too-large batch"; }
 [ ! -e "$T/big/ckpt-00000001.h5" ] || fail "a refused batch trained"
-"$F" --device cpu --resume "$T/run" --steps 30 --threads 2 2>"$T/cpu.err" ||
+"$F" --device cpu --resume "$T/run" --steps 30 --threads 2 "$T/s.bin" 2>"$T/cpu.err" ||
 	{ cat "$T/cpu.err" >&2; fail "GPU checkpoint resumed on the CPU"; }
-"$F" --device cuda --resume "$T/run" --steps 40 2>"$T/gpu2.err" ||
+"$F" --device cuda --resume "$T/run" --steps 40 "$T/s.bin" 2>"$T/gpu2.err" ||
 	{ cat "$T/gpu2.err" >&2; fail "CPU checkpoint resumed on the GPU"; }
 [ -f "$T/run/ckpt-00000040.h5" ] || fail "no checkpoint of step 40"
 # the same GPU run twice: bit-identical metrics (deterministic by default)

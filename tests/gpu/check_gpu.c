@@ -421,7 +421,14 @@ static void check_gn(env *e, int B, int C)
 			float *gm = up(e, mean, ns * 4), *gr = up(e, rstd, ns * 4);
 			float *gscr = up(e, scr, 2 * (size_t)B * C * 4);
 			e->gb->gn_mish_fwd(g, B, C, gx, gga, gbe, gz, ga_, gm, gr);
-			e->gb->gn_mish_bwd(g, B, C, gx, gz, gga, gm, gr, gda, gdx, acc, gdga, gdbe, gscr);
+			/* the backward on the CPU's forward results (z as stored, mean,
+			 * rstd), not the GPU's: a z that rounds to the other bf16
+			 * neighbour on the GPU (fp32 summation order) would be an error
+			 * of the forward counted against the backward */
+			hy_nn_act *gzb = upact(e, g, zs, n);
+			float *gmb = up(e, mean, ns * 4), *grb = up(e, rstd, ns * 4);
+			e->gb->gn_mish_bwd(g, B, C, gx, gzb, gga, gmb, grb, gda, gdx, acc, gdga, gdbe,
+				gscr);
 			float *hz = downact(e, g, gz, n), *ha = downact(e, g, ga_, n);
 			float *hm = down(e, g, gm, ns), *hr = down(e, g, gr, ns);
 			float *hdx = downact(e, g, gdx, n);
@@ -440,7 +447,8 @@ static void check_gn(env *e, int B, int C)
 				FP32);
 			compare(NAME("gn_mish_bwd dbeta B=%d C=%d %s", B, C, gname[k]), dbe, hdbe, C,
 				FP32);
-			void *dev[] = {gx, gga, gbe, gda, gdx, gdga, gdbe, gz, ga_, gm, gr, gscr};
+			void *dev[] = {gx, gga, gbe, gda, gdx, gdga, gdbe, gz, ga_, gm, gr, gscr, gzb,
+				gmb, grb};
 			for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
 				e->gb->free(dev[i]);
 			free(hz), free(ha), free(hm), free(hr), free(hdx), free(hdga), free(hdbe);

@@ -379,15 +379,40 @@ __global__ static void gn_mish_bwd_kernel(int B, int C, const T *in, const T *z,
 		}
 }
 
-/* One thread per channel (grid-stride over C): dγ, dβ += Σ_b of the
- * per-sample partials, b in order, in double. */
-__global__ static void gn_param_grad_kernel(int B, int C, const float *scratch, float *dgamma,
-	float *dbeta)
+/* dγ, dβ += Σ_b of the per-sample partials in scratch [2][B][C], in two
+ * passes of a fixed order (so the sums are the same on every run and do not
+ * depend on the launch): the samples fall in chunks of q = ⌈√B⌉.
+ * Pass 1: one thread per (chunk j, channel) (grid-stride over the
+ * ⌈B/q⌉·C pairs, the channel fastest: coalesced rows) sums its chunk's q
+ * rows in order in double and leaves the sum in the chunk's first row,
+ * which only this thread reads. Pass 2: one thread per channel (grid-stride
+ * over C) adds the chunk sums in chunk order, in double. Both loops are
+ * ~√B long where one pass over B in one block was B long (finding 8: at
+ * C = 256 a single block summed all B partials serially). */
+__global__ static void gn_param_chunks_kernel(int B, int C, int q, float *scratch)
+{
+	const int nchunks = (B + q - 1) / q;
+	GRID_STRIDE(i, (size_t)nchunks * C)
+	{
+		const int ch = (int)(i % C), j = (int)(i / C);
+		const int b0 = j * q, b1 = min(B, b0 + q);
+		double sg = 0, sb = 0;
+		for (int b = b0; b < b1; b++) {
+			sg += scratch[(size_t)b * C + ch];
+			sb += scratch[((size_t)B + b) * C + ch];
+		}
+		scratch[(size_t)b0 * C + ch] = (float)sg;
+		scratch[((size_t)B + b0) * C + ch] = (float)sb;
+	}
+}
+
+__global__ static void gn_param_grad_kernel(int B, int C, int q, const float *scratch,
+	float *dgamma, float *dbeta)
 {
 	GRID_STRIDE(ch, (size_t)C)
 	{
 		double sg = 0, sb = 0;
-		for (int b = 0; b < B; b++) {
+		for (int b = 0; b < B; b += q) {
 			sg += scratch[(size_t)b * C + ch];
 			sb += scratch[((size_t)B + b) * C + ch];
 		}
@@ -417,7 +442,13 @@ void k_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z,
 		scratch);
 	if (x->err)
 		return;
-	gn_param_grad_kernel<<<blocks_for((size_t)C), NT, 0, x->s>>>(B, C, scratch, dgamma, dbeta);
+	int q = (int)ceil(sqrt((double)B));
+	size_t pairs = (size_t)((B + q - 1) / q) * C;
+	gn_param_chunks_kernel<<<blocks_for(pairs), NT, 0, x->s>>>(B, C, q, scratch);
+	if (CU_LAUNCH(x, "gn_param_chunks_kernel"))
+		return;
+	gn_param_grad_kernel<<<blocks_for((size_t)C), NT, 0, x->s>>>(B, C, q, scratch, dgamma,
+		dbeta);
 	CU_LAUNCH(x, "gn_param_grad_kernel");
 }
 
@@ -513,7 +544,9 @@ __global__ static void pool_fwd_kernel(int B, int C, const T *in, float *avg, fl
 }
 
 /* One thread per (sample, channel), as the forward: dx += davg/34 on the
- * 34 tiles, then + dmax at the argmax (the order of cpu.c). */
+ * 34 tiles, then + dmax at the argmax (the order of cpu.c). At the argmax
+ * both terms are added in fp32 before the one store: a store in between
+ * would round a bf16 dx twice (found by check_gpu on an H200). */
 template <typename T>
 __global__ static void pool_bwd_kernel(int B, int C, const float *davg, const float *dmax,
 	const uint8_t *arg, int ldp, T *dx)
@@ -523,13 +556,13 @@ __global__ static void pool_bwd_kernel(int B, int C, const float *davg, const fl
 		size_t b = i / C, ch = i % C;
 		T *xb = dx + (b * HY_NN_TP + 1) * C + ch;
 		float da = davg[b * ldp + ch];
+		int am = dmax ? arg[b * C + ch] : -1;
 		for (int t = 0; t < HY_NN_T; t++) {
 			size_t k = (size_t)t * C;
-			st(xb, k, ld(xb, k) + da * (1.0f / HY_NN_T));
-		}
-		if (dmax) {
-			size_t k = (size_t)arg[b * C + ch] * C;
-			st(xb, k, ld(xb, k) + dmax[b * ldp + ch]);
+			float v = ld(xb, k) + da * (1.0f / HY_NN_T);
+			if (t == am)
+				v += dmax[b * ldp + ch];
+			st(xb, k, v);
 		}
 	}
 }
