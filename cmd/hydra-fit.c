@@ -312,7 +312,8 @@ static int fit_main(int argc, char **argv, const char **val)
 	int ppo_mode = 0;
 	const char *ppo_opt = NULL; /* a PPO option given (an error without --mode ppo) */
 	const char *device = "auto", *arch_name = NULL;
-	int cuda_dev = 0, precision = -1, fast = 0; /* --device cuda:N, --precision, --fast */
+	/* --device cuda:N (-1: cuda or auto, the node-local rank's GPU), --precision, --fast */
+	int cuda_dev = -1, precision = -1, fast = 0;
 	int64_t blocks = -1, channels = -1, v;
 	double x;
 	int quiet = 0, c, feed_only_mode = 0;
@@ -533,9 +534,17 @@ static int fit_main(int argc, char **argv, const char **val)
 	if (strcmp(device, "cpu") != 0) {
 		hy_diag gd;
 		hy_diag_init(&gd, NULL);
+		/* under mpirun each rank of a node takes its own GPU (modulo the
+		 * visible ones) unless --device cuda:N names one */
+		const int by_rank = cuda_dev < 0;
+		if (by_rank)
+			cuda_dev = hy_nn_device_for_rank(hy_nn_local_rank_env(), hy_nn_cuda_count());
 		if (hy_nn_cuda_probe(cuda_dev, NULL, &gd) == HY_OK) {
 			cfg.cuda = 1;
 			cfg.cuda_device = cuda_dev;
+			if (by_rank && hy_dist_launched() && hy_dist_env_rank() == 0 && !quiet)
+				fprintf(stderr, "%s: cuda: each rank takes GPU (node-local rank mod %d "
+					"visible); --device cuda:N names one\n", prog, hy_nn_cuda_count());
 			cfg.precision = precision >= 0 ? precision : HY_NN_PREC_BF16;
 			cfg.fast = fast;
 		} else if (strcmp(device, "auto") != 0) {

@@ -37,15 +37,6 @@ int hy_dist_launched(void)
 	       env_int("PMIX_RANK") >= 0;
 }
 
-int hy_dist_cuda_aware(void)
-{
-#if defined(HY_HAVE_MPI) && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-	return MPIX_Query_cuda_support() == 1;
-#else
-	return 0;
-#endif
-}
-
 int hy_dist_env_rank(void)
 {
 	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};

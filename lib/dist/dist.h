@@ -42,10 +42,6 @@ void hy_dist_free(hy_dist *ds);
 /* Ends every rank of the job with exit status code (MPI_Abort); returns
  * without doing anything for a single rank. */
 void hy_dist_abort(const hy_dist *ds, int code);
-/* 1 when the MPI library reads and writes CUDA device buffers itself
- * (OpenMPI's MPIX_Query_cuda_support at run time; 0 without MPI or when the
- * library was built without it). */
-int hy_dist_cuda_aware(void);
 /* 1 when launched by an MPI launcher (environment), whatever the build. */
 int hy_dist_launched(void);
 /* This process's rank as the launcher's environment gives it (0 when not

@@ -71,11 +71,11 @@ hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d)
 	hy_status st = m->be->sync ? m->be->sync(m->ctx, d) : HY_OK;
 	if (st)
 		return st;
-	/* a CUDA-aware MPI reads and writes device buffers itself */
-	if (hy_dist_cuda_aware())
-		return hy_dist_sum_f32(ds, m->g, n, d);
-	/* otherwise bucket by bucket through one page-locked host buffer (the
-	 * backend's host_alloc; plain memory when it has none) */
+	/* bucket by bucket through one page-locked host buffer (the backend's
+	 * host_alloc; plain memory when it has none), also under a CUDA-aware
+	 * MPI: the backend's device memory comes from the stream-ordered pool,
+	 * which CUDA IPC (how a CUDA-aware MPI reaches a peer's buffer on the
+	 * same node) cannot map */
 	size_t nb = n < HY_DIST_BUCKET ? n : HY_DIST_BUCKET;
 	int pinned = m->be->host_alloc && m->be->host_free;
 	float *h = pinned ? m->be->host_alloc(nb * sizeof *h) : malloc(nb * sizeof *h);
@@ -158,7 +158,7 @@ static hy_status start_buckets(hy_dist_overlap *o, size_t upto)
 		size_t lo, hi;
 		hy_dist_bucket_range(o->total, o->bucket, i, &lo, &hi);
 		float *buf = m->g + lo;
-		if (o->h) { /* not CUDA-aware: through host memory */
+		if (o->h) { /* device gradients: through host memory */
 			m->be->to_host(o->h + lo, m->g + lo, (hi - lo) * sizeof(float));
 			buf = o->h + lo;
 		}
@@ -198,9 +198,12 @@ hy_status hy_dist_overlap_init(hy_dist_overlap **out, const hy_dist *ds, const h
 	o->nb = hy_dist_buckets(o->total, o->bucket);
 	o->device = m->be != hy_nn_backend_cpu();
 	hy_status st = hy_dist_reqs_init(&o->q, o->nb, d);
-	if (!st && o->device && ds->size > 1 && !hy_dist_cuda_aware()) {
+	if (!st && o->device && ds->size > 1) {
 		/* one page-locked copy of the whole gradient (plain memory when
-		 * the backend has no host_alloc) */
+		 * the backend has no host_alloc), also under a CUDA-aware MPI:
+		 * Open MPI's CUDA support covers point-to-point and blocking
+		 * collectives, not the non-blocking MPI_Iallreduce this uses, so
+		 * device pointers go to MPI only in the blocking hy_dist_grad_sum */
 		size_t bytes = o->total * sizeof(float);
 		o->pinned = m->be->host_alloc && m->be->host_free;
 		o->h = o->pinned ? m->be->host_alloc(bytes) : malloc(bytes);

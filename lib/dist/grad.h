@@ -34,9 +34,10 @@ void hy_dist_loss_global(const double g[HY_DIST_LOSS_N], hy_nn_losses *l);
  * counts) to the global counts. */
 void hy_dist_loss_rescale(const hy_nn_model *m, hy_nn_work *w,
 	const double local[HY_DIST_LOSS_N], const double global[HY_DIST_LOSS_N]);
-/* Sums m->g over all ranks in place. Device gradients (the CUDA backend):
- * handed to MPI directly when it is CUDA-aware (hy_dist_cuda_aware), else
- * through a page-locked host buffer, bucket by bucket. */
+/* Sums m->g over all ranks in place. Device gradients (the CUDA backend)
+ * go through a page-locked host buffer, bucket by bucket, whatever the MPI:
+ * pool memory cannot be mapped by CUDA IPC, and Open MPI's CUDA support
+ * does not cover non-blocking collectives. */
 hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d);
 
 /* ---- the sum overlapped with the backward pass

@@ -64,6 +64,10 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	float *const src[3] = {m->w, m->m, m->v};
 	for (int k = 0; k < 3; k++) {
 		m->be->to_host(host, src[k], bytes);
+		/* the copy is done and did not fail before a byte of it is
+		 * written: a device's copy reports through sync (backend.h) */
+		if (m->be->sync && (st = m->be->sync(m->ctx, d)) != HY_OK)
+			goto out;
 		for (int i = 0; i < p->count; i++)
 			H5CHK(hy_h5_write_tensor(f, lcpl, prefix[k], &p->t[i], host + p->t[i].offset));
 	}

@@ -1062,6 +1062,9 @@ int main(int argc, char **argv)
 			HY_ACTIONS, 0, 0);
 		check_losses(&e, Bs[i]);
 	}
+	/* 4096 channels: the GroupNorm kernels' shared memory past 48 KiB
+	 * (the opt-in of k_setup) */
+	check_gn(&e, 3, 4096);
 	check_optim(&e);
 	check_expand(&e, 1);
 	check_expand(&e, 257);

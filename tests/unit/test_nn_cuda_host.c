@@ -287,7 +287,7 @@ static void test_conv_keys(void **state)
 
 	hy_nn_conv_cache c = {0};
 	hy_nn_conv_choice e = {hy_nn_conv_key(HY_NN_CONV_BWD_FILTER, 1, 256, 85, 256),
-		HY_NN_CONV_CUDNN, 1, 1024, 0.5f, 0.25f};
+		HY_NN_CONV_CUDNN, 1, 1024, 0.5f, 0.25f, 0};
 	assert_null(hy_nn_conv_cache_find(&c, e.key));
 	assert_int_equal(hy_nn_conv_cache_put(&c, &e), 0);
 	const hy_nn_conv_choice *f = hy_nn_conv_cache_find(&c, e.key);
@@ -302,11 +302,31 @@ static void test_conv_keys(void **state)
 	assert_string_equal(buf, "conv bwd-filter B=256 85->256 bf16: gemm 0.500 ms, cudnn algo 1 "
 		"0.250 ms: gemm\n");
 	for (int b = 1; c.n < HY_NN_CONV_CACHE; b++) {
-		hy_nn_conv_choice g = {hy_nn_conv_key(0, 0, b, 64, 64), HY_NN_CONV_GEMM, -1, 0, -1, -1};
+		hy_nn_conv_choice g = {hy_nn_conv_key(0, 0, b, 64, 64), HY_NN_CONV_GEMM, -1, 0, -1, -1, 0};
 		assert_int_equal(hy_nn_conv_cache_put(&c, &g), 0);
 	}
-	hy_nn_conv_choice g = {hy_nn_conv_key(0, 0, 5000, 64, 64), HY_NN_CONV_GEMM, -1, 0, -1, -1};
-	assert_int_equal(hy_nn_conv_cache_put(&c, &g), -1); /* full */
+	/* full: the least recently used entry gives way, the one just found stays */
+	assert_non_null(hy_nn_conv_cache_find(&c, e.key));
+	uint64_t second = c.e[1].key, third = c.e[2].key;
+	assert_non_null(hy_nn_conv_cache_find(&c, second));
+	hy_nn_conv_choice g = {hy_nn_conv_key(0, 0, 5000, 64, 64), HY_NN_CONV_GEMM, -1, 0, -1, -1, 0};
+	assert_int_equal(hy_nn_conv_cache_put(&c, &g), 0);
+	assert_int_equal(c.n, HY_NN_CONV_CACHE);
+	assert_non_null(hy_nn_conv_cache_find(&c, g.key));
+	assert_non_null(hy_nn_conv_cache_find(&c, e.key));
+	assert_non_null(hy_nn_conv_cache_find(&c, second));
+	assert_null(hy_nn_conv_cache_find(&c, third)); /* the oldest untouched: evicted */
+	/* inference batches 1…1024 fall on 11 keys, each ≥ its batch */
+	uint64_t seen[16];
+	int nseen = 0;
+	for (int b = 1; b <= 1024; b++) {
+		int k = hy_nn_conv_bucket(b);
+		assert_true(k >= b && k < 2 * b && (k & (k - 1)) == 0);
+		if (!nseen || seen[nseen - 1] != (uint64_t)k)
+			seen[nseen++] = (uint64_t)k;
+	}
+	assert_int_equal(nseen, 11);
+	assert_int_equal(hy_nn_conv_bucket((1 << 21) - 1), 1 << 20);
 	g.key = 0;
 	assert_int_equal(hy_nn_conv_cache_put(&c, &g), -1);
 	assert_null(hy_nn_conv_cache_find(&c, 0));

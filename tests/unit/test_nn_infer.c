@@ -337,9 +337,37 @@ static void test_device_pick(void **state)
 		HY_EUNSUP);
 }
 
+/* The GPU of each rank on fake node layouts: 8 ranks on a node of 4 GPUs
+ * share two each in turn; 2 ranks on 1 GPU share it; the local rank comes
+ * from the launcher's variable, first of Open MPI's, MPICH's, PMIx's and
+ * Slurm's, and 0 outside a launcher or on garbage. */
+static void test_device_for_rank(void **state)
+{
+	static const int want4[8] = {0, 1, 2, 3, 0, 1, 2, 3};
+	for (int r = 0; r < 8; r++)
+		assert_int_equal(hy_nn_device_for_rank(r, 4), want4[r]);
+	assert_int_equal(hy_nn_device_for_rank(1, 1), 0);
+	assert_int_equal(hy_nn_device_for_rank(3, 0), 0); /* no GPU: 0, refused by the probe */
+	assert_int_equal(hy_nn_device_for_rank(-1, 4), 0);
+	static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+		"PMIX_LOCAL_RANK", "SLURM_LOCALID"};
+	for (int i = 0; i < 4; i++)
+		unsetenv(vars[i]);
+	assert_int_equal(hy_nn_local_rank_env(), 0);
+	setenv("SLURM_LOCALID", "5", 1);
+	assert_int_equal(hy_nn_local_rank_env(), 5);
+	setenv("OMPI_COMM_WORLD_LOCAL_RANK", "3", 1); /* Open MPI's first */
+	assert_int_equal(hy_nn_local_rank_env(), 3);
+	setenv("OMPI_COMM_WORLD_LOCAL_RANK", "x", 1); /* garbage: the next one */
+	assert_int_equal(hy_nn_local_rank_env(), 5);
+	for (int i = 0; i < 4; i++)
+		unsetenv(vars[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_device_for_rank),
 		cmocka_unit_test(test_infer_same_as_training),
 		cmocka_unit_test(test_pack_put),
 		cmocka_unit_test(test_adamw_tensors),

@@ -49,8 +49,12 @@ int cu_fail(cu_ctx *x, hy_status st, const char *call, const char *why, const ch
 
 /* ------------------------------------------------------------ memory */
 
-/* Zeroed device memory from the pool, in the legacy default stream; NULL on
- * failure (the model reports it as out of memory). */
+/* Zeroed device memory from the pool (the arena that the context's plan
+ * reserves and whose high-water mark is the peak reported), on the thread's
+ * current device, in the legacy default stream; NULL on failure (the model
+ * reports it as out of memory). Pool memory cannot be mapped by CUDA IPC,
+ * so no device pointer is handed to MPI (dist/grad.c stages through
+ * page-locked host memory: finding 7). */
 static void *cu_alloc(size_t bytes)
 {
 	void *p = NULL;
@@ -68,30 +72,51 @@ static void *cu_alloc(size_t bytes)
 	return p;
 }
 
+/* The memory entries take no context: they bind the device that holds the
+ * pointer (alloc: the thread's current device, which every entry point
+ * with a context sets, cu_enter). */
+static void bind_ptr(const void *p)
+{
+	cudaPointerAttributes a;
+	int cur = -1;
+	if (cudaPointerGetAttributes(&a, p) == cudaSuccess && a.type == cudaMemoryTypeDevice &&
+		(cudaGetDevice(&cur) != cudaSuccess || cur != a.device))
+		(void)cudaSetDevice(a.device);
+	(void)cudaGetLastError(); /* a host pointer is not an error here */
+}
+
 /* The table's copies have no context to keep a failure in: it stays in
  * the runtime's last error, which be->sync reports. */
 static void cu_free(void *p)
 {
-	if (p)
+	if (p) {
+		bind_ptr(p);
 		(void)cudaFreeAsync(p, cudaStreamLegacy);
+	}
 }
 
 static void cu_to_dev(void *dst, const void *src, size_t bytes)
 {
-	if (bytes)
+	if (bytes) {
+		bind_ptr(dst);
 		(void)cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+	}
 }
 
 static void cu_to_host(void *dst, const void *src, size_t bytes)
 {
-	if (bytes)
+	if (bytes) {
+		bind_ptr(src);
 		(void)cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+	}
 }
 
 static void cu_zero(void *p, size_t bytes)
 {
-	if (bytes)
+	if (bytes) {
+		bind_ptr(p);
 		(void)cudaMemset(p, 0, bytes);
+	}
 }
 
 /* ------------------------------------------------------------ GEMM */
@@ -138,7 +163,7 @@ static void *at_w(void *p, size_t e, int bf16)
 static void cu_gemm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
 	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		gemm_rm(x, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0);
 }
@@ -270,17 +295,37 @@ static int conv_desc(cu_ctx *x, int B, int cin, int cout)
 			      bf ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
 }
 
+/* The workspace of algorithm algo for the shape in the descriptors. */
+static int conv_ws(cu_ctx *x, int dir, int algo, size_t *ws)
+{
+	if (dir == HY_NN_CONV_FWD)
+		return CU_DNN(x, cudnnGetConvolutionForwardWorkspaceSize(x->dnn, x->xd, x->wd, x->cd,
+				      x->yd, (cudnnConvolutionFwdAlgo_t)algo, ws));
+	if (dir == HY_NN_CONV_BWD_DATA)
+		return CU_DNN(x, cudnnGetConvolutionBackwardDataWorkspaceSize(x->dnn, x->wd, x->yd,
+				      x->cd, x->xd, (cudnnConvolutionBwdDataAlgo_t)algo, ws));
+	return CU_DNN(x, cudnnGetConvolutionBackwardFilterWorkspaceSize(x->dnn, x->xd, x->yd,
+			      x->cd, x->wd, (cudnnConvolutionBwdFilterAlgo_t)algo, ws));
+}
+
 /* The cuDNN form with algorithm algo. in, dy, and the output y or dx are
  * activation storage in the descriptors' type (bf16 or fp32), read and
- * written in place; bf16 weights are rounded into scratch, and a bf16
- * weight gradient lands in scratch and is added to the fp32 dw. */
+ * written in place; bf16 weights are rounded into scratch; the weight
+ * gradient is fp32 (added to dw). */
 static void conv_cudnn(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
 	const float *w, const void *dy, void *out, int algo, size_t ws)
 {
-	const int bf = x->precision == HY_NN_PREC_BF16;
 	const float one = 1.0f, zero = 0.0f;
 	if (conv_desc(x, B, cin, cout))
 		return;
+	/* the algorithm was chosen on another batch of the same bucket: its
+	 * workspace for this one (within ours, else the GEMM form) */
+	if (conv_ws(x, dir, algo, &ws))
+		return;
+	if (ws > x->ws_bytes) {
+		conv_gemm(x, dir, B, cin, cout, in, w, dy, out);
+		return;
+	}
 	if (dir == HY_NN_CONV_FWD) {
 		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
 		if (x->err)
@@ -297,16 +342,10 @@ static void conv_cudnn(cu_ctx *x, int dir, int B, int cin, int cout, const void 
 				      (cudnnConvolutionBwdDataAlgo_t)algo, x->ws, ws, &zero, x->xd, out)))
 			return;
 		k_zero_pads_act(x, B, cin, out);
-	} else {
-		void *DW = bf ? (void *)x->w16[1] : out;
-		if (x->err)
-			return;
-		if (CU_DNN(x, cudnnConvolutionBackwardFilter(x->dnn, &one, x->xd, in, x->yd, dy, x->cd,
-				      (cudnnConvolutionBwdFilterAlgo_t)algo, x->ws, ws,
-				      bf ? &zero : &one, x->wd, DW)))
-			return;
-		if (bf)
-			k_add_bf16(x, (size_t)cout * 3 * cin, x->w16[1], (float *)out);
+	} else { /* fp32 only (choose: a bf16 dw takes the GEMM form) */
+		(void)CU_DNN(x, cudnnConvolutionBackwardFilter(x->dnn, &one, x->xd, in, x->yd, dy,
+				     x->cd, (cudnnConvolutionBwdFilterAlgo_t)algo, x->ws, ws, &one,
+				     x->wd, out));
 	}
 }
 
@@ -318,7 +357,6 @@ static void conv_cudnn(cu_ctx *x, int dir, int B, int cin, int cout, const void 
 static int find_algo(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
 	const float *w, const void *dy, void *out, size_t *ws, float *ms)
 {
-	const int bf = x->precision == HY_NN_PREC_BF16;
 	enum { MAXP = 8 };
 	int n = 0, algo = -1;
 	if (conv_desc(x, B, cin, cout))
@@ -352,7 +390,7 @@ static int find_algo(cu_ctx *x, int dir, int B, int cin, int cout, const void *i
 	} else {
 		cudnnConvolutionBwdFilterAlgoPerf_t perf[MAXP];
 		st = cudnnFindConvolutionBackwardFilterAlgorithmEx(x->dnn, x->xd, X, x->yd, D, x->cd,
-			x->wd, bf ? (void *)x->w16[1] : out, MAXP, &n, perf, x->ws, x->ws_bytes);
+			x->wd, out, MAXP, &n, perf, x->ws, x->ws_bytes); /* fp32 only */
 		if (st == CUDNN_STATUS_SUCCESS)
 			PICK(perf);
 	}
@@ -384,25 +422,35 @@ static float time_gemm(cu_ctx *x, int dir, int B, int cin, int cout, const void 
 	return best;
 }
 
-/* The implementation of a shape: cached, else measured now (its first
- * use). out: the real output for y and dx; dw is timed into scratch. */
+/* The implementation of a shape: cached, else chosen now (its first use).
+ * The key holds the batch rounded up to a power of two (plan.h), so that
+ * inference over 1…1024 pending requests chooses 11 times, not 1024, and
+ * the cache evicts the least recently used shape when full. Timing runs
+ * only where it decides: --fast (the faster form wins), or a forced cuDNN
+ * (its algorithm); the deterministic default is the GEMM form, untimed.
+ * A bf16 weight gradient always takes the GEMM form: cuDNN's legacy API
+ * writes dw in the inputs' type, bf16, and the rounding before the fp32
+ * accumulation would lose what the GEMM form keeps (finding 12).
+ * out: the real output for y and dx; dw is timed into scratch. */
 static hy_nn_conv_choice choose(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
 	const float *w, const void *dy, void *out)
 {
-	hy_nn_conv_choice e = {hy_nn_conv_key(dir, x->precision, B, cin, cout), HY_NN_CONV_GEMM, -1,
-		0, -1.0f, -1.0f};
+	hy_nn_conv_choice e = {hy_nn_conv_key(dir, x->precision, hy_nn_conv_bucket(B), cin, cout),
+		HY_NN_CONV_GEMM, -1, 0, -1.0f, -1.0f, 0};
 	const hy_nn_conv_choice *f = hy_nn_conv_cache_find(&x->cache, e.key);
 	if (f)
 		return *f;
-	if (x->conv != HY_NN_CONV_GEMM) {
+	const int bf_dw = dir == HY_NN_CONV_BWD_FILTER && x->precision == HY_NN_PREC_BF16;
+	if (!bf_dw && (x->conv == HY_NN_CONV_CUDNN || (x->conv == HY_NN_CONV_AUTO && x->fast))) {
 		void *target = dir == HY_NN_CONV_BWD_FILTER ? (void *)x->wtmp : out;
-		e.ms_gemm = time_gemm(x, dir, B, cin, cout, in, w, dy, target);
+		if (x->fast)
+			e.ms_gemm = time_gemm(x, dir, B, cin, cout, in, w, dy, target);
 		e.algo = find_algo(x, dir, B, cin, cout, in, w, dy, target, &e.ws, &e.ms_cudnn);
 		if (e.algo >= 0 && (x->conv == HY_NN_CONV_CUDNN ||
-				   (x->fast && e.ms_gemm >= 0 && e.ms_cudnn < e.ms_gemm)))
+				   (e.ms_gemm >= 0 && e.ms_cudnn < e.ms_gemm)))
 			e.impl = HY_NN_CONV_CUDNN;
 	}
-	(void)hy_nn_conv_cache_put(&x->cache, &e); /* full: chosen again next time */
+	(void)hy_nn_conv_cache_put(&x->cache, &e);
 	return e;
 }
 
@@ -421,7 +469,7 @@ static void conv_run(cu_ctx *x, int dir, int B, int cin, int cout, const void *i
 static void cu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *in,
 	const float *w, hy_nn_act *y)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err && B > 0 && !too_big(x, B, x->max_batch, "conv3_fwd"))
 		conv_run(x, HY_NN_CONV_FWD, B, cin, cout, in, w, NULL, y);
 }
@@ -429,7 +477,7 @@ static void cu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_
 static void cu_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *in,
 	const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (x->err || B < 1 || too_big(x, B, x->max_batch, "conv3_bwd"))
 		return;
 	if (dx)
@@ -442,7 +490,7 @@ static void cu_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_
 static void cu_linear_fwd(const hy_nn_ctx *c, int rows, int in, int out, const float *xin,
 	int ldx, const float *w, const float *b, float *y, int ldy, int pad_B)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (x->err || rows < 1)
 		return;
 	const int bf = x->precision == HY_NN_PREC_BF16;
@@ -467,7 +515,7 @@ static void cu_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const f
 	int ldx, const float *w, const float *dy, int ldy, float *dx, int dx_acc, float *dw,
 	float *db)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (x->err || rows < 1 || too_big(x, rows, (long)x->max_batch * HY_NN_TP, "linear_bwd"))
 		return;
 	const int bf = x->precision == HY_NN_PREC_BF16;
@@ -494,7 +542,7 @@ static void cu_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const f
 static void cu_conv1_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *xa,
 	const float *w, const float *b, float *y)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	const int rows = B * HY_NN_TP;
 	if (x->err || B < 1)
 		return;
@@ -518,7 +566,7 @@ static void cu_conv1_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_
 static void cu_conv1_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *xa,
 	const float *w, const float *dy, hy_nn_act *dxa, int dx_acc, float *dw, float *db)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	const int rows = B * HY_NN_TP;
 	if (x->err || B < 1 || too_big(x, B, x->max_batch, "conv1_bwd"))
 		return;
@@ -547,7 +595,7 @@ static void cu_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in
 	const float *gamma, const float *beta, hy_nn_act *z, hy_nn_act *a, float *mean,
 	float *rstd)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_gn_mish_fwd(x, B, C, in, gamma, beta, z, a, mean, rstd);
 }
@@ -557,7 +605,7 @@ static void cu_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in
 	const hy_nn_act *da, hy_nn_act *dx, int dx_acc, float *dgamma, float *dbeta,
 	float *scratch)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_gn_mish_bwd(x, B, C, in, z, gamma, mean, rstd, da, dx, dx_acc, dgamma, dbeta,
 			scratch);
@@ -565,7 +613,7 @@ static void cu_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in
 
 static void cu_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_mish_fwd(x, n, z, a);
 }
@@ -573,21 +621,21 @@ static void cu_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a)
 static void cu_mish_bwd(const hy_nn_ctx *c, size_t n, const float *z, const float *da,
 	float *dz)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_mish_bwd(x, n, z, da, dz);
 }
 
 static void cu_relu_fwd(const hy_nn_ctx *c, size_t n, float *h)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_relu_fwd(x, n, h);
 }
 
 static void cu_relu_bwd(const hy_nn_ctx *c, size_t n, const float *h, float *dh)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_relu_bwd(x, n, h, dh);
 }
@@ -595,7 +643,7 @@ static void cu_relu_bwd(const hy_nn_ctx *c, size_t n, const float *h, float *dh)
 static void cu_pool_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, float *avg,
 	float *max, uint8_t *arg, int ldp)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_pool_fwd(x, B, C, in, avg, max, arg, ldp);
 }
@@ -603,7 +651,7 @@ static void cu_pool_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, f
 static void cu_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg,
 	const float *dmax, const uint8_t *arg, int ldp, hy_nn_act *dx)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_pool_bwd(x, B, C, davg, dmax, arg, ldp, dx);
 }
@@ -611,7 +659,7 @@ static void cu_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg,
 static void cu_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in,
 	const hy_nn_act *y, const float *e2, float *s, hy_nn_act *out)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_se_fwd(x, B, C, in, y, e2, s, out);
 }
@@ -619,7 +667,7 @@ static void cu_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in,
 static void cu_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s,
 	const hy_nn_act *dout, hy_nn_act *dy, float *de2)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_se_bwd(x, B, C, y, s, dout, dy, de2);
 }
@@ -627,7 +675,7 @@ static void cu_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, cons
 static double cu_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits,
 	const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, int *correct)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	return x->err || too_big(x, B, x->max_batch, "softmax_ce")
 		? NAN
 		: k_softmax_ce(x, B, n, logits, mask, label, scale, dlogits, correct);
@@ -636,26 +684,26 @@ static double cu_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logit
 static double cu_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
 	const float *w, float scale, float *dlogits)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	return x->err ? NAN : k_bce(x, n, logits, target, w, scale, dlogits);
 }
 
 static double cu_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
 	float scale, float *dpred)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	return x->err ? NAN : k_mse(x, n, pred, target, scale, dpred);
 }
 
 static double cu_sumsq(const hy_nn_ctx *c, size_t n, const float *g)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	return x->err ? NAN : k_sumsq(x, n, g);
 }
 
 static void cu_scale(const hy_nn_ctx *c, size_t n, float *g, float s)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_scale(x, n, g, s);
 }
@@ -663,21 +711,37 @@ static void cu_scale(const hy_nn_ctx *c, size_t n, float *g, float s)
 static void cu_adamw(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m,
 	float *v, float lr, float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err)
 		k_adamw(x, n, p, g, m, v, lr, b1, b2, eps, wd, bc1, sqrt_bc2);
 }
 
-/* The tensor table goes to the device when it is new (by address and
- * count: a model's table does not change after init). */
+/* FNV-1a over the table's offsets, sizes and decay flags: what the device
+ * copy depends on (not the host table's address, which a new model can
+ * reuse with other shapes: finding 11). */
+static uint64_t spans_hash(const hy_nn_tensor *t, int count)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int i = 0; i < count; i++) {
+		uint64_t v[3] = {(uint64_t)t[i].offset, (uint64_t)t[i].size, (uint64_t)t[i].decay};
+		const unsigned char *b = (const unsigned char *)v;
+		for (size_t k = 0; k < sizeof v; k++)
+			h = (h ^ b[k]) * 1099511628211ull;
+	}
+	return h;
+}
+
+/* The tensor table goes to the device when it differs from the copy there
+ * (by content: spans_hash and count). */
 static void cu_adamw_tensors(const hy_nn_ctx *c, const hy_nn_tensor *t, int count, float *p,
 	const float *g, float *m, float *v, float lr, float b1, float b2, float eps, float wd,
 	float bc1, float sqrt_bc2)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (x->err || count < 1)
 		return;
-	if (x->spans_of != (const void *)t || x->nspans != count) {
+	const uint64_t hash = spans_hash(t, count);
+	if (!x->spans || x->spans_hash != hash || x->nspans != count) {
 		cu_span *h = (cu_span *)calloc((size_t)count, sizeof *h);
 		if (!h) {
 			cu_fail(x, HY_ENOMEM, "adamw_tensors", "out of host memory", __FILE__, __LINE__);
@@ -688,11 +752,10 @@ static void cu_adamw_tensors(const hy_nn_ctx *c, const hy_nn_tensor *t, int coun
 		if (x->spans)
 			CU_RT(x, cudaFree(x->spans));
 		x->spans = NULL;
-		x->spans_of = NULL;
 		if (!CU_RT(x, cudaMalloc(&x->spans, (size_t)count * sizeof *h)) &&
 			!CU_RT(x, cudaMemcpy(x->spans, h, (size_t)count * sizeof *h,
 				   cudaMemcpyHostToDevice))) {
-			x->spans_of = t;
+			x->spans_hash = hash;
 			x->nspans = count;
 		}
 		free(h);
@@ -708,7 +771,7 @@ static void cu_adamw_tensors(const hy_nn_ctx *c, const hy_nn_tensor *t, int coun
  * last upload (ev_up), recorded as its last reader (ev_use). */
 static void cu_expand_obs(const hy_nn_ctx *c, int B, const uint16_t *obs, hy_nn_act *xin)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (x->err || B < 1 || CU_RT(x, cudaStreamWaitEvent(x->s, x->ev_up, 0)))
 		return;
 	k_expand_obs(x, B, obs, xin);
@@ -727,7 +790,7 @@ static size_t cu_act_size(const hy_nn_ctx *c)
  * synchronous like to_dev, after the queued ops (the blocking stream). */
 static void cu_act_put(const hy_nn_ctx *c, size_t n, const float *host, hy_nn_act *dst)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (x->err || !n)
 		return;
 	if (x->precision != HY_NN_PREC_BF16) {
@@ -747,7 +810,7 @@ static void cu_act_put(const hy_nn_ctx *c, size_t n, const float *host, hy_nn_ac
 
 static void cu_act_get(const hy_nn_ctx *c, size_t n, const hy_nn_act *src, float *host)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (x->err || !n)
 		return;
 	if (x->precision != HY_NN_PREC_BF16) {
@@ -770,7 +833,7 @@ static void cu_act_get(const hy_nn_ctx *c, size_t n, const hy_nn_act *src, float
  * (ev_use). */
 static void cu_act_from_f32(const hy_nn_ctx *c, size_t n, const float *src, hy_nn_act *dst)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (x->err || !n)
 		return;
 	if (CU_RT(x, cudaStreamWaitEvent(x->s, x->ev_up, 0)))
@@ -804,7 +867,7 @@ static void cu_host_free(void *p)
  * buffer dst is free once that copy has read it. */
 static void cu_to_dev_async(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (x->err || !bytes)
 		return;
 	(void)(CU_RT(x, cudaStreamWaitEvent(x->cs, x->ev_use, 0)) ||
@@ -815,7 +878,7 @@ static void cu_to_dev_async(const hy_nn_ctx *c, void *dst, const void *src, size
 /* On the ops' stream, after the last upload (ev_up). */
 static void cu_dev_copy(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (x->err || !bytes)
 		return;
 	(void)(CU_RT(x, cudaStreamWaitEvent(x->s, x->ev_up, 0)) ||
@@ -825,7 +888,7 @@ static void cu_dev_copy(const hy_nn_ctx *c, void *dst, const void *src, size_t b
 
 static hy_status cu_sync(const hy_nn_ctx *c, hy_diag *d)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x->err) /* the ops, and the feed's copies (to_dev_async) */
 		(void)(CU_RT(x, cudaStreamSynchronize(x->s)) || CU_RT(x, cudaStreamSynchronize(x->cs)));
 	if (!x->err) { /* a failed copy or allocation of the table (no context) */
@@ -843,7 +906,7 @@ static hy_status cu_sync(const hy_nn_ctx *c, hy_diag *d)
  * the op stream (so they time the queue as it runs, without waiting). */
 static void cu_mark(const hy_nn_ctx *c, int slot)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (x->err || slot < 0 || slot >= HY_NN_MARKS)
 		return;
 	if (!x->marks) {
@@ -861,7 +924,7 @@ static void cu_mark(const hy_nn_ctx *c, int slot)
 
 static double cu_mark_ms(const hy_nn_ctx *c, int a, int b)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	float ms = -1;
 	if (x->err || !x->marks || a < 0 || b < 0 || a >= HY_NN_MARKS || b >= HY_NN_MARKS)
 		return -1;
@@ -924,6 +987,16 @@ const hy_nn_backend *hy_nn_backend_cuda(void)
 int hy_nn_cuda_built(void)
 {
 	return 1;
+}
+
+int hy_nn_cuda_count(void)
+{
+	int n = 0;
+	if (cudaGetDeviceCount(&n) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return 0;
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------ context */
@@ -1054,6 +1127,9 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 		return st;
 	if (cfg->max_batch < 1 || cfg->max_batch > 1 << 20)
 		return hy_diag_set(d, HY_EUSAGE, 0, "bad batch size %d", cfg->max_batch);
+	if (cfg->arch.channels > HY_NN_CUDA_MAX_CHANNELS)
+		return hy_diag_set(d, HY_EUSAGE, 0, "%d channels: the CUDA backend takes at most %d",
+			cfg->arch.channels, HY_NN_CUDA_MAX_CHANNELS);
 	char gpu[200];
 	snprintf(gpu, sizeof gpu, "GPU %d (%s)", cfg->device, info.name);
 	if ((st = hy_nn_plan_check(cfg->arch, cfg->max_batch, cfg->precision, cfg->infer,
@@ -1078,7 +1154,7 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 	uint64_t keep = UINT64_MAX, zero = 0;
 	void *reserve = NULL;
 	(void)(CU_RT(x, cudaSetDevice(x->device)) ||
-		CU_RT(x, cudaStreamCreate(&x->s)) ||
+		CU_RT(x, cudaStreamCreate(&x->s)) || k_setup(x, HY_NN_CUDA_MAX_CHANNELS) ||
 		CU_RT(x, cudaEventCreate(&x->ev0)) || CU_RT(x, cudaEventCreate(&x->ev1)) ||
 		/* the feed's copy stream: non-blocking, so the legacy stream's
 		 * copies of the table do not serialise it */
@@ -1130,7 +1206,7 @@ void hy_nn_cuda_ctx_free(hy_nn_ctx *c)
 
 size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	cudaMemPool_t pool;
 	uint64_t high = 0;
 	if (!x || cudaDeviceGetDefaultMemPool(&pool, x->device) != cudaSuccess ||
@@ -1143,7 +1219,7 @@ size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c)
 
 size_t hy_nn_cuda_report(const hy_nn_ctx *c, char *buf, size_t n)
 {
-	cu_ctx *x = cu_of(c);
+	cu_ctx *x = cu_enter(c);
 	if (!x) {
 		if (n)
 			buf[0] = '\0';

@@ -49,12 +49,24 @@ int hy_nn_cuda_built(void);
 hy_status hy_nn_cuda_probe(int device, hy_nn_cuda_info *info, hy_diag *d);
 /* The backend a --device name asks for: "cpu"; "cuda" or "cuda:N" (that
  * GPU, HY_EUNSUP "requested device unavailable: --device NAME: reason"
- * without it); "auto" (GPU 0 when usable, else the CPU with the reason in
+ * without it; "cuda" is the GPU of the node-local rank, GPU 0 outside
+ * mpirun); "auto" (that GPU when usable, else the CPU with the reason in
  * why (whyn bytes; NULL, 0: not wanted), for the caller's one-line notice).
  * *cuda: 1 for the GPU *ordinal.
  * HY_EUSAGE for another name. Compiled in every build (select.c). */
 hy_status hy_nn_device_pick(const char *name, int *cuda, int *ordinal, char *why, size_t whyn,
 	hy_diag *d);
+/* GPUs visible to this process (0 without a driver or a CUDA build). */
+int hy_nn_cuda_count(void);
+/* The GPU of a process with node-local rank local_rank among ndev visible
+ * ones: local_rank mod ndev (0 when ndev < 1), so the ranks of a node
+ * spread over its GPUs (several ranks share one when there are more). */
+int hy_nn_device_for_rank(int local_rank, int ndev);
+/* The node-local rank the launcher gives this process (Open MPI's
+ * OMPI_COMM_WORLD_LOCAL_RANK, MPICH's MPI_LOCALRANKID, PMIx's
+ * PMIX_LOCAL_RANK, Slurm's SLURM_LOCALID), 0 when none. "cuda" and "auto"
+ * in hy_nn_device_pick take GPU hy_nn_device_for_rank(this, count). */
+int hy_nn_local_rank_env(void);
 /* The op table; NULL when not built. */
 const hy_nn_backend *hy_nn_backend_cuda(void);
 /* Creates the stream, cuBLAS and cuDNN handles and the scratch, and

@@ -68,7 +68,7 @@ typedef struct cu_ctx {
 	size_t act_cap, w_cap; /* elements of act16[i] and of w16[i] */
 	/* AdamW's tensor table on the device (rebuilt when the table changes) */
 	void *spans;
-	const void *spans_of;
+	uint64_t spans_hash; /* of the table the device copy was made from */
 	int nspans;
 	hy_nn_mem_plan plan;
 	hy_nn_conv_cache cache;
@@ -80,6 +80,19 @@ typedef struct cu_ctx {
 static inline cu_ctx *cu_of(const hy_nn_ctx *c)
 {
 	return (cu_ctx *)c->priv;
+}
+
+/* The context of an entry point of the op table, with its device made the
+ * calling thread's current one: an op may come from another thread than
+ * the one that made the context (loader threads, two contexts on two
+ * ordinals), and CUDA's current device is per thread (finding 6). */
+static inline cu_ctx *cu_enter(const hy_nn_ctx *c)
+{
+	cu_ctx *x = (cu_ctx *)c->priv;
+	int cur = -1;
+	if (cudaGetDevice(&cur) != cudaSuccess || cur != x->device)
+		(void)cudaSetDevice(x->device); /* a failure shows in the op's own status */
+	return x;
 }
 
 /* One macro family checks every CUDA, cuBLAS and cuDNN status: on failure
@@ -134,13 +147,15 @@ int lt_linear_fwd(cu_ctx *x, int rows, int in, int out, const void *X, int ldx, 
  * Pointers typed void are activation storage (backend.h hy_nn_act): bf16
  * bits in a bf16 context, floats in an fp32 one; the wrapper picks the
  * kernel's instance from x->precision. */
+/* Kernel attributes for contexts of up to max_c channels (dynamic shared
+ * memory); nonzero on failure, kept in x. */
+int k_setup(cu_ctx *x, int max_c);
 void k_to_bf16(cu_ctx *x, int rows, int cols, const float *src, int ld, uint16_t *dst);
 /* dst [rows][3·cols]: row r = src rows r, r+1, r+2 (bf16): conv taps. */
 void k_taps_bf16(cu_ctx *x, int rows, int cols, const void *src, uint16_t *dst);
 /* dst [3·cout][cin]: dst[j·cout + o] = W[o][2 − j] (bf16): dx's weights. */
 void k_wflip_bf16(cu_ctx *x, int cout, int cin, const float *w, uint16_t *dst);
 void k_bf16_to_f32(cu_ctx *x, size_t n, const uint16_t *src, float *dst);
-void k_add_bf16(cu_ctx *x, size_t n, const uint16_t *src, float *dst);
 /* fp32 [B][36][C] (head tensors) / activation storage */
 void k_zero_pads(cu_ctx *x, int B, int C, float *p);
 void k_zero_pads_act(cu_ctx *x, int B, int C, void *p);

@@ -131,21 +131,6 @@ void k_bf16_to_f32(cu_ctx *x, size_t n, const uint16_t *src, float *dst)
 	CU_LAUNCH(x, "bf16_to_f32_kernel");
 }
 
-/* One thread per element (grid-stride over n): dst += src. */
-__global__ static void add_bf16_kernel(size_t n, const uint16_t *src, float *dst)
-{
-	GRID_STRIDE(i, n)
-	dst[i] += hy_nn_bf16_to_float(src[i]);
-}
-
-void k_add_bf16(cu_ctx *x, size_t n, const uint16_t *src, float *dst)
-{
-	if (!n)
-		return;
-	add_bf16_kernel<<<blocks_for(n), NT, 0, x->s>>>(n, src, dst);
-	CU_LAUNCH(x, "add_bf16_kernel");
-}
-
 /* One thread per pad value: i over B·2·C → sample i/(2C), pad row 0 or 35,
  * channel i%C. */
 template <typename T> __global__ static void zero_pads_kernel(int B, int C, T *p)
@@ -450,6 +435,25 @@ void k_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z,
 	gn_param_grad_kernel<<<blocks_for((size_t)C), NT, 0, x->s>>>(B, C, q, scratch, dgamma,
 		dbeta);
 	CU_LAUNCH(x, "gn_param_grad_kernel");
+}
+
+/* The GroupNorm kernels keep per-channel partials in dynamic shared memory,
+ * 3·C floats forward and 2·C backward: past 48 KiB (with the static part,
+ * C = 4096 forward) a launch fails unless the kernel opts in to more
+ * (finding 5). Opts in all four instances for C up to max_c, once per
+ * context; the channels a model may have are bounded by hydra-fit's
+ * --channels (≤ 4096: 48 KiB + 256 bytes, within every sm_80+ limit). */
+int k_setup(cu_ctx *x, int max_c)
+{
+	const int fwd = 3 * max_c * (int)sizeof(float), bwd = 2 * max_c * (int)sizeof(float);
+	return CU_RT(x, cudaFuncSetAttribute(gn_mish_fwd_kernel<float>,
+			      cudaFuncAttributeMaxDynamicSharedMemorySize, fwd)) ||
+		CU_RT(x, cudaFuncSetAttribute(gn_mish_fwd_kernel<uint16_t>,
+			      cudaFuncAttributeMaxDynamicSharedMemorySize, fwd)) ||
+		CU_RT(x, cudaFuncSetAttribute(gn_mish_bwd_kernel<float>,
+			      cudaFuncAttributeMaxDynamicSharedMemorySize, bwd)) ||
+		CU_RT(x, cudaFuncSetAttribute(gn_mish_bwd_kernel<uint16_t>,
+			      cudaFuncAttributeMaxDynamicSharedMemorySize, bwd));
 }
 
 /* ------------------------------------------------------------ elementwise */

@@ -21,6 +21,11 @@ hy_status hy_nn_cuda_probe(int device, hy_nn_cuda_info *info, hy_diag *d)
 	return hy_diag_set(d, HY_EUNSUP, 0, "%s", why);
 }
 
+int hy_nn_cuda_count(void)
+{
+	return 0;
+}
+
 const hy_nn_backend *hy_nn_backend_cuda(void)
 {
 	return NULL;

@@ -200,11 +200,21 @@ uint64_t hy_nn_conv_key(int dir, int precision, int batch, int cin, int cout)
 		(uint64_t)cin << 24 | (uint64_t)cout << 37;
 }
 
-const hy_nn_conv_choice *hy_nn_conv_cache_find(const hy_nn_conv_cache *c, uint64_t key)
+int hy_nn_conv_bucket(int B)
+{
+	int b = 1;
+	while (b < B && b < 1 << 20)
+		b <<= 1;
+	return b;
+}
+
+const hy_nn_conv_choice *hy_nn_conv_cache_find(hy_nn_conv_cache *c, uint64_t key)
 {
 	for (int i = 0; key && i < c->n; i++)
-		if (c->e[i].key == key)
+		if (c->e[i].key == key) {
+			c->e[i].used = ++c->clock;
 			return &c->e[i];
+		}
 	return NULL;
 }
 
@@ -212,14 +222,20 @@ int hy_nn_conv_cache_put(hy_nn_conv_cache *c, const hy_nn_conv_choice *e)
 {
 	if (!e->key)
 		return -1;
-	for (int i = 0; i < c->n; i++)
-		if (c->e[i].key == e->key) {
-			c->e[i] = *e;
-			return 0;
-		}
-	if (c->n == HY_NN_CONV_CACHE)
-		return -1;
-	c->e[c->n++] = *e;
+	int slot = -1;
+	for (int i = 0; i < c->n && slot < 0; i++)
+		if (c->e[i].key == e->key)
+			slot = i;
+	if (slot < 0 && c->n < HY_NN_CONV_CACHE)
+		slot = c->n++;
+	if (slot < 0) { /* full: the least recently used gives way */
+		slot = 0;
+		for (int i = 1; i < c->n; i++)
+			if (c->e[i].used < c->e[slot].used)
+				slot = i;
+	}
+	c->e[slot] = *e;
+	c->e[slot].used = ++c->clock;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 enum {
 	HY_NN_CUDA_ALIGN = 256, /* bytes: every device allocation is rounded to this */
 	HY_NN_CUDA_PARTIALS = 256, /* blocks of the fixed-order reductions          */
+	HY_NN_CUDA_MAX_CHANNELS = 4096, /* hydra-fit --channels' bound (kernels' shared memory) */
 };
 
 /* Workspace shared by cuBLAS and cuDNN (the largest a convolution algorithm
@@ -87,6 +88,10 @@ typedef enum hy_nn_conv_impl {
  * most 2^21 − 1), cin and cout (13 bits each, at most 8191). 0 for a shape
  * out of these ranges (never cached). */
 uint64_t hy_nn_conv_key(int dir, int precision, int batch, int cin, int cout);
+/* The batch a choice is keyed and timed on: B rounded up to a power of two
+ * (at most 2^20), so that inference with 1…1024 pending requests makes 11
+ * keys, not 1024 (finding 4 of the CUDA review). */
+int hy_nn_conv_bucket(int B);
 
 typedef struct hy_nn_conv_choice {
 	uint64_t key;
@@ -95,18 +100,21 @@ typedef struct hy_nn_conv_choice {
 	size_t ws;         /* cuDNN workspace bytes for algo                */
 	float ms_gemm;     /* measured time of one call, ms (< 0: not timed) */
 	float ms_cudnn;
+	uint64_t used;     /* the cache's clock at the last find or put     */
 } hy_nn_conv_choice;
 
 enum { HY_NN_CONV_CACHE = 64 };
 
 typedef struct hy_nn_conv_cache {
 	int n;
+	uint64_t clock;
 	hy_nn_conv_choice e[HY_NN_CONV_CACHE];
 } hy_nn_conv_cache;
 
-/* The entry of key, or NULL. */
-const hy_nn_conv_choice *hy_nn_conv_cache_find(const hy_nn_conv_cache *c, uint64_t key);
-/* Adds (or replaces) an entry; −1 when the cache is full or key is 0. */
+/* The entry of key (marked as just used), or NULL. */
+const hy_nn_conv_choice *hy_nn_conv_cache_find(hy_nn_conv_cache *c, uint64_t key);
+/* Adds (or replaces) an entry; when the cache is full the least recently
+ * used entry gives way. −1 only for key 0. */
 int hy_nn_conv_cache_put(hy_nn_conv_cache *c, const hy_nn_conv_choice *e);
 /* "fwd B=256 85->256 bf16: gemm 0.123 ms, cudnn algo 1 0.150 ms: gemm" lines. */
 size_t hy_nn_conv_cache_format(const hy_nn_conv_cache *c, char *buf, size_t n);

@@ -6,6 +6,25 @@
 
 #include "nn/cuda/cuda.h"
 
+int hy_nn_device_for_rank(int local_rank, int ndev)
+{
+	return ndev < 1 || local_rank < 1 ? 0 : local_rank % ndev;
+}
+
+int hy_nn_local_rank_env(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+		"PMIX_LOCAL_RANK", "SLURM_LOCALID"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long r = v && *v ? strtol(v, &end, 10) : -1;
+		if (v && *v && !*end && r >= 0 && r < 1 << 20)
+			return (int)r;
+	}
+	return 0;
+}
+
 hy_status hy_nn_device_pick(const char *name, int *cuda, int *ordinal, char *why, size_t whyn,
 	hy_diag *d)
 {
@@ -26,6 +45,8 @@ hy_status hy_nn_device_pick(const char *name, int *cuda, int *ordinal, char *why
 	} else if (strcmp(name, "cuda") && strcmp(name, "auto")) {
 		return hy_diag_set(d, HY_EUSAGE, 0, "bad device '%s' (want cpu, auto, cuda or cuda:N)",
 			name);
+	} else {
+		dev = hy_nn_device_for_rank(hy_nn_local_rank_env(), hy_nn_cuda_count());
 	}
 	hy_diag pd;
 	hy_diag_init(&pd, NULL);
