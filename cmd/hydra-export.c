@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 	hy_nn_arch a;
 	hy_nn_ctx ctx;
 	hy_nn_model m;
-	hy_diag_init(&d, ckpt);
+	hy_diag_init(&d, NULL); /* the checkpoint's messages name it */
 	if (hy_nn_ckpt_arch(ckpt, &a, &d))
 		return fail(&d);
 	hy_nn_ctx_init(&ctx, threads);
