@@ -117,8 +117,9 @@ $(ONNX_GEN)/onnx.pb-c.c $(ONNX_GEN)/onnx.pb-c.h &: $(ONNX_PROTO) $(BUILD)/.onnx-
 # generated code: compiled without our warning set
 $(ONNX_GEN)/onnx.pb-c.o: $(ONNX_GEN)/onnx.pb-c.c $(BUILD)/.flags
 	$(CC) -std=c11 -g $(OPT) $(ONNX_FLAGS) -c $< -o $@
-$(BUILD)/lib/export/onnx.o: CFLAGS_ALL += $(ONNX_FLAGS)
-$(BUILD)/lib/export/onnx.o: $(BUILD)/.onnx-flags $(if $(HAVE_ONNX),$(ONNX_GEN)/onnx.pb-c.h)
+$(BUILD)/lib/export/onnx.o $(BUILD)/tests/test_export.o: CFLAGS_ALL += $(ONNX_FLAGS)
+$(BUILD)/lib/export/onnx.o $(BUILD)/tests/test_export.o: $(BUILD)/.onnx-flags \
+	$(if $(HAVE_ONNX),$(ONNX_GEN)/onnx.pb-c.h)
 
 ifeq ($(filter deps clean help,$(MAKECMDGOALS)),)
 ifeq ($(MAKELEVEL),0)
