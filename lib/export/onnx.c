@@ -199,7 +199,8 @@ static uint8_t *init_raw(gb *g, const char *name, int dt, int nd, const int64_t 
 		return NULL;
 	}
 	*t = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
-	memcpy(dv, dims, (size_t)nd * sizeof *dv);
+	if (nd) /* a scalar has no dims (and dims may be NULL) */
+		memcpy(dv, dims, (size_t)nd * sizeof *dv);
 	t->n_dims = (size_t)nd;
 	t->dims = dv;
 	t->has_data_type = 1;
