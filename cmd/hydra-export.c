@@ -159,8 +159,10 @@ int main(int argc, char **argv)
 	const char *ckpt = argv[optind];
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	if (!reference && !hy_export_onnx_built()) /* before loading anything */
-		return fail((hy_export_onnx_save(NULL, NULL, NULL, &d), &d));
+	if (!reference && !hy_export_onnx_built()) { /* before loading anything */
+		hy_export_onnx_save(NULL, NULL, NULL, &d); /* says why */
+		return fail(&d);
+	}
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
 

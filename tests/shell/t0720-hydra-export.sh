@@ -119,8 +119,9 @@ if ! command -v node >/dev/null 2>&1; then
 elif [ ! -d "$ORT_DIR/node_modules/onnxruntime-node" ] && ! command -v npm >/dev/null 2>&1; then
 	skipped="$skipped; onnxruntime (npm not installed)"
 elif [ ! -d "$ORT_DIR/node_modules/onnxruntime-node" ] &&
-	! timeout 600 npm install --prefix "$ORT_DIR" --no-audit --no-fund --ignore-scripts \
-		"onnxruntime-node@$ORT_VERSION" >"$T/npm.log" 2>&1; then
+	! timeout 300 npm install --prefix "$ORT_DIR" --no-audit --no-fund --ignore-scripts \
+		--fetch-retries 1 --fetch-timeout 60000 "onnxruntime-node@$ORT_VERSION" \
+		>"$T/npm.log" 2>&1; then
 	tail -n 5 "$T/npm.log"
 	rm -rf "$ORT_DIR"
 	skipped="$skipped; onnxruntime (npm install onnxruntime-node@$ORT_VERSION failed: no registry?)"
