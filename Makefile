@@ -14,7 +14,7 @@
 #   make install      PREFIX=/usr/local: binaries and man pages
 #   make clean
 #
-# Options: NO_CUDA=1, NO_MPI=1, SANITIZE=1, CC=..., OPT=...
+# Options: NO_CUDA=1, NO_MPI=1, NO_ONNX=1, SANITIZE=1, CC=..., OPT=...
 
 PREFIX    ?= /usr/local
 CC        ?= cc
@@ -25,7 +25,8 @@ SHARED    ?= $(abspath ../shared)
 DEB_PACKAGES := build-essential pkg-config zlib1g-dev libzstd-dev libarchive-dev \
 	libhdf5-dev hdf5-tools libjansson-dev libexpat1-dev libssl-dev \
 	libopenblas-dev libcmocka-dev zstd gzip tar zip unzip time python3 \
-	gnuplot-nox jq procps libopenmpi-dev openmpi-bin
+	gnuplot-nox jq procps libopenmpi-dev openmpi-bin \
+	protobuf-c-compiler libprotobuf-c-dev libonnx-dev python3-onnx
 
 PKGS := zlib libzstd libarchive jansson expat libcrypto hdf5 openblas
 TEST_PKGS := cmocka
@@ -93,12 +94,42 @@ BENCH_SRC := $(sort $(wildcard bench/*.c))
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIBA     := $(BUILD)/libhydra.a
 
+# ONNX export (lib/export/onnx.c, hydra-export): protoc-c generates the
+# protobuf-c code at build time from the onnx.proto that Debian's libonnx-dev
+# (or python3-onnx) installs, into $(BUILD)/gen; without protoc-c,
+# libprotobuf-c or onnx.proto (or with NO_ONNX=1) the exporter is left out and
+# says so. Its flags travel in their own stamp, so that they rebuild only it.
+ONNX_PROTO ?= $(firstword $(wildcard /usr/include/onnx/onnx.proto \
+	/usr/lib/python3/dist-packages/onnx/onnx.proto))
+PROTOC_C := $(if $(NO_ONNX),,$(shell command -v protoc-c 2>/dev/null))
+PBC_LIBS := $(if $(NO_ONNX),,$(shell pkg-config --libs libprotobuf-c 2>/dev/null))
+HAVE_ONNX := $(if $(and $(PROTOC_C),$(PBC_LIBS),$(ONNX_PROTO)),y)
+ONNX_GEN := $(BUILD)/gen/onnx
+ONNX_FLAGS := $(if $(HAVE_ONNX),-DHY_HAVE_ONNX=1 -I$(ONNX_GEN) $(shell pkg-config --cflags libprotobuf-c))
+ifneq ($(HAVE_ONNX),)
+LIB_OBJ += $(ONNX_GEN)/onnx.pb-c.o
+LDLIBS_ALL += $(PBC_LIBS)
+endif
+$(BUILD)/.onnx-flags: FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(ONNX_FLAGS) $(ONNX_PROTO)' ]; then echo '$(ONNX_FLAGS) $(ONNX_PROTO)' > $@; fi
+$(ONNX_GEN)/onnx.pb-c.c $(ONNX_GEN)/onnx.pb-c.h &: $(ONNX_PROTO) $(BUILD)/.onnx-flags
+	@mkdir -p $(ONNX_GEN)
+	$(PROTOC_C) --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(ONNX_GEN) $(ONNX_PROTO)
+# generated code: compiled without our warning set
+$(ONNX_GEN)/onnx.pb-c.o: $(ONNX_GEN)/onnx.pb-c.c $(BUILD)/.flags
+	$(CC) -std=c11 -g $(OPT) $(ONNX_FLAGS) -c $< -o $@
+$(BUILD)/lib/export/onnx.o $(BUILD)/tests/test_export.o: CFLAGS_ALL += $(ONNX_FLAGS)
+$(BUILD)/lib/export/onnx.o $(BUILD)/tests/test_export.o: $(BUILD)/.onnx-flags \
+	$(if $(HAVE_ONNX),$(ONNX_GEN)/onnx.pb-c.h)
+
 ifeq ($(filter deps clean help,$(MAKECMDGOALS)),)
 ifeq ($(MAKELEVEL),0)
 $(info hydra: libraries found: $(or $(PKG_FOUND),none))
 $(if $(PKG_MISSING),$(info hydra: libraries MISSING: $(PKG_MISSING) (run 'make deps')))
 CUDA_WHY := $(if $(HAVE_CUDA),nvcc with cuDNN and cuBLAS found but this version has no CUDA sources,$(if $(NVCC),nvcc found but cuDNN/cuBLAS missing,no nvcc))
 $(info hydra: CUDA backend: $(if $(NO_CUDA),not built (NO_CUDA=1),$(if $(LIB_CU),built with $(NVCC) (cuDNN and cuBLAS),not built ($(CUDA_WHY)): CPU only)))
+$(info hydra: ONNX export: $(if $(HAVE_ONNX),built ($(PROTOC_C), $(ONNX_PROTO)),not built ($(if $(NO_ONNX),NO_ONNX=1,protoc-c, libprotobuf-c or onnx.proto missing: 'make deps'))))
 $(info hydra: MPI: $(if $(NO_MPI),not built (NO_MPI=1),$(if $(HAVE_MPI),built ($(or $(MPI_PC),mpicc --showme)),not built (no ompi-c, no mpicc))))
 endif
 endif

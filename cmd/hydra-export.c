@@ -1,0 +1,207 @@
+/* hydra-export: a checkpoint's inference network as an ONNX model, and the
+ * reference outputs it must reproduce (ARCHITECTURE.md §7). Option parsing
+ * and wiring only: the graph is lib/export/onnx, the reference
+ * lib/export/reference. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/num.h"
+#include "core/status.h"
+#include "core/version.h"
+#include "export/onnx.h"
+#include "export/reference.h"
+#include "io/cleanup.h"
+#include "io/output.h"
+#include "nn/checkpoint.h"
+#include "nn/threads.h"
+#include "samples/h5.h"
+#include "samples/reader.h"
+
+static const char usage[] =
+	"usage: hydra-export [options] CKPT\n"
+	"       hydra-export --reference [options] CKPT [PATH...]\n"
+	"Writes the inference network of a checkpoint of hydra-fit as an ONNX model\n"
+	"(opset 17): inputs obs [N,85,34] float and legal [N,46] bool; outputs\n"
+	"policy_logits [N,46] (-inf where illegal), value [N], grp_logits [N,24],\n"
+	"tenpai_logits [N,3] and danger_logits [N,3,34].\n"
+	"With --reference it runs the checkpoint's own forward pass instead (the\n"
+	"CPU, fp32) on samples (streams or shards; PATH - or none: stdin) and writes\n"
+	"one JSON line per sample with the graph's inputs and the outputs the ONNX\n"
+	"model must reproduce.\n"
+	"\n"
+	"  -o, --output FILE      where to write (default: standard output; the ONNX\n"
+	"                         model is never written to a terminal)\n"
+	"      --reference        write the reference outputs instead of the model\n"
+	"      --limit N          with --reference: the first N samples (default 100)\n"
+	"  -j, --threads N        CPU threads of the forward pass (default 1)\n"
+	"  -h, --help             show this help and exit\n"
+	"  -V, --version          show the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 bad data, I/O error or a build without the ONNX\n"
+	"exporter, 2 usage, 3 format or version mismatch (not a checkpoint).\n";
+
+static const char *prog = "hydra-export";
+
+static int info_done(void)
+{
+	hy_diag d;
+	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s: try 'hydra-export --help'\n", prog);
+	return 2;
+}
+
+static int fail(const hy_diag *d)
+{
+	char buf[1200];
+	fprintf(stderr, "%s: %s\n", prog,
+		d->source[0] || d->line ? hy_diag_format(d, buf, sizeof buf) : d->msg);
+	return hy_status_exit(d->status ? d->status : HY_EIO);
+}
+
+/* Up to limit samples from paths (stdin when there are none) into *out. */
+static hy_status read_samples(const char *const *paths, int npaths, size_t limit,
+	hy_sample **out, size_t *n, hy_diag *d)
+{
+	static const char *const stdin_only[] = {"-"};
+	if (!npaths) {
+		paths = stdin_only;
+		npaths = 1;
+	}
+	hy_sample *s = calloc(limit, sizeof *s);
+	if (!s)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory for %zu samples", limit);
+	size_t have = 0;
+	hy_status st = HY_OK;
+	for (int i = 0; st == HY_OK && i < npaths && have < limit; i++) {
+		hy_sample_reader *r;
+		hy_diag_init(d, strcmp(paths[i], "-") ? paths[i] : "(stdin)");
+		if ((st = hy_sample_reader_open(&r, paths[i], d)) != HY_OK)
+			break;
+		size_t got;
+		while (have < limit && (st = hy_sample_read_batch(r, s + have, limit - have, &got,
+						d)) == HY_OK)
+			have += got;
+		if (st == HY_STOP)
+			st = HY_OK;
+		hy_sample_reader_close(r);
+	}
+	if (st == HY_OK && !have)
+		st = hy_diag_set(d, HY_EDATA, 0, "no samples");
+	if (st) {
+		free(s);
+		return st;
+	}
+	*out = s;
+	*n = have;
+	return HY_OK;
+}
+
+int main(int argc, char **argv)
+{
+	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
+	hy_h5_init();             /* before any HDF5 call (samples/h5.h) */
+	enum { O_REFERENCE = 256, O_LIMIT };
+	static const struct option opts[] = {
+		{"output", required_argument, 0, 'o'},
+		{"reference", no_argument, 0, O_REFERENCE},
+		{"limit", required_argument, 0, O_LIMIT},
+		{"threads", required_argument, 0, 'j'},
+		{"help", no_argument, 0, 'h'},
+		{"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0},
+	};
+	const char *outpath = NULL;
+	int reference = 0, threads = 1, c;
+	int64_t limit = 100, v;
+	const char *limit_arg = NULL;
+	while ((c = getopt_long(argc, argv, "o:j:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': outpath = optarg; break;
+		case O_REFERENCE: reference = 1; break;
+		case O_LIMIT:
+			if (hy_parse_i64(optarg, 1, 100000, &limit))
+				return usage_error("bad --limit '%s': 1 to 100000", optarg);
+			limit_arg = optarg;
+			break;
+		case 'j':
+			if (hy_parse_i64(optarg, 1, 1024, &v))
+				return usage_error("bad --threads '%s': 1 to 1024", optarg);
+			threads = (int)v;
+			break;
+		case 'h': fputs(usage, stdout); return info_done();
+		case 'V': printf("hydra-export (hydra-c) %s\n", HY_VERSION); return info_done();
+		default: fprintf(stderr, "%s: try 'hydra-export --help'\n", prog); return 2;
+		}
+	}
+	if (optind >= argc)
+		return usage_error("%s", "no checkpoint given");
+	if (!reference && argc - optind > 1)
+		return usage_error("more than one checkpoint ('%s'): samples go with --reference",
+			argv[optind + 1]);
+	if (!reference && limit_arg)
+		return usage_error("%s", "--limit is an option of --reference");
+	int to_stdout = !outpath || strcmp(outpath, "-") == 0;
+	if (!reference && to_stdout && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: refusing to write a binary ONNX model to a terminal\n"
+			"hint: use -o FILE.onnx or a pipe\n", prog);
+		return 2;
+	}
+	const char *ckpt = argv[optind];
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	if (!reference && !hy_export_onnx_built()) { /* before loading anything */
+		hy_export_onnx_save(NULL, NULL, NULL, &d); /* says why */
+		return fail(&d);
+	}
+	signal(SIGPIPE, SIG_DFL);
+	hy_cleanup_install();
+
+	hy_nn_arch a;
+	hy_nn_ctx ctx;
+	hy_nn_model m;
+	hy_diag_init(&d, NULL); /* the checkpoint's messages name it */
+	if (hy_nn_ckpt_arch(ckpt, &a, &d))
+		return fail(&d);
+	hy_nn_ctx_init(&ctx, threads);
+	if (hy_nn_model_init(&m, a, hy_nn_backend_cpu(), &ctx, &d))
+		return fail(&d);
+	if (hy_nn_ckpt_load(ckpt, &m, NULL, 1, &d)) {
+		hy_nn_model_free(&m);
+		return fail(&d);
+	}
+	hy_status st;
+	if (!reference) {
+		hy_diag_init(&d, to_stdout ? NULL : outpath);
+		st = hy_export_onnx_save(outpath, &m, HY_VERSION, &d);
+	} else {
+		hy_sample *s = NULL;
+		size_t n = 0;
+		st = read_samples((const char *const *)argv + optind + 1, argc - optind - 1,
+			(size_t)limit, &s, &n, &d);
+		hy_output o;
+		if (st == HY_OK) {
+			hy_diag_init(&d, to_stdout ? NULL : outpath);
+			st = hy_output_open(&o, outpath, &d);
+		}
+		if (st == HY_OK) {
+			st = hy_export_reference(&m, s, n, o.f, &d);
+			if (st == HY_OK)
+				st = hy_output_commit(&o, &d);
+			else
+				hy_output_abort(&o);
+		}
+		free(s);
+	}
+	hy_nn_model_free(&m);
+	return st ? fail(&d) : 0;
+}
