@@ -73,6 +73,47 @@ static const tol BF16_OUT = {1e-2, 2e-4};
 static int failures, checks;
 static uint64_t seed;
 
+/* ---------------------------------------------------------------- the op table
+ *
+ * Every member of backend.h with what checks it here: `by` is the prefix of
+ * the comparisons (compare's names) that must have run for it — each op is
+ * compared on the CPU's results in fp32 and bf16, with the GEMM and the
+ * cuDNN convolution, at the sizes and tolerances its check function states —
+ * or NULL for the memory and queue members that every comparison uses and
+ * that have no result of their own. A member added to backend.h without a
+ * row fails to compile (the assertion below); a row whose comparisons did
+ * not run fails the check at the end. */
+typedef struct op_row {
+	const char *op, *by;
+} op_row;
+static const op_row OPS[] = {
+	{"name", NULL}, {"alloc", NULL}, {"free", NULL}, {"to_dev", NULL}, {"to_host", NULL},
+	{"zero", NULL}, {"gemm", "gemm"}, {"conv3_fwd", "conv3_fwd"},
+	{"conv3_bwd", "conv3_bwd"}, {"conv1_fwd", "conv1_fwd"}, {"conv1_bwd", "conv1_bwd"},
+	{"linear_fwd", "linear_fwd"}, {"linear_bwd", "linear_bwd"},
+	{"gn_mish_fwd", "gn_mish_fwd"}, {"gn_mish_bwd", "gn_mish_bwd"}, {"mish_fwd", "mish_fwd"},
+	{"mish_bwd", "mish_bwd"}, {"relu_fwd", "relu_fwd"}, {"relu_bwd", "relu_bwd"},
+	{"pool_fwd", "pool_fwd"}, {"pool_bwd", "pool_bwd"}, {"se_fwd", "se_fwd"},
+	{"se_bwd", "se_bwd"}, {"softmax_ce", "softmax_ce"}, {"bce", "bce"}, {"mse", "mse"},
+	{"sumsq", "sumsq"}, {"scale", "adamw + scale"}, {"adamw", "adamw"},
+	{"adamw_tensors", "adamw_tensors"}, {"expand_obs", "expand_obs"},
+	{"act_size", NULL}, {"act_put", NULL}, {"act_get", NULL},
+	{"act_from_f32", "act_from_f32"}, {"host_alloc", NULL}, {"host_free", NULL},
+	{"to_dev_async", "inference"}, {"dev_copy", "inference"}, {"sync", NULL},
+	{"mark", "mark"}, {"mark_ms", "mark"},
+};
+enum { NOPS = sizeof OPS / sizeof OPS[0] };
+_Static_assert(NOPS * sizeof(void *) == sizeof(hy_nn_backend),
+	"a member of hy_nn_backend (backend.h) has no row in check_gpu's op table");
+static int op_seen[NOPS];
+
+static void covered(const char *what)
+{
+	for (int i = 0; i < NOPS; i++)
+		if (OPS[i].by && !strncmp(what, OPS[i].by, strlen(OPS[i].by)))
+			op_seen[i]++;
+}
+
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...)
 {
@@ -102,6 +143,7 @@ static void compare(const char *what, const float *ref, const float *got, size_t
 			worst = isnan(e) ? INFINITY : e / (lim > 0 ? lim : 1);
 	}
 	checks++;
+	covered(what);
 	if (bad) {
 		failures++;
 		note("FAIL %s: %zu of %zu values out of tolerance; first [%zu] cpu %.9g gpu %.9g "
@@ -115,6 +157,7 @@ static void compare(const char *what, const float *ref, const float *got, size_t
 static void compare_scalar(const char *what, double ref, double got, double rtol)
 {
 	checks++;
+	covered(what);
 	if (!(fabs(got - ref) <= rtol * fabs(ref) + 1e-12)) {
 		failures++;
 		note("FAIL %s: cpu %.12g gpu %.12g (seed %llu)\n", what, ref, got,
@@ -127,6 +170,7 @@ static void compare_scalar(const char *what, double ref, double got, double rtol
 static void require(int ok, const char *what)
 {
 	checks++;
+	covered(what);
 	if (!ok) {
 		failures++;
 		note("FAIL %s (seed %llu)\n", what, (unsigned long long)seed);
@@ -988,6 +1032,68 @@ static void check_ckpt(env *e, int k)
 
 /* ---------------------------------------------------------------- main */
 
+/* gemm on its own (the model reaches it through the linear layers' and
+ * convolutions' own paths): C = αop(A)op(B) + βC for the four transposes,
+ * in every context (bf16 contexts round A and B to bf16: BF16 tolerance). */
+static void check_gemm(env *e, int M, int N, int K)
+{
+	char nm[160];
+	for (int k = 0; k < NG; k += 2)
+		for (int t = 0; t < 4; t++) {
+			const hy_nn_ctx *g = &e->gpu[k];
+			int ta = t & 1, tb = t >> 1;
+			float *A = randv(e, (size_t)M * K, 1.0), *B = randv(e, (size_t)K * N, 1.0);
+			float *C = randv(e, (size_t)M * N, 1.0), *C0 = host((size_t)M * N);
+			memcpy(C0, C, (size_t)M * N * 4);
+			int lda = ta ? M : K, ldb = tb ? K : N;
+			float *gA = up(e, A, (size_t)M * K * 4), *gB = up(e, B, (size_t)K * N * 4);
+			float *gC = up(e, C, (size_t)M * N * 4);
+			e->cb->gemm(&e->cpu, ta, tb, M, N, K, 0.5f, A, lda, B, ldb, 0.25f, C, N);
+			e->gb->gemm(g, ta, tb, M, N, K, 0.5f, gA, lda, gB, ldb, 0.25f, gC, N);
+			float *hC = down(e, g, gC, (size_t)M * N);
+			compare(NAME("gemm %dx%dx%d ta=%d tb=%d %s", M, N, K, ta, tb, gname[k]), C, hC,
+				(size_t)M * N, is_bf16(g) ? BF16 : FP32);
+			e->gb->free(gA), e->gb->free(gB), e->gb->free(gC);
+			free(A), free(B), free(C), free(C0), free(hC);
+		}
+}
+
+/* act_from_f32: fp32 values in device memory into activation storage, as
+ * the CPU would store them (stored(): bf16 rounding in a bf16 context). */
+static void check_act_from_f32(env *e, size_t n)
+{
+	char nm[160];
+	for (int k = 0; k < NG; k += 2) {
+		const hy_nn_ctx *g = &e->gpu[k];
+		float *v = randv(e, n, 3.0), *want = stored(v, n, is_bf16(g));
+		float *gv = up(e, v, n * 4);
+		hy_nn_act *ga = (hy_nn_act *)dalloc(e, n * hy_nn_act_size(e->gb, g));
+		hy_nn_act_from_f32(e->gb, g, n, gv, ga);
+		float *got = downact(e, g, ga, n);
+		compare(NAME("act_from_f32 n=%zu %s", n, gname[k]), want, got, n, ELEM);
+		e->gb->free(gv), e->gb->free(ga);
+		free(v), free(want), free(got);
+	}
+}
+
+/* The profiling timers: two marks around queued work give a non-negative
+ * time, and a slot out of range is refused (mark_ms < 0), not a crash. */
+static void check_marks(env *e)
+{
+	char nm[160];
+	const hy_nn_ctx *g = &e->gpu[0];
+	const size_t n = 1 << 22;
+	float *gv = (float *)dalloc(e, n * 4);
+	e->gb->mark(g, 0);
+	e->gb->scale(g, n, gv, 0.5f);
+	e->gb->mark(g, HY_NN_MARKS - 1);
+	double ms = e->gb->mark_ms(g, 0, HY_NN_MARKS - 1);
+	require(ms >= 0 && ms < 1e4, NAME("mark/mark_ms around a scale of %zu floats: %.4f ms", n,
+		ms));
+	require(e->gb->mark_ms(g, 0, HY_NN_MARKS) < 0, NAME("mark_ms of a slot out of range"));
+	e->gb->free(gv);
+}
+
 int main(int argc, char **argv)
 {
 	/* --probe: only say whether a GPU is usable (gpu-acceptance asks) */
@@ -1066,6 +1172,10 @@ int main(int argc, char **argv)
 	 * (the opt-in of k_setup) */
 	check_gn(&e, 3, 4096);
 	check_optim(&e);
+	check_gemm(&e, 37, 29, 70);
+	check_gemm(&e, 256, 46, 2176);
+	check_act_from_f32(&e, 3 * 257 * HY_NN_TP);
+	check_marks(&e);
 	check_expand(&e, 1);
 	check_expand(&e, 257);
 	for (int k = 0; k < NG; k++) {
@@ -1084,6 +1194,12 @@ int main(int argc, char **argv)
 	note("%s", rep);
 	for (int k = 0; k < NG; k++)
 		hy_nn_cuda_ctx_free(&e.gpu[k]);
+	/* the op table: every op with a result was compared */
+	for (int i = 0; i < NOPS; i++)
+		if (OPS[i].by && !op_seen[i]) {
+			failures++;
+			note("FAIL op table: %s: no comparison '%s...' ran\n", OPS[i].op, OPS[i].by);
+		}
 	printf("check-gpu: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
 }
