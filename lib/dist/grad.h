@@ -58,10 +58,10 @@ hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d);
  *
  * Device gradients (the CUDA backend): the callback first waits for the
  * queued work (be->sync) when it has buckets to start — not at the other
- * calls — then hands the device memory to MPI when it is CUDA-aware, or
- * copies the buckets into one page-locked host buffer (be->host_alloc; the
- * size of the whole gradient) and sums there; hy_dist_overlap_end copies
- * the summed gradient back to the device. */
+ * calls — then copies the buckets into one page-locked host buffer
+ * (be->host_alloc; the size of the whole gradient) and sums there, also
+ * under a CUDA-aware MPI (no device pointer goes to MPI_Iallreduce);
+ * hy_dist_overlap_end copies the summed gradient back to the device. */
 
 /* The bucket size (floats) of hy_dist_overlap for a gradient of total
  * floats: an eighth of it, rounded up to a multiple of 1,024, within
