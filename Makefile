@@ -23,7 +23,7 @@ SHARED    ?= $(abspath ../shared)
 DEB_PACKAGES := build-essential pkg-config zlib1g-dev libzstd-dev libarchive-dev \
 	libhdf5-dev hdf5-tools libjansson-dev libexpat1-dev libssl-dev \
 	libopenblas-dev libcmocka-dev zstd gzip tar zip unzip time python3 \
-	gnuplot-nox jq procps libopenmpi-dev openmpi-bin
+	gnuplot-nox jq procps libopenmpi-dev openmpi-bin chromium
 
 PKGS := zlib libzstd libarchive jansson expat libcrypto hdf5 openblas
 TEST_PKGS := cmocka

@@ -437,6 +437,10 @@ static hy_status kyoku_table(hy_review *r, const hy_game *g, hy_diag *d)
 		if (r->ky[k].n++ == 0)
 			r->ky[k].first = (uint32_t)j;
 	}
+	/* a kyoku without decisions starts where the next decision is */
+	for (size_t q = 0; q < r->nky; q++)
+		if (r->ky[q].n == 0)
+			r->ky[q].first = q ? r->ky[q - 1].first + r->ky[q - 1].n : 0;
 	free(start);
 	return HY_OK;
 }
