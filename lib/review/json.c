@@ -2,6 +2,7 @@
 #include "review/json.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 
 #include "core/tile.h"
@@ -167,7 +168,7 @@ static json_t *decision(jb *b, const hy_review *r, size_t id)
 		add(b, pr, json_pack("[i,f]", a, (double)x->prob[a]));
 	}
 	put(b, o, "probs", pr);
-	put(b, o, "value", r->has_value ? json_real(x->value) : json_null());
+	put(b, o, "value", r->has_value && isfinite(x->value) ? json_real(x->value) : json_null());
 	put(b, o, "agree", json_boolean(x->ntop && x->top[0].index == x->played.index));
 	put(b, o, "low", json_boolean(x->played.prob < HY_REVIEW_LOW));
 	put(b, o, "cost", json_real(hy_review_cost(x)));
