@@ -445,12 +445,20 @@ static hy_status kyoku_table(hy_review *r, const hy_game *g, hy_diag *d)
 	return HY_OK;
 }
 
+/* Place in turn order of a decision in a call window (several seats
+ * decide at one event): 1–3 from the discarder, as the encoder orders
+ * them. */
+static int turn_place(const hy_review_dec *x)
+{
+	return x->offer_from < 4 ? (x->seat - x->offer_from + 4) % 4 : x->seat;
+}
+
 static int by_event(const void *a, const void *b)
 {
 	const hy_review_dec *x = a, *y = b;
 	if (x->event != y->event)
 		return x->event < y->event ? -1 : 1;
-	return (x->seat > y->seat) - (x->seat < y->seat);
+	return turn_place(x) - turn_place(y);
 }
 
 hy_status hy_review_game(hy_review *r, const hy_game *g, unsigned seats, hy_policy *p,

@@ -119,7 +119,8 @@ typedef struct hy_review {
 	unsigned seats;            /* reviewed seats (bit mask)                */
 	char names[4][64];         /* start_game names ("" when none)          */
 	int32_t final_scores[4];
-	hy_review_dec *dec;        /* by event, then seat                      */
+	hy_review_dec *dec;        /* by event, then turn order from the
+				    * discarder (the encoder's sample order)  */
 	size_t n, cap;
 	hy_review_kyoku *ky;
 	size_t nky, capky;
