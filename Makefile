@@ -26,7 +26,8 @@ DEB_PACKAGES := build-essential pkg-config zlib1g-dev libzstd-dev libarchive-dev
 	libhdf5-dev hdf5-tools libjansson-dev libexpat1-dev libssl-dev \
 	libopenblas-dev libcmocka-dev zstd gzip tar zip unzip time python3 \
 	gnuplot-nox jq procps libopenmpi-dev openmpi-bin \
-	protobuf-c-compiler libprotobuf-c-dev libonnx-dev python3-onnx
+	protobuf-c-compiler libprotobuf-c-dev libonnx-dev python3-onnx \
+	chromium
 
 PKGS := zlib libzstd libarchive jansson expat libcrypto hdf5 openblas
 TEST_PKGS := cmocka

@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/status.h"
 #include "core/version.h"
 #include "io/lines.h"
 #include "io/output.h"
 #include "events/event.h"
+#include "hand/shanten.h"
 #include "play/mjaibot.h"
 #include "play/policy.h"
 #include "play/seatview.h"
@@ -28,6 +30,11 @@ static const char usage[] =
 	"  -T, --temperature X  sample a checkpoint's policy at temperature X\n"
 	"                       (default 0: the most probable action)\n"
 	"  -S, --seed S         seed of the sampling (default 0)\n"
+	"      --meta           add \"meta\" to every answer to a decision: the legal\n"
+	"                       actions' probabilities, the value, the time taken,\n"
+	"                       in the layout of Mortal's bot (q_values, mask_bits,\n"
+	"                       is_greedy, batch_size, eval_time_ns, shanten) with\n"
+	"                       probs and value\n"
 	"  -h, --help           show this help and exit\n"
 	"  -V, --version        show the version and exit\n"
 	"\n"
@@ -55,6 +62,7 @@ typedef struct bot {
 	int seat;           /* -1 before start_game */
 	uint64_t seed, game, ndec;
 	int games;
+	int meta;           /* --meta */
 } bot;
 
 static int die_line(unsigned long line, const char *msg)
@@ -99,12 +107,20 @@ static int take_events(bot *b, unsigned long line)
 	return 0;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* The answer to the state after the line's events, into buf. */
 static int answer(bot *b, unsigned long line, char *buf, size_t size)
 {
 	hy_action a = {.type = HY_ACT_PASS};
 	char msg[1200];
 	uint64_t mask = b->seat >= 0 ? hy_seatview_legal(&b->v) : 0;
+	hy_mjaibot_meta m;
 	if (mask) {
 		hy_decision q = {
 			.e = &b->v.e,
@@ -116,10 +132,12 @@ static int answer(bot *b, unsigned long line, char *buf, size_t size)
 			.legal = mask,
 			.seat = b->seat,
 		};
-		hy_choice c = {.index = -1};
+		hy_choice c;
 		hy_diag d;
 		hy_diag_init(&d, b->pol.name);
-		hy_status s = b->pol.ops->decide(&b->pol, 1, &q, &c, &d);
+		uint64_t t0 = now_ns();
+		hy_status s = hy_policy_decide_one(&b->pol, &q, &c, m.prob, &d);
+		m.eval_ns = now_ns() - t0;
 		if (s == HY_OK && hy_engine_action_of(&b->v.e, b->seat, c.index, &a) != HY_OK)
 			s = hy_diag_set(&d, HY_EUSAGE, 0, "policy chose index %d, not legal",
 					c.index);
@@ -128,8 +146,20 @@ static int answer(bot *b, unsigned long line, char *buf, size_t size)
 			die_line(line, msg);
 			return -1;
 		}
+		int top = c.index;
+		for (uint64_t r = mask; r; r &= r - 1)
+			if (m.prob[__builtin_ctzll(r)] > m.prob[top])
+				top = __builtin_ctzll(r);
+		m.mask = mask;
+		m.greedy = m.prob[c.index] >= m.prob[top];
+		m.has_value = b->pol.has_value;
+		m.value = c.value;
+		const hy_player *p = &b->v.e.p[b->seat];
+		m.shanten = hy_shanten(p->cnt, p->nmelds);
 	}
 	int n = hy_mjaibot_format_answer(&b->v.e, b->seat, &a, buf, size);
+	if (n >= 0 && mask && b->meta)
+		n = hy_mjaibot_add_meta(buf, n, size, &m);
 	if (n < 0) {
 		die_line(line, "answer does not fit");
 		return -1;
@@ -139,7 +169,7 @@ static int answer(bot *b, unsigned long line, char *buf, size_t size)
 
 static int run(bot *b)
 {
-	char *text = NULL, out[1024];
+	char *text = NULL, out[4096];
 	size_t cap = 0, len;
 	unsigned long line = 0;
 	int rc = 0;
@@ -202,6 +232,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"temperature", required_argument, 0, 'T'},
 		{"seed", required_argument, 0, 'S'},
+		{"meta", no_argument, 0, 'M'},
 		{"help", no_argument, 0, 'h'},
 		{"version", no_argument, 0, 'V'},
 		{0, 0, 0, 0},
@@ -211,7 +242,7 @@ int main(int argc, char **argv)
 	po.temperature = 0.0f;
 	po.threads = 1;
 	uint64_t seed = 0;
-	int c;
+	int c, meta = 0;
 	while ((c = getopt_long(argc, argv, "T:S:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'T': {
@@ -231,6 +262,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'M': meta = 1; break;
 		case 'h': fputs(usage, stdout); return info_done();
 		case 'V': printf("hydra-bot (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
@@ -257,6 +289,7 @@ int main(int argc, char **argv)
 	}
 	b->seat = -1;
 	b->seed = seed;
+	b->meta = meta;
 	hy_game_init(&b->batch);
 	hy_game_init(&b->log);
 	hy_diag d;

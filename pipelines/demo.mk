@@ -7,9 +7,11 @@
 # against random players and the baseline rule bot, improve it with a few
 # PPO league iterations rewarded per kyoku by the GRP, each measured
 # against the best so far and against rulebot (pipelines/selfplay.mk), and
-# leave the checkpoints, plots and arena tables under OUT, summarised in
-# OUT/summary.txt, which ends with a plain line on whether the model beat
-# the rule bot. A second run reuses what is done.
+# leave the checkpoints, plots and arena tables under OUT, with a review
+# of the first game's seat 0 by the best model (OUT/review.html, a page
+# for a browser: hydra-review), summarised in OUT/summary.txt, which ends
+# with a plain line on whether the model beat the rule bot. A second run
+# reuses what is done.
 #
 #   make -f pipelines/demo.mk OUT=demo-run [GAMES=100 STEPS=400 ITERS=2]
 #
@@ -53,7 +55,7 @@ $(eval $(call settings,demo-grp,GRP_EPOCHS))
 
 # logs.done: the number of games in OUT/logs
 $(OUT)/logs.done: $(OUT)/.demo-logs.settings
-	@echo "== 1/7 hydra-sp: $(GAMES) games of the rule teacher rulebot against itself, mjai logs"
+	@echo "== 1/8 hydra-sp: $(GAMES) games of the rule teacher rulebot against itself, mjai logs"
 	$(untmp)
 	rm -rf $(OUT)/logs.tmp
 	$(P)hydra-sp --games $(GAMES) --policy rulebot --seed 1 -j $(THREADS) \
@@ -65,11 +67,11 @@ $(OUT)/logs.done: $(OUT)/.demo-logs.settings
 
 # bc.mk and selfplay.mk run every time (FORCE): they know when to remake
 $(OUT)/bc/model.h5: $(OUT)/logs.done FORCE
-	@echo "== 2/7 behaviour cloning: check, encode, augment, train ($(STEPS) steps, $(ARCH))"
+	@echo "== 2/8 behaviour cloning: check, encode, augment, train ($(STEPS) steps, $(ARCH))"
 	$(BC) $(OUT)/bc/model.h5 $(OUT)/bc/eval.json $(OUT)/bc/run/plots/losses.png
 
 $(OUT)/arena-random.json: $(OUT)/bc/model.h5 $(OUT)/.demo-arena.settings
-	@echo "== 3/7 arena: the cloned model against three random players"
+	@echo "== 3/8 arena: the cloned model against three random players"
 	$(untmp)
 	$(P)hydra-eval -q --challenger $< --opponent random --seeds $(SEEDS) --seed 7 \
 		--device $(DEVICE) -j $(THREADS) --table-out $(OUT)/arena-random.txt --json > $@.tmp
@@ -77,20 +79,27 @@ $(OUT)/arena-random.json: $(OUT)/bc/model.h5 $(OUT)/.demo-arena.settings
 	cat $(OUT)/arena-random.txt
 
 $(OUT)/bc/arena.json: $(OUT)/bc/model.h5 FORCE
-	@echo "== 4/7 arena: the cloned model against three baseline rule bots"
+	@echo "== 4/8 arena: the cloned model against three baseline rule bots"
 	$(BC) $(OUT)/bc/arena.json
 
 $(OUT)/grp/grp.h5: $(OUT)/logs.done $(OUT)/.demo-grp.settings
-	@echo "== 5/7 the global reward predictor on the same games ($(GRP_EPOCHS) epochs)"
+	@echo "== 5/8 the global reward predictor on the same games ($(GRP_EPOCHS) epochs)"
 	$(untmp)
 	rm -rf $(OUT)/grp
 	$(P)hydra-fit --mode grp --epochs $(GRP_EPOCHS) -q -o $(OUT)/grp $(OUT)/logs
 
 $(OUT)/sp/league.jsonl: $(OUT)/bc/model.h5 $(OUT)/grp/grp.h5 FORCE
-	@echo "== 6/7 league: $(ITERS) PPO iterations of $(SP_GAMES) games, arenas vs the best and vs rulebot"
+	@echo "== 6/8 league: $(ITERS) PPO iterations of $(SP_GAMES) games, arenas vs the best and vs rulebot"
 	$(SUB) -f $(HERE)selfplay.mk INIT=$(OUT)/bc/model.h5 OUT=$(OUT)/sp ITERS=$(ITERS) \
 		GAMES=$(SP_GAMES) SEEDS=$(SP_SEEDS) TABLES=16 REWARD=grp:$(OUT)/grp/grp.h5 \
 		YARDSTICK=rulebot HORIZON=$(ITERS) all
+
+$(OUT)/review.html: $(OUT)/sp/best.h5 $(OUT)/logs.done
+	@echo "== 7/8 review: the first game's seat 0 by the best model, a page for a browser"
+	$(untmp)
+	$(P)hydra-review --model $(OUT)/sp/best.h5 --seat 0 --device $(DEVICE) -j $(THREADS) \
+		$(OUT)/logs/game-00000000.json.gz > $@.tmp
+	$(commit)
 
 # made by the recipe of bc/model.h5 and sp/league.jsonl
 $(OUT)/bc/eval.json: $(OUT)/bc/model.h5 ;
@@ -101,8 +110,9 @@ $(OUT)/sp/iter-$(ITERS)/yard.json: $(OUT)/sp/league.jsonl ;
 DEMO_LEAGUE := def r: if . == null then "n/a" else (. * 1000 | round / 1000) end; "  iteration \(.iter): vs best \(.rank|r) [\(.rank_lo|r), \(.rank_hi|r)], vs rulebot \(.yard_rank|r) [\(.yard_lo|r), \(.yard_hi|r)], \(.seeds) seeds\(if .promoted then ", promoted" else "" end)"
 DEMO_VERDICT := def r: . * 1000 | round / 1000; if .rank.hi == null then "verdict: not decided: \(.seeds_counted) seeds give no interval" elif .rank.hi < 2.5 then "verdict: the model BEAT the rule bot rulebot (mean rank \(.rank.mean|r), 95% interval [\(.rank.lo|r), \(.rank.hi|r)] below 2.5, \(.seeds_counted) seeds)" else "verdict: the model did NOT beat the rule bot rulebot (mean rank \(.rank.mean|r), 95% interval [\(.rank.lo|r), \(.rank.hi|r)] not below 2.5, \(.seeds_counted) seeds)" end
 $(OUT)/summary.txt: $(OUT)/arena-random.json $(OUT)/bc/arena.json $(OUT)/bc/eval.json \
-		$(OUT)/sp/league.jsonl $(OUT)/sp/best.h5 $(OUT)/sp/iter-$(ITERS)/yard.json
-	@echo "== 7/7 summary"
+		$(OUT)/sp/league.jsonl $(OUT)/sp/best.h5 $(OUT)/sp/iter-$(ITERS)/yard.json \
+		$(OUT)/review.html
+	@echo "== 8/8 summary"
 	$(untmp)
 	{ echo "demo summary ($(OUT))"; \
 	  echo; \
@@ -122,5 +132,6 @@ $(OUT)/summary.txt: $(OUT)/arena-random.json $(OUT)/bc/arena.json $(OUT)/bc/eval
 	  echo "plots:"; \
 	  ls $(OUT)/bc/run/plots/*.png $(OUT)/sp/plots/*.png $(OUT)/sp/iter-*/run/plots/*.png | sed 's/^/  /'; \
 	  echo "models: $(OUT)/bc/model.h5 (cloned), $(OUT)/sp/best.h5 (best after self-play)"; \
+	  echo "review: $(OUT)/review.html (game 1, seat 0, by the best model: open it in a browser)"; \
 	} > $@.tmp
 	$(commit)

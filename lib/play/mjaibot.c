@@ -4,6 +4,9 @@
 #include "play/mjaibot.h"
 
 #include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,6 +216,46 @@ int hy_mjaibot_format_answer(const hy_engine *e, int seat, const hy_action *a, c
 	}
 	free(txt);
 	return n;
+}
+
+/* printf at buf + *at; -1 in *at once it does not fit. */
+static void putf(char *buf, size_t size, int *at, const char *fmt, ...)
+{
+	if (*at < 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *at, size - (size_t)*at, fmt, ap);
+	va_end(ap);
+	*at = n < 0 || (size_t)n >= size - (size_t)*at ? -1 : *at + n;
+}
+
+int hy_mjaibot_add_meta(char *buf, int len, size_t size, const hy_mjaibot_meta *m)
+{
+	if (len < 2 || buf[len - 1] != '}')
+		return -1;
+	int at = len - 1;
+	putf(buf, size, &at, ",\"meta\":{\"q_values\":[");
+	const char *sep = "";
+	for (uint64_t b = m->mask; b; b &= b - 1) {
+		double p = m->prob[__builtin_ctzll(b)];
+		putf(buf, size, &at, "%s%.6g", sep, p > 0 ? fmax(log(p), -50.0) : -50.0);
+		sep = ",";
+	}
+	putf(buf, size, &at, "],\"mask_bits\":%llu,\"is_greedy\":%s,\"batch_size\":1,"
+	     "\"eval_time_ns\":%llu,\"shanten\":%d,\"probs\":[",
+	     (unsigned long long)m->mask, m->greedy ? "true" : "false",
+	     (unsigned long long)m->eval_ns, m->shanten);
+	sep = "";
+	for (uint64_t b = m->mask; b; b &= b - 1) {
+		putf(buf, size, &at, "%s%.6g", sep, (double)m->prob[__builtin_ctzll(b)]);
+		sep = ",";
+	}
+	putf(buf, size, &at, "]");
+	if (m->has_value && isfinite(m->value))
+		putf(buf, size, &at, ",\"value\":%.6g", 100.0 * (double)m->value);
+	putf(buf, size, &at, "}}");
+	return at;
 }
 
 /* An answer event → the concrete action it names; HY_ACT_NONE if it names

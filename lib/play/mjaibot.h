@@ -57,6 +57,36 @@ int hy_mjaibot_action_event(const hy_engine *e, int seat, const hy_action *a, hy
 int hy_mjaibot_format_answer(const hy_engine *e, int seat, const hy_action *a, char *buf,
 			     size_t size);
 
+/* What `hydra-bot --meta` puts beside an answer, in the layout of Mortal's
+ * mjai bot (libriichi's Metadata) where a field exists there, so that
+ * clients reading Mortal's metadata (Akagi and others) read ours:
+ *   q_values      one number per legal action, in index order (the 46
+ *                 indices are Mortal's too): here the policy's
+ *                 log-probabilities, floored at −50, so that their softmax
+ *                 — what such clients show — is the policy's distribution
+ *   mask_bits     the legal actions, bit a for index a
+ *   is_greedy     whether the answer is the policy's most probable action
+ *   batch_size    1 (one decision per forward pass)
+ *   eval_time_ns  the time the policy took, in nanoseconds
+ *   shanten       of the seat's concealed hand as it is
+ * and ours:
+ *   probs         the probabilities themselves, in the order of q_values
+ *   value         the policy's value in expected placement points (90,
+ *                 45, 0, −135), for a policy that has one. */
+typedef struct hy_mjaibot_meta {
+	uint64_t mask;
+	float prob[HY_ACTIONS];
+	int greedy;
+	int has_value;
+	float value;        /* placement points / 100 (hy_choice.value) */
+	uint64_t eval_ns;
+	int shanten;
+} hy_mjaibot_meta;
+
+/* Adds "meta":{...} to the answer object in buf (len bytes, ending in
+ * '}'); returns the new length, or -1 when it does not fit in size. */
+int hy_mjaibot_add_meta(char *buf, int len, size_t size, const hy_mjaibot_meta *m);
+
 /* A bot's answer line → the seat's concrete action and legal index in e.
  * HY_EDATA with *illegal = 0 for malformed JSON or a line that is no mjai
  * action; HY_EDATA with *illegal = 1 for a well-formed action that is not

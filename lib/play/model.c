@@ -9,7 +9,10 @@
  * hy_policy_uniform(key, 0) and logp is its log-probability under that
  * distribution (the behaviour policy); at T = 0 the argmax (lowest index on
  * ties) is taken and logp is its log-probability under softmax(logits).
- * Value: the value head's output (placement points / 100). */
+ * Value: the value head's output (placement points / 100). When a request
+ * asks for them (hy_decision.probs), the probabilities are softmax(logits)
+ * over the legal actions, the temperature-1 distribution the network was
+ * trained to give, whatever the sampling temperature. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +100,23 @@ static void pick(const float *logit, uint64_t legal, float temp, uint64_t key, h
 	out->logp = (float)log(p[chosen] / z);
 }
 
+/* softmax(logit) over the legal actions into probs (0 elsewhere). */
+static void softmax_legal(const float *logit, uint64_t legal, float *probs)
+{
+	double mx = -INFINITY, z = 0, e[HY_ACTIONS];
+	for (uint64_t m = legal; m; m &= m - 1)
+		mx = fmax(mx, (double)logit[__builtin_ctzll(m)]);
+	for (uint64_t m = legal; m; m &= m - 1) {
+		int a = __builtin_ctzll(m);
+		z += e[a] = exp((double)logit[a] - mx);
+	}
+	memset(probs, 0, HY_ACTIONS * sizeof *probs);
+	for (uint64_t m = legal; m; m &= m - 1) {
+		int a = __builtin_ctzll(m);
+		probs[a] = (float)(e[a] / z);
+	}
+}
+
 /* One forward pass over n ≤ x->cap requests. */
 static hy_status forward(model_impl *x, size_t n, const hy_decision *req, hy_choice *out,
 	hy_diag *d)
@@ -120,6 +140,8 @@ static hy_status forward(model_impl *x, size_t n, const hy_decision *req, hy_cho
 	for (size_t i = 0; i < n; i++) {
 		pick(x->plog + i * HY_ACTIONS, req[i].legal, x->temperature, req[i].key, &out[i]);
 		out[i].value = x->vout[i];
+		if (req[i].probs)
+			softmax_legal(x->plog + i * HY_ACTIONS, req[i].legal, req[i].probs);
 	}
 	return HY_OK;
 }
@@ -209,6 +231,7 @@ hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_o
 	}
 	p->stochastic = x->temperature > 0.0f;
 	p->has_value = 1;
+	p->has_probs = 1;
 	p->concurrent = 0;
 	return HY_OK;
 }

@@ -66,6 +66,27 @@ void hy_policy_close(hy_policy *p)
 		memset(p, 0, sizeof *p);
 }
 
+hy_status hy_policy_decide_one(hy_policy *p, const hy_decision *q, hy_choice *c,
+			       float probs[HY_ACTIONS], hy_diag *d)
+{
+	hy_decision r = *q;
+	memset(probs, 0, HY_ACTIONS * sizeof probs[0]);
+	r.probs = p->has_probs ? probs : NULL;
+	c->index = -1;
+	c->logp = 0;
+	c->value = 0;
+	c->act.type = HY_ACT_NONE;
+	c->why[0] = '\0';
+	hy_status st = p->ops->decide(p, 1, &r, c, d);
+	if (st != HY_OK)
+		return st;
+	if (c->index < 0 || c->index >= HY_ACTIONS || !(q->legal >> c->index & 1))
+		return hy_diag_set(d, HY_EUSAGE, 0, "policy chose index %d, not legal", c->index);
+	if (!p->has_probs)
+		probs[c->index] = 1.0f;
+	return HY_OK;
+}
+
 /* splitmix64 finaliser: a bijective 64-bit mix. */
 static uint64_t mix64(uint64_t x)
 {

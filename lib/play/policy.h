@@ -51,6 +51,11 @@ typedef struct hy_decision {
 	uint64_t key;               /* per-decision randomness, see above        */
 	uint64_t legal;             /* hy_engine_legal_mask(e, seat), never 0    */
 	int seat;                   /* absolute seat 0–3                         */
+	float *probs;               /* optional, NULL when not wanted: where a
+				     * policy with a distribution (has_probs)
+				     * writes its probability of each of the 46
+				     * actions, 0 outside legal; see
+				     * hy_policy_decide_one                      */
 } hy_decision;
 
 /* A policy's answer. */
@@ -107,12 +112,25 @@ struct hy_policy {
 			      * several threads at once (random, baseline):
 			      * the runner then spreads them over its threads */
 	int has_value;       /* 1 if hy_choice.value is meaningful           */
+	int has_probs;       /* 1 if it fills hy_decision.probs: a checkpoint
+			      * (softmax of its logits over the legal
+			      * actions, whatever the sampling temperature),
+			      * random (uniform); the rule bots and external
+			      * bots choose without a distribution          */
 };
 
 /* Opens a policy from a spec (above). HY_EUSAGE for an unknown spec, the
  * checkpoint's or the bot's status otherwise. */
 hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o, hy_diag *d);
 void hy_policy_close(hy_policy *p);
+
+/* One request answered with the policy's distribution: c->index the
+ * choice, probs[0..46) the probability of every action (0 outside
+ * q->legal) — the policy's own when it has one (has_probs), else 1 at its
+ * choice. q->probs is ignored. What the review (lib/review) and hydra-bot
+ * --meta show. */
+hy_status hy_policy_decide_one(hy_policy *p, const hy_decision *q, hy_choice *c,
+			       float probs[HY_ACTIONS], hy_diag *d);
 
 /* Per-decision key: a mix of (seed, game, decision index, seat). */
 uint64_t hy_policy_key(uint64_t seed, uint64_t game, uint64_t decision, int seat);

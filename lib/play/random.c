@@ -20,6 +20,9 @@ static hy_status random_decide(hy_policy *p, size_t n, const hy_decision *req, h
 		out[i].index = __builtin_ctzll(m);
 		out[i].logp = -logf((float)k);
 		out[i].value = 0.0f;
+		if (req[i].probs)
+			for (uint64_t b = req[i].legal; b; b &= b - 1)
+				req[i].probs[__builtin_ctzll(b)] = 1.0f / (float)k;
 	}
 	return HY_OK;
 }
@@ -38,6 +41,7 @@ hy_status hy_policy_open_random(hy_policy *p, hy_diag *d)
 	p->impl = NULL;
 	p->stochastic = 1;
 	p->has_value = 0;
+	p->has_probs = 1;
 	p->concurrent = 1;
 	return HY_OK;
 }

@@ -459,6 +459,7 @@ static void make_request(const runner *r, slot *x, int t, int i, hy_decision *q)
 	q->key = hy_policy_key(r->o->seed, x->game, x->ndec, s);
 	q->legal = x->req_legal[i];
 	q->seat = s;
+	q->probs = NULL;
 }
 
 /* 1 if every pending request of the slot is for a concurrent policy. */

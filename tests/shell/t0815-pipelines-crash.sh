@@ -54,7 +54,7 @@ fi
 exec "$real" "$@"
 EOF
 chmod +x w/kill-at
-for p in mjai-parse hydra-encode hydra-augment hydra-fit hydra-eval hydra-sp cp cat jq gnuplot; do
+for p in mjai-parse hydra-encode hydra-augment hydra-fit hydra-eval hydra-sp hydra-review cp cat jq gnuplot; do
 	ln -s kill-at "w/$p"
 done
 HY_REAL_BIN=$BIN HY_REAL_PATH=$PATH HY_CALLS=$T/calls HY_KILLED=$T/killed
@@ -199,14 +199,18 @@ cmp -s sp/best.h5 sp/iter-2/best.h5 || fail "selfplay.mk: sp/best.h5"
 # ---- demo.mk: its own stages (those of bc.mk and selfplay.mk, which it runs,
 # are tested above; so is a kill inside a sub-make, plots.mk under bc.mk)
 DEMO_T=".demo-logs.settings .demo-arena.settings .demo-grp.settings logs.done bc/model.h5
-bc/eval.json bc/arena.json arena-random.json grp/grp.h5 sp/league.jsonl sp/best.h5 summary.txt"
+bc/eval.json bc/arena.json arena-random.json grp/grp.h5 sp/league.jsonl sp/best.h5 review.html
+summary.txt"
 chain demo.mk d "$DEMO_T" "$DEMO" <<'EOF'
 logs.done hydra-sp *--log-dir d/logs.tmp*
 arena-random.json hydra-eval *--opponent random*
 grp/grp.h5 hydra-fit --mode grp*
+review.html hydra-review *
 summary.txt jq -r *validation top-1*
 EOF
 [ "$(ls d/logs | wc -l)" -eq 8 ] || fail "demo.mk: d/logs does not hold 8 games"
 grep -q "iteration 1:" d/summary.txt || fail "demo.mk: summary"
 grep -q "^verdict: " d/summary.txt || fail "demo.mk: no verdict"
+grep -q "^<!doctype html>" d/review.html || fail "demo.mk: review.html is no page"
+grep -q "^review: d/review.html" d/summary.txt || fail "demo.mk: the summary does not name the review"
 exit 0

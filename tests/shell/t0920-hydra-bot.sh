@@ -20,7 +20,7 @@ expect_exit 0 "$H" --help
 grep -q '^usage: hydra-bot \[options\] CKPT.h5 | baseline | rulebot | random' "$T/out" || fail "--help usage line"
 grep -A2 '^\.B hydra-bot' "$TOP/man/hydra-bot.1" | grep -q 'baseline' || fail "man SYNOPSIS"
 sed 's/\\-/-/g' "$TOP/man/hydra-bot.1" > "$T/man.txt"
-for o in temperature seed help version; do
+for o in temperature seed meta help version; do
 	grep -q -- "--$o" "$T/out" || fail "--help lacks --$o"
 	grep -q -- "--$o" "$T/man.txt" || fail "man page lacks --$o"
 done
@@ -92,6 +92,25 @@ expect_exit 0 "$H" baseline < "$T/one.in"
 same_file "$T/out" "$T/one.out"
 grep -q '"type":"dahai","actor":0' "$T/one.out" || fail "no discards answered"
 grep -q '^{"type":"none"}$' "$T/one.out" || fail "no none answered"
+# --meta: the same answers, each answer to a decision with Mortal's
+# metadata (q_values over the legal actions of mask_bits, is_greedy,
+# batch_size, eval_time_ns, shanten) and our probs; a rule bot has no value
+expect_exit 0 "$H" --meta baseline < "$T/one.in"
+mv "$T/out" "$T/meta.out"
+jq -c 'del(.meta)' "$T/meta.out" > "$T/meta.ev"
+same_file "$T/meta.ev" "$T/one.out"
+# pop: the number of bits set in a mask
+META_OK='def pop: [recurse(if . >= 2 then (. / 2 | floor) else empty end) | . % 2] | add;
+	.meta | (.mask_bits | pop) as $n | (.q_values | length) == $n and (.probs | length) == $n and
+	((.probs | add) - 1 | fabs) < 1e-4 and .batch_size == 1 and .eval_time_ns >= 0 and
+	(.shanten >= -1 and .shanten <= 6) and (.is_greedy | type) == "boolean" and
+	(([.q_values[] | exp] | add) - 1 | fabs) < 1e-3'
+jq -e -s "map(select(.type != \"none\") | has(\"meta\")) | all" "$T/meta.out" > /dev/null ||
+	fail "--meta: an action without meta"
+[ "$(grep -c '"meta"' "$T/meta.out")" -gt "$(grep -vc '"type":"none"' "$T/meta.out")" ] ||
+	fail "--meta: no pass decision with meta"
+jq -e -s "map(select(has(\"meta\")) | ($META_OK) and .meta.is_greedy and (.meta | has(\"value\") | not)) | all" \
+	"$T/meta.out" > /dev/null || fail "--meta: fields of a rule bot's answers"
 
 # third-party seat-view fragments (mjai-manue-go's test inputs, one event
 # per line): the wins, the double riichi, no ron in temporary furiten
@@ -160,6 +179,16 @@ expect_exit 0 "$S" --games 2 --seed 8 --temperature 0 --seat0 "$T/run/latest" --
 expect_exit 0 "$S" --games 2 --seed 8 --seat0 "mjai:$H $T/run/latest" --others baseline \
 	--log-dir "$T/MB" --no-samples
 same_games "$T/MA" "$T/MB"
+# --meta with a checkpoint: the same answers, probabilities that are the
+# softmax of q_values, greedy at temperature 0, a value
+expect_exit 0 "$H" "$T/run/latest" < "$T/one.in"
+mv "$T/out" "$T/m.out"
+expect_exit 0 "$H" --meta "$T/run/latest" < "$T/one.in"
+jq -c 'del(.meta)' "$T/out" | cmp -s - "$T/m.out" || fail "--meta changed a checkpoint's answers"
+jq -e -s "map(select(has(\"meta\")) | ($META_OK) and .meta.is_greedy and (.meta.value | type) == \"number\" and
+	(.meta.q_values as \$q | .meta.probs as \$p | ([\$q[] | exp] | add) as \$z |
+	 [range(\$q | length)] | all((\$q[.] | exp) / \$z - \$p[.] | fabs < 1e-4))) | all" "$T/out" \
+	> /dev/null || fail "--meta: fields of a checkpoint's answers"
 # two bots failing in one batch (two tables): each game is reported with its
 # own game and event, not the first failure's
 printf '#!/bin/sh\nread l; exit 3\n' > "$T/die.sh"

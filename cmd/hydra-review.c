@@ -1,0 +1,274 @@
+/* hydra-review: a game reviewed by a policy, as a page a player reads
+ * (lib/review/html.h) or as JSON (lib/review/json.h). Option parsing and
+ * wiring only: the walk over the decisions is lib/review/review.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/num.h"
+#include "core/status.h"
+#include "core/version.h"
+#include "events/source.h"
+#include "io/cleanup.h"
+#include "io/output.h"
+#include "nn/threads.h"
+#include "play/policy.h"
+#include "review/html.h"
+#include "review/json.h"
+#include "review/review.h"
+
+static const char usage[] =
+	"usage: hydra-review --model POLICY [options] LOG...\n"
+	"Reviews one game with a policy: for every decision of the reviewed seats,\n"
+	"the situation, the action played, the policy's most probable actions with\n"
+	"their probabilities, its value, and a mark where the played action had a\n"
+	"probability below 10%; a summary (agreement, mean probability of the played\n"
+	"actions, the costliest departures). Writes one self-contained HTML page, or\n"
+	"the same data as JSON. LOG: any log mjai-parse reads (mjai JSON lines,\n"
+	"Tenhou mjlog, tenhou.net/6 JSON, event streams; compressed, archives,\n"
+	"directories; - for standard input).\n"
+	"\n"
+	"      --model POLICY     the reviewer: a checkpoint PATH.h5, rulebot,\n"
+	"                         baseline or random\n"
+	"      --seat SEAT        review seat 0-3, or the seat of the player of that\n"
+	"                         name (start_game names); repeatable (default:\n"
+	"                         every seat whose hand the log shows)\n"
+	"      --game N           review the Nth game of the input (default 1)\n"
+	"      --json             write the review's data as JSON instead of the page\n"
+	"  -o, --output FILE      write to FILE (atomically) instead of standard output\n"
+	"  -j, --threads N        CPU threads of a checkpoint (default 1)\n"
+	"      --device DEV       auto (the default), cpu or cuda, for a checkpoint\n"
+	"  -h, --help             show this help and exit\n"
+	"  -V, --version          show the version and exit\n"
+	"\n"
+	"Exit status: 0 ok, 1 bad data (an event the seat's view rejects), a game\n"
+	"that is not there or I/O error, 2 usage, 3 format or version mismatch, 4\n"
+	"requested device unavailable.\n";
+
+static const char *prog = "hydra-review";
+
+static int info_done(void)
+{
+	hy_diag d;
+	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s: try 'hydra-review --help'\n", prog);
+	return 2;
+}
+
+enum { MAX_SEATS = 16 };
+
+typedef struct job {
+	hy_policy pol;
+	const char *seat_arg[MAX_SEATS];
+	int nseat_arg;
+	uint64_t want;     /* 1-based game wanted */
+	uint64_t seen;     /* games delivered */
+	int done, rc;
+	hy_review r;
+} job;
+
+/* The seats to review in g, from the --seat arguments; -1 with a message
+ * when a name is not among the game's players. */
+static int seats_of(job *j, const hy_game *g)
+{
+	if (j->nseat_arg == 0) {
+		unsigned k = hy_review_known_seats(g);
+		if (!k)
+			fprintf(stderr, "%s: %s: game %llu shows no player's hand at every kyoku\n",
+				prog, g->source ? g->source : "-", (unsigned long long)j->want);
+		return k ? (int)k : -1;
+	}
+	int mask = 0;
+	for (int i = 0; i < j->nseat_arg; i++) {
+		const char *a = j->seat_arg[i];
+		int64_t v;
+		int s = hy_parse_i64(a, 0, 3, &v) == 0 ? (int)v : hy_review_seat_of(g, a);
+		if (s < 0) {
+			fprintf(stderr, "%s: %s: game %llu has no player named '%s'\n", prog,
+				g->source ? g->source : "-", (unsigned long long)j->want, a);
+			return -1;
+		}
+		mask |= 1 << s;
+	}
+	return mask;
+}
+
+static hy_status on_game(void *ctx, hy_game *g)
+{
+	job *j = ctx;
+	if (++j->seen != j->want)
+		return HY_OK;
+	j->done = 1;
+	int seats = seats_of(j, g);
+	if (seats < 0) {
+		j->rc = 1;
+		return HY_STOP;
+	}
+	hy_diag d;
+	hy_diag_init(&d, g->source);
+	d.game = g->index;
+	hy_status st = hy_review_game(&j->r, g, (unsigned)seats, &j->pol, &d);
+	if (st != HY_OK) {
+		char buf[1200];
+		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		j->rc = hy_status_exit(st);
+	}
+	return HY_STOP;
+}
+
+static int write_out(const job *j, const char *path, int json)
+{
+	hy_output out;
+	hy_diag d;
+	hy_diag_init(&d, path ? path : "standard output");
+	hy_status st = hy_output_open(&out, path, &d);
+	if (st == HY_OK) {
+		if (json) {
+			char *txt;
+			size_t n;
+			st = hy_review_json(&j->r, &txt, &n, &d);
+			if (st == HY_OK) {
+				fwrite(txt, 1, n, out.f);
+				fputc('\n', out.f);
+				free(txt);
+				if (ferror(out.f))
+					st = hy_diag_set(&d, HY_EIO, 0, "write error: %s",
+							 strerror(errno));
+			}
+		} else {
+			st = hy_review_write_html(&j->r, out.f, &d);
+		}
+		if (st == HY_OK)
+			st = hy_output_commit(&out, &d);
+		else
+			hy_output_abort(&out);
+	}
+	if (st != HY_OK) {
+		char buf[1200];
+		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		return hy_status_exit(st);
+	}
+	return 0;
+}
+
+enum { O_MODEL = 256, O_SEAT, O_GAME, O_JSON, O_DEVICE };
+
+static int review_main(int argc, char **argv, job *j)
+{
+	static const struct option lopts[] = {
+		{"model", required_argument, 0, O_MODEL},
+		{"seat", required_argument, 0, O_SEAT},
+		{"game", required_argument, 0, O_GAME},
+		{"json", no_argument, 0, O_JSON},
+		{"output", required_argument, 0, 'o'},
+		{"threads", required_argument, 0, 'j'},
+		{"device", required_argument, 0, O_DEVICE},
+		{"help", no_argument, 0, 'h'},
+		{"version", no_argument, 0, 'V'},
+		{0, 0, 0, 0},
+	};
+	const char *model = NULL, *output = NULL;
+	hy_policy_opts po;
+	hy_policy_opts_default(&po);
+	po.temperature = 0.0f;
+	po.device = "auto";
+	int json = 0, c;
+	int64_t v;
+	j->want = 1;
+	while ((c = getopt_long(argc, argv, "o:j:hV", lopts, NULL)) != -1) {
+		switch (c) {
+		case O_MODEL: model = optarg; break;
+		case O_SEAT:
+			if (j->nseat_arg == MAX_SEATS)
+				return usage_error("too many --seat options (at most %s)", "16");
+			if (!*optarg)
+				return usage_error("%s", "--seat needs a seat 0-3 or a player's name");
+			j->seat_arg[j->nseat_arg++] = optarg;
+			break;
+		case O_GAME:
+			if (hy_parse_i64(optarg, 1, INT64_MAX, &v))
+				return usage_error("bad --game '%s': 1 or more", optarg);
+			j->want = (uint64_t)v;
+			break;
+		case O_JSON: json = 1; break;
+		case 'o': output = optarg; break;
+		case 'j':
+			if (hy_parse_i64(optarg, 1, 1024, &v))
+				return usage_error("bad --threads '%s': 1 to 1024", optarg);
+			po.threads = (int)v;
+			break;
+		case O_DEVICE:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+				return usage_error("bad --device '%s': auto, cpu or cuda", optarg);
+			po.device = optarg;
+			break;
+		case 'h': fputs(usage, stdout); return info_done();
+		case 'V': printf("hydra-review (hydra-c) %s\n", HY_VERSION); return info_done();
+		default:
+			fprintf(stderr, "%s: try 'hydra-review --help'\n", prog);
+			return 2;
+		}
+	}
+	if (!model)
+		return usage_error("%s", "no reviewer: give --model CKPT.h5 (or rulebot, baseline, random)");
+	if (strncmp(model, "mjai:", 5) == 0)
+		return usage_error("--model '%s': an external bot gives no probabilities", model);
+	if (optind == argc)
+		return usage_error("%s", "no LOG to review");
+	hy_cleanup_install();
+	hy_diag d;
+	hy_diag_init(&d, model);
+	hy_status st = hy_policy_open(&j->pol, model, &po, &d);
+	if (st != HY_OK) {
+		char buf[1200];
+		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		return st == HY_EUSAGE ? 2 : hy_status_exit(st);
+	}
+	hy_game_sink sink = {.game = on_game, .bad = NULL, .ctx = j};
+	hy_diag_init(&d, NULL);
+	st = hy_source_parse_paths((const char *const *)argv + optind, (size_t)(argc - optind),
+				   &sink, NULL, &d);
+	int rc = j->rc;
+	if (st != HY_OK && st != HY_STOP && rc == 0) {
+		char buf[1200];
+		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		rc = hy_status_exit(st);
+	} else if (rc == 0 && !j->done) {
+		fprintf(stderr, "%s: the input holds %llu game%s: no game %llu\n", prog,
+			(unsigned long long)j->seen, j->seen == 1 ? "" : "s",
+			(unsigned long long)j->want);
+		rc = 1;
+	}
+	if (rc == 0)
+		rc = write_out(j, output, json);
+	hy_policy_close(&j->pol);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
+	job *j = calloc(1, sizeof *j);
+	if (!j) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	hy_review_init(&j->r);
+	int rc = review_main(argc, argv, j);
+	hy_review_free(&j->r);
+	free(j);
+	if (fclose(stdout) != 0 && rc == 0) {
+		if (errno != EPIPE)
+			fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
