@@ -89,9 +89,13 @@ const hy_encode_stats *hy_encoder_stats(const hy_encoder *enc);
  * bakaze, kyoku, honba, kyotaku, oya at 9–13; the dora marker of
  * start_kyoku/dora at 14; scores (4 × i32le at 16) of start_kyoku and
  * end_game, zero elsewhere; and after a start_kyoku its 52 tehai bytes,
- * each seat's 13 in ascending order. Provenance (source, index, line),
+ * each seat's 13 in ascending order; events in log order, except that a
+ * run of dora events right before a dahai is hashed after it (a kan's
+ * indicator stands before the discard that reveals it in the engine's logs,
+ * after it in Tenhou's). Provenance (source, index, line),
  * presence flags, names, unknown fields, the order in which a log lists a
- * hand or a call's tiles and the optional declarer of a ryukyoku do not
+ * hand or a call's tiles, where a kan's indicator is listed around its
+ * discard and the optional declarer of a ryukyoku do not
  * count, so a game has one id in every format (formats/samples.md).
  * HY_EIO if libcrypto fails. */
 hy_status hy_encode_game_id(const hy_game *g, uint64_t *id, hy_diag *d);

@@ -351,6 +351,20 @@ static void test_perm4_and_id(void **state)
 	assert_int_equal(hy_encode_game_id(&g1, &a, NULL), HY_OK);
 	assert_int_equal(hy_encode_game_id(&g2, &b, NULL), HY_OK);
 	assert_true(a == b);
+	/* a kan's indicator before or after the discard that reveals it */
+	hy_event_blank(&e, HY_EV_DORA);
+	e.dora_marker = 7;
+	hy_event dh;
+	hy_event_blank(&dh, HY_EV_DAHAI);
+	dh.actor = 1;
+	dh.pai = 8;
+	assert_non_null(hy_game_push(&g1, &dh));
+	assert_non_null(hy_game_push(&g1, &e));
+	assert_non_null(hy_game_push(&g2, &e));
+	assert_non_null(hy_game_push(&g2, &dh));
+	assert_int_equal(hy_encode_game_id(&g1, &a, NULL), HY_OK);
+	assert_int_equal(hy_encode_game_id(&g2, &b, NULL), HY_OK);
+	assert_true(a == b);
 	g2.ev[0].tehais[3][0] = 30; /* another deal: another game */
 	assert_int_equal(hy_encode_game_id(&g2, &b, NULL), HY_OK);
 	assert_true(a != b);
