@@ -56,3 +56,16 @@ expect_err() {
 	grep -Eq -- "$1" "$T/err" || { cat "$T/err" >&2; fail "stderr does not match '$1'"; }
 }
 same_file() { cmp -s "$1" "$2" || fail "$1 and $2 differ"; }
+
+# gen_tenhou DIR [N]: DIR holds the N games of gen_logs (default 6) as Tenhou
+# logs, each as mjlog XML (NAME.xml) and tenhou.net/6 JSON (NAME.json): the
+# shape of the real mjlog2json pairs, made by the project.
+gen_tenhou() {
+	gen_logs "${2:-6}"
+	[ -d "$GEN/mjlog" ] || fail "mjai-parse has no Tenhou writers (--format)"
+	mkdir -p "$1"
+	for f in "$GEN"/mjlog/*.mjlog; do
+		b=$(basename "$f" .mjlog)
+		cp "$f" "$1/$b.xml" && cp "$GEN/tenhou6/$b.json" "$1/$b.json" || fail "gen_tenhou"
+	done
+}
