@@ -14,6 +14,7 @@
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
+#include "encode/dedup.h"
 #include "encode/encode.h"
 #include "events/event.h"
 #include "events/source.h"
@@ -42,11 +43,14 @@ static const char usage[] =
 	"                          stable hash of the game id) to --val-output\n"
 	"      --val-output PATH   where validation games go (same rules as -o)\n"
 	"      --seats LIST        only these absolute seats, e.g. 0,2\n"
+	"      --keep-duplicates   encode every copy of a game (default: a game\n"
+	"                          whose content id was seen before in the run,\n"
+	"                          in any format, is dropped and counted)\n"
 	"  -k, --keep-going        skip a bad game (counted) instead of failing;\n"
 	"                          an input that cannot be opened or read, or a\n"
 	"                          run left with no game, still fails\n"
-	"  -s, --stats             print games, kyoku and samples per action type\n"
-	"                          to stderr\n"
+	"  -s, --stats             print games, duplicates, kyoku and samples per\n"
+	"                          action type to stderr\n"
 	"  -h, --help              show this help and exit\n"
 	"  -V, --version           show the version and exit\n"
 	"\n"
@@ -83,8 +87,9 @@ typedef struct run {
 	sink train, val;
 	double val_fraction;
 	double min_u;       /* smallest split draw of any game (empty-split hint) */
-	int keep_going, stats;
-	uint64_t skipped, docs, val_games, train_games;
+	int keep_going, stats, keep_dups;
+	hy_dedup seen;      /* game ids written so far */
+	uint64_t skipped, docs, val_games, train_games, dups;
 	int reported;
 	hy_status werr;  /* output failure */
 } run;
@@ -238,7 +243,25 @@ static hy_status on_game(void *ctx, hy_game *g)
 	const hy_sample *s;
 	size_t n;
 	hy_diag d;
-	hy_status st = hy_encode_game(r->enc, g, &s, &n, &d);
+	hy_status st;
+	if (!r->keep_dups) { /* a copy of a game already written: dropped, counted */
+		uint64_t id;
+		int fresh;
+		hy_diag_init(&d, g->source);
+		if ((st = hy_encode_game_id(g, &id, &d)) != HY_OK ||
+		    (st = hy_dedup_add(&r->seen, id, &fresh)) != HY_OK) {
+			if (st == HY_ENOMEM)
+				hy_diag_set(&d, st, 0, "out of memory (the set of seen games)");
+			say(&d);
+			r->reported = 1;
+			return st;
+		}
+		if (!fresh) {
+			r->dups++;
+			return HY_OK;
+		}
+	}
+	st = hy_encode_game(r->enc, g, &s, &n, &d);
 	if (st != HY_OK) {
 		say(&d);
 		if (r->keep_going && st == HY_EDATA) {
@@ -293,6 +316,8 @@ static void print_stats(const run *r)
 	if (r->val_fraction > 0)
 		fprintf(stderr, " (%" PRIu64 " in %" PRIu64 " validation games)", r->val.total,
 			r->val_games);
+	if (r->dups)
+		fprintf(stderr, ", %" PRIu64 " duplicate games dropped", r->dups);
 	if (r->skipped)
 		fprintf(stderr, ", %" PRIu64 " bad games skipped", r->skipped);
 	fputc('\n', stderr);
@@ -381,13 +406,14 @@ static char *join_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_VAL_FRACTION = 256, OPT_VAL_OUTPUT, OPT_SEATS };
+	enum { OPT_VAL_FRACTION = 256, OPT_VAL_OUTPUT, OPT_SEATS, OPT_KEEP_DUPS };
 	static const struct option opts[] = {
 		{"output", required_argument, 0, 'o'},
 		{"shard-size", required_argument, 0, 'n'},
 		{"val-fraction", required_argument, 0, OPT_VAL_FRACTION},
 		{"val-output", required_argument, 0, OPT_VAL_OUTPUT},
 		{"seats", required_argument, 0, OPT_SEATS},
+		{"keep-duplicates", no_argument, 0, OPT_KEEP_DUPS},
 		{"keep-going", no_argument, 0, 'k'},
 		{"stats", no_argument, 0, 's'},
 		{"help", no_argument, 0, 'h'},
@@ -417,6 +443,7 @@ int main(int argc, char **argv)
 			if (parse_seats(optarg, &eo.seats) != 0)
 				return usage_error("bad --seats (want a list of 0-3 such as 0,2)", optarg);
 			break;
+		case OPT_KEEP_DUPS: r.keep_dups = 1; break;
 		case 'k': r.keep_going = 1; break;
 		case 's': r.stats = 1; break;
 		case 'h': fputs(usage, stdout); return info_done();
@@ -511,7 +538,11 @@ int main(int argc, char **argv)
 	}
 	if (r.stats || r.skipped)
 		print_stats(&r);
+	else if (r.dups && s == HY_OK)
+		fprintf(stderr, "%s: %" PRIu64 " duplicate games dropped (--keep-duplicates keeps "
+			"them)\n", prog, r.dups);
 	hy_encoder_free(r.enc);
+	hy_dedup_free(&r.seen);
 	free(cmdline);
 	return hy_status_exit(s);
 }

@@ -18,16 +18,22 @@
 #include "io/cleanup.h"
 #include "io/output.h"
 #include "mjai/mjai.h"
+#include "tenhou/writer.h"
 
 static const char usage[] =
 	"usage: mjai-parse [options] [PATH...]\n"
-	"Reads game logs and writes a binary event stream (or mjai JSON lines).\n"
+	"Reads game logs and writes a binary event stream (or mjai JSON lines,\n"
+	"or Tenhou mjlog XML or tenhou.net/6 JSON: a log converter).\n"
 	"PATH is a file, a directory (read recursively) or - for stdin (default).\n"
 	"Inputs may be mjai JSON lines, Tenhou mjlog XML, tenhou.net/6 JSON or\n"
 	"event streams, plain or gzip/zstd-compressed, or tar/zip archives of them.\n"
 	"\n"
 	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n"
 	"      --json          write mjai JSON lines instead of the event stream\n"
+	"      --format FMT    what to write: events (the default), json (mjai\n"
+	"                      JSON lines, as --json), mjlog (Tenhou mjlog XML:\n"
+	"                      one game) or tenhou6 (tenhou.net/6 JSON, one game\n"
+	"                      per line; opens in Tenhou's log viewer)\n"
 	"  -k, --keep-going    skip a bad game (counted) instead of failing; an\n"
 	"                      input that cannot be opened or read, or a run\n"
 	"                      left with no game, still fails\n"
@@ -51,8 +57,10 @@ static int info_done(void)
 	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
 }
 
+enum { FMT_EVENTS, FMT_JSON, FMT_MJLOG, FMT_TENHOU6 };
+
 typedef struct run {
-	int json, keep_going, stats, check, write;
+	int fmt, keep_going, stats, check, write;
 	hy_replay_report rep;
 	uint64_t bad_games;  /* games with replay issues */
 	hy_output out;
@@ -97,16 +105,68 @@ static hy_status check_game(run *r, const hy_game *g)
 	return HY_OK;
 }
 
+/* One game as a Tenhou log, written whole or not at all: into memory
+ * first, so that a game the format cannot hold leaves nothing behind. */
+static hy_status write_tenhou(run *r, const hy_game *g, hy_diag *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	hy_status s = r->fmt == FMT_MJLOG ? hy_tenhou_write_mjlog(m, g, d)
+					  : hy_tenhou_write_json6(m, g, d);
+	if (fclose(m) != 0 && s == HY_OK)
+		s = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	if (s == HY_EIO) /* into memory: only allocation fails */
+		s = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	if (s == HY_OK && fwrite(buf, 1, len, r->out.f) != len)
+		s = HY_EIO;
+	free(buf);
+	return s;
+}
+
 static hy_status on_game(void *ctx, hy_game *g)
 {
 	run *r = ctx;
 	hy_status s = HY_OK;
 	if (r->check && (s = check_game(r, g)) != HY_OK)
 		return s;
-	if (r->write) {
-		s = r->json ? hy_mjai_write_game(r->out.f, g) : hy_evs_write_game(r->w, g, &r->err);
+	if (r->write && (r->fmt == FMT_MJLOG || r->fmt == FMT_TENHOU6)) {
+		/* a game the format cannot hold is this game's fault, named
+		 * like bad data; only a failed write is the output's */
+		hy_diag d;
+		hy_diag_init(&d, g->source);
+		d.game = g->index;
+		if (r->fmt == FMT_MJLOG && r->games > 0)
+			s = hy_diag_set(&d, HY_EUNSUP, 0, "mjlog holds one game, and this is the "
+					"second one\nhint: convert one game at a time, or use "
+					"--format tenhou6 (a game per line)");
+		else
+			s = write_tenhou(r, g, &d);
+		if (s == HY_EIO) {
+			hy_diag_set(&r->err, s, 0, "cannot write: %s", strerror(errno ? errno : EIO));
+			return s;
+		}
+		if (s == HY_EUNSUP && r->games > 0 && r->fmt == FMT_MJLOG) {
+			say(&d);
+			r->reported = 1;
+			return s;
+		}
+		if (s != HY_OK) { /* a game the format cannot hold: bad data */
+			say(&d);
+			if (r->keep_going && s != HY_ENOMEM) {
+				r->skipped++;
+				return HY_OK;
+			}
+			r->reported = 1;
+			return s;
+		}
+	} else if (r->write) {
+		s = r->fmt == FMT_JSON ? hy_mjai_write_game(r->out.f, g)
+				       : hy_evs_write_game(r->w, g, &r->err);
 		if (s != HY_OK) {
-			if (r->json)
+			if (r->fmt == FMT_JSON)
 				hy_diag_set(&r->err, s, 0, "cannot write mjai JSON: %s",
 					    strerror(errno ? errno : EIO));
 			return s;
@@ -151,6 +211,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"output", required_argument, 0, 'o'},
 		{"json", no_argument, 0, 'J'},
+		{"format", required_argument, 0, 'F'},
 		{"keep-going", no_argument, 0, 'k'},
 		{"stats", no_argument, 0, 's'},
 		{"check", no_argument, 0, 'c'},
@@ -165,7 +226,20 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:kscVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
-		case 'J': r.json = 1; break;
+		case 'J': r.fmt = FMT_JSON; break;
+		case 'F': {
+			static const char *const names[] = {"events", "json", "mjlog", "tenhou6"};
+			int k = 0;
+			while (k < 4 && strcmp(optarg, names[k]) != 0)
+				k++;
+			if (k == 4) {
+				fprintf(stderr, "%s: bad --format '%s' (events, json, mjlog or "
+					"tenhou6)\n%s: try 'mjai-parse --help'\n", prog, optarg, prog);
+				return 2;
+			}
+			r.fmt = k;
+			break;
+		}
 		case 'k': r.keep_going = 1; break;
 		case 's': r.stats = 1; break;
 		case 'c': r.check = 1; break;
@@ -176,12 +250,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	r.write = !r.check || outpath || r.json;
+	r.write = !r.check || outpath || r.fmt != FMT_EVENTS;
 	/* output errors name the output, never an input */
 	hy_diag_init(&r.err, outpath && strcmp(outpath, "-") ? outpath : "standard output");
 	r.rep.issue = on_issue;
 	r.rep.ctx = &r;
-	if (r.write && (!outpath || strcmp(outpath, "-") == 0) && !r.json &&
+	if (r.write && (!outpath || strcmp(outpath, "-") == 0) && r.fmt == FMT_EVENTS &&
 	    isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "%s: refusing to write a binary event stream to a terminal\n"
 			"hint: use -o FILE, a pipe, or --json\n", prog);
@@ -197,7 +271,7 @@ int main(int argc, char **argv)
 		say(&d);
 		return hy_status_exit(s);
 	}
-	if (r.write && !r.json && (s = hy_evs_writer_open(&r.w, r.out.f)) != HY_OK) {
+	if (r.write && r.fmt == FMT_EVENTS && (s = hy_evs_writer_open(&r.w, r.out.f)) != HY_OK) {
 		fprintf(stderr, "%s: %s\n", prog, hy_status_str(s));
 		hy_output_abort(&r.out);
 		return hy_status_exit(s);

@@ -59,18 +59,33 @@ const hy_encode_stats *hy_encoder_stats(const hy_encoder *enc)
 	return &enc->st;
 }
 
+/* Sorts n tile bytes in ascending order (an insertion sort: n ≤ 13). */
+static void sort_bytes(uint8_t *t, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && t[j - 1] > t[j]; j--) {
+			uint8_t x = t[j];
+			t[j] = t[j - 1];
+			t[j - 1] = x;
+		}
+}
+
 /* The play of one event, independent of where and how it was written: no
- * provenance (line), no presence flags, names or unknown fields. 48 bytes. */
+ * provenance (line), no presence flags, names or unknown fields, consumed
+ * tiles in ascending order (formats list them in different orders), no
+ * actor of a ryukyoku (an optional field: the kyuushu's declarer is the
+ * drawer before it). 48 bytes. */
 static void event_play(const hy_event *e, int perm, uint8_t out[48])
 {
 	memset(out, 0, 48);
 	out[0] = e->type;
-	out[1] = e->actor;
+	out[1] = e->type == HY_EV_RYUKYOKU ? HY_NO_SEAT : e->actor;
 	out[2] = e->target;
 	out[3] = hy_tile_permute(perm, e->pai);
 	out[4] = e->nconsumed;
 	for (int k = 0; k < 4; k++)
 		out[5 + k] = hy_tile_permute(perm, e->consumed[k]);
+	sort_bytes(out + 5, e->nconsumed <= 4 ? e->nconsumed : 4);
 	if (e->type == HY_EV_START_KYOKU) {
 		out[9] = e->bakaze;
 		out[10] = e->kyoku;
@@ -87,24 +102,49 @@ static void event_play(const hy_event *e, int perm, uint8_t out[48])
 		memset(out + 16, 0, 16); /* scores only where they are the game's state */
 }
 
+/* Feeds one event's play (and a start_kyoku's sorted hands) to c. */
+static int hash_event(EVP_MD_CTX *c, const hy_event *e, int perm)
+{
+	uint8_t rec[48], hands[4][13];
+	event_play(e, perm, rec);
+	if (EVP_DigestUpdate(c, rec, sizeof rec) != 1)
+		return 0;
+	if (e->type != HY_EV_START_KYOKU)
+		return 1;
+	for (int s = 0; s < 4; s++) { /* a hand is a set: sorted */
+		for (int k = 0; k < 13; k++)
+			hands[s][k] = hy_tile_permute(perm, e->tehais[s][k]);
+		sort_bytes(hands[s], 13);
+	}
+	return EVP_DigestUpdate(c, hands, sizeof hands) == 1;
+}
+
 /* The content hash of the game with its suits permuted by perm. */
 static hy_status content_hash(const hy_game *g, int perm, uint64_t *id, hy_diag *d)
 {
-	uint8_t md[EVP_MAX_MD_SIZE], rec[48], hands[4][13];
-	static const char tag[] = "hydra/game-content/1";
+	uint8_t md[EVP_MAX_MD_SIZE];
+	static const char tag[] = "hydra/game-content/2";
 	unsigned int mdlen = 0;
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
 	int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1 &&
 		 EVP_DigestUpdate(c, tag, sizeof tag) == 1;
-	for (size_t i = 0; ok && i < g->n; i++) {
-		const hy_event *e = &g->ev[i];
-		event_play(e, perm, rec);
-		ok = EVP_DigestUpdate(c, rec, sizeof rec) == 1;
-		if (ok && e->type == HY_EV_START_KYOKU) {
-			for (int s = 0; s < 4; s++)
-				for (int k = 0; k < 13; k++)
-					hands[s][k] = hy_tile_permute(perm, e->tehais[s][k]);
-			ok = EVP_DigestUpdate(c, hands, sizeof hands) == 1;
+	for (size_t i = 0; ok && i < g->n;) {
+		/* the indicators of a daiminkan or kakan, revealed with the
+		 * discard after the replacement draw, stand before that dahai
+		 * in some logs (the engine's) and after it in others (Tenhou's,
+		 * tenhou/builder.h): a run of dora events right before a dahai
+		 * is hashed after it */
+		size_t k = i;
+		while (k < g->n && g->ev[k].type == HY_EV_DORA)
+			k++;
+		if (k > i && k < g->n && g->ev[k].type == HY_EV_DAHAI) {
+			ok = hash_event(c, &g->ev[k], perm);
+			for (size_t j = i; ok && j < k; j++)
+				ok = hash_event(c, &g->ev[j], perm);
+			i = k + 1;
+		} else {
+			ok = hash_event(c, &g->ev[i], perm);
+			i++;
 		}
 	}
 	ok = ok && EVP_DigestFinal_ex(c, md, &mdlen) == 1 && mdlen == 32;

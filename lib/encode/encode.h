@@ -82,14 +82,22 @@ const hy_encode_stats *hy_encoder_stats(const hy_encoder *enc);
  * `logs/`, `./logs` or an absolute path, mjlog or tenhou.net/6 — and
  * different games differ; a game and its suit-permuted copies (augmentation)
  * share it. The smallest over the 6 suit permutations π (events/permute.h)
- * of the first 8 bytes, read little-endian, of SHA-256 (libcrypto) over "hydra/game-content/1" with its NUL, then per
- * event 48 bytes, every tile mapped by π: type, actor, target, pai,
- * nconsumed, consumed[4]; for
- * start_kyoku bakaze, kyoku, honba, kyotaku, oya at 9–13; the dora marker of
+ * of the first 8 bytes, read little-endian, of SHA-256 (libcrypto) over
+ * "hydra/game-content/2" with its NUL, then per event 48 bytes, every tile
+ * mapped by π: type, actor (255 for a ryukyoku), target, pai, nconsumed,
+ * consumed[4] (the first nconsumed in ascending order); for start_kyoku
+ * bakaze, kyoku, honba, kyotaku, oya at 9–13; the dora marker of
  * start_kyoku/dora at 14; scores (4 × i32le at 16) of start_kyoku and
- * end_game, zero elsewhere; and after a start_kyoku its 52 tehai bytes.
- * Provenance (source, index, line), presence flags, names and unknown
- * fields do not count (formats/samples.md). HY_EIO if libcrypto fails. */
+ * end_game, zero elsewhere; and after a start_kyoku its 52 tehai bytes,
+ * each seat's 13 in ascending order; events in log order, except that a
+ * run of dora events right before a dahai is hashed after it (a kan's
+ * indicator stands before the discard that reveals it in the engine's logs,
+ * after it in Tenhou's). Provenance (source, index, line),
+ * presence flags, names, unknown fields, the order in which a log lists a
+ * hand or a call's tiles, where a kan's indicator is listed around its
+ * discard and the optional declarer of a ryukyoku do not
+ * count, so a game has one id in every format (formats/samples.md).
+ * HY_EIO if libcrypto fails. */
 hy_status hy_encode_game_id(const hy_game *g, uint64_t *id, hy_diag *d);
 
 /* Action classes for statistics: 0 discard (0–36), 1 riichi, 2 chi, 3 pon,

@@ -11,7 +11,37 @@ export LC_ALL=C
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "$*"; exit 77; }
-need_data() { [ -d "$DATA/logs" ] || skip "shared data not found at $DATA (skipped)"; }
+# need_data [WHAT]: skip unless the shared real game logs are there, saying
+# what is missing and where it is expected. They are public Tenhou and mjai
+# logs kept beside the repository, never in it (README.md, "Test data").
+need_data() {
+	[ -d "$DATA/logs" ] || skip "skipped: needs ${1:-the real game logs} under $DATA/logs" \
+		"(the shared test data: ../shared/data beside the repository, or" \
+		"make check SHARED=DIR; README.md, \"Test data\")"
+}
+have_data() { [ -d "$DATA/logs" ]; }
+
+# gen_logs [N [SEED]]: N self-play hanchan (default 4, seed 1; the rule
+# teacher against random players, so calls, kans and draws of every kind
+# come up) made once per test in $GEN: gzip'd mjai logs in $GEN/mjai/,
+# and, when mjai-parse has the writers, the same games as Tenhou mjlog XML
+# in $GEN/mjlog/*.mjlog and tenhou.net/6 JSON in $GEN/tenhou6/*.json.
+# Tests use them where they need games but not real ones.
+GEN="$T/gen"
+gen_logs() {
+	[ -d "$GEN/mjai" ] && return 0
+	"$BIN/hydra-sp" --games "${1:-4}" --seed "${2:-1}" --rotate rulebot,random,rulebot,baseline \
+		--no-samples --log-dir "$GEN/mjai" 2>"$T/gen.err" ||
+		{ cat "$T/gen.err" >&2; fail "hydra-sp could not make the test games"; }
+	"$BIN/mjai-parse" --help 2>/dev/null | grep -q -- '--format' || return 0
+	mkdir -p "$GEN/mjlog" "$GEN/tenhou6"
+	for f in "$GEN"/mjai/*.json.gz; do
+		b=$(basename "$f" .json.gz)
+		"$BIN/mjai-parse" --format mjlog -o "$GEN/mjlog/$b.mjlog" "$f" 2>"$T/gen.err" &&
+		"$BIN/mjai-parse" --format tenhou6 -o "$GEN/tenhou6/$b.json" "$f" 2>"$T/gen.err" ||
+			{ cat "$T/gen.err" >&2; fail "mjai-parse could not convert $f"; }
+	done
+}
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "$1 not installed (skipped)"; }
 
 # expect_exit CODE cmd...: runs cmd with stdout to $T/out, stderr to $T/err.
@@ -26,3 +56,16 @@ expect_err() {
 	grep -Eq -- "$1" "$T/err" || { cat "$T/err" >&2; fail "stderr does not match '$1'"; }
 }
 same_file() { cmp -s "$1" "$2" || fail "$1 and $2 differ"; }
+
+# gen_tenhou DIR [N]: DIR holds the N games of gen_logs (default 6) as Tenhou
+# logs, each as mjlog XML (NAME.xml) and tenhou.net/6 JSON (NAME.json): the
+# shape of the real mjlog2json pairs, made by the project.
+gen_tenhou() {
+	gen_logs "${2:-6}"
+	[ -d "$GEN/mjlog" ] || fail "mjai-parse has no Tenhou writers (--format)"
+	mkdir -p "$1"
+	for f in "$GEN"/mjlog/*.mjlog; do
+		b=$(basename "$f" .mjlog)
+		cp "$f" "$1/$b.xml" && cp "$GEN/tenhou6/$b.json" "$1/$b.json" || fail "gen_tenhou"
+	done
+}

@@ -39,14 +39,14 @@ expect_exit 4 "$F" --device cuda --steps 1 -o "$T/cuda" /dev/null
 expect_err "requested device unavailable"
 [ ! -e "$T/cuda" ] || fail "--device cuda made an output directory"
 
-need_data
+gen_logs 10  # self-play games in three formats (tests/shell/lib.sh): 60 batches of 64
 [ -x "$BIN/mjai-parse" ] && [ -x "$BIN/hydra-encode" ] || skip "mjai-parse/hydra-encode not built (skipped)"
 need_cmd "$PY"
 
 # the pipeline, straight into hydra-fit; a copy of the samples for later
-"$BIN/mjai-parse" -k "$DATA/logs" 2>"$T/parse.err" | "$BIN/hydra-encode" -k 2>"$T/enc.err" \
+"$BIN/mjai-parse" -k "$GEN" 2>"$T/parse.err" | "$BIN/hydra-encode" -k 2>"$T/enc.err" \
 	>"$T/s.bin" || { cat "$T/enc.err" >&2; fail "mjai-parse | hydra-encode"; }
-"$BIN/mjai-parse" -k "$DATA/logs" 2>/dev/null | "$BIN/hydra-encode" -k 2>/dev/null | "$F" --arch tiny --steps 60 --batch 64 --threads 2 --log-every 1 \
+"$BIN/mjai-parse" -k "$GEN" 2>/dev/null | "$BIN/hydra-encode" -k 2>/dev/null | "$F" --arch tiny --steps 60 --batch 64 --threads 2 --log-every 1 \
 	--save-every 30 --out "$T/run" 2>"$T/fit.err" || { cat "$T/fit.err" >&2; fail "pipeline"; }
 grep -q 'hydra-fit: step 60/60' "$T/fit.err" || fail "no plain progress line on a pipe"
 [ -f "$T/run/ckpt-00000030.h5" ] && [ -f "$T/run/ckpt-00000060.h5" ] || fail "checkpoints missing"

@@ -28,9 +28,9 @@ if [ $gpu -eq 0 ]; then
 	done
 fi
 
-need_data
+gen_logs 6  # self-play games in three formats (tests/shell/lib.sh)
 [ -x "$BIN/mjai-parse" ] && [ -x "$BIN/hydra-encode" ] || skip "mjai-parse/hydra-encode not built (skipped)"
-"$BIN/mjai-parse" -k "$DATA/logs" 2>/dev/null | "$BIN/hydra-encode" -k 2>/dev/null >"$T/s.bin" ||
+"$BIN/mjai-parse" -k "$GEN" 2>/dev/null | "$BIN/hydra-encode" -k 2>/dev/null >"$T/s.bin" ||
 	fail "mjai-parse | hydra-encode"
 
 if [ $gpu -eq 0 ]; then

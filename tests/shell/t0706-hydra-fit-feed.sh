@@ -14,11 +14,11 @@ expect_err "bad --loader-threads '0': 1 to 64"
 expect_exit 2 "$F" --loader-threads 65
 expect_err "bad --loader-threads '65'"
 
-need_data
+gen_logs 6  # self-play games in three formats (tests/shell/lib.sh)
 [ -x "$BIN/mjai-parse" ] && [ -x "$BIN/hydra-encode" ] || skip "mjai-parse/hydra-encode not built (skipped)"
-"$BIN/mjai-parse" -k "$DATA/logs" 2>/dev/null | "$BIN/hydra-encode" -k 2>/dev/null >"$T/s.bin" ||
+"$BIN/mjai-parse" -k "$GEN" 2>/dev/null | "$BIN/hydra-encode" -k 2>/dev/null >"$T/s.bin" ||
 	fail "mjai-parse | hydra-encode"
-"$BIN/mjai-parse" -k "$DATA/logs" 2>/dev/null |
+"$BIN/mjai-parse" -k "$GEN" 2>/dev/null |
 	"$BIN/hydra-encode" -k -o "$T/sh-%02d.h5" -n 3000 2>/dev/null >/dev/null ||
 	fail "mjai-parse | hydra-encode -o shards"
 ls "$T"/sh-*.h5 >/dev/null 2>&1 || fail "no shards"

@@ -1,10 +1,11 @@
 #!/bin/sh
-# pipelines/train.mk: the whole workflow as a Makefile, on six Tenhou games,
+# pipelines/train.mk: the whole workflow as a Makefile, on six games (self-play,
+# as Tenhou mjlog and tenhou.net/6 pairs),
 # run from another directory; resumable after an interrupt during training.
 . tests/shell/lib.sh
-need_data
 need_cmd make
-L="$DATA/logs/tsubakisakura_mjlog2json/data"
+L="$T/tenhou"
+gen_tenhou "$L" 6
 cd "$T"  # not the checkout: the Makefile must not depend on the directory
 mk() { make --no-print-directory -f "$TOP/pipelines/train.mk" BIN="$BIN" OUT=w LOGS="$L" \
 	ARCH=tiny EPOCHS=1 BATCH=128 SHARD=5000 "$@"; }

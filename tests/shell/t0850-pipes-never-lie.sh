@@ -5,12 +5,12 @@
 # and --check cannot be read as clean when it stopped early or when final
 # scores were edited.
 . tests/shell/lib.sh
-need_data
-L="$DATA/logs/tsubakisakura_mjlog2json/data"
+# six self-play games as Tenhou mjlog (tests/shell/lib.sh: gen_tenhou)
+gen_tenhou "$T/tenhou" 6
 mkdir "$T/logs"
-cp "$L"/*.xml "$T/logs/"
+cp "$T/tenhou"/*.xml "$T/logs/"
 n=$(ls "$T/logs" | wc -l)
-[ "$n" -ge 6 ] || skip "fewer than 6 mjlog games in $L"
+[ "$n" -eq 6 ] || fail "$n generated mjlog games"
 cd "$T"
 
 # ---- a truncated log in the middle of the three-stage pipe

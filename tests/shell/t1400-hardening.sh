@@ -3,8 +3,8 @@
 # limit, a full disk under every writer, output errors named as output
 # errors, a stream cut inside its first header, --help to a full device.
 . tests/shell/lib.sh
-need_data
-L="$DATA/logs/tsubakisakura_mjlog2json/data"
+L="$T/tenhou"
+gen_tenhou "$L" 6  # self-play games as mjlog and tenhou.net/6 (lib.sh)
 cd "$T"
 "$BIN/mjai-parse" "$L"/*.xml -o ev.bin || fail "mjai-parse"
 "$BIN/hydra-encode" ev.bin -o s.bin || fail "hydra-encode"

@@ -319,11 +319,60 @@ static void test_perm4_and_id(void **state)
 	g2.ev[1].pai = 6; /* another tile: another game */
 	assert_int_equal(hy_encode_game_id(&g2, &c, NULL), HY_OK);
 	assert_true(a != c);
-	/* pinned: SHA-256("hydra/game-content/1" 00) for a game without events */
+	/* hands and calls listed in another order (mjai as dealt, Tenhou
+	 * sorted), a ryukyoku with or without its declarer: the same id */
+	hy_game_clear(&g1);
+	hy_game_clear(&g2);
+	hy_event_blank(&e, HY_EV_START_KYOKU);
+	for (int s = 0; s < 4; s++)
+		for (int k = 0; k < 13; k++)
+			e.tehais[s][k] = (uint8_t)(s * 7 + k);
+	assert_non_null(hy_game_push(&g1, &e));
+	for (int s = 0; s < 4; s++)
+		for (int k = 0; k < 13; k++)
+			e.tehais[s][k] = (uint8_t)(s * 7 + 12 - k);
+	assert_non_null(hy_game_push(&g2, &e));
+	hy_event_blank(&e, HY_EV_PON);
+	e.actor = 1;
+	e.target = 0;
+	e.pai = 31;
+	e.nconsumed = 2;
+	e.consumed[0] = 4;
+	e.consumed[1] = 34;
+	assert_non_null(hy_game_push(&g1, &e));
+	e.consumed[0] = 34;
+	e.consumed[1] = 4;
+	assert_non_null(hy_game_push(&g2, &e));
+	hy_event_blank(&e, HY_EV_RYUKYOKU);
+	assert_non_null(hy_game_push(&g1, &e));
+	e.actor = 2;
+	e.flags |= HY_EVF_ACTOR;
+	assert_non_null(hy_game_push(&g2, &e));
+	assert_int_equal(hy_encode_game_id(&g1, &a, NULL), HY_OK);
+	assert_int_equal(hy_encode_game_id(&g2, &b, NULL), HY_OK);
+	assert_true(a == b);
+	/* a kan's indicator before or after the discard that reveals it */
+	hy_event_blank(&e, HY_EV_DORA);
+	e.dora_marker = 7;
+	hy_event dh;
+	hy_event_blank(&dh, HY_EV_DAHAI);
+	dh.actor = 1;
+	dh.pai = 8;
+	assert_non_null(hy_game_push(&g1, &dh));
+	assert_non_null(hy_game_push(&g1, &e));
+	assert_non_null(hy_game_push(&g2, &e));
+	assert_non_null(hy_game_push(&g2, &dh));
+	assert_int_equal(hy_encode_game_id(&g1, &a, NULL), HY_OK);
+	assert_int_equal(hy_encode_game_id(&g2, &b, NULL), HY_OK);
+	assert_true(a == b);
+	g2.ev[0].tehais[3][0] = 30; /* another deal: another game */
+	assert_int_equal(hy_encode_game_id(&g2, &b, NULL), HY_OK);
+	assert_true(a != b);
+	/* pinned: SHA-256("hydra/game-content/2" 00) for a game without events */
 	hy_game_clear(&g1);
 	assert_int_equal(hy_encode_game_id(&g1, &a, NULL), HY_OK);
 	print_message("id(empty) = %016llx\n", (unsigned long long)a);
-	assert_int_equal(a, UINT64_C(0x5574fee56c78706e));
+	assert_int_equal(a, UINT64_C(0xb228653127ef8222));
 	hy_game_free(&g1);
 	hy_game_free(&g2);
 	assert_int_equal(hy_action_class(0), 0);
