@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "core/version.h"
 #include "dist/dist.h"
+#include "train/prov.h"
 #include "io/cleanup.h"
 #include "io/output.h"
 #include "samples/h5.h"
@@ -560,6 +561,9 @@ static int fit_main(int argc, char **argv, const char **val)
 			"in fp32");
 
 	cfg.ninputs = (size_t)(argc - optind);
+	static char command[8192]; /* recorded in the checkpoints (train/prov.h) */
+	hy_prov_command(argc, argv, command, sizeof command);
+	cfg.command = command;
 	cfg.inputs = (const char *const *)argv + optind;
 	cfg.val = val;
 	int reads_stdin = cfg.ninputs == 0;

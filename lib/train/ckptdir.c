@@ -273,6 +273,32 @@ static herr_t get_str(hid_t f, const char *name, char *out, size_t size)
 	return rc;
 }
 
+hy_status hy_ckdir_read_str(const char *path, const char *name, char *out, size_t size,
+	int *found, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	*found = 0;
+	if (size)
+		out[0] = '\0';
+	H5E_BEGIN_TRY
+	{
+		hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+		if (f < 0)
+			st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': not a readable HDF5 checkpoint "
+				"(truncated or corrupt)", path);
+		else if (H5Aexists(f, name) > 0) {
+			*found = 1;
+			if (get_str(f, name, out, size) < 0)
+				st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute '%s' is "
+					"not a string of at most %zu bytes", path, name, size - 1);
+		}
+		if (f >= 0)
+			H5Fclose(f);
+	}
+	H5E_END_TRY;
+	return st;
+}
+
 hy_status hy_ckdir_read_ppo(const char *path, hy_train_ppo_cfg *c, char *anchor, size_t size,
 	int *is_ppo, hy_diag *d)
 {

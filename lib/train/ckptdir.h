@@ -42,6 +42,11 @@ hy_status hy_ckdir_list(const char *dir, long long **out, size_t *n, hy_diag *d)
  * a time. */
 void hy_ckdir_remove_stale(const char *out, void (*removed)(void *u, const char *path),
 	void *u);
+/* String attribute name of checkpoint path into out (size bytes): *found 0
+ * when it is absent (older checkpoints), HY_EFORMAT when it is not a string
+ * that fits, HY_ETRUNC when the file cannot be read. */
+hy_status hy_ckdir_read_str(const char *path, const char *name, char *out, size_t size,
+	int *found, hy_diag *d);
 /* Keeps the `keep` most recent checkpoints and the one `best` names. */
 hy_status hy_ckdir_prune(const char *out, int keep, hy_diag *d);
 /* The PPO settings a --mode ppo run stores (ppo_* attributes): *is_ppo 0

@@ -23,6 +23,7 @@
 #include "train/ckptdir.h"
 #include "train/data.h"
 #include "train/feed.h"
+#include "train/prov.h"
 #include "train/ranks.h"
 
 #define MODEL_TAG 0x4d4f44454cull /* "MODEL" */
@@ -35,6 +36,12 @@ typedef struct run {
 	int made_out;       /* this run created the output directory */
 	int metrics_new;    /* this run created metrics.jsonl */
 	const hy_train_cfg *cfg;
+	/* provenance (train/prov.h): the configuration with the inputs a
+	 * resumed run took from its checkpoint, and the descriptions saved */
+	hy_train_cfg cfg_resumed;
+	char **rin, **rval;
+	size_t nrin, nrval;
+	char *prov_in, *prov_val;
 	const hy_train_hooks *hk;
 	hy_nn_ctx ctx;
 	hy_nn_model m;
@@ -141,9 +148,23 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 		{"train_mode", HY_NN_ATTR_I32, &s->mode},
 	};
 	/* a PPO run stores its settings, so --resume needs none of them */
-	hy_nn_ckpt_attr all[sizeof attrs / sizeof attrs[0] + 13];
+	hy_nn_ckpt_attr all[sizeof attrs / sizeof attrs[0] + 13 + 5];
 	int nall = (int)(sizeof attrs / sizeof attrs[0]);
 	memcpy(all, attrs, sizeof attrs);
+	/* provenance: how the model was made (h5dump -A), and the inputs a
+	 * --resume without any reads again */
+	const hy_train_cfg *cf = r->cfg;
+	char device[32];
+	int32_t prec = r->have_cuda ? cf->precision : HY_NN_PREC_FP32;
+	snprintf(device, sizeof device, r->have_cuda ? "cuda:%d" : "cpu", cf->cuda_device);
+	all[nall++] = (hy_nn_ckpt_attr){"train_command", HY_NN_ATTR_STR,
+		cf->command ? cf->command : ""};
+	all[nall++] = (hy_nn_ckpt_attr){"train_inputs", HY_NN_ATTR_STR,
+		r->prov_in ? r->prov_in : ""};
+	all[nall++] = (hy_nn_ckpt_attr){"train_val", HY_NN_ATTR_STR,
+		r->prov_val ? r->prov_val : ""};
+	all[nall++] = (hy_nn_ckpt_attr){"train_device", HY_NN_ATTR_STR, device};
+	all[nall++] = (hy_nn_ckpt_attr){"train_precision", HY_NN_ATTR_I32, &prec};
 	int32_t pe = 0, pm = 0;
 	double pd[9];
 	if (r->ppo) {
@@ -375,10 +396,84 @@ static int dir_has_ckpts(const char *dir)
 	return n > 0;
 }
 
-static hy_status setup(run *r, hy_diag *d)
+/* A resumed run given no inputs (or no --val) takes those its checkpoint
+ * recorded (train/prov.h), saying so and naming the files that changed
+ * since; a run whose checkpoint read standard input reads it again. */
+static hy_status restore_inputs(run *r, hy_diag *d)
 {
 	const hy_train_cfg *c = r->cfg;
-	hy_status st;
+	if (!c->resume || (c->ninputs > 0 && c->nval > 0))
+		return HY_OK;
+	char path[PATH_MAX];
+	hy_status st = hy_train_resolve_ckpt(c->resume, path, sizeof path, d);
+	if (st)
+		return st;
+	char *desc = malloc(HY_PROV_MAX);
+	if (!desc)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	r->cfg_resumed = *c;
+	for (int k = 0; k < 2 && !st; k++) {
+		const char *attr = k ? "train_val" : "train_inputs";
+		int found = 0;
+		if ((k ? c->nval : c->ninputs) > 0)
+			continue;
+		if ((st = hy_ckdir_read_str(path, attr, desc, HY_PROV_MAX, &found, d)) || !found ||
+			!desc[0])
+			continue;
+		char **p, changed[1024];
+		size_t n;
+		if ((st = hy_prov_parse(desc, &p, &n, changed, sizeof changed, d))) {
+			snprintf(d->source, sizeof d->source, "%.500s", path);
+			break;
+		}
+		if (n == 1 && !strcmp(p[0], "-")) { /* standard input, as before */
+			hy_prov_free(p, n);
+			continue;
+		}
+		notice(r, "%s from the checkpoint: %zu file%s%s%s%s", k ? "validation inputs" :
+			"inputs", n, n > 1 ? "s" : "", changed[0] ? "; changed since: " : "",
+			changed, changed[0] ? " (its samples may differ from those an uninterrupted run read)" :
+			"");
+		if (k) {
+			r->rval = p, r->nrval = n;
+			r->cfg_resumed.val = (const char *const *)p, r->cfg_resumed.nval = n;
+		} else {
+			r->rin = p, r->nrin = n;
+			r->cfg_resumed.inputs = (const char *const *)p, r->cfg_resumed.ninputs = n;
+		}
+	}
+	free(desc);
+	if (!st)
+		r->cfg = &r->cfg_resumed;
+	return st;
+}
+
+/* The descriptions saved with every checkpoint (empty when the list does
+ * not fit an attribute: said once). */
+static hy_status describe_inputs(run *r, hy_diag *d)
+{
+	const hy_train_cfg *c = r->cfg;
+	r->prov_in = malloc(HY_PROV_MAX);
+	r->prov_val = malloc(HY_PROV_MAX);
+	if (!r->prov_in || !r->prov_val)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	hy_diag pd;
+	hy_diag_init(&pd, NULL);
+	if (hy_prov_describe(c->inputs, c->ninputs, r->prov_in, HY_PROV_MAX, &pd))
+		notice(r, "inputs not recorded in the checkpoints (%s): --resume will need them",
+			pd.msg);
+	r->prov_val[0] = '\0';
+	if (c->nval && hy_prov_describe(c->val, c->nval, r->prov_val, HY_PROV_MAX, &pd))
+		notice(r, "validation inputs not recorded in the checkpoints (%s)", pd.msg);
+	return HY_OK;
+}
+
+static hy_status setup(run *r, hy_diag *d)
+{
+	hy_status st = restore_inputs(r, d);
+	if (st)
+		return st;
+	const hy_train_cfg *c = r->cfg;
 	char resume[PATH_MAX] = "";
 	hy_nn_ckpt_meta meta;
 	memset(&meta, 0, sizeof meta);
@@ -518,6 +613,8 @@ static hy_status setup(run *r, hy_diag *d)
 
 	/* data; without a planned total (no --steps, no checkpoint's), a stream
 	 * is read once (shards have a length: the total is one epoch's) */
+	if ((st = describe_inputs(r, d)))
+		return st;
 	hy_train_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
 		.shuffle_buffer = r->shuffle_buffer, .rank = r->dist.rank, .ranks = r->dist.size,
 		.one_pass = c->steps <= 0 && (!c->resume || meta.opt.total <= 0)};
@@ -901,6 +998,10 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 		hy_nn_model_free(&r->m);
 	if (r->have_cuda)
 		hy_nn_cuda_ctx_free(&r->ctx);
+	hy_prov_free(r->rin, r->nrin);
+	hy_prov_free(r->rval, r->nrval);
+	free(r->prov_in);
+	free(r->prov_val);
 	free(r);
 	return st;
 }

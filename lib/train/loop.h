@@ -40,7 +40,9 @@ typedef struct hy_train_cfg {
 				     * CUDA, none (read in the loop) on the CPU     */
 	int no_overlap;             /* several ranks: sum the gradients after the
 				     * backward pass, not during it (ranks.h)       */
-	const char *const *inputs;  /* NULL/none: standard input                     */
+	const char *command;        /* the command line, recorded (train/prov.h)   */
+	const char *const *inputs;  /* NULL/none: standard input; none on --resume:
+				     * the inputs the checkpoint recorded          */
 	size_t ninputs;
 	const char *const *val;     /* validation inputs (read whole each eval)      */
 	size_t nval;
