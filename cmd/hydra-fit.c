@@ -41,7 +41,7 @@ static const char usage[] =
 	"\n"
 	"Model and device:\n"
 	"  -a, --arch NAME        tiny (2x32), small (6x64), base (12x128) or full\n"
-	"                         (40x256, the default)\n"
+	"                         (40x256); default full on a GPU, small on the CPU\n"
 	"      --blocks N         residual blocks (overrides --arch)\n"
 	"      --channels N       channels, a multiple of 32 (overrides --arch)\n"
 	"      --device DEV       auto (the default: the GPU when one is usable, else\n"

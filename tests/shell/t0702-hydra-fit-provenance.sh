@@ -1,5 +1,5 @@
 #!/bin/sh
-# hydra-fit's provenance (train/prov.h): a checkpoint records the command
+# hydra-fit's provenance (train/prov.h) and its CPU default architecture: a checkpoint records the command
 # line, the inputs (absolute path, size, time) and the device; --resume
 # without inputs reads the recorded ones and gives the same losses as a
 # resume that names them; a changed input is named; a run from standard
@@ -23,6 +23,12 @@ TAB=$(printf '\t')
 h5dump -a train_inputs $ck | grep -q "$T/s.h5$TAB$sz$TAB[0-9]" ||
 	{ h5dump -a train_inputs $ck; fail "train_inputs does not name $T/s.h5 with its size"; }
 [ "$(attr $ck train_device)" = cpu ] || fail "train_device"
+# the CPU default architecture is small, said once (issue 22 item 3)
+$BIN/hydra-fit -q --device cpu --steps 1 --batch 16 --out dflt s.h5 2>dflt.err ||
+	{ cat dflt.err; fail "fit with the default architecture"; }
+[ "$(grep -c 'architecture small (6 blocks x 64 channels), the default on the CPU' dflt.err)" = 1 ] ||
+	{ cat dflt.err; fail "the CPU default is not said once"; }
+h5dump -a channels dflt/latest | grep -q '(0): 64$' || fail "the CPU default is not 64 channels"
 # resume from step 2 without inputs = resume naming them (same losses)
 cp -R run named && rm -f named/ckpt-00000004.h5 && ln -sf ckpt-00000002.h5 named/latest
 cp -R named bare
