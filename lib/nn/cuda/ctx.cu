@@ -1,7 +1,11 @@
-/* The CUDA backend (cuda.h): context and memory, GEMMs through cuBLAS,
- * 3-tap convolutions as GEMMs over shifted rows (bf16: one GEMM over the
- * three taps side by side) or through cuDNN, the op table.
- * The small kernels are in kernels.cu.
+/* The CUDA backend (cuda.h), laid out by concern as llm.c lays out its
+ * kernels: this file holds the context (probe, init, the memory plan's
+ * arena, report), memory and copies, streams, events and timers, and the
+ * op table; gemm.cu the GEMMs, linear layers and 1×1 convolutions (cuBLAS;
+ * cuBLASLt plans in lt.cu); conv.cu the 3-tap convolutions (GEMM form or
+ * cuDNN) and their choice per shape; kernels.cu the small kernels, whose
+ * launchers the table holds directly (each binds the context's device and
+ * checks the context's first failure, cu_enter).
  *
  * Streams and memory. Every op queues its work on the context's stream
  * (a blocking stream, so the legacy default stream used by the copies and
@@ -119,77 +123,9 @@ static void cu_zero(void *p, size_t bytes)
 	}
 }
 
-/* ------------------------------------------------------------ GEMM */
-
-/* Row-major C[M][N] = alpha·op(A)·op(B) + beta·C with fp32 C: cuBLAS is
- * column-major, so it computes Cᵀ = op(B)ᵀ·op(A)ᵀ. A and B are bf16 when
- * bf16, else fp32; fp32 accumulation either way. */
-static int gemm_rm_c(cu_ctx *x, int ta, int tb, int M, int N, int K, float alpha,
-	const void *A, int lda, const void *B, int ldb, float beta, void *C, int ldc, int bf16,
-	int c_bf16)
-{
-	if (x->err)
-		return 1;
-	if (M <= 0 || N <= 0 || K <= 0)
-		return 0;
-	cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_32F;
-	cudaDataType tc = c_bf16 ? CUDA_R_16BF : CUDA_R_32F;
-	return CU_BLAS(x, cublasGemmEx(x->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-				  ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, t, ldb, A, t, lda,
-				  &beta, C, tc, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-}
-
-/* The same with an fp32 C. A bf16 C (activation storage) is read (β ≠ 0)
- * and written in bf16, the sum itself in fp32: one rounding per call. */
-static int gemm_rm(cu_ctx *x, int ta, int tb, int M, int N, int K, float alpha, const void *A,
-	int lda, const void *B, int ldb, float beta, float *C, int ldc, int bf16)
-{
-	return gemm_rm_c(x, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, bf16, 0);
-}
-
-/* Element e of a matrix of fp32 (bf16 = 0) or bf16 values. */
-static const void *at(const void *p, size_t e, int bf16)
-{
-	return (const char *)p + e * (bf16 ? 2 : 4);
-}
-
-static void *at_w(void *p, size_t e, int bf16)
-{
-	return (char *)p + e * (bf16 ? 2 : 4);
-}
-
-/* The generic GEMM of the table is fp32 in both precisions (the model
- * does not use it on a hot path). */
-static void cu_gemm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
-	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		gemm_rm(x, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0);
-}
-
-/* ------------------------------------------------------------ convolutions */
-
-/* Operands in the context's precision: src itself in fp32, else its bf16
- * copy in dst (rows × cols, row stride ld, packed). */
-static const void *operand(cu_ctx *x, const float *src, int rows, int cols, int ld,
-	uint16_t *dst)
-{
-	if (x->precision != HY_NN_PREC_BF16)
-		return src;
-	size_t cap = dst == x->w16[0] || dst == x->w16[1] ? x->w_cap : x->act_cap;
-	if ((size_t)rows * cols > cap) {
-		cu_fail(x, HY_EUSAGE, "operand", "larger than the scratch planned for the context's "
-			"architecture and batch", __FILE__, __LINE__);
-		return src;
-	}
-	k_to_bf16(x, rows, cols, src, ld, dst);
-	return dst;
-}
-
 /* Ops on more rows than the context was made for would overrun its
  * scratch (bf16 operands, the ones vector, per-row losses). */
-static int too_big(cu_ctx *x, long rows, long cap, const char *op)
+int too_big(cu_ctx *x, long rows, long cap, const char *op)
 {
 	if (rows <= cap)
 		return 0;
@@ -197,524 +133,23 @@ static int too_big(cu_ctx *x, long rows, long cap, const char *op)
 		__FILE__, __LINE__);
 }
 
-/* bf16 taps of rows × cols of activation storage (k_taps_bf16) into dst,
- * within its capacity. */
-static const void *taps(cu_ctx *x, const void *src, int rows, int cols, uint16_t *dst)
-{
-	if ((size_t)rows * 3 * cols > x->act_cap) {
-		cu_fail(x, HY_EUSAGE, "taps", "larger than the scratch planned for the context's "
-			"architecture and batch", __FILE__, __LINE__);
-		return src;
-	}
-	k_taps_bf16(x, rows, cols, src, dst);
-	return dst;
-}
-
-/* bf16: each direction is ONE GEMM over the taps side by side (K or N =
- * 3·C, C written once): the taps of the bf16 input are one copy
- * (k_taps_bf16), the data gradient's weights are rearranged as they are
- * rounded (k_wflip_bf16), and y, dx are written in bf16 by the GEMM
- * itself (fp32 accumulation, one rounding). Same sums as the fp32 form
- * below, in one call: y(r+1) = X3(r)·Wᵀ, dx(r+1) = D3(r)·Wd, dW += dy(r+1)ᵀ·X3(r)
- * (dy read in place: it is bf16 already). */
-static void conv_gemm_bf16(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
-	const float *w, const void *dy, void *out)
-{
-	const int R = B * HY_NN_TP, rows = R - 2;
-	if (dir == HY_NN_CONV_FWD) {
-		const void *X3 = taps(x, in, rows, cin, x->act16[0]);
-		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
-		gemm_rm_c(x, 0, 1, rows, cout, 3 * cin, 1.0f, X3, 3 * cin, W, 3 * cin, 0.0f,
-			at_w(out, cout, 1), cout, 1, 1);
-		k_zero_pads_act(x, B, cout, out);
-	} else if (dir == HY_NN_CONV_BWD_DATA) {
-		const void *D3 = taps(x, dy, rows, cout, x->act16[1]);
-		if ((size_t)3 * cout * cin > x->w_cap)
-			cu_fail(x, HY_EUSAGE, "wflip", "weights larger than planned", __FILE__, __LINE__);
-		else
-			k_wflip_bf16(x, cout, cin, w, x->w16[0]);
-		gemm_rm_c(x, 0, 0, rows, cin, 3 * cout, 1.0f, D3, 3 * cout, x->w16[0], cin, 0.0f,
-			at_w(out, cin, 1), cin, 1, 1);
-		k_zero_pads_act(x, B, cin, out);
-	} else {
-		const void *X3 = taps(x, in, rows, cin, x->act16[0]);
-		gemm_rm(x, 1, 0, cout, 3 * cin, rows, 1.0f, at(dy, cout, 1), cout, X3, 3 * cin, 1.0f,
-			(float *)out, 3 * cin, 1);
-	}
-}
-
-/* The GEMM form (backend.h): over the rows r of all B·36 − 2 at once,
- * y(r+1) = Σ_k x(r+k)·W_kᵀ; dx(r+1) = Σ_j dy(r+j)·W_{2−j}; dW_k += Σ_r
- * dy(r+1)ᵀ·x(r+k). Rows that straddle two samples land on pad rows (zeroed
- * after) or meet zero pads. in, dy: activation storage; out: y, dx
- * (activation storage) or dw (fp32). fp32: three GEMMs per direction,
- * accumulating (β = 1) in the fp32 output; bf16: one. */
-static void conv_gemm(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
-	const float *w, const void *dy, void *out)
-{
-	const int R = B * HY_NN_TP, rows = R - 2;
-	if (x->precision == HY_NN_PREC_BF16) {
-		conv_gemm_bf16(x, dir, B, cin, cout, in, w, dy, out);
-		return;
-	}
-	const float *X = (const float *)in, *D = (const float *)dy;
-	float *O = (float *)out;
-	if (dir == HY_NN_CONV_FWD) {
-		for (int k = 0; k < 3; k++)
-			gemm_rm(x, 0, 1, rows, cout, cin, 1.0f, X + (size_t)k * cin, cin,
-				w + (size_t)k * cin, 3 * cin, k ? 1.0f : 0.0f, O + cout, cout, 0);
-		k_zero_pads(x, B, cout, O);
-	} else if (dir == HY_NN_CONV_BWD_DATA) {
-		for (int j = 0; j < 3; j++)
-			gemm_rm(x, 0, 0, rows, cin, cout, 1.0f, D + (size_t)j * cout, cout,
-				w + (size_t)(2 - j) * cin, 3 * cin, j ? 1.0f : 0.0f, O + cin, cin, 0);
-		k_zero_pads(x, B, cin, O);
-	} else {
-		for (int k = 0; k < 3; k++)
-			gemm_rm(x, 1, 0, cout, cin, rows, 1.0f, D + cout, cout, X + (size_t)k * cin, cin,
-				1.0f, O + (size_t)k * cin, 3 * cin, 0);
-	}
-}
-
-/* cuDNN's view of the layout: NHWC with N = B, H = 1, W = 36 (pads
- * included), pad 1 along W, so that output w = Σ_k x(w − 1 + k)·W_k — rows
- * 1..34 are the convolution, rows 0 and 35 are zeroed after; the filter
- * [Cout][1][3][Cin] in NHWC is our [Cout][3][Cin]. */
-static int conv_desc(cu_ctx *x, int B, int cin, int cout)
-{
-	const int bf = x->precision == HY_NN_PREC_BF16;
-	cudnnDataType_t dt = bf ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
-	return CU_DNN(x, cudnnSetTensor4dDescriptor(x->xd, CUDNN_TENSOR_NHWC, dt, B, cin, 1,
-			      HY_NN_TP)) ||
-		CU_DNN(x, cudnnSetTensor4dDescriptor(x->yd, CUDNN_TENSOR_NHWC, dt, B, cout, 1,
-			      HY_NN_TP)) ||
-		CU_DNN(x, cudnnSetFilter4dDescriptor(x->wd, dt, CUDNN_TENSOR_NHWC, cout, cin, 1, 3)) ||
-		CU_DNN(x, cudnnSetConvolution2dDescriptor(x->cd, 0, 1, 1, 1, 1, 1,
-			      CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)) ||
-		CU_DNN(x, cudnnSetConvolutionMathType(x->cd,
-			      bf ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
-}
-
-/* The workspace of algorithm algo for the shape in the descriptors. */
-static int conv_ws(cu_ctx *x, int dir, int algo, size_t *ws)
-{
-	if (dir == HY_NN_CONV_FWD)
-		return CU_DNN(x, cudnnGetConvolutionForwardWorkspaceSize(x->dnn, x->xd, x->wd, x->cd,
-				      x->yd, (cudnnConvolutionFwdAlgo_t)algo, ws));
-	if (dir == HY_NN_CONV_BWD_DATA)
-		return CU_DNN(x, cudnnGetConvolutionBackwardDataWorkspaceSize(x->dnn, x->wd, x->yd,
-				      x->cd, x->xd, (cudnnConvolutionBwdDataAlgo_t)algo, ws));
-	return CU_DNN(x, cudnnGetConvolutionBackwardFilterWorkspaceSize(x->dnn, x->xd, x->yd,
-			      x->cd, x->wd, (cudnnConvolutionBwdFilterAlgo_t)algo, ws));
-}
-
-/* The cuDNN form with algorithm algo. in, dy, and the output y or dx are
- * activation storage in the descriptors' type (bf16 or fp32), read and
- * written in place; bf16 weights are rounded into scratch; the weight
- * gradient is fp32 (added to dw). */
-static void conv_cudnn(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
-	const float *w, const void *dy, void *out, int algo, size_t ws)
-{
-	const float one = 1.0f, zero = 0.0f;
-	if (conv_desc(x, B, cin, cout))
-		return;
-	/* the algorithm was chosen on another batch of the same bucket: its
-	 * workspace for this one (within ours, else the GEMM form) */
-	if (conv_ws(x, dir, algo, &ws))
-		return;
-	if (ws > x->ws_bytes) {
-		conv_gemm(x, dir, B, cin, cout, in, w, dy, out);
-		return;
-	}
-	if (dir == HY_NN_CONV_FWD) {
-		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
-		if (x->err)
-			return;
-		if (CU_DNN(x, cudnnConvolutionForward(x->dnn, &one, x->xd, in, x->wd, W, x->cd,
-				      (cudnnConvolutionFwdAlgo_t)algo, x->ws, ws, &zero, x->yd, out)))
-			return;
-		k_zero_pads_act(x, B, cout, out);
-	} else if (dir == HY_NN_CONV_BWD_DATA) {
-		const void *W = operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
-		if (x->err)
-			return;
-		if (CU_DNN(x, cudnnConvolutionBackwardData(x->dnn, &one, x->wd, W, x->yd, dy, x->cd,
-				      (cudnnConvolutionBwdDataAlgo_t)algo, x->ws, ws, &zero, x->xd, out)))
-			return;
-		k_zero_pads_act(x, B, cin, out);
-	} else { /* fp32 only (choose: a bf16 dw takes the GEMM form) */
-		(void)CU_DNN(x, cudnnConvolutionBackwardFilter(x->dnn, &one, x->xd, in, x->yd, dy,
-				     x->cd, (cudnnConvolutionBwdFilterAlgo_t)algo, x->ws, ws, &one,
-				     x->wd, out));
-	}
-}
-
-/* cuDNN's fastest usable algorithm for a shape, measured by cuDNN on our
- * buffers (out is overwritten: the caller passes the real output for y
- * and dx, scratch for dw): deterministic ones only unless fast, workspace
- * within ours. −1 when there is none (the failure is not an error: the
- * GEMM form is then used). */
-static int find_algo(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
-	const float *w, const void *dy, void *out, size_t *ws, float *ms)
-{
-	enum { MAXP = 8 };
-	int n = 0, algo = -1;
-	if (conv_desc(x, B, cin, cout))
-		return -1;
-	const void *X = in, *D = dy; /* activation storage: the descriptors' type */
-	const void *W = dir != HY_NN_CONV_BWD_FILTER ? operand(x, w, cout, 3 * cin, 3 * cin,
-							     x->w16[0]) : NULL;
-	if (x->err)
-		return -1;
-	cudnnStatus_t st;
-#define PICK(perf)                                                                          \
-	for (int i = 0; i < n && algo < 0; i++)                                                 \
-		if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= x->ws_bytes &&  \
-			(x->fast || perf[i].determinism == CUDNN_DETERMINISTIC)) {                  \
-			algo = (int)perf[i].algo;                                               \
-			*ws = perf[i].memory;                                                   \
-			*ms = perf[i].time;                                                     \
-		}
-	if (dir == HY_NN_CONV_FWD) {
-		cudnnConvolutionFwdAlgoPerf_t perf[MAXP];
-		st = cudnnFindConvolutionForwardAlgorithmEx(x->dnn, x->xd, X, x->wd, W, x->cd, x->yd,
-			out, MAXP, &n, perf, x->ws, x->ws_bytes);
-		if (st == CUDNN_STATUS_SUCCESS)
-			PICK(perf);
-	} else if (dir == HY_NN_CONV_BWD_DATA) {
-		cudnnConvolutionBwdDataAlgoPerf_t perf[MAXP];
-		st = cudnnFindConvolutionBackwardDataAlgorithmEx(x->dnn, x->wd, W, x->yd, D, x->cd,
-			x->xd, out, MAXP, &n, perf, x->ws, x->ws_bytes);
-		if (st == CUDNN_STATUS_SUCCESS)
-			PICK(perf);
-	} else {
-		cudnnConvolutionBwdFilterAlgoPerf_t perf[MAXP];
-		st = cudnnFindConvolutionBackwardFilterAlgorithmEx(x->dnn, x->xd, X, x->yd, D, x->cd,
-			x->wd, out, MAXP, &n, perf, x->ws, x->ws_bytes); /* fp32 only */
-		if (st == CUDNN_STATUS_SUCCESS)
-			PICK(perf);
-	}
-#undef PICK
-	/* NOT_SUPPORTED and the like only mean "no cuDNN candidate here"; the
-	 * runtime's error state is cleared so that sync does not report it */
-	if (st != CUDNN_STATUS_SUCCESS)
-		(void)cudaGetLastError();
-	return algo;
-}
-
-/* Milliseconds of one GEMM-form call: the best of three after a warm-up. */
-static float time_gemm(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
-	const float *w, const void *dy, void *out)
-{
-	float best = -1.0f;
-	conv_gemm(x, dir, B, cin, cout, in, w, dy, out);
-	for (int r = 0; r < 3; r++) {
-		float ms;
-		if (CU_RT(x, cudaEventRecord(x->ev0, x->s)))
-			return -1.0f;
-		conv_gemm(x, dir, B, cin, cout, in, w, dy, out);
-		if (CU_RT(x, cudaEventRecord(x->ev1, x->s)) || CU_RT(x, cudaEventSynchronize(x->ev1)) ||
-			CU_RT(x, cudaEventElapsedTime(&ms, x->ev0, x->ev1)))
-			return -1.0f;
-		if (best < 0 || ms < best)
-			best = ms;
-	}
-	return best;
-}
-
-/* The implementation of a shape: cached, else chosen now (its first use).
- * The key holds the batch rounded up to a power of two (plan.h), so that
- * inference over 1…1024 pending requests chooses 11 times, not 1024, and
- * the cache evicts the least recently used shape when full. Timing runs
- * only where it decides: --fast (the faster form wins), or a forced cuDNN
- * (its algorithm); the deterministic default is the GEMM form, untimed.
- * A bf16 weight gradient always takes the GEMM form: cuDNN's legacy API
- * writes dw in the inputs' type, bf16, and the rounding before the fp32
- * accumulation would lose what the GEMM form keeps (finding 12).
- * out: the real output for y and dx; dw is timed into scratch. */
-static hy_nn_conv_choice choose(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
-	const float *w, const void *dy, void *out)
-{
-	hy_nn_conv_choice e = {hy_nn_conv_key(dir, x->precision, hy_nn_conv_bucket(B), cin, cout),
-		HY_NN_CONV_GEMM, -1, 0, -1.0f, -1.0f, 0};
-	const hy_nn_conv_choice *f = hy_nn_conv_cache_find(&x->cache, e.key);
-	if (f)
-		return *f;
-	const int bf_dw = dir == HY_NN_CONV_BWD_FILTER && x->precision == HY_NN_PREC_BF16;
-	if (!bf_dw && (x->conv == HY_NN_CONV_CUDNN || (x->conv == HY_NN_CONV_AUTO && x->fast))) {
-		void *target = dir == HY_NN_CONV_BWD_FILTER ? (void *)x->wtmp : out;
-		if (x->fast)
-			e.ms_gemm = time_gemm(x, dir, B, cin, cout, in, w, dy, target);
-		e.algo = find_algo(x, dir, B, cin, cout, in, w, dy, target, &e.ws, &e.ms_cudnn);
-		if (e.algo >= 0 && (x->conv == HY_NN_CONV_CUDNN ||
-				   (e.ms_gemm >= 0 && e.ms_cudnn < e.ms_gemm)))
-			e.impl = HY_NN_CONV_CUDNN;
-	}
-	(void)hy_nn_conv_cache_put(&x->cache, &e);
-	return e;
-}
-
-static void conv_run(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
-	const float *w, const void *dy, void *out)
-{
-	hy_nn_conv_choice e = choose(x, dir, B, cin, cout, in, w, dy, out);
-	if (x->err)
-		return;
-	if (e.impl == HY_NN_CONV_CUDNN)
-		conv_cudnn(x, dir, B, cin, cout, in, w, dy, out, e.algo, e.ws);
-	else
-		conv_gemm(x, dir, B, cin, cout, in, w, dy, out);
-}
-
-static void cu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *in,
-	const float *w, hy_nn_act *y)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err && B > 0 && !too_big(x, B, x->max_batch, "conv3_fwd"))
-		conv_run(x, HY_NN_CONV_FWD, B, cin, cout, in, w, NULL, y);
-}
-
-static void cu_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *in,
-	const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw)
-{
-	cu_ctx *x = cu_enter(c);
-	if (x->err || B < 1 || too_big(x, B, x->max_batch, "conv3_bwd"))
-		return;
-	if (dx)
-		conv_run(x, HY_NN_CONV_BWD_DATA, B, cin, cout, in, w, dy, dx);
-	conv_run(x, HY_NN_CONV_BWD_FILTER, B, cin, cout, in, w, dy, dw);
-}
-
-/* ------------------------------------------------------------ linear */
-
-static void cu_linear_fwd(const hy_nn_ctx *c, int rows, int in, int out, const float *xin,
-	int ldx, const float *w, const float *b, float *y, int ldy, int pad_B)
-{
-	cu_ctx *x = cu_enter(c);
-	if (x->err || rows < 1)
-		return;
-	const int bf = x->precision == HY_NN_PREC_BF16;
-	const void *X = operand(x, xin, rows, in, ldx, x->act16[0]);
-	const void *W = operand(x, w, out, in, in, x->w16[0]);
-	/* bf16: cuBLASLt with the bias as its epilogue; fp32 (and bf16 where
-	 * lt.cu has no plan): cublasGemmEx, then the bias kernel (lt.cu says
-	 * which path each precision takes) */
-	if (x->err)
-		return;
-	if (!bf || lt_linear_fwd(x, rows, in, out, X, in, W, b, y, ldy)) {
-		gemm_rm(x, 0, 1, rows, out, in, 1.0f, X, bf ? in : ldx, W, in, 0.0f, y, ldy, bf);
-		k_add_bias(x, rows, out, b, y, ldy);
-	}
-	if (pad_B)
-		k_zero_pads(x, pad_B, ldy, y);
-}
-
-/* dW += dyᵀx and dx = dy·W by GEMMs; db += dyᵀ·1 by a GEMV against the
- * ones vector (cuBLAS, fixed order: no atomics). */
-static void cu_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const float *xin,
-	int ldx, const float *w, const float *dy, int ldy, float *dx, int dx_acc, float *dw,
-	float *db)
-{
-	cu_ctx *x = cu_enter(c);
-	if (x->err || rows < 1 || too_big(x, rows, (long)x->max_batch * HY_NN_TP, "linear_bwd"))
-		return;
-	const int bf = x->precision == HY_NN_PREC_BF16;
-	const void *D = operand(x, dy, rows, out, ldy, x->act16[1]);
-	const void *X = operand(x, xin, rows, in, ldx, x->act16[0]);
-	const int ldd = bf ? out : ldy, ldxx = bf ? in : ldx;
-	gemm_rm(x, 1, 0, out, in, rows, 1.0f, D, ldd, X, ldxx, 1.0f, dw, in, bf);
-	if (dx) {
-		const void *W = operand(x, w, out, in, in, x->w16[0]);
-		gemm_rm(x, 0, 0, rows, in, out, 1.0f, D, ldd, W, in, dx_acc ? 1.0f : 0.0f, dx, ldx, bf);
-	}
-	if (db) {
-		const float one = 1.0f;
-		CU_BLAS(x, cublasSgemv(x->blas, CUBLAS_OP_N, out, rows, &one, dy, ldy, x->ones, 1, &one,
-				   db, 1));
-	}
-}
-
-/* ------------------------------------------------------------ 1×1 convolutions */
-
-/* fp32: the linear op over the B·36 rows. bf16: x is bf16 already, so it
- * is the GEMM's operand as it is (cuBLASLt with the bias epilogue where
- * lt.cu plans the shape); y is an fp32 head tensor. */
-static void cu_conv1_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *xa,
-	const float *w, const float *b, float *y)
-{
-	cu_ctx *x = cu_enter(c);
-	const int rows = B * HY_NN_TP;
-	if (x->err || B < 1)
-		return;
-	if (x->precision != HY_NN_PREC_BF16) {
-		cu_linear_fwd(c, rows, cin, cout, (const float *)xa, cin, w, b, y, cout, B);
-		return;
-	}
-	const void *W = operand(x, w, cout, cin, cin, x->w16[0]);
-	if (x->err)
-		return;
-	if (lt_linear_fwd(x, rows, cin, cout, xa, cin, W, b, y, cout)) {
-		gemm_rm(x, 0, 1, rows, cout, cin, 1.0f, xa, cin, W, cin, 0.0f, y, cout, 1);
-		k_add_bias(x, rows, cout, b, y, cout);
-	}
-	k_zero_pads(x, B, cout, y);
-}
-
-/* bf16: dy (fp32) rounded once into scratch for both GEMMs; x read in
- * place; dx written (or accumulated: β = 1 reads the bf16 dx) in bf16;
- * db from the fp32 dy (GEMV against ones, fixed order). */
-static void cu_conv1_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *xa,
-	const float *w, const float *dy, hy_nn_act *dxa, int dx_acc, float *dw, float *db)
-{
-	cu_ctx *x = cu_enter(c);
-	const int rows = B * HY_NN_TP;
-	if (x->err || B < 1 || too_big(x, B, x->max_batch, "conv1_bwd"))
-		return;
-	if (x->precision != HY_NN_PREC_BF16) {
-		cu_linear_bwd(c, rows, cin, cout, (const float *)xa, cin, w, dy, cout, (float *)dxa,
-			dx_acc, dw, db);
-		return;
-	}
-	const void *D = operand(x, dy, rows, cout, cout, x->act16[1]);
-	gemm_rm(x, 1, 0, cout, cin, rows, 1.0f, D, cout, xa, cin, 1.0f, dw, cin, 1);
-	if (dxa) {
-		const void *W = operand(x, w, cout, cin, cin, x->w16[0]);
-		gemm_rm_c(x, 0, 0, rows, cin, cout, 1.0f, D, cout, W, cin, dx_acc ? 1.0f : 0.0f, dxa,
-			cin, 1, 1);
-	}
-	if (db && !x->err) {
-		const float one = 1.0f;
-		CU_BLAS(x, cublasSgemv(x->blas, CUBLAS_OP_N, cout, rows, &one, dy, cout, x->ones, 1,
-				   &one, db, 1));
-	}
-}
-
 /* ------------------------------------------------------------ the rest */
 
-static void cu_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in,
-	const float *gamma, const float *beta, hy_nn_act *z, hy_nn_act *a, float *mean,
-	float *rstd)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_gn_mish_fwd(x, B, C, in, gamma, beta, z, a, mean, rstd);
-}
 
-static void cu_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in,
-	const hy_nn_act *z, const float *gamma, const float *mean, const float *rstd,
-	const hy_nn_act *da, hy_nn_act *dx, int dx_acc, float *dgamma, float *dbeta,
-	float *scratch)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_gn_mish_bwd(x, B, C, in, z, gamma, mean, rstd, da, dx, dx_acc, dgamma, dbeta,
-			scratch);
-}
 
-static void cu_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_mish_fwd(x, n, z, a);
-}
 
-static void cu_mish_bwd(const hy_nn_ctx *c, size_t n, const float *z, const float *da,
-	float *dz)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_mish_bwd(x, n, z, da, dz);
-}
 
-static void cu_relu_fwd(const hy_nn_ctx *c, size_t n, float *h)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_relu_fwd(x, n, h);
-}
 
-static void cu_relu_bwd(const hy_nn_ctx *c, size_t n, const float *h, float *dh)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_relu_bwd(x, n, h, dh);
-}
 
-static void cu_pool_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, float *avg,
-	float *max, uint8_t *arg, int ldp)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_pool_fwd(x, B, C, in, avg, max, arg, ldp);
-}
 
-static void cu_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg,
-	const float *dmax, const uint8_t *arg, int ldp, hy_nn_act *dx)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_pool_bwd(x, B, C, davg, dmax, arg, ldp, dx);
-}
 
-static void cu_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in,
-	const hy_nn_act *y, const float *e2, float *s, hy_nn_act *out)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_se_fwd(x, B, C, in, y, e2, s, out);
-}
 
-static void cu_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s,
-	const hy_nn_act *dout, hy_nn_act *dy, float *de2)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_se_bwd(x, B, C, y, s, dout, dy, de2);
-}
 
-static double cu_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits,
-	const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, int *correct)
-{
-	cu_ctx *x = cu_enter(c);
-	return x->err || too_big(x, B, x->max_batch, "softmax_ce")
-		? NAN
-		: k_softmax_ce(x, B, n, logits, mask, label, scale, dlogits, correct);
-}
 
-static double cu_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
-	const float *w, float scale, float *dlogits)
-{
-	cu_ctx *x = cu_enter(c);
-	return x->err ? NAN : k_bce(x, n, logits, target, w, scale, dlogits);
-}
 
-static double cu_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
-	float scale, float *dpred)
-{
-	cu_ctx *x = cu_enter(c);
-	return x->err ? NAN : k_mse(x, n, pred, target, scale, dpred);
-}
 
-static double cu_sumsq(const hy_nn_ctx *c, size_t n, const float *g)
-{
-	cu_ctx *x = cu_enter(c);
-	return x->err ? NAN : k_sumsq(x, n, g);
-}
 
-static void cu_scale(const hy_nn_ctx *c, size_t n, float *g, float s)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_scale(x, n, g, s);
-}
 
-static void cu_adamw(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m,
-	float *v, float lr, float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2)
-{
-	cu_ctx *x = cu_enter(c);
-	if (!x->err)
-		k_adamw(x, n, p, g, m, v, lr, b1, b2, eps, wd, bc1, sqrt_bc2);
-}
 
 /* FNV-1a over the table's offsets, sizes and decay flags: what the device
  * copy depends on (not the host table's address, which a new model can
@@ -948,22 +383,22 @@ static const hy_nn_backend cuda_backend = {
 	.conv1_bwd = cu_conv1_bwd,
 	.linear_fwd = cu_linear_fwd,
 	.linear_bwd = cu_linear_bwd,
-	.gn_mish_fwd = cu_gn_mish_fwd,
-	.gn_mish_bwd = cu_gn_mish_bwd,
-	.mish_fwd = cu_mish_fwd,
-	.mish_bwd = cu_mish_bwd,
-	.relu_fwd = cu_relu_fwd,
-	.relu_bwd = cu_relu_bwd,
-	.pool_fwd = cu_pool_fwd,
-	.pool_bwd = cu_pool_bwd,
-	.se_fwd = cu_se_fwd,
-	.se_bwd = cu_se_bwd,
-	.softmax_ce = cu_softmax_ce,
-	.bce = cu_bce,
-	.mse = cu_mse,
-	.sumsq = cu_sumsq,
-	.scale = cu_scale,
-	.adamw = cu_adamw,
+	.gn_mish_fwd = k_gn_mish_fwd,
+	.gn_mish_bwd = k_gn_mish_bwd,
+	.mish_fwd = k_mish_fwd,
+	.mish_bwd = k_mish_bwd,
+	.relu_fwd = k_relu_fwd,
+	.relu_bwd = k_relu_bwd,
+	.pool_fwd = k_pool_fwd,
+	.pool_bwd = k_pool_bwd,
+	.se_fwd = k_se_fwd,
+	.se_bwd = k_se_bwd,
+	.softmax_ce = k_softmax_ce,
+	.bce = k_bce,
+	.mse = k_mse,
+	.sumsq = k_sumsq,
+	.scale = k_scale,
+	.adamw = k_adamw,
 	.adamw_tensors = cu_adamw_tensors,
 	.expand_obs = cu_expand_obs,
 	.act_size = cu_act_size,

@@ -141,6 +141,47 @@ void lt_free(cu_ctx *x);
 int lt_linear_fwd(cu_ctx *x, int rows, int in, int out, const void *X, int ldx, const void *W,
 	const float *b, float *y, int ldy);
 
+/* A row count past the context's batch: kept as a usage failure (ctx.cu). */
+int too_big(cu_ctx *x, long rows, long cap, const char *op);
+
+/* ------------------------------------------------------------ gemm.cu, conv.cu */
+
+/* Element e of a matrix of fp32 (bf16 = 0) or bf16 values. */
+static inline const void *cu_at(const void *p, size_t e, int bf16)
+{
+	return (const char *)p + e * (bf16 ? 2 : 4);
+}
+
+static inline void *cu_at_w(void *p, size_t e, int bf16)
+{
+	return (char *)p + e * (bf16 ? 2 : 4);
+}
+
+/* Row-major C[M][N] = alpha·op(A)·op(B) + beta·C (fp32 C; A and B bf16 when
+ * bf16), queued on x->s; c_bf16: C is bf16 too. Nonzero on failure. */
+int cu_gemm_rm_c(cu_ctx *x, int ta, int tb, int M, int N, int K, float alpha, const void *A,
+	int lda, const void *B, int ldb, float beta, void *C, int ldc, int bf16, int c_bf16);
+int cu_gemm_rm(cu_ctx *x, int ta, int tb, int M, int N, int K, float alpha, const void *A,
+	int lda, const void *B, int ldb, float beta, float *C, int ldc, int bf16);
+/* src itself in fp32, else its bf16 copy in dst (rows × cols, stride ld). */
+const void *cu_operand(cu_ctx *x, const float *src, int rows, int cols, int ld, uint16_t *dst);
+
+/* The op table's entries of gemm.cu and conv.cu (backend.h). */
+void cu_gemm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
+	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+void cu_linear_fwd(const hy_nn_ctx *c, int rows, int in, int out, const float *x, int ldx,
+	const float *w, const float *b, float *y, int ldy, int pad_B);
+void cu_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const float *x, int ldx,
+	const float *w, const float *dy, int ldy, float *dx, int dx_acc, float *dw, float *db);
+void cu_conv1_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, const float *b, float *y);
+void cu_conv1_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, const float *dy, hy_nn_act *dx, int dx_acc, float *dw, float *db);
+void cu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, hy_nn_act *y);
+void cu_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw);
+
 /* ------------------------------------------------------------ kernels.cu */
 
 /* Launch wrappers: each queues one kernel on x->s and checks the launch.
@@ -163,33 +204,33 @@ void k_zero_pads_act(cu_ctx *x, int B, int C, void *p);
 void k_act_from_f32(cu_ctx *x, size_t n, const float *src, void *dst);
 void k_add_bias(cu_ctx *x, int rows, int n, const float *b, float *y, int ldy);
 void k_fill(cu_ctx *x, size_t n, float v, float *p);
-void k_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
-	const float *beta, void *z, void *a, float *mean, float *rstd);
-void k_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z,
-	const float *gamma, const float *mean, const float *rstd, const void *da, void *dx,
+void k_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const float *gamma,
+	const float *beta, hy_nn_act *z, hy_nn_act *a, float *mean, float *rstd);
+void k_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn_act *z,
+	const float *gamma, const float *mean, const float *rstd, const hy_nn_act *da, hy_nn_act *dx,
 	int dx_acc, float *dgamma, float *dbeta, float *scratch);
-void k_mish_fwd(cu_ctx *x, size_t n, const float *z, float *a);
-void k_mish_bwd(cu_ctx *x, size_t n, const float *z, const float *da, float *dz);
-void k_relu_fwd(cu_ctx *x, size_t n, float *h);
-void k_relu_bwd(cu_ctx *x, size_t n, const float *h, float *dh);
-void k_pool_fwd(cu_ctx *x, int B, int C, const void *in, float *avg, float *max,
+void k_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a);
+void k_mish_bwd(const hy_nn_ctx *c, size_t n, const float *z, const float *da, float *dz);
+void k_relu_fwd(const hy_nn_ctx *c, size_t n, float *h);
+void k_relu_bwd(const hy_nn_ctx *c, size_t n, const float *h, float *dh);
+void k_pool_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, float *avg, float *max,
 	uint8_t *arg, int ldp);
-void k_pool_bwd(cu_ctx *x, int B, int C, const float *davg, const float *dmax,
-	const uint8_t *arg, int ldp, void *dx);
-void k_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2,
-	float *s, void *out);
-void k_se_bwd(cu_ctx *x, int B, int C, const void *y, const float *s, const void *dout,
-	void *dy, float *de2);
+void k_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg, const float *dmax,
+	const uint8_t *arg, int ldp, hy_nn_act *dx);
+void k_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn_act *y, const float *e2,
+	float *s, hy_nn_act *out);
+void k_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s, const hy_nn_act *dout,
+	hy_nn_act *dy, float *de2);
 /* The losses and sums return their value (a synchronising copy). */
-double k_softmax_ce(cu_ctx *x, int B, int n, const float *logits, const uint64_t *mask,
+double k_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const uint64_t *mask,
 	const uint8_t *label, float scale, float *dlogits, int *correct);
-double k_bce(cu_ctx *x, size_t n, const float *logits, const float *target, const float *w,
+double k_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target, const float *w,
 	float scale, float *dlogits);
-double k_mse(cu_ctx *x, size_t n, const float *pred, const float *target, float scale,
+double k_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target, float scale,
 	float *dpred);
-double k_sumsq(cu_ctx *x, size_t n, const float *g);
-void k_scale(cu_ctx *x, size_t n, float *g, float s);
-void k_adamw(cu_ctx *x, size_t n, float *p, const float *g, float *m, float *v, float lr,
+double k_sumsq(const hy_nn_ctx *c, size_t n, const float *g);
+void k_scale(const hy_nn_ctx *c, size_t n, float *g, float s);
+void k_adamw(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m, float *v, float lr,
 	float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2);
 void k_expand_obs(cu_ctx *x, int B, const uint16_t *obs, void *out);
 /* spans: count × {offset, size, decay} (cu_span) in device memory. */

@@ -294,9 +294,12 @@ static void gn_mish_fwd_launch(cu_ctx *x, int B, int C, const void *in, const fl
 	CU_LAUNCH(x, "gn_mish_fwd_kernel");
 }
 
-void k_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
-	const float *beta, void *z, void *a, float *mean, float *rstd)
+void k_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const float *gamma,
+	const float *beta, hy_nn_act *z, hy_nn_act *a, float *mean, float *rstd)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (B < 1)
 		return;
 	ACT_DISPATCH(x, gn_mish_fwd_launch, x, B, C, in, gamma, beta, z, a, mean, rstd);
@@ -417,10 +420,13 @@ static void gn_mish_bwd_launch(cu_ctx *x, int B, int C, const void *in, const vo
 	CU_LAUNCH(x, "gn_mish_bwd_kernel");
 }
 
-void k_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z,
-	const float *gamma, const float *mean, const float *rstd, const void *da, void *dx,
+void k_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn_act *z,
+	const float *gamma, const float *mean, const float *rstd, const hy_nn_act *da, hy_nn_act *dx,
 	int dx_acc, float *dgamma, float *dbeta, float *scratch)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (B < 1)
 		return;
 	ACT_DISPATCH(x, gn_mish_bwd_launch, x, B, C, in, z, gamma, mean, rstd, da, dx, dx_acc,
@@ -484,32 +490,44 @@ __global__ static void relu_bwd_kernel(size_t n, const float *h, float *dh)
 		dh[i] = 0.0f;
 }
 
-void k_mish_fwd(cu_ctx *x, size_t n, const float *z, float *a)
+void k_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (!n)
 		return;
 	mish_fwd_kernel<<<blocks_for(n), NT, 0, x->s>>>(n, z, a);
 	CU_LAUNCH(x, "mish_fwd_kernel");
 }
 
-void k_mish_bwd(cu_ctx *x, size_t n, const float *z, const float *da, float *dz)
+void k_mish_bwd(const hy_nn_ctx *c, size_t n, const float *z, const float *da, float *dz)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (!n)
 		return;
 	mish_bwd_kernel<<<blocks_for(n), NT, 0, x->s>>>(n, z, da, dz);
 	CU_LAUNCH(x, "mish_bwd_kernel");
 }
 
-void k_relu_fwd(cu_ctx *x, size_t n, float *h)
+void k_relu_fwd(const hy_nn_ctx *c, size_t n, float *h)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (!n)
 		return;
 	relu_fwd_kernel<<<blocks_for(n), NT, 0, x->s>>>(n, h);
 	CU_LAUNCH(x, "relu_fwd_kernel");
 }
 
-void k_relu_bwd(cu_ctx *x, size_t n, const float *h, float *dh)
+void k_relu_bwd(const hy_nn_ctx *c, size_t n, const float *h, float *dh)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (!n)
 		return;
 	relu_bwd_kernel<<<blocks_for(n), NT, 0, x->s>>>(n, h, dh);
@@ -580,9 +598,12 @@ static void pool_fwd_launch(cu_ctx *x, int B, int C, const void *in, float *avg,
 	CU_LAUNCH(x, "pool_fwd_kernel");
 }
 
-void k_pool_fwd(cu_ctx *x, int B, int C, const void *in, float *avg, float *max,
+void k_pool_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, float *avg, float *max,
 	uint8_t *arg, int ldp)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (B > 0 && C > 0)
 		ACT_DISPATCH(x, pool_fwd_launch, x, B, C, in, avg, max, arg, ldp);
 }
@@ -596,9 +617,12 @@ static void pool_bwd_launch(cu_ctx *x, int B, int C, const float *davg, const fl
 	CU_LAUNCH(x, "pool_bwd_kernel");
 }
 
-void k_pool_bwd(cu_ctx *x, int B, int C, const float *davg, const float *dmax,
-	const uint8_t *arg, int ldp, void *dx)
+void k_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg, const float *dmax,
+	const uint8_t *arg, int ldp, hy_nn_act *dx)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (B > 0 && C > 0)
 		ACT_DISPATCH(x, pool_bwd_launch, x, B, C, davg, dmax, arg, ldp, dx);
 }
@@ -652,9 +676,12 @@ static void se_fwd_launch(cu_ctx *x, int B, int C, const void *in, const void *y
 	CU_LAUNCH(x, "se_fwd_kernel");
 }
 
-void k_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2,
-	float *s, void *out)
+void k_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn_act *y, const float *e2,
+	float *s, hy_nn_act *out)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (B > 0 && C > 0)
 		ACT_DISPATCH(x, se_fwd_launch, x, B, C, in, y, e2, s, out);
 }
@@ -669,9 +696,12 @@ static void se_bwd_launch(cu_ctx *x, int B, int C, const void *y, const float *s
 	CU_LAUNCH(x, "se_bwd_kernel");
 }
 
-void k_se_bwd(cu_ctx *x, int B, int C, const void *y, const float *s, const void *dout,
-	void *dy, float *de2)
+void k_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s, const hy_nn_act *dout,
+	hy_nn_act *dy, float *de2)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (B > 0 && C > 0)
 		ACT_DISPATCH(x, se_bwd_launch, x, B, C, y, s, dout, dy, de2);
 }
@@ -773,9 +803,12 @@ __global__ static void rows_finish_kernel(int B, const double *rowloss, const in
 	}
 }
 
-double k_softmax_ce(cu_ctx *x, int B, int n, const float *logits, const uint64_t *mask,
+double k_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const uint64_t *mask,
 	const uint8_t *label, float scale, float *dlogits, int *correct)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err || too_big(x, B, x->max_batch, "softmax_ce"))
+		return NAN;
 	if (B < 1)
 		return 0.0;
 	if (n < 1 || n > 64) {
@@ -850,9 +883,12 @@ static double finish(cu_ctx *x)
 	return fetch_result(x, NULL);
 }
 
-double k_bce(cu_ctx *x, size_t n, const float *logits, const float *target, const float *w,
+double k_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target, const float *w,
 	float scale, float *dlogits)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return NAN;
 	if (!n)
 		return 0.0;
 	bce_kernel<<<HY_NN_CUDA_PARTIALS, NT, 0, x->s>>>(n, logits, target, w, scale, dlogits,
@@ -860,17 +896,23 @@ double k_bce(cu_ctx *x, size_t n, const float *logits, const float *target, cons
 	return CU_LAUNCH(x, "bce_kernel") ? NAN : finish(x);
 }
 
-double k_mse(cu_ctx *x, size_t n, const float *pred, const float *target, float scale,
+double k_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target, float scale,
 	float *dpred)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return NAN;
 	if (!n)
 		return 0.0;
 	mse_kernel<<<HY_NN_CUDA_PARTIALS, NT, 0, x->s>>>(n, pred, target, scale, dpred, x->part);
 	return CU_LAUNCH(x, "mse_kernel") ? NAN : finish(x);
 }
 
-double k_sumsq(cu_ctx *x, size_t n, const float *g)
+double k_sumsq(const hy_nn_ctx *c, size_t n, const float *g)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return NAN;
 	if (!n)
 		return 0.0;
 	sumsq_kernel<<<HY_NN_CUDA_PARTIALS, NT, 0, x->s>>>(n, g, x->part);
@@ -886,8 +928,11 @@ __global__ static void scale_kernel(size_t n, float *g, float s)
 	g[i] *= s;
 }
 
-void k_scale(cu_ctx *x, size_t n, float *g, float s)
+void k_scale(const hy_nn_ctx *c, size_t n, float *g, float s)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (!n)
 		return;
 	scale_kernel<<<blocks_for(n), NT, 0, x->s>>>(n, g, s);
@@ -902,9 +947,12 @@ __global__ static void adamw_kernel(size_t n, float *p, const float *g, float *m
 	hy_nn_adamw_elem(p + i, g[i], m + i, v + i, lr, b1, b2, eps, wd, bc1, sqrt_bc2);
 }
 
-void k_adamw(cu_ctx *x, size_t n, float *p, const float *g, float *m, float *v, float lr,
+void k_adamw(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m, float *v, float lr,
 	float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2)
 {
+	cu_ctx *x = cu_enter(c);
+	if (x->err)
+		return;
 	if (!n)
 		return;
 	adamw_kernel<<<blocks_for(n), NT, 0, x->s>>>(n, p, g, m, v, lr, b1, b2, eps, wd, bc1,
