@@ -68,7 +68,10 @@ static const char usage[] =
 	"  -S, --seed S           seed of initialisation and data order (default 0)\n"
 	"      --shuffle-buffer N samples in the shuffle buffer (default 8192)\n"
 	"      --val PATH         validation samples (repeatable), evaluated every\n"
-	"      --eval-every N     N steps (default 500) and at the end\n"
+	"      --eval-every N     N steps (default: a 20th of the run, or 500 for a\n"
+	"                         stream of unknown length) and at the end\n"
+	"      --on-eval CMD      run CMD (sh -c, RUN=the run directory) after each\n"
+	"                         evaluation, e.g. to refresh plots\n"
 	"PPO (--mode ppo; --batch is the rollout batch):\n"
 	"      --ppo-epochs N     passes over each rollout batch (default 3)\n"
 	"      --minibatch N      samples per optimiser step (default batch/4)\n"
@@ -214,7 +217,7 @@ static void on_notice(void *u, const char *msg)
 }
 
 enum {
-	O_BLOCKS = 256, O_CHANNELS, O_DEVICE, O_MODE, O_LR, O_WARMUP, O_SHUF, O_VAL, O_EVAL,
+	O_BLOCKS = 256, O_CHANNELS, O_DEVICE, O_MODE, O_LR, O_WARMUP, O_SHUF, O_VAL, O_EVAL, O_ON_EVAL,
 	O_SAVE, O_KEEP, O_LOG, O_RESUME, O_INIT, O_PPO_EPOCHS, O_MINIBATCH, O_CLIP, O_VF, O_ENT,
 };
 enum { O_ENT_END = 800, O_KL_STOP, O_VALUE_WARMUP, O_ANCHOR, O_ANCHOR_COEF, O_ANCHOR_FRAC,
@@ -283,6 +286,7 @@ static int fit_main(int argc, char **argv, const char **val)
 		{"shuffle-buffer", required_argument, 0, O_SHUF},
 		{"val", required_argument, 0, O_VAL},
 		{"eval-every", required_argument, 0, O_EVAL},
+		{"on-eval", required_argument, 0, O_ON_EVAL},
 		{"out", required_argument, 0, 'o'},
 		{"save-every", required_argument, 0, O_SAVE},
 		{"keep", required_argument, 0, O_KEEP},
@@ -478,6 +482,9 @@ static int fit_main(int argc, char **argv, const char **val)
 			cfg.shuffle_buffer = (size_t)v;
 			break;
 		case O_VAL: val[cfg.nval++] = optarg; break;
+		case O_ON_EVAL:
+			cfg.on_eval = optarg;
+			break;
 		case O_EVAL:
 			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.eval_every))
 				return usage_error("bad --eval-every '%s': a positive integer", optarg);

@@ -1,6 +1,8 @@
 /* The training loop of hydra-fit (see loop.h). */
 #include "train/loop.h"
 
+#include <sys/wait.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +45,8 @@ typedef struct run {
 	char **rin, **rval;
 	size_t nrin, nrval;
 	char *prov_in, *prov_val;
+	double last_val[7];  /* the last evaluation's losses (val_loss first)     */
+	int have_val, on_eval_failed;
 	const hy_train_hooks *hk;
 	hy_nn_ctx ctx;
 	hy_nn_model m;
@@ -735,11 +740,56 @@ static hy_status setup(run *r, hy_diag *d)
 	r->keep = c->keep > 0 ? c->keep : rs && r->ts.keep > 0 ? (int)r->ts.keep : 3;
 	r->save_every = c->save_every > 0 ? c->save_every
 			: rs && r->ts.save_every > 0 ? r->ts.save_every : 1000;
+	/* validation about 20 times a run where its length is known (a curve
+	 * with points, whatever the length), else every 500 steps */
+	const int64_t ev = r->opt.total > 0 ? (r->opt.total + 19) / 20 : 500;
 	r->eval_every = c->eval_every > 0 ? c->eval_every
-			: rs && r->ts.eval_every > 0 ? r->ts.eval_every : 500;
+			: rs && r->ts.eval_every > 0 ? r->ts.eval_every : ev;
 	r->log_every = c->log_every > 0 ? c->log_every
 		       : rs && r->ts.log_every > 0 ? r->ts.log_every : 10;
 	return HY_OK;
+}
+
+/* --on-eval: the command, through sh, with RUN=the output directory, once
+ * metrics.jsonl holds the evaluation's line; its failure is said once and
+ * does not stop training. */
+static void run_on_eval(run *r)
+{
+	const char *cmd = r->cfg->on_eval;
+	if (!cmd || !*cmd || r->dist.rank > 0)
+		return;
+	if (r->metrics)
+		fflush(r->metrics);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setenv("RUN", r->out, 1);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	int ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		 WEXITSTATUS(status) == 0;
+	if (!ok && !r->on_eval_failed) {
+		r->on_eval_failed = 1;
+		notice(r, "--on-eval command failed (status %d); training goes on",
+			pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+}
+
+/* The end-of-run word on heads whose validation loss stayed where a model
+ * that learned nothing is: the GRP head at ln 24 (a uniform guess over the
+ * 24 final orders; its best constant, the orders' frequencies, is within
+ * 0.3% of it on real games). */
+static void uninformed_heads(run *r)
+{
+	if (!r->have_val)
+		return;
+	const double grp = r->last_val[3], uniform = log(24.0);
+	if (isfinite(grp) && fabs(grp - uniform) < 0.01 * uniform)
+		notice(r, "the grp head's validation loss %.4f is ln 24 = %.4f, a uniform guess: "
+			"it has learned nothing of the final orders (too few games, or labels the "
+			"data lacks)", grp, uniform);
 }
 
 /* ---------------------------------------------------------------- loop */
@@ -917,6 +967,13 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 				return hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'",
 					r->out);
 		}
+		if (evaluated) {
+			memcpy(r->last_val, val, sizeof r->last_val);
+			r->have_val = 1;
+			double te = now_s();
+			run_on_eval(r);
+			win_t += now_s() - te;
+		}
 		if (r->hk && r->hk->progress && r->dist.rank == 0)
 			r->hk->progress(r->hk->u, &p);
 		if (logged) {
@@ -941,6 +998,7 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 	}
 	if (r->dist.rank == 0 && r->last_saved != r->step && (st = checkpoint_step(r, 1, NULL, d)))
 		return st;
+	uninformed_heads(r);
 	return res->stopped ? HY_STOP : HY_OK;
 }
 

@@ -59,7 +59,10 @@ typedef struct hy_train_cfg {
 	const char *resume;         /* directory (its `latest`) or checkpoint       */
 	const char *init;           /* weights-only initialisation                   */
 	int64_t save_every;         /* 0: 1000                                       */
-	int64_t eval_every;         /* 0: 500                                        */
+	int64_t eval_every;         /* 0: a 20th of the run (500 when unknown)       */
+	const char *on_eval;        /* NULL, or a shell command run after each
+				     * evaluation, once metrics.jsonl has its line
+				     * (e.g. a plot refresh); RUN in its environment */
 	int64_t log_every;          /* 0: 10                                         */
 	int keep;                   /* most recent checkpoints kept; 0: 3            */
 	volatile sig_atomic_t *stop; /* set (e.g. by SIGINT): save and stop          */
