@@ -3,7 +3,7 @@
 # events; gzip mjlog; truncated logs; sanma rejection; score chains; chip
 # lobby score lists.
 . tests/shell/lib.sh
-need_data
+need_data "the real Tenhou logs (mjlog and tenhou.net/6 of mjx and mjlog2json) this parser test reads"
 P="$BIN/mjai-parse"
 PY=python3
 MJX="$DATA/logs/mjx-project_mjx/tests_py/resources"

@@ -2,7 +2,7 @@
 # mjai-parse --check: every complete shared game replays with no illegal
 # event and every score change reproduced; tampered logs are caught.
 . tests/shell/lib.sh
-need_data
+need_data "the real game logs whose rules replay this test checks"
 P="$BIN/mjai-parse"
 L="$DATA/logs"
 

@@ -1,35 +1,62 @@
 #!/bin/sh
 # Every example in README.md and in the EXAMPLES section of every man page
 # runs as written, with the programs on PATH (the README's documented
-# `export PATH=$PWD/build/bin:$PATH`), in a scratch directory holding the
-# files the examples name:
+# `export PATH=$PWD/build/bin:$PATH`).
 #
-#   logs/          two short games: pipelines/demo/sample.jsonl and a Tenhou
-#                  mjlog (2017040900gm-00a9-0000-af5434e3.mjlog, a game that
-#                  falls in a 5% validation split)
-#   logs.tar.zst   the same logs as an archive
-#   events.bin     mjai-parse logs/
-#   train.bin train.h5 val.h5   samples of the two games
-#   model.h5       a trained tiny checkpoint
-#   pipelines/     a copy of the checkout's (README: make -f pipelines/...)
+# The games: three self-play games (hydra-sp, seed 18: one of them falls in
+# a 5% validation split, which the examples ask for), each cut after its
+# first kyoku so that the examples that train stay quick: one as a gzip'd
+# mjai log, one as Tenhou mjlog, one as tenhou.net/6 JSON (mjai-parse
+# --format); with the shared data, one real Tenhou mjlog besides.
 #
-# README blocks are the ```sh blocks, except the lines that run `make demo`
-# or `make check` (this test runs under make check). Man pages: each
-# .nf/.fi block of EXAMPLES is one bash script (set -e -o pipefail); in
+# README.md runs as a user runs it in a fresh clone: its ```sh blocks in
+# order, in one directory holding only logs/ and a copy of pipelines/ (the
+# checkout's, which the README's `make -f pipelines/...` names), except the
+# lines that run `make demo` or `make check` (this test runs under make
+# check); whatever a block uses, an earlier block made.
+#
+# Man pages run in a directory that also holds the files they name:
+#   logs/game.mjlog  a game as mjlog (mjai-parse(1))
+#   logs.tar.zst     logs/ as an archive
+#   events.bin       mjai-parse logs/
+#   train.bin train.h5 val.h5   samples of the games
+#   model.h5         a trained tiny checkpoint
+# Each .nf/.fi block of EXAMPLES is one bash script (set -e -o pipefail); in
 # .EX/.EE blocks every "$ command" line runs and must print exactly the
 # lines shown after it.
 . tests/shell/lib.sh
-need_data
-command -v bash >/dev/null || skip "bash not installed"
-GAME="$DATA/logs/mjx-project_mjx/tests_py/resources/mjlog/2017040900gm-00a9-0000-af5434e3.mjlog"
-[ -f "$GAME" ] || skip "$GAME not found (skipped)"
+command -v bash >/dev/null || skip "skipped: needs bash (the examples are bash)"
 PATH="$BIN:$PATH"
 export PATH
 
-# the fixture, built once and copied for every document
+# the logs, any mix of formats
+L="$T/logs"
+mkdir -p "$L"
+hydra-sp --games 3 --seed 18 --rotate rulebot,random,rulebot,baseline --no-samples \
+	--log-dir "$T/sp" 2>"$T/err" || { cat "$T/err"; fail "hydra-sp"; }
+for g in 0 1 2; do # each cut after its first kyoku: examples that train stay quick
+	gzip -dc "$T/sp/game-0000000$g.json.gz" | awk '{ print } /"type":"end_kyoku"/ { exit }' > "$T/g$g.json"
+done
+gzip -c "$T/g0.json" > "$L/game-0.json.gz"
+mjai-parse --format mjlog -o "$L/game.mjlog" "$T/g1.json" &&
+	mjai-parse --format tenhou6 -o "$L/game.tenhou6.json" "$T/g2.json" || fail "mjai-parse --format"
+REAL="$DATA/logs/mjx-project_mjx/tests_py/resources/mjlog/2017040900gm-00a9-0000-af5434e3.mjlog"
+if [ -f "$REAL" ]; then
+	cp "$REAL" "$L/"
+else
+	echo "shared logs not found at $DATA/logs: self-play games only"
+fi
+
+# README: logs/ and pipelines/ only
+R="$T/readme"
+mkdir -p "$R"
+cp -R "$L" "$R/logs"
+cp -R "$TOP/pipelines" "$R/pipelines"  # a copy: the programs come from PATH
+
+# man pages: the files they name, made once and copied for every page
 F="$T/fixture"
-mkdir -p "$F/logs"
-cp "$TOP/pipelines/demo/sample.jsonl" "$GAME" "$F/logs/"
+mkdir -p "$F"
+cp -R "$L" "$F/logs"
 (
 	cd "$F" || exit 1
 	tar -cf - logs | zstd -q > logs.tar.zst &&
@@ -40,7 +67,7 @@ cp "$TOP/pipelines/demo/sample.jsonl" "$GAME" "$F/logs/"
 	hydra-fit -q --arch tiny --steps 2 --batch 16 --out m train.h5 &&
 	cp -L m/latest model.h5 && rm -rf m
 ) > "$T/fixture.log" 2>&1 || { cat "$T/fixture.log"; fail "fixture"; }
-cp -R "$TOP/pipelines" "$F/pipelines"  # a copy: the programs come from PATH
+cp -R "$TOP/pipelines" "$F/pipelines"
 
 unroff() { sed -e 's/\\-/-/g' -e 's/\\e/\\/g' -e "s/\\\\(aq/'/g" -e 's/\\&//g' -e 's/\\(sc/§/g'; }
 
@@ -82,10 +109,9 @@ ran=0
 for doc in "$TOP/README.md" "$TOP"/man/*.1; do
 	rm -rf "$T/blocks" "$T/w"
 	mkdir "$T/blocks"
-	cp -R "$F" "$T/w"
 	case $doc in
-	*.md) split_readme "$doc" ;;
-	*) split_man "$doc" ;;
+	*.md) split_readme "$doc"; cp -R "$R" "$T/w" ;;
+	*) split_man "$doc"; cp -R "$F" "$T/w" ;;
 	esac
 	for b in "$T"/blocks/*; do
 		[ -f "$b" ] || continue
