@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core/version.h"
 #include "samples/h5.h"
@@ -1218,7 +1221,17 @@ static void copy_rows(hy_sample *out, size_t offset, const uint8_t *src, size_t 
 			memcpy(o, src + e0 * elem, bytes);
 		} else if (elem == 2) {
 			const uint8_t *lo = src + e0, *hi = src + nelem + e0;
-			for (size_t k = 0; k < per_row; k++) {
+			size_t k = 0;
+#ifdef __SSE2__
+			/* 16 elements a step: the low and high bytes interleaved */
+			for (; k + 16 <= per_row; k += 16) {
+				__m128i l = _mm_loadu_si128((const __m128i *)(lo + k));
+				__m128i h = _mm_loadu_si128((const __m128i *)(hi + k));
+				_mm_storeu_si128((__m128i *)(o + 2 * k), _mm_unpacklo_epi8(l, h));
+				_mm_storeu_si128((__m128i *)(o + 2 * k + 16), _mm_unpackhi_epi8(l, h));
+			}
+#endif
+			for (; k < per_row; k++) {
 				uint16_t v = (uint16_t)(lo[k] | hi[k] << 8);
 				memcpy(o + 2 * k, &v, 2);
 			}
