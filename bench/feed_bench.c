@@ -11,6 +11,9 @@
  *   f16   the compact form: the sample's 85×34 binary16 observation as
  *         stored, plus labels (5,780 + 64 bytes), to be widened on the GPU;
  *   read  nothing assembled: the reading alone.
+ * FEED_DECODE=hdf5: the chunks are decompressed by HDF5 (H5Dread, under the
+ * library's lock), the old way; otherwise fetched raw under it and decoded
+ * by each loader thread outside it (samples/shard.h hy_shard_decode).
  * Prints samples/s in all and per loader thread, the bytes a sample moves
  * to the device, and how many observation values are small integers (a
  * one-byte form would hold them exactly). */
@@ -160,6 +163,9 @@ int main(int argc, char **argv)
 	feeder f = {.threads = atoi(argv[1]), .batch = atoi(argv[2])};
 	double secs = atof(argv[3]);
 	f.layout = !strcmp(argv[4], "f32") ? 0 : !strcmp(argv[4], "f16") ? 1 : 2;
+	/* FEED_DECODE=hdf5: the old way, HDF5 decompresses under its lock */
+	const char *how = getenv("FEED_DECODE");
+	int hdf5 = how && !strcmp(how, "hdf5");
 	if (f.threads < 1 || f.batch < 1 || secs <= 0) {
 		fprintf(stderr, "feed_bench: threads, batch and seconds must be positive\n");
 		return 2;
@@ -197,7 +203,7 @@ int main(int argc, char **argv)
 			if (nsh < f.threads || i % f.threads == t)
 				mine[nm++] = shards[i];
 		hy_train_data_cfg dc = {.paths = mine, .npaths = nm, .seed = 1000 + (uint64_t)t,
-			.shuffle_buffer = 8192};
+			.shuffle_buffer = 8192, .hdf5_decode = hdf5};
 		hy_diag d;
 		hy_diag_init(&d, NULL);
 		if (hy_train_data_open(&l->td, &dc, &d)) {
@@ -275,9 +281,10 @@ int main(int argc, char **argv)
 	if (bad)
 		return 1;
 	double sps = (double)(taken - warm) * f.batch / (t1 - t0);
-	printf("feed %s: %d loader thread%s, batch %d: %.0f samples/s (%.0f per thread), "
+	printf("feed %s%s: %d loader thread%s, batch %d: %.0f samples/s (%.0f per thread), "
 		"%zu bytes/sample to the device, %s buffers%s; observation values that are "
 		"integers 0-255: %.2f%%, channels with only such values: %d of %d\n", argv[4],
+		hdf5 ? " (hdf5 decode)" : "",
 		f.threads, f.threads > 1 ? "s" : "", f.batch, sps, sps / f.threads, per,
 		pinned ? "pinned" : "plain host",
 		pinned ? " with a host-to-device copy each" : " (no GPU: no copy)",

@@ -272,6 +272,11 @@ hy_status hy_sample_read_at(hy_sample_reader *r, uint64_t index, size_t n, hy_sa
 	return hy_shard_read(r->sh, index, n, s, d);
 }
 
+hy_shard *hy_sample_reader_shard(hy_sample_reader *r)
+{
+	return r ? r->sh : NULL;
+}
+
 const hy_shard_info *hy_sample_reader_info(const hy_sample_reader *r)
 {
 	return r && r->sh ? hy_shard_get_info(r->sh) : NULL;

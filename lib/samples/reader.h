@@ -57,6 +57,10 @@ const hy_shard_info *hy_sample_reader_info(const hy_sample_reader *r);
  * hy_shard_describe); NULL for a stream or on failure (d filled). */
 const hy_shard_info *hy_sample_reader_describe(hy_sample_reader *r, hy_diag *d);
 
+/* The shard being read (NULL for a stream), owned by r: for the two-step
+ * reads of shard.h (hy_shard_fetch, hy_shard_decode). */
+hy_shard *hy_sample_reader_shard(hy_sample_reader *r);
+
 void hy_sample_reader_close(hy_sample_reader *r);
 
 #endif

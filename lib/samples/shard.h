@@ -3,8 +3,10 @@
  * (shuffle + deflate, readable by stock h5dump), plus attributes: format
  * version, encoder version, producing command line, source list.
  *
- * libhdf5 is not thread-safe in the Debian build: use one shard per thread
- * at most and never two threads in HDF5 at once. Opening a shard turns off
+ * libhdf5 serialises its calls (a thread-safe build holds one lock over
+ * every call; a build that is not must never see two threads at once):
+ * hy_shard_fetch and hy_shard_decode split a read so that the expensive
+ * part runs outside the library. Opening a shard turns off
  * HDF5's own printing of its error stack (H5Eset_auto); HDF5 errors come
  * back as hy_diag messages naming the failed call, file and line. */
 #ifndef HY_SAMPLES_SHARD_H
@@ -74,6 +76,47 @@ uint64_t hy_shard_count(const hy_shard *sh);
  * samples cost one chunk decompression each (read chunk-sized blocks and
  * shuffle within them when that matters). */
 hy_status hy_shard_read(hy_shard *sh, uint64_t start, size_t n, hy_sample *out, hy_diag *d);
+
+/* Reading in two steps, so that threads decompress in parallel (libhdf5,
+ * thread-safe or not, lets one thread at a time in, decompression
+ * included):
+ *
+ *   hy_shard_fetch   (an HDF5 call: serialised like every other one) the
+ *                    stored bytes of the chunks that samples [start, start
+ *                    + n) lie in, as the filters left them (H5Dread_chunk);
+ *   hy_shard_decode  (no HDF5: any thread, in parallel, while the shard
+ *                    stays open) the filters undone in the reverse order of
+ *                    the pipeline — fletcher32 checked (HDF5's checksum,
+ *                    hy_shard_fletcher32), inflated with zlib, unshuffled —
+ *                    the rows copied out and every sample checked, exactly
+ *                    as hy_shard_read gives them (bit for bit).
+ *
+ * A dataset the decoder does not handle (an observation type HDF5 must
+ * convert, another filter order, a range over two chunks, a chunk never
+ * written) is read by hy_shard_fetch through H5Dread as hy_shard_read
+ * does. A stored checksum that does not match is HY_EDATA "checksum
+ * mismatch: the file is damaged (...)"; a damaged deflate stream HY_EDATA.
+ * A hy_shard_chunks holds one range and is reused by the next fetch; a
+ * hy_shard_decoder is one thread's scratch (the inflated chunk, zlib's
+ * state). */
+typedef struct hy_shard_chunks hy_shard_chunks;
+typedef struct hy_shard_decoder hy_shard_decoder;
+hy_shard_chunks *hy_shard_chunks_new(void);
+void hy_shard_chunks_free(hy_shard_chunks *c);
+hy_shard_decoder *hy_shard_decoder_new(void);
+void hy_shard_decoder_free(hy_shard_decoder *dec);
+hy_status hy_shard_fetch(hy_shard *sh, uint64_t start, size_t n, hy_shard_chunks *c,
+			 hy_diag *d);
+/* Samples of c's range into out[0..n) (n as fetched). */
+hy_status hy_shard_decode(hy_shard_decoder *dec, const hy_shard_chunks *c, hy_sample *out,
+			  hy_diag *d);
+/* Datasets of c's range that the decoder undoes itself (the others came
+ * through H5Dread): for tests and figures. */
+int hy_shard_chunks_raw(const hy_shard_chunks *c);
+/* HDF5's fletcher32 (H5_checksum_fletcher32): 16-bit big-endian words
+ * summed modulo 65535, sums from 0; an odd last byte is the high byte of a
+ * word. The fletcher32 filter stores it little-endian after the data. */
+uint32_t hy_shard_fletcher32(const void *data, size_t len);
 
 /* Attributes of an open shard; strings valid until hy_shard_close, and
  * NULL (0 sources) until hy_shard_describe has read them. */

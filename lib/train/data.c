@@ -2,6 +2,9 @@
  * streams (see data.h). */
 #include "train/data.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +41,11 @@ struct hy_train_data {
 	uint32_t *order;
 	uint8_t *mine;   /* several ranks: slot i of buf holds one of our chunks */
 	size_t bn, bi;
+	int hdf5_decode;          /* the old way (data.h)                    */
+	int decoders;             /* threads decoding a buffer              */
+	hy_shard_chunks **raw;    /* per_buf: the stored chunks of a load    */
+	size_t *at;               /* per_buf: where task k's samples go      */
+	hy_shard_decoder *dec[HY_TRAIN_DATA_MAX_DECODERS]; /* made when needed */
 
 	/* streams */
 	int rereadable;      /* files only, and not one_pass: epochs go on */
@@ -95,6 +103,12 @@ void hy_train_data_close(hy_train_data *td)
 	}
 	if (td->r)
 		hy_sample_reader_close(td->r);
+	for (size_t i = 0; td->raw && i < td->per_buf; i++)
+		hy_shard_chunks_free(td->raw[i]);
+	free(td->raw);
+	free(td->at);
+	for (int i = 0; i < HY_TRAIN_DATA_MAX_DECODERS; i++)
+		hy_shard_decoder_free(td->dec[i]);
 	free(td->units);
 	free(td->perm);
 	free(td->order);
@@ -132,6 +146,89 @@ static size_t buf_samples(const hy_train_data *td, size_t b)
 	return n;
 }
 
+/* The decoding of a load's ntasks fetched units (data.h, Decoding): each
+ * thread takes the next task; the failure kept is the first task's. */
+typedef struct decode_job {
+	hy_train_data *td;
+	size_t ntasks;
+	atomic_size_t next;
+	pthread_mutex_t mu;
+	size_t bad;       /* the first failed task, or SIZE_MAX */
+	hy_status bad_st;
+	hy_diag bad_d;
+	hy_diag d0;       /* the caller's diagnostics as they were */
+} decode_job;
+
+typedef struct decode_arg {
+	decode_job *job;
+	hy_shard_decoder *dec;
+	pthread_t th;
+} decode_arg;
+
+static void *decode_worker(void *arg)
+{
+	decode_arg *a = arg;
+	decode_job *j = a->job;
+	hy_train_data *td = j->td;
+	hy_diag d;
+	for (;;) {
+		size_t k = atomic_fetch_add(&j->next, 1);
+		if (k >= j->ntasks)
+			break;
+		d = j->d0;
+		hy_status st = hy_shard_decode(a->dec, td->raw[k], td->buf + td->at[k], &d);
+		if (st) {
+			pthread_mutex_lock(&j->mu);
+			if (k < j->bad) {
+				j->bad = k;
+				j->bad_st = st;
+				j->bad_d = d;
+			}
+			pthread_mutex_unlock(&j->mu);
+		}
+	}
+	return NULL;
+}
+
+static hy_status decode_all(hy_train_data *td, size_t ntasks, hy_diag *d)
+{
+	int threads = td->decoders;
+	if ((size_t)threads > ntasks)
+		threads = (int)ntasks;
+	for (int i = 0; i < threads; i++)
+		if (!td->dec[i] && !(td->dec[i] = hy_shard_decoder_new())) {
+			if (i == 0)
+				return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+			threads = i;
+			break;
+		}
+	decode_job j = {.td = td, .ntasks = ntasks, .bad = SIZE_MAX};
+	atomic_init(&j.next, 0);
+	pthread_mutex_init(&j.mu, NULL);
+	if (d)
+		j.d0 = *d;
+	else
+		hy_diag_init(&j.d0, NULL);
+	decode_arg args[HY_TRAIN_DATA_MAX_DECODERS];
+	int started = 0;
+	for (int i = 1; i < threads; i++) { /* helpers; too few: the caller does more */
+		args[i] = (decode_arg){.job = &j, .dec = td->dec[i]};
+		if (pthread_create(&args[i].th, NULL, decode_worker, &args[i]) != 0)
+			break;
+		started = i;
+	}
+	args[0] = (decode_arg){.job = &j, .dec = td->dec[0]};
+	decode_worker(&args[0]);
+	for (int i = 1; i <= started; i++)
+		pthread_join(args[i].th, NULL);
+	pthread_mutex_destroy(&j.mu);
+	if (j.bad == SIZE_MAX)
+		return HY_OK;
+	if (d)
+		*d = j.bad_d;
+	return j.bad_st;
+}
+
 /* Buffer b: its chunks, or with several ranks only this rank's (the k-th
  * chunk of epoch e's permuted order is rank (k + e) mod ranks's: dealt in
  * turn across the buffers, so no rank gets the odd chunks of every buffer,
@@ -139,22 +236,35 @@ static size_t buf_samples(const hy_train_data *td, size_t b)
  * shuffle is over every slot, as for a single process. */
 static hy_status shard_load(hy_train_data *td, size_t b, hy_diag *d)
 {
-	size_t n = 0;
+	size_t n = 0, ntasks = 0;
 	for (size_t k = b * td->per_buf; k < td->nunits && k < (b + 1) * td->per_buf; k++) {
 		const unit *u = &td->units[td->perm[k]];
 		int own = td->ranks < 2 || (k + td->epoch) % (uint64_t)td->ranks ==
 			(uint64_t)td->rank;
 		if (td->mine)
 			memset(td->mine + n, own, u->len);
-		if (own) {
+		if (own && td->hdf5_decode) {
 			hy_status st = hy_sample_read_at(td->rd[u->shard], u->start, u->len,
 				td->buf + n, d);
 			if (st)
 				return st;
+		} else if (own) {
+			hy_shard *sh = hy_sample_reader_shard(td->rd[u->shard]);
+			hy_status st = hy_shard_fetch(sh, u->start, u->len, td->raw[ntasks], d);
+			if (st)
+				return st;
+			td->at[ntasks++] = n;
+		}
+		if (own) {
 			td->stats.samples_read += u->len;
 			td->stats.chunks_read++;
 		}
 		n += u->len;
+	}
+	if (ntasks) {
+		hy_status st = decode_all(td, ntasks, d);
+		if (st)
+			return st;
 	}
 	hy_rng r;
 	hy_rng_seed(&r, hy_train_mix(td->seed, td->epoch, b + 1));
@@ -262,6 +372,15 @@ static hy_status shard_setup(hy_train_data *td, hy_diag *d)
 	if (!td->buf || !td->order || (td->ranks > 1 && !td->mine))
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (shuffle buffer of %zu samples)",
 			cap);
+	if (!td->hdf5_decode) {
+		td->raw = calloc(td->per_buf, sizeof *td->raw);
+		td->at = calloc(td->per_buf, sizeof *td->at);
+		int fail = !td->raw || !td->at;
+		for (size_t i = 0; !fail && i < td->per_buf; i++)
+			fail = !(td->raw[i] = hy_shard_chunks_new());
+		if (fail)
+			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	}
 	shard_start_epoch(td, 0);
 	return HY_OK;
 }
@@ -424,6 +543,8 @@ hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, 
 	td->bufcap = cfg->shuffle_buffer ? cfg->shuffle_buffer : 1;
 	td->ranks = cfg->ranks > 1 ? cfg->ranks : 1;
 	td->rank = td->ranks > 1 ? cfg->rank : 0;
+	td->hdf5_decode = cfg->hdf5_decode;
+	hy_train_data_set_decoders(td, cfg->decoders);
 	if (td->rank < 0 || td->rank >= td->ranks) {
 		hy_train_data_close(td);
 		return hy_diag_set(d, HY_EUSAGE, 0, "rank %d of %d", cfg->rank, cfg->ranks);
@@ -503,6 +624,11 @@ hy_status hy_train_data_next(hy_train_data *td, hy_sample *s, size_t max, size_t
 		return hy_diag_set(d, HY_EUSAGE, 0, "a source split across %d ranks gives parts of "
 			"batches (hy_train_data_next_part)", td->ranks);
 	return hy_train_data_next_part(td, s, max, n, &mine, d);
+}
+
+void hy_train_data_set_decoders(hy_train_data *td, int n)
+{
+	td->decoders = n < 1 ? 1 : n > HY_TRAIN_DATA_MAX_DECODERS ? HY_TRAIN_DATA_MAX_DECODERS : n;
 }
 
 void hy_train_data_get_stats(const hy_train_data *td, hy_train_data_stats *s)

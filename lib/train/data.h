@@ -71,7 +71,23 @@ typedef struct hy_train_data_cfg {
 				   * ranks 0 or 1: the whole batch     */
 	int one_pass;             /* streams: HY_STOP at the end of the
 				   * first pass, files as standard input */
+	int decoders;             /* shards: threads decoding a buffer's
+				   * chunks (0: 1; see Decoding below)  */
+	int hdf5_decode;          /* shards: the old way, HDF5 decompresses
+				   * (hy_shard_read) in the calling thread,
+				   * under the library's lock           */
 } hy_train_data_cfg;
+
+/* Decoding (shards). Loading a buffer fetches the stored chunks of this
+ * rank's units (shard.h hy_shard_fetch: HDF5 calls, cheap, in the calling
+ * thread) and then decodes them — checksum, inflation, unshuffling, the
+ * sample checks — outside HDF5 on `decoders` threads: the caller and
+ * decoders − 1 helpers started for the load, each taking the next unit in
+ * turn. The samples are bit for bit those of hy_shard_read, in the same
+ * slots, so the order and the cursor do not depend on the thread count;
+ * a failure is the one of the first failing unit in the buffer's order, as
+ * with one thread. */
+enum { HY_TRAIN_DATA_MAX_DECODERS = 64 };
 
 typedef struct hy_train_cursor {
 	uint64_t epoch; /* 0-based                          */
@@ -110,6 +126,11 @@ typedef struct hy_train_data_stats {
 	uint64_t chunks_read;
 } hy_train_data_stats;
 void hy_train_data_get_stats(const hy_train_data *td, hy_train_data_stats *s);
+
+/* Threads decoding each buffer from now on (1 to HY_TRAIN_DATA_MAX_DECODERS;
+ * clamped): the feed sets its loader count (feed.h). No effect on
+ * streams or with cfg hdf5_decode. */
+void hy_train_data_set_decoders(hy_train_data *td, int n);
 
 void hy_train_data_get_cursor(const hy_train_data *td, hy_train_cursor *c);
 /* Moves to cursor c. Shards: immediate. Streams: only forward from the

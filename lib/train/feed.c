@@ -182,6 +182,9 @@ hy_status hy_train_feed_open(hy_train_feed **out, hy_train_data *td,
 	pthread_mutex_init(&f->rd, NULL);
 	pthread_cond_init(&f->cv, NULL);
 	f->td = td;
+	/* the batch that loads a buffer decodes it on as many threads as
+	 * there are loaders (the others wait for the source meanwhile) */
+	hy_train_data_set_decoders(td, cfg->threads);
 	f->batch = cfg->batch;
 	f->threads = cfg->threads;
 	f->compact = cfg->compact;

@@ -18,11 +18,13 @@
  * the workspace alone).
  *
  * Threads. A loader thread claims the next batch number and reads the
- * batch under the source's lock (the source is sequential, and the HDF5
- * library serialises its calls anyway: a threadsafe build holds one global
- * lock around every call, decompression included), then packs it — the
- * binary16 → fp32 widening and transposition, the bulk of the work —
- * without any lock, in parallel with the other threads. Batches are held
+ * batch under the source's lock (the source is sequential), then packs it
+ * — the binary16 → fp32 widening and transposition — without any lock, in
+ * parallel with the other threads. The batch that needs a new shuffle
+ * buffer of shards has it decoded on as many threads as there are loaders
+ * (data.h, Decoding: only the fetch of the stored chunks is an HDF5 call,
+ * under the library's one lock; inflation and the rest run outside it),
+ * while the other loaders wait for the source or pack. Batches are held
  * in a ring of threads + 3 slots: up to one being filled per thread and the
  * two the consumer holds (the batch in use and the next one being copied
  * to the device). */

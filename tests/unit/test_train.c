@@ -1,7 +1,9 @@
 /* The trainer (lib/train): a run resumed from step k gives bit-identical
  * losses to the uninterrupted run (shards and streams); the stream shuffle
  * buffer is deterministic; shard epochs visit every sample exactly once and
- * seeking reproduces the order; a non-finite loss names the step and the
+ * seeking reproduces the order; shards decoded outside HDF5 on several
+ * threads give the old way's samples byte for byte, also after a seek, and
+ * fail at the same draw on a damaged chunk; a non-finite loss names the step and the
  * head and saves nothing; checkpoints of another architecture and truncated
  * ones are clear errors. Synthetic samples in a temporary directory. */
 #include <stdarg.h>
@@ -11,6 +13,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +124,141 @@ static void test_shard_epochs(void **state)
 	draw(td, more, 400, 33);
 	assert_memory_equal(more, ids + 377 + 123, 400 * sizeof *more);
 	hy_train_data_close(td);
+}
+
+/* Whole samples (not only their ids) of n draws in batches of batch. */
+static void draw_samples(hy_train_data *td, hy_sample *s, size_t n, size_t batch)
+{
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	for (size_t got = 0; got < n;) {
+		size_t want = n - got < batch ? n - got : batch, k = 0;
+		hy_status st = hy_train_data_next(td, s + got, want, &k, &d);
+		if (st)
+			fail_msg("hy_train_data_next: %s: %s", hy_status_str(st), d.msg);
+		assert_int_equal(k, want);
+		got += k;
+	}
+}
+
+/* Shards decoded outside HDF5 (data.h, Decoding) on 1, 2 and 3 threads:
+ * the samples of the old way (HDF5 decompressing: hdf5_decode) byte for
+ * byte, in the same order, over three epochs, with the same cursor; and
+ * from a cursor in the middle of a buffer. */
+static void test_shard_decoders(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	path(a, "a.h5");
+	path(b, "b.h5");
+	const char *paths[] = {a, b};
+	enum { N = 3 * 377, AT = 377 + 123, MORE = 400 };
+	hy_train_data_cfg cfg = {.paths = paths, .npaths = 2, .seed = SEED, .shuffle_buffer = 64,
+		.hdf5_decode = 1};
+	hy_sample *ref = malloc(N * sizeof *ref), *got = malloc(N * sizeof *got);
+	assert_true(ref && got);
+	hy_train_data *td;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	draw_samples(td, ref, N, 50);
+	hy_train_cursor c0, c1;
+	hy_train_data_get_cursor(td, &c0);
+	hy_train_data_close(td);
+	cfg.hdf5_decode = 0;
+	for (int threads = 1; threads <= 3; threads++) {
+		cfg.decoders = threads;
+		assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+		draw_samples(td, got, N, threads == 2 ? 33 : 50);
+		hy_train_data_get_cursor(td, &c1);
+		hy_train_data_close(td);
+		if (memcmp(got, ref, N * sizeof *ref) != 0)
+			fail_msg("%d decoding threads: not the old way's samples", threads);
+		assert_int_equal(c1.epoch, c0.epoch);
+		assert_int_equal(c1.pos, c0.pos);
+		assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+		hy_train_cursor at = {1, 123};
+		assert_int_equal(hy_train_data_seek(td, &at, &d), HY_OK);
+		draw_samples(td, got, MORE, 17);
+		hy_train_data_close(td);
+		if (memcmp(got, ref + AT, MORE * sizeof *ref) != 0)
+			fail_msg("%d decoding threads, resumed at (1, 123): not the old way's samples",
+				threads);
+	}
+	free(ref);
+	free(got);
+}
+
+/* Draws until a failure: how many samples came before it. */
+static size_t draw_until_error(hy_train_data *td, hy_diag *d)
+{
+	hy_sample s[16];
+	size_t total = 0;
+	for (int k = 0; k < 100; k++) {
+		size_t n = 0;
+		hy_status st = hy_train_data_next(td, s, 16, &n, d);
+		if (st) {
+			assert_int_equal(st, HY_EDATA);
+			return total;
+		}
+		total += n;
+	}
+	fail_msg("no error in 1600 draws");
+	return 0;
+}
+
+/* A flipped bit in one stored chunk: the old way and 1-3 decoding threads
+ * fail at the same draw with HY_EDATA, ours saying "checksum mismatch: the
+ * file is damaged" and naming the shard. */
+static void test_shard_decoders_damage(void **state)
+{
+	(void)state;
+	char a[512], bad[512];
+	path(a, "a.h5");
+	path(bad, "bad.h5");
+	char cmd[1200];
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", a, bad);
+	assert_int_equal(system(cmd), 0);
+	hid_t f = H5Fopen(bad, H5F_ACC_RDONLY, H5P_DEFAULT);
+	assert_true(f >= 0);
+	hid_t ds = H5Dopen2(f, "obs", H5P_DEFAULT);
+	assert_true(ds >= 0);
+	hsize_t off[3] = {160, 0, 0}, size = 0;
+	haddr_t addr = 0;
+	unsigned mask;
+	assert_true(H5Dget_chunk_info_by_coord(ds, off, &mask, &addr, &size) >= 0);
+	H5Dclose(ds);
+	H5Fclose(f);
+	FILE *fp = fopen(bad, "r+b");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, (long)(addr + size / 2), SEEK_SET), 0);
+	int c = fgetc(fp);
+	assert_int_equal(fseek(fp, (long)(addr + size / 2), SEEK_SET), 0);
+	fputc(c ^ 0x20, fp);
+	assert_int_equal(fclose(fp), 0);
+
+	const char *paths[] = {bad};
+	hy_train_data_cfg cfg = {.paths = paths, .npaths = 1, .seed = SEED, .shuffle_buffer = 64,
+		.hdf5_decode = 1};
+	hy_train_data *td;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	size_t at = draw_until_error(td, &d);
+	hy_train_data_close(td);
+	assert_non_null(strstr(d.msg, "checksum mismatch: the file is damaged"));
+	cfg.hdf5_decode = 0;
+	for (int threads = 1; threads <= 3; threads++) {
+		cfg.decoders = threads;
+		hy_diag_init(&d, NULL);
+		assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+		assert_int_equal(draw_until_error(td, &d), at);
+		hy_train_data_close(td);
+		if (strncmp(d.msg, "checksum mismatch: the file is damaged", 38) != 0)
+			fail_msg("%d threads: %s", threads, d.msg);
+		assert_string_equal(d.source, bad);
+	}
+	unlink(bad);
 }
 
 static void test_stream_buffer(void **state)
@@ -361,6 +499,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shard_epochs),
+		cmocka_unit_test(test_shard_decoders),
+		cmocka_unit_test(test_shard_decoders_damage),
 		cmocka_unit_test(test_stream_buffer),
 		cmocka_unit_test(test_resume_exact_shards),
 		cmocka_unit_test(test_resume_exact_stream),

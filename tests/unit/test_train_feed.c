@@ -5,7 +5,9 @@
  * source's cursor after it; hy_train_feed_load puts it into a workspace
  * as hy_nn_work_load would; a truncated input stops the feed at the batch
  * that meets the cut, and every later call says the same;
- * bad configurations are refused. Synthetic samples from a fixed seed. */
+ * bad configurations are refused; over shards, decoded outside HDF5 on the
+ * loaders' count of threads, the batches are the old way's byte for byte,
+ * also from a cursor. Synthetic samples from a fixed seed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +21,7 @@
 
 #include "nn/cuda/compact.h"
 #include "nn/synth.h"
+#include "samples/shard.h"
 #include "samples/stream.h"
 #include "train/feed.h"
 
@@ -113,6 +116,86 @@ static void test_order(void **state)
 	}
 	free(ref);
 	unlink(path);
+}
+
+/* A shard of n synthetic samples, chunks of 8 (a short last one), in a
+ * temporary file. */
+static void write_shard(char *path, int n, uint64_t seed)
+{
+	strcpy(path, "/tmp/test-feed-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	hy_sample *s = malloc((size_t)n * sizeof *s);
+	assert_non_null(s);
+	hy_rng r;
+	hy_rng_seed(&r, seed);
+	hy_nn_synth_samples(&r, s, n);
+	hy_shard_writer *w;
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	hy_shard_meta m = {.chunk = 8};
+	assert_int_equal(hy_shard_writer_open(&w, path, &m, &d), HY_OK);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(hy_shard_write(w, &s[i], &d), HY_OK);
+	assert_int_equal(hy_shard_writer_close(w, &d), HY_OK);
+	free(s);
+}
+
+/* Shards through the feed on 1, 2 and 3 loader threads (the source then
+ * decodes each buffer on as many: data.h, Decoding): batch k is the k-th
+ * batch of the old way (HDF5 decompressing, one thread) packed byte for
+ * byte, with its cursor — from the start, and from a cursor inside a
+ * buffer, as a resumed run seeks. */
+static void test_shards(void **state)
+{
+	char p1[64], p2[64];
+	write_shard(p1, 61, SEED);
+	write_shard(p2, 45, SEED + 1);
+	const char *const paths[2] = {p1, p2};
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	void *ref = malloc(hy_nn_batch_bytes(BATCH));
+	hy_sample s[BATCH];
+	assert_non_null(ref);
+	hy_train_cursor from[2] = {{0, 0}, {1, 37}};
+	for (int threads = 1; threads <= 3; threads++)
+		for (int i = 0; i < 2; i++) {
+			hy_train_data_cfg c = {.paths = paths, .npaths = 2, .seed = SEED,
+				.shuffle_buffer = 24};
+			hy_train_data *a, *b;
+			assert_int_equal(hy_train_data_open(&a, &c, &d), HY_OK);
+			c.hdf5_decode = 1;
+			assert_int_equal(hy_train_data_open(&b, &c, &d), HY_OK);
+			assert_int_equal(hy_train_data_seek(a, &from[i], &d), HY_OK);
+			assert_int_equal(hy_train_data_seek(b, &from[i], &d), HY_OK);
+			hy_train_feed *f;
+			hy_train_feed_cfg fc = {.batch = BATCH, .threads = threads, .be = NULL};
+			assert_int_equal(hy_train_feed_open(&f, a, &fc, &d), HY_OK);
+			for (int k = 0; k < 3 * 106 / BATCH + 2; k++) {
+				const hy_train_batch *fb;
+				size_t n;
+				assert_int_equal(hy_train_feed_next(f, &fb, &d), HY_OK);
+				assert_int_equal(hy_train_data_next(b, s, BATCH, &n, &d), HY_OK);
+				hy_nn_batch_info bi;
+				assert_int_equal(hy_nn_batch_pack(ref, s, (int)n, &bi, &d), HY_OK);
+				assert_int_equal(fb->info.n, (int)n);
+				if (memcmp(fb->host, ref, hy_nn_batch_bytes((int)n)) != 0)
+					fail_msg("%d loaders, from (%llu, %llu): batch %d differs", threads,
+						(unsigned long long)from[i].epoch,
+						(unsigned long long)from[i].pos, k);
+				hy_train_cursor cb;
+				hy_train_data_get_cursor(b, &cb);
+				assert_int_equal(fb->cursor.epoch, cb.epoch);
+				assert_int_equal(fb->cursor.pos, cb.pos);
+			}
+			hy_train_feed_close(f);
+			hy_train_data_close(a);
+			hy_train_data_close(b);
+		}
+	free(ref);
+	unlink(p1);
+	unlink(p2);
 }
 
 /* A CPU backend shaped like a GPU's for the feed: "device" copies and
@@ -249,6 +332,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_shards),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_error),
 		cmocka_unit_test(test_config),
