@@ -32,7 +32,9 @@
 # Training resumes with --resume (OUT/run/done, naming the final checkpoint,
 # is written only when hydra-fit succeeds) when OUT/run holds a checkpoint
 # of a run started after every input of the stage was made (OUT/run/.started);
-# otherwise the run is removed and trained afresh.
+# otherwise the run is removed and trained afresh. While it trains, its
+# plots (OUT/run/plots/) are redrawn after each evaluation (hydra-fit
+# --on-eval), so they can be watched; LIVE_PLOTS= (empty) turns that off.
 
 include $(dir $(abspath $(lastword $(MAKEFILE_LIST))))common.mk
 LOGS   ?=
@@ -47,6 +49,11 @@ VAL    ?= 0.05
 SEEDS  ?= 100
 SEED   ?= 0
 FIT_FLAGS ?=
+LIVE_PLOTS ?= 1
+# a plot refresh after each evaluation: a make of its own (not this one's
+# jobs), quiet, its failure only said by hydra-fit
+ON_EVAL = $(if $(LIVE_PLOTS),--on-eval 'env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	$(MAKE) -s -f $(HERE)plots.mk RUN=$(OUT)/run > /dev/null 2>&1')
 $(call one-path,OUT)$(call one-path,LOGS)
 
 .PHONY: all events check shards augment fit eval arena plots clean
@@ -104,7 +111,7 @@ $(OUT)/augment.done: $(OUT)/shards.done
 	$(commit)
 
 VALS = $(addprefix --val ,$(wildcard $(OUT)/shards/val-*.h5))
-RESUME = $(P)hydra-fit --resume $(OUT)/run --device $(DEVICE) $(FIT_FLAGS) $(VALS) \
+RESUME = $(P)hydra-fit --resume $(OUT)/run --device $(DEVICE) $(FIT_FLAGS) $(ON_EVAL) $(VALS) \
 	--out $(OUT)/run $(OUT)/aug/train-*.h5
 # hydra-fit refuses to resume a run that has made all its steps (status 2,
 # "nothing to do"): such a run, killed before run/done was written, is done
@@ -117,7 +124,8 @@ $(OUT)/run/done: $(OUT)/augment.done $(OUT)/shards.done $(OUT)/.bc-fit.settings
 		$(call fresh-run,$(OUT)/run) && \
 		$(P)hydra-fit --arch $(ARCH) $(if $(STEPS),--steps $(STEPS),--epochs $(EPOCHS)) \
 			--batch $(BATCH) $(if $(LR),--lr $(LR)) --device $(DEVICE) \
-			-j $(THREADS) $(FIT_FLAGS) $(VALS) --out $(OUT)/run $(OUT)/aug/train-*.h5; \
+			-j $(THREADS) $(FIT_FLAGS) $(ON_EVAL) $(VALS) --out $(OUT)/run \
+			$(OUT)/aug/train-*.h5; \
 	fi
 	readlink $(OUT)/run/latest > $@.tmp
 	$(commit)

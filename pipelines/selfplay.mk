@@ -207,9 +207,15 @@ $(OUT)/best.h5: $(LAST)/best.h5 $(OUT)/league.jsonl
 	cp $(LAST)/best.h5 $@.tmp
 	$(commit)
 
-plots: $(OUT)/plots/league.png $(foreach i,$(ITER_LIST),$(OUT)/iter-$(i)/run/plots/losses.png)
+plots: $(OUT)/plots/league.png $(OUT)/plots/all/losses.png \
+	$(foreach i,$(ITER_LIST),$(OUT)/iter-$(i)/run/plots/losses.png)
 $(OUT)/plots/league.png: $(OUT)/league.jsonl $(HERE)plots.mk $(HERE)league.gp
 	$(MAKE) --no-print-directory -f $(HERE)plots.mk LEAGUE=$(OUT)/league.jsonl
+# the iterations' PPO runs as one curve (plots/all/: losses, training, ppo)
+$(OUT)/plots/all/losses.png: $(foreach i,$(ITER_LIST),$(OUT)/iter-$(i)/run/metrics.jsonl) \
+		$(OUT)/league.jsonl $(HERE)plots.mk $(HERE)metrics.gp
+	$(MAKE) --no-print-directory -f $(HERE)plots.mk LEAGUE=$(OUT)/league.jsonl \
+		RUNS="$(foreach i,$(ITER_LIST),$(OUT)/iter-$(i)/run)"
 
 clean:
 	rm -rf $(OUT)

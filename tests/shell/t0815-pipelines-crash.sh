@@ -61,7 +61,9 @@ HY_REAL_BIN=$BIN HY_REAL_PATH=$PATH HY_CALLS=$T/calls HY_KILLED=$T/killed
 HY_TEST_PGID=$(ps -o pgid= -p $$ | tr -d ' ')
 PATH=$T/w:$PATH
 export HY_REAL_BIN HY_REAL_PATH HY_CALLS HY_KILLED HY_TEST_PGID PATH
-MK="make --no-print-directory BIN=$T/w DEVICE=cpu THREADS=1"
+# LIVE_PLOTS off: the plot refresh inside hydra-fit would run jq and gnuplot
+# within the fit stage and meet the kill patterns of the plot stages
+MK="make --no-print-directory BIN=$T/w DEVICE=cpu THREADS=1 LIVE_PLOTS="
 BC="$MK -f pl/bc.mk LOGS=logs OUT=bc ARCH=tiny STEPS=20 BATCH=64 VAL=0.3 SEEDS=2"
 SP="$MK -f pl/selfplay.mk INIT=bc/model.h5 OUT=sp GAMES=4 TABLES=4 SEEDS=2 BATCH=64 ITERS=2"
 DEMO="$MK -f pl/demo.mk OUT=d GAMES=8 ARCH=tiny STEPS=20 VAL=0.3 SEEDS=2 ITERS=1 SP_GAMES=4 SP_SEEDS=2"
