@@ -21,6 +21,11 @@ for p in bc/run/plots/losses.png bc/run/plots/training.png; do
 	[ "$(head -c 8 "$p" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] || fail "$p is not a PNG"
 	[ "$(wc -c < "$p")" -gt 10000 ] || fail "$p is too small to hold a plot"
 done
+# validation about 20 times a run (20 steps: every step), per head in the TSV
+[ "$(grep -c '"val_loss"' bc/run/metrics.jsonl)" -eq 20 ] || fail "not 20 validation points"
+awk -F'\t' 'NF != 23 { exit 1 }' bc/run/plots/metrics.tsv || fail "metrics.tsv has not 23 columns"
+awk -F'\t' '$21 != "NaN" { n++ } END { exit n == 20 ? 0 : 1 }' bc/run/plots/metrics.tsv ||
+	fail "no per-head (grp) validation column"
 jq -e '.games == 8 and .challenger' bc/arena.json > /dev/null || fail "arena.json"
 jq -e '.accuracy.all.top1 >= 0' bc/eval.json > /dev/null || fail "eval.json"
 bc > bc2.log 2>&1 || fail "second bc.mk"
@@ -40,6 +45,11 @@ for i in 1 2; do
 done
 [ -s sp/best.h5 ] || fail "no sp/best.h5"
 [ "$(wc -c < sp/plots/league.png)" -gt 10000 ] || fail "league plot"
+# the iterations' PPO runs as one curve: steps continue across iterations
+[ "$(wc -c < sp/plots/all/ppo.png)" -gt 10000 ] || fail "no continuous PPO plot"
+n1=$(jq -s 'map(.step) | max' sp/iter-1/run/metrics.jsonl)
+awk -F'\t' -v n1="$n1" 'NR > 1 && $1 <= prev { exit 1 } { prev = $1 } END { exit prev > n1 ? 0 : 1 }' \
+	sp/plots/all/metrics.tsv || fail "the continuous PPO curve's steps do not continue"
 # raising ITERS continues the loop; the done iterations are kept
 sp ITERS=3 > sp3.log 2>&1 || { tail -n 20 sp3.log; fail "selfplay.mk ITERS=3"; }
 [ "$(wc -l < sp/league.jsonl)" -eq 3 ] || fail "league.jsonl after ITERS=3"

@@ -109,7 +109,7 @@ at=$(( $(wc -c < one.h5) / 2 ))
 byte=$(od -An -tu1 -j $at -N1 one.h5 | tr -d ' ')
 printf "$(printf '\\%03o' $(( byte ^ 16 )))" | dd of=flip.h5 bs=1 seek=$at conv=notrunc 2>/dev/null
 cmp -s one.h5 flip.h5 && fail "no bit flipped"
-for mode in --feed-only "--steps 2 --batch 16 --out FL"; do
+for mode in --feed-only "--steps 2 --batch 16 --arch tiny --out FL"; do
 	expect_exit 1 "$F" $mode --device cpu -q flip.h5
 	expect_err "^hydra-fit: flip.h5: checksum mismatch: the file is damaged"
 	grep -q "HDF5-DIAG" "$T/err" && { cat "$T/err"; fail "$mode: libhdf5's error stack printed"; }
