@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "core/version.h"
 #include "dist/dist.h"
+#include "train/ckptdir.h"
 #include "train/prov.h"
 #include "io/cleanup.h"
 #include "io/output.h"
@@ -261,6 +262,21 @@ static int feed_only(const hy_train_cfg *cfg)
 			i + 1, (unsigned long long)s.thread_samples[i], s.read_s[i], s.pack_s[i]);
 	printf("feed: consumer waited %.3f s\n", s.wait_s);
 	return info_done();
+}
+
+/* Whether the checkpoint a --resume names recorded input files (not
+ * standard input) for the run to read again (train/prov.h). */
+static int resume_has_files(const char *resume)
+{
+	char path[PATH_MAX], *desc = malloc(HY_PROV_MAX);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	int found = 0, files = 0;
+	if (desc && !hy_train_resolve_ckpt(resume, path, sizeof path, &d) &&
+		!hy_ckdir_read_str(path, "train_inputs", desc, HY_PROV_MAX, &found, &d) && found)
+		files = desc[0] && strncmp(desc, "-\t", 2) != 0;
+	free(desc);
+	return files;
 }
 
 static int fit_main(int argc, char **argv, const char **val)
@@ -577,6 +593,8 @@ static int fit_main(int argc, char **argv, const char **val)
 	for (size_t i = 0; i < cfg.ninputs; i++)
 		if (strcmp(cfg.inputs[i], "-") == 0)
 			reads_stdin = 1;
+	if (reads_stdin && cfg.ninputs == 0 && cfg.resume && resume_has_files(cfg.resume))
+		reads_stdin = 0; /* the run reads the inputs its checkpoint recorded */
 	if (reads_stdin && isatty(STDIN_FILENO)) {
 		fprintf(stderr, "%s: no input: standard input is a terminal\n"
 			"hint: give sample streams or shards, or pipe hydra-encode into hydra-fit\n",

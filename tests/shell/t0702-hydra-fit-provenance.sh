@@ -38,6 +38,14 @@ grep -q "inputs from the checkpoint: 1 file$" r2.err || { cat r2.err; fail "no n
 loss() { grep '"step":4' "$1/metrics.jsonl" | sed 's/"samples_per_s":[^,}]*//; s/"elapsed_s":[^,}]*//'; }
 [ -n "$(loss named)" ] && [ "$(loss named)" = "$(loss bare)" ] ||
 	fail "the resume without inputs trained on other data: $(loss named) / $(loss bare)"
+# typed at a terminal (script(1) gives it one), a resume without inputs
+# reads the recorded files rather than refusing the terminal
+if command -v script > /dev/null 2>&1; then
+	cp -R run tty && rm -f tty/ckpt-00000004.h5 && ln -sf ckpt-00000002.h5 tty/latest
+	script -qec "$BIN/hydra-fit -q --resume tty --steps 4" /dev/null > tty.out 2>&1 ||
+		{ cat tty.out; fail "resume without inputs at a terminal"; }
+	[ -f tty/ckpt-00000004.h5 ] || { cat tty.out; fail "resume at a terminal trained nothing"; }
+fi
 # a changed input is named
 touch -d '2001-01-01' s.h5
 $BIN/hydra-fit --resume bare --steps 6 2>r3.err || { cat r3.err; fail "resume after a change"; }
