@@ -18,16 +18,13 @@ hid_t hy_h5_create_v110(const char *path)
 	return f;
 }
 
-herr_t hy_h5_put_attr(hid_t loc, const char *name, hid_t type, const void *v, hsize_t n)
+/* After a write that returned r: closes obj (an attribute or dataset, with
+ * close) and the dataspace sp, keeping the first failure's error stack for
+ * H5CHK (every HDF5 call clears it); the write's and the close's status. */
+static herr_t close_after(herr_t r, hid_t obj, herr_t (*close)(hid_t), hid_t sp)
 {
-	hid_t sp = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
-	if (sp < 0)
-		return -1;
-	hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
-	herr_t r = a < 0 ? -1 : H5Awrite(a, type, v);
-	/* every HDF5 call clears the error stack: keep the failure's for H5CHK */
 	hid_t es = r < 0 ? H5Eget_current_stack() : -1;
-	if (a >= 0 && H5Aclose(a) < 0) {
+	if (obj >= 0 && close(obj) < 0) {
 		r = -1;
 		if (es < 0)
 			es = H5Eget_current_stack();
@@ -36,6 +33,16 @@ herr_t hy_h5_put_attr(hid_t loc, const char *name, hid_t type, const void *v, hs
 	if (es >= 0)
 		H5Eset_current_stack(es);
 	return r;
+}
+
+herr_t hy_h5_put_attr(hid_t loc, const char *name, hid_t type, const void *v, hsize_t n)
+{
+	hid_t sp = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+	if (sp < 0)
+		return -1;
+	hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+	herr_t r = a < 0 ? -1 : H5Awrite(a, type, v);
+	return close_after(r, a, H5Aclose, sp);
 }
 
 herr_t hy_h5_get_attr(hid_t loc, const char *name, hid_t type, void *v, hssize_t n)
@@ -102,16 +109,7 @@ herr_t hy_h5_write_tensor(hid_t f, hid_t lcpl, const char *prefix, const hy_nn_t
 	if (dcpl >= 0)
 		H5Pclose(dcpl);
 	herr_t r = ds < 0 ? -1 : H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-	hid_t es = r < 0 ? H5Eget_current_stack() : -1; /* kept for H5CHK, as in put_attr */
-	if (ds >= 0 && H5Dclose(ds) < 0) {
-		r = -1;
-		if (es < 0)
-			es = H5Eget_current_stack();
-	}
-	H5Sclose(sp);
-	if (es >= 0)
-		H5Eset_current_stack(es);
-	return r;
+	return close_after(r, ds, H5Dclose, sp);
 }
 
 hy_status hy_h5_read_tensor(hid_t f, const char *path, const char *prefix, const hy_nn_tensor *t,

@@ -758,9 +758,7 @@ static void run_on_eval(run *r)
 	const char *cmd = r->cfg->on_eval;
 	if (!cmd || !*cmd || r->dist.rank > 0)
 		return;
-	if (r->metrics)
-		fflush(r->metrics);
-	fflush(NULL);
+	fflush(NULL); /* metrics.jsonl's line, before the command reads it */
 	pid_t pid = fork();
 	if (pid == 0) {
 		setenv("RUN", r->out, 1);
