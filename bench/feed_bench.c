@@ -1,7 +1,7 @@
 /* The data feed of GPU training (make bench-gpu, bench/feed.sh):
  *   feed_bench THREADS BATCH SECONDS LAYOUT SHARD...
  * THREADS loader threads each read and decompress HDF5 shards through
- * train/data (its own shards, or all of them with its own seed when there
+ * data/source (its own shards, or all of them with its own seed when there
  * are fewer shards than threads), shuffle, and assemble batches into two
  * host buffers of their own (double buffering); the main thread takes the
  * batches in turn and, where a GPU is usable, copies each to the device on
@@ -32,7 +32,7 @@
 #include "nn/cuda/compact.h"
 #include "nn/math.h"
 #include "samples/sample.h"
-#include "train/data.h"
+#include "data/source.h"
 
 enum { LAB = 64 }; /* label bytes a sample: mask, action, grp, rank, targets */
 
@@ -41,7 +41,7 @@ typedef struct feeder feeder;
 typedef struct loader {
 	feeder *f;
 	int id;
-	hy_train_data *td;
+	hy_data *td;
 	hy_sample *s;
 	void *buf[2];
 	int ready[2]; /* 1: filled, waiting for the consumer */
@@ -130,7 +130,7 @@ static void *run_loader(void *arg)
 		size_t got = 0, want = (size_t)f->batch;
 		while (got < want) {
 			size_t n = 0;
-			hy_status st = hy_train_data_next(l->td, l->s + got, want - got, &n, &d);
+			hy_status st = hy_data_next(l->td, l->s + got, want - got, &n, &d);
 			if (st) { /* shards are endless: HY_STOP would be a stream's end */
 				snprintf(l->err, sizeof l->err, "%s",
 					st == HY_STOP ? "the input ended" : d.msg);
@@ -202,11 +202,11 @@ int main(int argc, char **argv)
 		for (int i = 0; i < nsh; i++)
 			if (nsh < f.threads || i % f.threads == t)
 				mine[nm++] = shards[i];
-		hy_train_data_cfg dc = {.paths = mine, .npaths = nm, .seed = 1000 + (uint64_t)t,
+		hy_data_cfg dc = {.paths = mine, .npaths = nm, .seed = 1000 + (uint64_t)t,
 			.shuffle_buffer = 8192, .hdf5_decode = hdf5};
 		hy_diag d;
 		hy_diag_init(&d, NULL);
-		if (hy_train_data_open(&l->td, &dc, &d)) {
+		if (hy_data_open(&l->td, &dc, &d)) {
 			fprintf(stderr, "feed_bench: %s\n", d.msg);
 			return 1;
 		}
@@ -290,7 +290,7 @@ int main(int argc, char **argv)
 		pinned ? " with a host-to-device copy each" : " (no GPU: no copy)",
 		vals ? 100.0 * (double)ints / (double)vals : 0.0, u8ch, HY_OBS_CHANNELS);
 	for (int t = 0; t < f.threads; t++) {
-		hy_train_data_close(f.l[t].td);
+		hy_data_close(f.l[t].td);
 		free(f.l[t].s);
 		for (int i = 0; i < 2; i++) {
 #ifdef HY_HAVE_CUDA

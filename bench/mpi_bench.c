@@ -85,7 +85,7 @@ static int steps(hy_dist *ds, hy_nn_model *m, hy_nn_ctx *ctx, const char *arch, 
 				t[ov][i] = now() - t0;
 		}
 	char l1[1200], l2[1200];
-	hy_train_data_stats none = {0, 0};
+	hy_data_stats none = {0, 0};
 	for (int ov = 0; ov < 2; ov++) {
 		qsort(t[ov], (size_t)iters, sizeof *t[ov], cmp_d);
 		if (hy_train_ranks_report(rk[ov], &none, 0, l1, l2, sizeof l1, &d))

@@ -1,6 +1,6 @@
 /* hydra-fit: trains the SE-ResNet policy/value network on training samples
  * (ARCHITECTURE.md §7-8). Option parsing, device choice, messages and progress only:
- * the loop is lib/train/loop, the data sources lib/train/data, the model
+ * the loop is lib/train/loop, the data sources lib/data/source, the model
  * and optimiser lib/nn. */
 #include <errno.h>
 #include <getopt.h>
@@ -234,7 +234,7 @@ static int feed_only(const hy_train_cfg *cfg)
 {
 	const int batch = cfg->batch > 0 ? cfg->batch : 256;
 	const int threads = cfg->loader_threads > 0 ? cfg->loader_threads : 1;
-	hy_train_data_cfg dc = {.paths = cfg->inputs, .npaths = cfg->ninputs, .seed = cfg->seed,
+	hy_data_cfg dc = {.paths = cfg->inputs, .npaths = cfg->ninputs, .seed = cfg->seed,
 		.shuffle_buffer = cfg->shuffle_buffer ? cfg->shuffle_buffer : 8192,
 		.one_pass = cfg->steps <= 0};
 	const hy_nn_backend *be = cfg->cuda ? hy_nn_backend_cuda() : NULL;

@@ -12,7 +12,7 @@
 #include "nn/checkpoint.h"
 #include "nn/cuda/cuda.h"
 #include "samples/sample.h"
-#include "train/data.h"
+#include "data/source.h"
 
 static const char *const type_names[HY_DSEVAL_TYPES] = {
 	"discard", "riichi", "chi", "pon", "kan", "win", "kyuushu", "pass",
@@ -172,7 +172,7 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 	static const char *const stdin_path[1] = {"-"};
 	const char *const *paths = c->npaths ? c->paths : stdin_path;
 	size_t npaths = c->npaths ? c->npaths : 1;
-	st = hy_train_data_scan(paths, npaths, buf, (size_t)c->batch, eval_batch, r, d);
+	st = hy_data_scan(paths, npaths, buf, (size_t)c->batch, eval_batch, r, d);
 	if (st == HY_STOP)
 		st = r->st;
 	if (st)

@@ -27,7 +27,7 @@ typedef struct loader {
 } loader;
 
 struct hy_train_feed {
-	hy_train_data *td;
+	hy_data *td;
 	int batch, threads, nslots;
 	int compact;              /* batches packed compact (feed.h)     */
 	const hy_nn_backend *hbe; /* host memory from hbe->host_alloc, or NULL */
@@ -88,9 +88,9 @@ static void *loader_main(void *arg)
 		size_t n = 0, all = 0;
 		hy_diag_init(&sl->d, NULL); /* no line, no game: not "game 1" */
 		memcpy(sl->d.source, f->src.source, sizeof sl->d.source);
-		sl->st = hy_train_data_next_part(f->td, sl->s, (size_t)f->batch, &all, &n, &sl->d);
+		sl->st = hy_data_next_part(f->td, sl->s, (size_t)f->batch, &all, &n, &sl->d);
 		sl->b.n_global = (int)all;
-		hy_train_data_get_cursor(f->td, &sl->b.cursor);
+		hy_data_get_cursor(f->td, &sl->b.cursor);
 		int failed = sl->st != HY_OK;
 		if (failed) { /* no batch after this one: its status is the last word */
 			pthread_mutex_lock(&f->mu);
@@ -165,7 +165,7 @@ void hy_train_feed_close(hy_train_feed *f)
 	free(f);
 }
 
-hy_status hy_train_feed_open(hy_train_feed **out, hy_train_data *td,
+hy_status hy_train_feed_open(hy_train_feed **out, hy_data *td,
 	const hy_train_feed_cfg *cfg, hy_diag *d)
 {
 	*out = NULL;
@@ -184,7 +184,7 @@ hy_status hy_train_feed_open(hy_train_feed **out, hy_train_data *td,
 	f->td = td;
 	/* the batch that loads a buffer decodes it on as many threads as
 	 * there are loaders (the others wait for the source meanwhile) */
-	hy_train_data_set_decoders(td, cfg->threads);
+	hy_data_set_decoders(td, cfg->threads);
 	f->batch = cfg->batch;
 	f->threads = cfg->threads;
 	f->compact = cfg->compact;
@@ -327,19 +327,19 @@ void hy_train_feed_get_stats(hy_train_feed *f, hy_train_feed_stats *s)
 	pthread_mutex_unlock(&f->mu);
 }
 
-hy_status hy_train_feed_measure(const hy_train_data_cfg *dc, const hy_train_feed_cfg *fc,
+hy_status hy_train_feed_measure(const hy_data_cfg *dc, const hy_train_feed_cfg *fc,
 	uint64_t batches, double *seconds, hy_train_feed_stats *s, hy_diag *d)
 {
 	memset(s, 0, sizeof *s);
 	*seconds = 0;
 	double t0 = now_s();
-	hy_train_data *td;
-	hy_status st = hy_train_data_open(&td, dc, d);
+	hy_data *td;
+	hy_status st = hy_data_open(&td, dc, d);
 	if (st)
 		return st;
 	hy_train_feed *f;
 	if ((st = hy_train_feed_open(&f, td, fc, d))) {
-		hy_train_data_close(td);
+		hy_data_close(td);
 		return st;
 	}
 	for (uint64_t k = 0; !batches || k < batches; k++) {
@@ -355,6 +355,6 @@ hy_status hy_train_feed_measure(const hy_train_data_cfg *dc, const hy_train_feed
 	*seconds = now_s() - t0;
 	hy_train_feed_get_stats(f, s);
 	hy_train_feed_close(f);
-	hy_train_data_close(td);
+	hy_data_close(td);
 	return st;
 }

@@ -8,7 +8,7 @@
  * stream while the current step computes (hy_train_feed_load).
  *
  * Order. The threads only prefetch: batch k is the k-th
- * hy_train_data_next_part of batch size on the source, exactly as without
+ * hy_data_next_part of batch size on the source, exactly as without
  * the feed, so the data order stays a function of the seed and the
  * cursor, and each batch carries the source's cursor after it — the cursor
  * a checkpoint of the step that trained on it must save for an exact
@@ -35,7 +35,7 @@
 
 #include "core/status.h"
 #include "nn/model.h"
-#include "train/data.h"
+#include "data/source.h"
 
 typedef struct hy_train_feed_cfg {
 	int batch;               /* samples a batch (≥ 1)                        */
@@ -55,7 +55,7 @@ typedef struct hy_train_batch {
 	const void *host;        /* packed batch, hy_nn_batch_bytes_as(info.n,
 				  * info.compact) bytes                          */
 	hy_nn_batch_info info;
-	hy_train_cursor cursor;  /* the source's cursor after this batch         */
+	hy_data_cursor cursor;  /* the source's cursor after this batch         */
 	int n_global;            /* samples of the global batch (several ranks:
 				  * info.n is this rank's part of them)         */
 	uint64_t seq;            /* 0-based batch number since open              */
@@ -69,7 +69,7 @@ int hy_train_feed_compact_ok(const hy_nn_backend *be);
 
 /* Starts the threads on td (not owned; nothing else may use it until
  * hy_train_feed_close). HY_EUSAGE for a bad configuration, HY_ENOMEM. */
-hy_status hy_train_feed_open(hy_train_feed **f, hy_train_data *td,
+hy_status hy_train_feed_open(hy_train_feed **f, hy_data *td,
 	const hy_train_feed_cfg *cfg, hy_diag *d);
 /* Stops and joins the threads, frees the buffers (and the device staging
  * of hy_train_feed_load, with the backend it was made on). NULL is fine. */
@@ -107,7 +107,7 @@ void hy_train_feed_get_stats(hy_train_feed *f, hy_train_feed_stats *s);
  * takes batches (0: until the cursor leaves the first epoch, or standard
  * input ends), touching nothing but the feed. *seconds: wall time from the
  * open to the last batch; *s: the feed's figures. */
-hy_status hy_train_feed_measure(const hy_train_data_cfg *dc, const hy_train_feed_cfg *fc,
+hy_status hy_train_feed_measure(const hy_data_cfg *dc, const hy_train_feed_cfg *fc,
 	uint64_t batches, double *seconds, hy_train_feed_stats *s, hy_diag *d);
 
 #endif

@@ -24,7 +24,7 @@
 #include "nn/threads.h"
 #include "samples/reader.h"
 #include "train/ckptdir.h"
-#include "train/data.h"
+#include "data/source.h"
 #include "train/feed.h"
 #include "train/prov.h"
 #include "train/ranks.h"
@@ -58,10 +58,10 @@ typedef struct run {
 	hy_rng rng;
 	int batch;
 	size_t shuffle_buffer;
-	hy_train_data *data;
+	hy_data *data;
 	hy_sample *buf;
 	hy_train_feed *feed;  /* loader threads (train/feed.h), or NULL     */
-	hy_train_cursor fcur; /* with the feed: the cursor after the last batch */
+	hy_data_cursor fcur; /* with the feed: the cursor after the last batch */
 	hy_train_ppo *ppo; /* --mode ppo */
 	hy_train_ppo_cfg ppo_cfg; /* its settings: given, or the checkpoint's */
 	char ppo_anchor[4096];
@@ -110,12 +110,12 @@ static void stale_removed(void *u, const char *path)
 
 /* The data cursor after the last batch trained on: with the feed its
  * batch's (the source is ahead by the batches in flight). */
-static void get_cursor(const run *r, hy_train_cursor *c)
+static void get_cursor(const run *r, hy_data_cursor *c)
 {
 	if (r->feed)
 		*c = r->fcur;
 	else
-		hy_train_data_get_cursor(r->data, c);
+		hy_data_get_cursor(r->data, c);
 }
 
 static hy_status save_ckpt(run *r, hy_diag *d)
@@ -124,7 +124,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 	snprintf(name, sizeof name, CKPT_FMT, (long long)r->step);
 	if (hy_ckdir_join(path, sizeof path, r->out, name) < 0)
 		return hy_diag_set(d, HY_EUSAGE, 0, "path too long in '%s'", r->out);
-	hy_train_cursor c;
+	hy_data_cursor c;
 	get_cursor(r, &c);
 	r->ts.epoch = c.epoch;
 	r->ts.pos = c.pos;
@@ -345,7 +345,7 @@ static hy_status check_val_nonempty(const hy_train_cfg *c, hy_diag *d)
 static hy_status evaluate(run *r, double out[7], hy_diag *d)
 {
 	eval_acc a = {.r = r, .d = d};
-	hy_status st = hy_train_data_scan(r->cfg->val, r->cfg->nval, r->buf, (size_t)r->batch,
+	hy_status st = hy_data_scan(r->cfg->val, r->cfg->nval, r->buf, (size_t)r->batch,
 		eval_batch, &a, d);
 	if (st == HY_STOP)
 		st = a.st;
@@ -560,13 +560,13 @@ static hy_status setup(run *r, hy_diag *d)
 	if (!c->resume && c->steps <= 0 && c->epochs > 0) {
 		uint64_t es = 0;
 		if (c->ninputs > 0) {
-			hy_train_data_cfg pc = {.paths = c->inputs, .npaths = c->ninputs,
+			hy_data_cfg pc = {.paths = c->inputs, .npaths = c->ninputs,
 				.seed = c->seed, .shuffle_buffer = 1};
-			hy_train_data *td;
-			if ((st = hy_train_data_open(&td, &pc, d)))
+			hy_data *td;
+			if ((st = hy_data_open(&td, &pc, d)))
 				return st;
-			es = hy_train_data_epoch_size(td);
-			hy_train_data_close(td);
+			es = hy_data_epoch_size(td);
+			hy_data_close(td);
 		}
 		if (!es)
 			return hy_diag_set(d, HY_EUSAGE, 0, "--epochs needs shard inputs: the length "
@@ -617,7 +617,7 @@ static hy_status setup(run *r, hy_diag *d)
 		r->best = r->ts.best;
 	} else {
 		r->seed = c->seed;
-		hy_rng_seed(&r->rng, hy_train_mix(r->seed, MODEL_TAG, 0));
+		hy_rng_seed(&r->rng, hy_data_mix(r->seed, MODEL_TAG, 0));
 		if ((st = hy_nn_model_init_params(&r->m, &r->rng, d)))
 			return st;
 		if (c->init && (st = hy_nn_ckpt_load(c->init, &r->m, NULL, 1, d)))
@@ -628,15 +628,15 @@ static hy_status setup(run *r, hy_diag *d)
 	 * is read once (shards have a length: the total is one epoch's) */
 	if ((st = describe_inputs(r, d)))
 		return st;
-	hy_train_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
+	hy_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
 		.shuffle_buffer = r->shuffle_buffer, .rank = r->dist.rank, .ranks = r->dist.size,
 		.one_pass = c->steps <= 0 && (!c->resume || meta.opt.total <= 0)};
-	if ((st = hy_train_data_open(&r->data, &dc, d)))
+	if ((st = hy_data_open(&r->data, &dc, d)))
 		return st;
 	if (c->nval && (st = check_val_nonempty(c, d)))
 		return st;
 	int64_t total;
-	uint64_t esize = hy_train_data_epoch_size(r->data);
+	uint64_t esize = hy_data_epoch_size(r->data);
 	if (c->steps > 0) {
 		total = c->steps;
 	} else if (c->resume) {
@@ -679,8 +679,8 @@ static hy_status setup(run *r, hy_diag *d)
 		return hy_diag_set(d, HY_EUSAGE, 0, "checkpoint '%s' is at step %lld: nothing to do "
 			"for --steps %lld", resume, (long long)r->step, (long long)total);
 	if (c->resume) {
-		hy_train_cursor cur = {r->ts.epoch, r->ts.pos};
-		st = hy_train_data_seek(r->data, &cur, d);
+		hy_data_cursor cur = {r->ts.epoch, r->ts.pos};
+		st = hy_data_seek(r->data, &cur, d);
 		if (st == HY_STOP)
 			st = HY_EDATA;
 		if (st)
@@ -708,7 +708,7 @@ static hy_status setup(run *r, hy_diag *d)
 		/* a backend that widens compact batches on its device gets them */
 		hy_train_feed_cfg fc = {.batch = r->batch, .threads = lt, .be = r->m.be,
 			.compact = hy_train_feed_compact_ok(r->m.be)};
-		hy_train_data_get_cursor(r->data, &r->fcur);
+		hy_data_get_cursor(r->data, &r->fcur);
 		if ((st = hy_train_feed_open(&r->feed, r->data, &fc, d)))
 			return st;
 	}
@@ -795,8 +795,8 @@ static void uninformed_heads(run *r)
 static void write_metrics(run *r, const hy_nn_losses *l, const hy_nn_step_info *info,
 	double sps, const double *val)
 {
-	uint64_t es = hy_train_data_epoch_size(r->data);
-	hy_train_cursor c;
+	uint64_t es = hy_data_epoch_size(r->data);
+	hy_data_cursor c;
 	get_cursor(r, &c);
 	double epoch = es ? (double)c.epoch + (double)c.pos / (double)es : (double)c.epoch;
 	fprintf(r->metrics,
@@ -874,7 +874,7 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 				r->fcur = fb->cursor;
 			}
 		} else {
-			st = hy_train_data_next_part(r->data, r->buf, (size_t)r->batch, &n, &k, d);
+			st = hy_data_next_part(r->data, r->buf, (size_t)r->batch, &n, &k, d);
 		}
 		if (st == HY_STOP) {
 			st = HY_OK;
@@ -945,8 +945,8 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		hy_train_progress p = {.step = r->step, .total = total, .loss = l.total,
 			.eta_s = -1, .logged = logged, .evaluated = evaluated,
 			.val_loss = evaluated ? val[0] : 0};
-		uint64_t es = hy_train_data_epoch_size(r->data);
-		hy_train_cursor cur;
+		uint64_t es = hy_data_epoch_size(r->data);
+		hy_data_cursor cur;
 		get_cursor(r, &cur);
 		p.epoch = es ? (double)cur.epoch + (double)cur.pos / (double)es : (double)cur.epoch;
 		double t = now_s();
@@ -1027,8 +1027,8 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 	if ((!st || st == HY_STOP) && r->dist.size > 1) /* every rank reports rank 0's */
 		st = hy_dist_bcast(&r->dist, r->last_ckpt, sizeof r->last_ckpt, d) ? HY_EIO : st;
 	if ((!st || st == HY_STOP) && r->ranks) { /* each rank's reads, the sums */
-		hy_train_data_stats ds;
-		hy_train_data_get_stats(r->data, &ds);
+		hy_data_stats ds;
+		hy_data_get_stats(r->data, &ds);
 		char l1[1200], l2[1200];
 		hy_status rs = hy_train_ranks_report(r->ranks, &ds, (uint64_t)res->samples, l1, l2,
 			sizeof l1, d);
@@ -1055,7 +1055,7 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 	free(r->buf);
 	hy_train_ppo_free(r->ppo);
 	hy_train_feed_close(r->feed); /* before the source and the device it uses */
-	hy_train_data_close(r->data);
+	hy_data_close(r->data);
 	if (r->have_w)
 		hy_nn_work_free(&r->w, &r->m);
 	if (r->have_m)

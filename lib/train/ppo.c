@@ -8,7 +8,7 @@
 #include "nn/checkpoint.h"
 #include "nn/rng.h"
 #include "samples/reader.h"
-#include "train/data.h"
+#include "data/source.h"
 
 #define PPO_TAG 0x50504full /* "PPO" */
 /* A behaviour log-probability above this is not one (float rounding of a
@@ -391,7 +391,7 @@ hy_status hy_train_ppo_update(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
 		return st;
 	const int64_t start = *step;
 	hy_rng rng;
-	hy_rng_seed(&rng, hy_train_mix(seed, PPO_TAG, (uint64_t)*step));
+	hy_rng_seed(&rng, hy_data_mix(seed, PPO_TAG, (uint64_t)*step));
 	for (int i = 0; i < n; i++)
 		p->perm[i] = i;
 	double sum[6] = {0};

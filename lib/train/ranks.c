@@ -89,7 +89,7 @@ hy_status hy_train_ranks_step(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_wo
 	return HY_OK;
 }
 
-hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_train_data_stats *mine,
+hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_data_stats *mine,
 	uint64_t samples, char *line1, char *line2, size_t size, hy_diag *d)
 {
 	const hy_dist *ds = rk->ds;

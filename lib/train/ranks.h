@@ -1,7 +1,7 @@
 /* The data-parallel step of hydra-fit under mpirun (ARCHITECTURE.md §8,
  * issue 13), split from the loop (loop.c) like the feed and PPO: every
  * rank trains on its part of each global batch (data.h
- * hy_train_data_next_part: disjoint parts, together the batch a single
+ * hy_data_next_part: disjoint parts, together the batch a single
  * process would take, read from disjoint shard chunks), the loss
  * normalisers and the gradients are summed over the ranks (dist/grad.h),
  * and every rank takes the same optimiser step. The gradient sum runs
@@ -26,7 +26,7 @@
 #include "dist/dist.h"
 #include "nn/model.h"
 #include "nn/optim.h"
-#include "train/data.h"
+#include "data/source.h"
 
 typedef struct hy_train_ranks hy_train_ranks;
 
@@ -51,10 +51,10 @@ hy_status hy_train_ranks_step(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_wo
 
 /* The end-of-run figures, gathered on rank 0 (a collective: every rank
  * calls it): what each rank read from the inputs (mine: this rank's
- * hy_train_data_get_stats; samples: those the steps took, the global
+ * hy_data_get_stats; samples: those the steps took, the global
  * batches' sum) and how the gradient sums went. Rank 0 gets two lines in
  * line1 and line2 (without a newline); the other ranks get empty strings. */
-hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_train_data_stats *mine,
+hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_data_stats *mine,
 	uint64_t samples, char *line1, char *line2, size_t size, hy_diag *d);
 
 /* After a failure on this rank: says which rank failed and why through

@@ -22,7 +22,7 @@
 #include "nn/synth.h"
 #include "samples/shard.h"
 #include "samples/stream.h"
-#include "train/data.h"
+#include "data/source.h"
 #include "train/loop.h"
 
 #include "fixture_train.h"
@@ -55,7 +55,7 @@ static int teardown(void **state)
 
 /* ---------------------------------------------------------------- data */
 
-static void draw(hy_train_data *td, uint64_t *ids, size_t n, size_t batch)
+static void draw(hy_data *td, uint64_t *ids, size_t n, size_t batch)
 {
 	hy_sample *s = malloc(batch * sizeof *s);
 	assert_non_null(s);
@@ -63,9 +63,9 @@ static void draw(hy_train_data *td, uint64_t *ids, size_t n, size_t batch)
 	hy_diag_init(&d, NULL);
 	for (size_t got = 0; got < n;) {
 		size_t want = n - got < batch ? n - got : batch, k = 0;
-		hy_status st = hy_train_data_next(td, s, want, &k, &d);
+		hy_status st = hy_data_next(td, s, want, &k, &d);
 		if (st)
-			fail_msg("hy_train_data_next: %s: %s", hy_status_str(st), d.msg);
+			fail_msg("hy_data_next: %s: %s", hy_status_str(st), d.msg);
 		assert_int_equal(k, want);
 		for (size_t i = 0; i < k; i++)
 			ids[got + i] = s[i].game;
@@ -94,13 +94,13 @@ static void test_shard_epochs(void **state)
 	path(a, "a.h5");
 	path(b, "b.h5");
 	const char *paths[] = {a, b};
-	hy_train_data_cfg cfg = {.paths = paths, .npaths = 2, .seed = SEED, .shuffle_buffer = 64};
-	hy_train_data *td;
+	hy_data_cfg cfg = {.paths = paths, .npaths = 2, .seed = SEED, .shuffle_buffer = 64};
+	hy_data *td;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
-	assert_int_equal(hy_train_data_get_mode(td), HY_TRAIN_DATA_SHARDS);
-	assert_int_equal(hy_train_data_epoch_size(td), 377);
+	assert_int_equal(hy_data_open(&td, &cfg, &d), HY_OK);
+	assert_int_equal(hy_data_get_mode(td), HY_DATA_SHARDS);
+	assert_int_equal(hy_data_epoch_size(td), 377);
 	uint64_t ids[3 * 377];
 	draw(td, ids, 3 * 377, 50);
 	for (int e = 0; e < 3; e++)
@@ -111,31 +111,31 @@ static void test_shard_epochs(void **state)
 		moved += ids[i] != (uint64_t)i;
 	assert_true(moved > 300);
 	assert_true(memcmp(ids, ids + 377, 377 * sizeof *ids) != 0);
-	hy_train_cursor c;
-	hy_train_data_get_cursor(td, &c);
+	hy_data_cursor c;
+	hy_data_get_cursor(td, &c);
 	assert_true((c.epoch == 3 && c.pos == 0) || (c.epoch == 2 && c.pos == 377));
-	hy_train_data_close(td);
+	hy_data_close(td);
 
 	/* a fresh source seeked to (1, 123) continues the same sequence */
-	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
-	hy_train_cursor at = {1, 123};
-	assert_int_equal(hy_train_data_seek(td, &at, &d), HY_OK);
+	assert_int_equal(hy_data_open(&td, &cfg, &d), HY_OK);
+	hy_data_cursor at = {1, 123};
+	assert_int_equal(hy_data_seek(td, &at, &d), HY_OK);
 	uint64_t more[400];
 	draw(td, more, 400, 33);
 	assert_memory_equal(more, ids + 377 + 123, 400 * sizeof *more);
-	hy_train_data_close(td);
+	hy_data_close(td);
 }
 
 /* Whole samples (not only their ids) of n draws in batches of batch. */
-static void draw_samples(hy_train_data *td, hy_sample *s, size_t n, size_t batch)
+static void draw_samples(hy_data *td, hy_sample *s, size_t n, size_t batch)
 {
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	for (size_t got = 0; got < n;) {
 		size_t want = n - got < batch ? n - got : batch, k = 0;
-		hy_status st = hy_train_data_next(td, s + got, want, &k, &d);
+		hy_status st = hy_data_next(td, s + got, want, &k, &d);
 		if (st)
-			fail_msg("hy_train_data_next: %s: %s", hy_status_str(st), d.msg);
+			fail_msg("hy_data_next: %s: %s", hy_status_str(st), d.msg);
 		assert_int_equal(k, want);
 		got += k;
 	}
@@ -153,34 +153,34 @@ static void test_shard_decoders(void **state)
 	path(b, "b.h5");
 	const char *paths[] = {a, b};
 	enum { N = 3 * 377, AT = 377 + 123, MORE = 400 };
-	hy_train_data_cfg cfg = {.paths = paths, .npaths = 2, .seed = SEED, .shuffle_buffer = 64,
+	hy_data_cfg cfg = {.paths = paths, .npaths = 2, .seed = SEED, .shuffle_buffer = 64,
 		.hdf5_decode = 1};
 	hy_sample *ref = malloc(N * sizeof *ref), *got = malloc(N * sizeof *got);
 	assert_true(ref && got);
-	hy_train_data *td;
+	hy_data *td;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	assert_int_equal(hy_data_open(&td, &cfg, &d), HY_OK);
 	draw_samples(td, ref, N, 50);
-	hy_train_cursor c0, c1;
-	hy_train_data_get_cursor(td, &c0);
-	hy_train_data_close(td);
+	hy_data_cursor c0, c1;
+	hy_data_get_cursor(td, &c0);
+	hy_data_close(td);
 	cfg.hdf5_decode = 0;
 	for (int threads = 1; threads <= 3; threads++) {
 		cfg.decoders = threads;
-		assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+		assert_int_equal(hy_data_open(&td, &cfg, &d), HY_OK);
 		draw_samples(td, got, N, threads == 2 ? 33 : 50);
-		hy_train_data_get_cursor(td, &c1);
-		hy_train_data_close(td);
+		hy_data_get_cursor(td, &c1);
+		hy_data_close(td);
 		if (memcmp(got, ref, N * sizeof *ref) != 0)
 			fail_msg("%d decoding threads: not the old way's samples", threads);
 		assert_int_equal(c1.epoch, c0.epoch);
 		assert_int_equal(c1.pos, c0.pos);
-		assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
-		hy_train_cursor at = {1, 123};
-		assert_int_equal(hy_train_data_seek(td, &at, &d), HY_OK);
+		assert_int_equal(hy_data_open(&td, &cfg, &d), HY_OK);
+		hy_data_cursor at = {1, 123};
+		assert_int_equal(hy_data_seek(td, &at, &d), HY_OK);
 		draw_samples(td, got, MORE, 17);
-		hy_train_data_close(td);
+		hy_data_close(td);
 		if (memcmp(got, ref + AT, MORE * sizeof *ref) != 0)
 			fail_msg("%d decoding threads, resumed at (1, 123): not the old way's samples",
 				threads);
@@ -190,13 +190,13 @@ static void test_shard_decoders(void **state)
 }
 
 /* Draws until a failure: how many samples came before it. */
-static size_t draw_until_error(hy_train_data *td, hy_diag *d)
+static size_t draw_until_error(hy_data *td, hy_diag *d)
 {
 	hy_sample s[16];
 	size_t total = 0;
 	for (int k = 0; k < 100; k++) {
 		size_t n = 0;
-		hy_status st = hy_train_data_next(td, s, 16, &n, d);
+		hy_status st = hy_data_next(td, s, 16, &n, d);
 		if (st) {
 			assert_int_equal(st, HY_EDATA);
 			return total;
@@ -238,22 +238,22 @@ static void test_shard_decoders_damage(void **state)
 	assert_int_equal(fclose(fp), 0);
 
 	const char *paths[] = {bad};
-	hy_train_data_cfg cfg = {.paths = paths, .npaths = 1, .seed = SEED, .shuffle_buffer = 64,
+	hy_data_cfg cfg = {.paths = paths, .npaths = 1, .seed = SEED, .shuffle_buffer = 64,
 		.hdf5_decode = 1};
-	hy_train_data *td;
+	hy_data *td;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	assert_int_equal(hy_data_open(&td, &cfg, &d), HY_OK);
 	size_t at = draw_until_error(td, &d);
-	hy_train_data_close(td);
+	hy_data_close(td);
 	assert_non_null(strstr(d.msg, "checksum mismatch: the file is damaged"));
 	cfg.hdf5_decode = 0;
 	for (int threads = 1; threads <= 3; threads++) {
 		cfg.decoders = threads;
 		hy_diag_init(&d, NULL);
-		assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+		assert_int_equal(hy_data_open(&td, &cfg, &d), HY_OK);
 		assert_int_equal(draw_until_error(td, &d), at);
-		hy_train_data_close(td);
+		hy_data_close(td);
 		if (strncmp(d.msg, "checksum mismatch: the file is damaged", 38) != 0)
 			fail_msg("%d threads: %s", threads, d.msg);
 		assert_string_equal(d.source, bad);
@@ -267,16 +267,16 @@ static void test_stream_buffer(void **state)
 	char a[512];
 	path(a, "a.bin");
 	const char *paths[] = {a};
-	hy_train_data_cfg cfg = {.paths = paths, .npaths = 1, .seed = SEED, .shuffle_buffer = 40};
-	hy_train_data *td;
+	hy_data_cfg cfg = {.paths = paths, .npaths = 1, .seed = SEED, .shuffle_buffer = 40};
+	hy_data *td;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	uint64_t x[600], y[600], z[300];
-	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
-	assert_int_equal(hy_train_data_get_mode(td), HY_TRAIN_DATA_STREAM);
-	assert_int_equal(hy_train_data_epoch_size(td), 0);
+	assert_int_equal(hy_data_open(&td, &cfg, &d), HY_OK);
+	assert_int_equal(hy_data_get_mode(td), HY_DATA_STREAM);
+	assert_int_equal(hy_data_epoch_size(td), 0);
 	draw(td, x, 600, 64);
-	hy_train_data_close(td);
+	hy_data_close(td);
 	/* every sample once per epoch (a file is read again for epoch 2) */
 	assert_permutation(x, 300);
 	assert_permutation(x + 300, 300);
@@ -284,22 +284,22 @@ static void test_stream_buffer(void **state)
 	for (int i = 0; i < 300; i++)
 		assert_true(x[i] <= (uint64_t)i + 40);
 	/* same seed, same sequence, whatever the batch size */
-	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	assert_int_equal(hy_data_open(&td, &cfg, &d), HY_OK);
 	draw(td, y, 600, 7);
-	hy_train_data_close(td);
+	hy_data_close(td);
 	assert_memory_equal(x, y, sizeof x);
 	/* seeking replays the draws */
-	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
-	hy_train_cursor at = {0, 250};
-	assert_int_equal(hy_train_data_seek(td, &at, &d), HY_OK);
+	assert_int_equal(hy_data_open(&td, &cfg, &d), HY_OK);
+	hy_data_cursor at = {0, 250};
+	assert_int_equal(hy_data_seek(td, &at, &d), HY_OK);
 	draw(td, z, 300, 64);
-	hy_train_data_close(td);
+	hy_data_close(td);
 	assert_memory_equal(z, x + 250, sizeof z);
 	/* another seed, another order */
 	cfg.seed = SEED + 1;
-	assert_int_equal(hy_train_data_open(&td, &cfg, &d), HY_OK);
+	assert_int_equal(hy_data_open(&td, &cfg, &d), HY_OK);
 	draw(td, y, 300, 64);
-	hy_train_data_close(td);
+	hy_data_close(td);
 	assert_true(memcmp(x, y, 300 * sizeof *x) != 0);
 }
 

@@ -1,6 +1,6 @@
 /* The data feed (train/feed.h) against the source it prefetches from:
  * with 1, 2 and 3 loader threads and a batch that does not divide the
- * epoch, batch k is the k-th hy_train_data_next of a second source over
+ * epoch, batch k is the k-th hy_data_next of a second source over
  * the same stream, packed (hy_nn_batch_pack) byte for byte, with that
  * source's cursor after it; hy_train_feed_load puts it into a workspace
  * as hy_nn_work_load would; a truncated input stops the feed at the batch
@@ -59,12 +59,12 @@ static void write_stream(char *path, int cut)
 	}
 }
 
-static void open_source(hy_train_data **td, const char *const *path)
+static void open_source(hy_data **td, const char *const *path)
 {
-	hy_train_data_cfg c = {.paths = path, .npaths = 1, .seed = SEED, .shuffle_buffer = 16};
+	hy_data_cfg c = {.paths = path, .npaths = 1, .seed = SEED, .shuffle_buffer = 16};
 	hy_diag d;
 	hy_diag_init(&d, "test");
-	assert_int_equal(hy_train_data_open(td, &c, &d), HY_OK);
+	assert_int_equal(hy_data_open(td, &c, &d), HY_OK);
 }
 
 static void test_order(void **state)
@@ -78,7 +78,7 @@ static void test_order(void **state)
 	hy_sample s[BATCH];
 	assert_non_null(ref);
 	for (int threads = 1; threads <= 3; threads++) {
-		hy_train_data *a, *b;
+		hy_data *a, *b;
 		open_source(&a, paths);
 		open_source(&b, paths);
 		hy_train_feed *f;
@@ -89,7 +89,7 @@ static void test_order(void **state)
 			const hy_train_batch *fb;
 			size_t n;
 			assert_int_equal(hy_train_feed_next(f, &fb, &d), HY_OK);
-			assert_int_equal(hy_train_data_next(b, s, BATCH, &n, &d), HY_OK);
+			assert_int_equal(hy_data_next(b, s, BATCH, &n, &d), HY_OK);
 			hy_nn_batch_info bi;
 			assert_int_equal(hy_nn_batch_pack(ref, s, (int)n, &bi, &d), HY_OK);
 			assert_int_equal(fb->seq, k);
@@ -97,8 +97,8 @@ static void test_order(void **state)
 			assert_int_equal(fb->info.known, bi.known);
 			assert_int_equal(fb->info.danger, bi.danger);
 			assert_memory_equal(fb->host, ref, hy_nn_batch_bytes((int)n));
-			hy_train_cursor c;
-			hy_train_data_get_cursor(b, &c);
+			hy_data_cursor c;
+			hy_data_get_cursor(b, &c);
 			assert_int_equal(fb->cursor.epoch, c.epoch);
 			assert_int_equal(fb->cursor.pos, c.pos);
 		}
@@ -111,8 +111,8 @@ static void test_order(void **state)
 			packed += st.thread_samples[i];
 		assert_true(packed >= st.samples); /* the loaders are ahead, never behind */
 		hy_train_feed_close(f);
-		hy_train_data_close(a);
-		hy_train_data_close(b);
+		hy_data_close(a);
+		hy_data_close(b);
 	}
 	free(ref);
 	unlink(path);
@@ -158,17 +158,17 @@ static void test_shards(void **state)
 	void *ref = malloc(hy_nn_batch_bytes(BATCH));
 	hy_sample s[BATCH];
 	assert_non_null(ref);
-	hy_train_cursor from[2] = {{0, 0}, {1, 37}};
+	hy_data_cursor from[2] = {{0, 0}, {1, 37}};
 	for (int threads = 1; threads <= 3; threads++)
 		for (int i = 0; i < 2; i++) {
-			hy_train_data_cfg c = {.paths = paths, .npaths = 2, .seed = SEED,
+			hy_data_cfg c = {.paths = paths, .npaths = 2, .seed = SEED,
 				.shuffle_buffer = 24};
-			hy_train_data *a, *b;
-			assert_int_equal(hy_train_data_open(&a, &c, &d), HY_OK);
+			hy_data *a, *b;
+			assert_int_equal(hy_data_open(&a, &c, &d), HY_OK);
 			c.hdf5_decode = 1;
-			assert_int_equal(hy_train_data_open(&b, &c, &d), HY_OK);
-			assert_int_equal(hy_train_data_seek(a, &from[i], &d), HY_OK);
-			assert_int_equal(hy_train_data_seek(b, &from[i], &d), HY_OK);
+			assert_int_equal(hy_data_open(&b, &c, &d), HY_OK);
+			assert_int_equal(hy_data_seek(a, &from[i], &d), HY_OK);
+			assert_int_equal(hy_data_seek(b, &from[i], &d), HY_OK);
 			hy_train_feed *f;
 			hy_train_feed_cfg fc = {.batch = BATCH, .threads = threads, .be = NULL};
 			assert_int_equal(hy_train_feed_open(&f, a, &fc, &d), HY_OK);
@@ -176,7 +176,7 @@ static void test_shards(void **state)
 				const hy_train_batch *fb;
 				size_t n;
 				assert_int_equal(hy_train_feed_next(f, &fb, &d), HY_OK);
-				assert_int_equal(hy_train_data_next(b, s, BATCH, &n, &d), HY_OK);
+				assert_int_equal(hy_data_next(b, s, BATCH, &n, &d), HY_OK);
 				hy_nn_batch_info bi;
 				assert_int_equal(hy_nn_batch_pack(ref, s, (int)n, &bi, &d), HY_OK);
 				assert_int_equal(fb->info.n, (int)n);
@@ -184,14 +184,14 @@ static void test_shards(void **state)
 					fail_msg("%d loaders, from (%llu, %llu): batch %d differs", threads,
 						(unsigned long long)from[i].epoch,
 						(unsigned long long)from[i].pos, k);
-				hy_train_cursor cb;
-				hy_train_data_get_cursor(b, &cb);
+				hy_data_cursor cb;
+				hy_data_get_cursor(b, &cb);
 				assert_int_equal(fb->cursor.epoch, cb.epoch);
 				assert_int_equal(fb->cursor.pos, cb.pos);
 			}
 			hy_train_feed_close(f);
-			hy_train_data_close(a);
-			hy_train_data_close(b);
+			hy_data_close(a);
+			hy_data_close(b);
 		}
 	free(ref);
 	unlink(p1);
@@ -235,7 +235,7 @@ static void load_case(int compact)
 	hy_nn_work w1, w2;
 	assert_int_equal(hy_nn_work_init_infer(&w1, &m, BATCH, &d), HY_OK);
 	assert_int_equal(hy_nn_work_init_infer(&w2, &m, BATCH, &d), HY_OK);
-	hy_train_data *a, *b;
+	hy_data *a, *b;
 	open_source(&a, paths);
 	open_source(&b, paths);
 	hy_train_feed *f;
@@ -251,7 +251,7 @@ static void load_case(int compact)
 		const hy_train_batch *fb;
 		size_t n;
 		assert_int_equal(hy_train_feed_load(f, &w1, &m, &fb, &d), HY_OK);
-		assert_int_equal(hy_train_data_next(b, s, BATCH, &n, &d), HY_OK);
+		assert_int_equal(hy_data_next(b, s, BATCH, &n, &d), HY_OK);
 		assert_int_equal(hy_nn_work_load(&w2, &m, s, (int)n, &d), HY_OK);
 		assert_int_equal(fb->info.compact, compact);
 		assert_int_equal(w1.B, w2.B);
@@ -264,8 +264,8 @@ static void load_case(int compact)
 		assert_memory_equal(w1.dan_t, w2.dan_t, R * HY_NN_OPP * sizeof(float));
 	}
 	hy_train_feed_close(f);
-	hy_train_data_close(a);
-	hy_train_data_close(b);
+	hy_data_close(a);
+	hy_data_close(b);
 	hy_nn_work_free(&w1, &m);
 	hy_nn_work_free(&w2, &m);
 	hy_nn_model_free(&m);
@@ -288,7 +288,7 @@ static void test_error(void **state)
 	const char *const paths[1] = {path};
 	hy_diag d;
 	hy_diag_init(&d, "test");
-	hy_train_data *a;
+	hy_data *a;
 	open_source(&a, paths);
 	hy_train_feed *f;
 	hy_train_feed_cfg fc = {.batch = BATCH, .threads = 2, .be = NULL};
@@ -310,7 +310,7 @@ static void test_error(void **state)
 	assert_int_equal(hy_train_feed_next(f, &fb, &d2), st);
 	assert_string_equal(d2.msg, d.msg);
 	hy_train_feed_close(f);
-	hy_train_data_close(a);
+	hy_data_close(a);
 	unlink(path);
 }
 

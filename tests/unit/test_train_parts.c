@@ -1,4 +1,4 @@
-/* A training source split across ranks (train/data.h, cfg rank of ranks):
+/* A training source split across ranks (data/source.h, cfg rank of ranks):
  * for every batch the ranks' parts are disjoint, each in the global order,
  * and together exactly the batch of a single process (shards: over
  * several epochs and buffers, with a seek; streams: the ranks' blocks of
@@ -20,7 +20,7 @@
 #include "nn/synth.h"
 #include "samples/shard.h"
 #include "samples/stream.h"
-#include "train/data.h"
+#include "data/source.h"
 
 #include "fixture_train.h"
 
@@ -52,17 +52,17 @@ static int teardown(void **state)
 	return fx_rmdir();
 }
 
-static hy_train_data *open_src(const char *const *in, size_t nin, int rank, int ranks,
-	const hy_train_cursor *at)
+static hy_data *open_src(const char *const *in, size_t nin, int rank, int ranks,
+	const hy_data_cursor *at)
 {
-	hy_train_data_cfg c = {.paths = in, .npaths = nin, .seed = SEED, .shuffle_buffer = 100,
+	hy_data_cfg c = {.paths = in, .npaths = nin, .seed = SEED, .shuffle_buffer = 100,
 		.rank = rank, .ranks = ranks};
-	hy_train_data *td;
+	hy_data *td;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	if (hy_train_data_open(&td, &c, &d))
+	if (hy_data_open(&td, &c, &d))
 		fail_msg("open: %s", d.msg);
-	if (at && hy_train_data_seek(td, at, &d))
+	if (at && hy_data_seek(td, at, &d))
 		fail_msg("seek: %s", d.msg);
 	return td;
 }
@@ -70,9 +70,9 @@ static hy_train_data *open_src(const char *const *in, size_t nin, int rank, int 
 /* `steps` batches of `batch` on 1 rank and on each of `ranks`: the parts
  * merge, in order, into the whole batch. *read: samples each rank read. */
 static void check_parts(const char *const *in, size_t nin, int ranks, size_t batch, int steps,
-	const hy_train_cursor *at, int blocks, uint64_t read[MAXR + 1])
+	const hy_data_cursor *at, int blocks, uint64_t read[MAXR + 1])
 {
-	hy_train_data *one = open_src(in, nin, 0, 1, at), *td[MAXR];
+	hy_data *one = open_src(in, nin, 0, 1, at), *td[MAXR];
 	for (int r = 0; r < ranks; r++)
 		td[r] = open_src(in, nin, r, ranks, at);
 	hy_sample *all = malloc(batch * sizeof *all), *part = malloc(batch * sizeof *part);
@@ -82,18 +82,18 @@ static void check_parts(const char *const *in, size_t nin, int ranks, size_t bat
 	hy_diag_init(&d, NULL);
 	for (int s = 0; s < steps; s++) {
 		size_t n = 0;
-		assert_int_equal(hy_train_data_next(one, all, batch, &n, &d), HY_OK);
+		assert_int_equal(hy_data_next(one, all, batch, &n, &d), HY_OK);
 		assert_int_equal(n, batch);
 		for (size_t i = 0; i < n; i++)
 			owner[i] = UINT64_MAX;
 		size_t sum = 0;
 		for (int r = 0; r < ranks; r++) {
 			size_t nr = 0, k = 0;
-			assert_int_equal(hy_train_data_next_part(td[r], part, batch, &nr, &k, &d), HY_OK);
+			assert_int_equal(hy_data_next_part(td[r], part, batch, &nr, &k, &d), HY_OK);
 			assert_int_equal(nr, n); /* the cursor moves by the global batch */
-			hy_train_cursor c1, c2;
-			hy_train_data_get_cursor(one, &c1);
-			hy_train_data_get_cursor(td[r], &c2);
+			hy_data_cursor c1, c2;
+			hy_data_get_cursor(one, &c1);
+			hy_data_get_cursor(td[r], &c2);
 			assert_true(c1.epoch == c2.epoch && c1.pos == c2.pos);
 			/* a subsequence of the batch, in order */
 			size_t at_i = 0;
@@ -119,15 +119,15 @@ static void check_parts(const char *const *in, size_t nin, int ranks, size_t bat
 		}
 		assert_int_equal(sum, n); /* together: the whole batch */
 	}
-	hy_train_data_stats st;
-	hy_train_data_get_stats(one, &st);
+	hy_data_stats st;
+	hy_data_get_stats(one, &st);
 	read[MAXR] = st.samples_read;
 	for (int r = 0; r < ranks; r++) {
-		hy_train_data_get_stats(td[r], &st);
+		hy_data_get_stats(td[r], &st);
 		read[r] = st.samples_read;
-		hy_train_data_close(td[r]);
+		hy_data_close(td[r]);
 	}
-	hy_train_data_close(one);
+	hy_data_close(one);
 	free(all);
 	free(part);
 	free(owner);
@@ -140,7 +140,7 @@ static void test_shard_parts(void **state)
 	path(a, "a.h5");
 	path(b, "b.h5");
 	const char *in[2] = {a, b};
-	const hy_train_cursor start = {0, 0}, mid = {1, 317};
+	const hy_data_cursor start = {0, 0}, mid = {1, 317};
 	for (int ranks = 2; ranks <= MAXR; ranks++) {
 		uint64_t read[MAXR + 1];
 		/* 3 epochs and a bit of 833 samples, buffers of 7 chunks of 16 */
@@ -170,7 +170,7 @@ static void test_stream_parts(void **state)
 	char a[512];
 	path(a, "a.bin");
 	const char *in[1] = {a};
-	const hy_train_cursor start = {0, 0}, mid = {0, 250};
+	const hy_data_cursor start = {0, 0}, mid = {0, 250};
 	for (int ranks = 2; ranks <= MAXR; ranks++) {
 		uint64_t read[MAXR + 1];
 		check_parts(in, 1, ranks, 45, 40, &start, 1, read);
@@ -186,19 +186,19 @@ static void test_bad_rank(void **state)
 	char a[512];
 	path(a, "a.h5");
 	const char *in[1] = {a};
-	hy_train_data_cfg c = {.paths = in, .npaths = 1, .seed = 1, .shuffle_buffer = 100,
+	hy_data_cfg c = {.paths = in, .npaths = 1, .seed = 1, .shuffle_buffer = 100,
 		.rank = 2, .ranks = 2};
-	hy_train_data *td;
+	hy_data *td;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_train_data_open(&td, &c, &d), HY_EUSAGE);
+	assert_int_equal(hy_data_open(&td, &c, &d), HY_EUSAGE);
 	c.rank = 1;
-	assert_int_equal(hy_train_data_open(&td, &c, &d), HY_OK);
+	assert_int_equal(hy_data_open(&td, &c, &d), HY_OK);
 	hy_sample s[4];
 	size_t n;
 	/* whole batches are for a single rank */
-	assert_int_equal(hy_train_data_next(td, s, 4, &n, &d), HY_EUSAGE);
-	hy_train_data_close(td);
+	assert_int_equal(hy_data_next(td, s, 4, &n, &d), HY_EUSAGE);
+	hy_data_close(td);
 }
 
 int main(void)

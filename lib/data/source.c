@@ -1,6 +1,6 @@
 /* Training data sources: shuffled epochs over shards, a shuffle buffer over
- * streams (see data.h). */
-#include "train/data.h"
+ * streams (see source.h). */
+#include "data/source.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,8 +20,8 @@ typedef struct unit {
 	uint64_t start;
 } unit;
 
-struct hy_train_data {
-	hy_train_data_mode mode;
+struct hy_data {
+	hy_data_mode mode;
 	uint64_t seed;
 	size_t bufcap;
 	const char **paths;
@@ -29,7 +29,7 @@ struct hy_train_data {
 	uint64_t epoch, pos;
 	hy_sample *buf;
 	int rank, ranks; /* this process's part of each batch (data.h) */
-	hy_train_data_stats stats;
+	hy_data_stats stats;
 
 	/* shards */
 	hy_sample_reader **rd;
@@ -45,7 +45,7 @@ struct hy_train_data {
 	int decoders;             /* threads decoding a buffer              */
 	hy_shard_chunks **raw;    /* per_buf: the stored chunks of a load    */
 	size_t *at;               /* per_buf: where task k's samples go      */
-	hy_shard_decoder *dec[HY_TRAIN_DATA_MAX_DECODERS]; /* made when needed */
+	hy_shard_decoder *dec[HY_DATA_MAX_DECODERS]; /* made when needed */
 
 	/* streams */
 	int rereadable;      /* files only, and not one_pass: epochs go on */
@@ -58,7 +58,7 @@ struct hy_train_data {
 	hy_sample spare; /* a draw for another rank */
 };
 
-uint64_t hy_train_mix(uint64_t seed, uint64_t a, uint64_t b)
+uint64_t hy_data_mix(uint64_t seed, uint64_t a, uint64_t b)
 {
 	uint64_t x = seed ^ (a * 0x9e3779b97f4a7c15ull) ^ (b * 0xc2b2ae3d27d4eb4full);
 	for (int i = 0; i < 2; i++) {
@@ -75,23 +75,23 @@ static int is_stdin(const char *p)
 	return !p || strcmp(p, "-") == 0;
 }
 
-hy_train_data_mode hy_train_data_get_mode(const hy_train_data *td)
+hy_data_mode hy_data_get_mode(const hy_data *td)
 {
 	return td->mode;
 }
 
-uint64_t hy_train_data_epoch_size(const hy_train_data *td)
+uint64_t hy_data_epoch_size(const hy_data *td)
 {
-	return td->mode == HY_TRAIN_DATA_SHARDS ? td->total : 0;
+	return td->mode == HY_DATA_SHARDS ? td->total : 0;
 }
 
-void hy_train_data_get_cursor(const hy_train_data *td, hy_train_cursor *c)
+void hy_data_get_cursor(const hy_data *td, hy_data_cursor *c)
 {
 	c->epoch = td->epoch;
 	c->pos = td->pos;
 }
 
-void hy_train_data_close(hy_train_data *td)
+void hy_data_close(hy_data *td)
 {
 	if (!td)
 		return;
@@ -107,7 +107,7 @@ void hy_train_data_close(hy_train_data *td)
 		hy_shard_chunks_free(td->raw[i]);
 	free(td->raw);
 	free(td->at);
-	for (int i = 0; i < HY_TRAIN_DATA_MAX_DECODERS; i++)
+	for (int i = 0; i < HY_DATA_MAX_DECODERS; i++)
 		hy_shard_decoder_free(td->dec[i]);
 	free(td->units);
 	free(td->perm);
@@ -120,10 +120,10 @@ void hy_train_data_close(hy_train_data *td)
 
 /* ---------------------------------------------------------------- shards */
 
-static void shard_start_epoch(hy_train_data *td, uint64_t e)
+static void shard_start_epoch(hy_data *td, uint64_t e)
 {
 	hy_rng r;
-	hy_rng_seed(&r, hy_train_mix(td->seed, e, 0));
+	hy_rng_seed(&r, hy_data_mix(td->seed, e, 0));
 	for (size_t i = 0; i < td->nunits; i++)
 		td->perm[i] = (uint32_t)i;
 	for (size_t i = td->nunits; i > 1; i--) {
@@ -138,7 +138,7 @@ static void shard_start_epoch(hy_train_data *td, uint64_t e)
 	td->bn = td->bi = 0;
 }
 
-static size_t buf_samples(const hy_train_data *td, size_t b)
+static size_t buf_samples(const hy_data *td, size_t b)
 {
 	size_t n = 0;
 	for (size_t k = b * td->per_buf; k < td->nunits && k < (b + 1) * td->per_buf; k++)
@@ -149,7 +149,7 @@ static size_t buf_samples(const hy_train_data *td, size_t b)
 /* The decoding of a load's ntasks fetched units (data.h, Decoding): each
  * thread takes the next task; the failure kept is the first task's. */
 typedef struct decode_job {
-	hy_train_data *td;
+	hy_data *td;
 	size_t ntasks;
 	atomic_size_t next;
 	pthread_mutex_t mu;
@@ -169,7 +169,7 @@ static void *decode_worker(void *arg)
 {
 	decode_arg *a = arg;
 	decode_job *j = a->job;
-	hy_train_data *td = j->td;
+	hy_data *td = j->td;
 	hy_diag d;
 	for (;;) {
 		size_t k = atomic_fetch_add(&j->next, 1);
@@ -190,7 +190,7 @@ static void *decode_worker(void *arg)
 	return NULL;
 }
 
-static hy_status decode_all(hy_train_data *td, size_t ntasks, hy_diag *d)
+static hy_status decode_all(hy_data *td, size_t ntasks, hy_diag *d)
 {
 	int threads = td->decoders;
 	if ((size_t)threads > ntasks)
@@ -209,7 +209,7 @@ static hy_status decode_all(hy_train_data *td, size_t ntasks, hy_diag *d)
 		j.d0 = *d;
 	else
 		hy_diag_init(&j.d0, NULL);
-	decode_arg args[HY_TRAIN_DATA_MAX_DECODERS];
+	decode_arg args[HY_DATA_MAX_DECODERS];
 	int started = 0;
 	for (int i = 1; i < threads; i++) { /* helpers; too few: the caller does more */
 		args[i] = (decode_arg){.job = &j, .dec = td->dec[i]};
@@ -234,7 +234,7 @@ static hy_status decode_all(hy_train_data *td, size_t ntasks, hy_diag *d)
  * turn across the buffers, so no rank gets the odd chunks of every buffer,
  * nor of every epoch); the slots of the others stay unread, and the
  * shuffle is over every slot, as for a single process. */
-static hy_status shard_load(hy_train_data *td, size_t b, hy_diag *d)
+static hy_status shard_load(hy_data *td, size_t b, hy_diag *d)
 {
 	size_t n = 0, ntasks = 0;
 	for (size_t k = b * td->per_buf; k < td->nunits && k < (b + 1) * td->per_buf; k++) {
@@ -267,7 +267,7 @@ static hy_status shard_load(hy_train_data *td, size_t b, hy_diag *d)
 			return st;
 	}
 	hy_rng r;
-	hy_rng_seed(&r, hy_train_mix(td->seed, td->epoch, b + 1));
+	hy_rng_seed(&r, hy_data_mix(td->seed, td->epoch, b + 1));
 	for (size_t i = 0; i < n; i++)
 		td->order[i] = (uint32_t)i;
 	for (size_t i = n; i > 1; i--) {
@@ -282,7 +282,7 @@ static hy_status shard_load(hy_train_data *td, size_t b, hy_diag *d)
 	return HY_OK;
 }
 
-static hy_status shard_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+static hy_status shard_next(hy_data *td, hy_sample *s, size_t max, size_t *n,
 	size_t *mine, hy_diag *d)
 {
 	*n = *mine = 0;
@@ -306,7 +306,7 @@ static hy_status shard_next(hy_train_data *td, hy_sample *s, size_t max, size_t 
 	return HY_OK;
 }
 
-static hy_status shard_seek(hy_train_data *td, const hy_train_cursor *c, hy_diag *d)
+static hy_status shard_seek(hy_data *td, const hy_data_cursor *c, hy_diag *d)
 {
 	uint64_t e = c->epoch + c->pos / td->total, p = c->pos % td->total;
 	shard_start_epoch(td, e);
@@ -327,7 +327,7 @@ static hy_status shard_seek(hy_train_data *td, const hy_train_cursor *c, hy_diag
 	return HY_OK;
 }
 
-static hy_status shard_setup(hy_train_data *td, hy_diag *d)
+static hy_status shard_setup(hy_data *td, hy_diag *d)
 {
 	size_t maxchunk = 1, nunits = 0;
 	for (size_t i = 0; i < td->npaths; i++) {
@@ -388,7 +388,7 @@ static hy_status shard_setup(hy_train_data *td, hy_diag *d)
 /* ---------------------------------------------------------------- streams */
 
 /* The next sample of the concatenated inputs into *s; HY_STOP at the end. */
-static hy_status stream_read(hy_train_data *td, hy_sample *s, hy_diag *d)
+static hy_status stream_read(hy_data *td, hy_sample *s, hy_diag *d)
 {
 	for (;;) {
 		if (!td->r) {
@@ -411,7 +411,7 @@ static hy_status stream_read(hy_train_data *td, hy_sample *s, hy_diag *d)
 	}
 }
 
-static hy_status stream_start_epoch(hy_train_data *td, uint64_t e)
+static hy_status stream_start_epoch(hy_data *td, uint64_t e)
 {
 	if (td->r) {
 		hy_sample_reader_close(td->r);
@@ -422,11 +422,11 @@ static hy_status stream_start_epoch(hy_train_data *td, uint64_t e)
 	td->filled = td->input_done = 0;
 	td->epoch = e;
 	td->pos = 0;
-	hy_rng_seed(&td->rng, hy_train_mix(td->seed, e, STREAM_TAG));
+	hy_rng_seed(&td->rng, hy_data_mix(td->seed, e, STREAM_TAG));
 	return HY_OK;
 }
 
-static hy_status stream_draw(hy_train_data *td, hy_sample *out, hy_diag *d)
+static hy_status stream_draw(hy_data *td, hy_sample *out, hy_diag *d)
 {
 	for (;;) {
 		if (td->ended)
@@ -483,7 +483,7 @@ static hy_status stream_draw(hy_train_data *td, hy_sample *out, hy_diag *d)
 /* With several ranks every draw is made and this rank keeps its block of
  * the batch's positions (of max: an early end of the input shortens the
  * last ranks' parts). */
-static hy_status stream_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+static hy_status stream_next(hy_data *td, hy_sample *s, size_t max, size_t *n,
 	size_t *mine, hy_diag *d)
 {
 	uint64_t lo = 0, hi = max;
@@ -503,7 +503,7 @@ static hy_status stream_next(hy_train_data *td, hy_sample *s, size_t max, size_t
 	return HY_OK;
 }
 
-static hy_status stream_seek(hy_train_data *td, const hy_train_cursor *c, hy_diag *d)
+static hy_status stream_seek(hy_data *td, const hy_data_cursor *c, hy_diag *d)
 {
 	if (c->epoch < td->epoch || (c->epoch == td->epoch && c->pos < td->pos))
 		return hy_diag_set(d, HY_EUSAGE, 0, "cannot seek a stream backwards");
@@ -529,10 +529,10 @@ static hy_status stream_seek(hy_train_data *td, const hy_train_cursor *c, hy_dia
 
 /* ---------------------------------------------------------------- common */
 
-hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, hy_diag *d)
+hy_status hy_data_open(hy_data **out, const hy_data_cfg *cfg, hy_diag *d)
 {
 	*out = NULL;
-	hy_train_data *td = calloc(1, sizeof *td);
+	hy_data *td = calloc(1, sizeof *td);
 	size_t np = cfg->npaths ? cfg->npaths : 1;
 	if (!td || !(td->paths = calloc(np, sizeof *td->paths))) {
 		free(td);
@@ -544,9 +544,9 @@ hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, 
 	td->ranks = cfg->ranks > 1 ? cfg->ranks : 1;
 	td->rank = td->ranks > 1 ? cfg->rank : 0;
 	td->hdf5_decode = cfg->hdf5_decode;
-	hy_train_data_set_decoders(td, cfg->decoders);
+	hy_data_set_decoders(td, cfg->decoders);
 	if (td->rank < 0 || td->rank >= td->ranks) {
-		hy_train_data_close(td);
+		hy_data_close(td);
 		return hy_diag_set(d, HY_EUSAGE, 0, "rank %d of %d", cfg->rank, cfg->ranks);
 	}
 	int any_stdin = 0;
@@ -558,7 +558,7 @@ hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, 
 		}
 	}
 	if (any_stdin > 1) {
-		hy_train_data_close(td);
+		hy_data_close(td);
 		return hy_diag_set(d, HY_EUSAGE, 0, "standard input named more than once");
 	}
 	hy_status st = HY_OK;
@@ -575,12 +575,12 @@ hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, 
 				shards = 0;
 		}
 		if (st) {
-			hy_train_data_close(td);
+			hy_data_close(td);
 			return st;
 		}
 	}
 	if (shards) {
-		td->mode = HY_TRAIN_DATA_SHARDS;
+		td->mode = HY_DATA_SHARDS;
 		st = shard_setup(td, d);
 	} else {
 		if (td->rd) {
@@ -590,7 +590,7 @@ hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, 
 			free(td->rd);
 			td->rd = NULL;
 		}
-		td->mode = HY_TRAIN_DATA_STREAM;
+		td->mode = HY_DATA_STREAM;
 		td->one_pass = cfg->one_pass;
 		td->rereadable = !any_stdin && !cfg->one_pass;
 		td->buf = malloc(td->bufcap * sizeof *td->buf);
@@ -601,47 +601,47 @@ hy_status hy_train_data_open(hy_train_data **out, const hy_train_data_cfg *cfg, 
 			stream_start_epoch(td, 0);
 	}
 	if (st) {
-		hy_train_data_close(td);
+		hy_data_close(td);
 		return st;
 	}
 	*out = td;
 	return HY_OK;
 }
 
-hy_status hy_train_data_next_part(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+hy_status hy_data_next_part(hy_data *td, hy_sample *s, size_t max, size_t *n,
 	size_t *mine, hy_diag *d)
 {
-	return td->mode == HY_TRAIN_DATA_SHARDS ? shard_next(td, s, max, n, mine, d)
+	return td->mode == HY_DATA_SHARDS ? shard_next(td, s, max, n, mine, d)
 						: stream_next(td, s, max, n, mine, d);
 }
 
-hy_status hy_train_data_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+hy_status hy_data_next(hy_data *td, hy_sample *s, size_t max, size_t *n,
 	hy_diag *d)
 {
 	size_t mine;
 	*n = 0;
 	if (td->ranks > 1)
 		return hy_diag_set(d, HY_EUSAGE, 0, "a source split across %d ranks gives parts of "
-			"batches (hy_train_data_next_part)", td->ranks);
-	return hy_train_data_next_part(td, s, max, n, &mine, d);
+			"batches (hy_data_next_part)", td->ranks);
+	return hy_data_next_part(td, s, max, n, &mine, d);
 }
 
-void hy_train_data_set_decoders(hy_train_data *td, int n)
+void hy_data_set_decoders(hy_data *td, int n)
 {
-	td->decoders = n < 1 ? 1 : n > HY_TRAIN_DATA_MAX_DECODERS ? HY_TRAIN_DATA_MAX_DECODERS : n;
+	td->decoders = n < 1 ? 1 : n > HY_DATA_MAX_DECODERS ? HY_DATA_MAX_DECODERS : n;
 }
 
-void hy_train_data_get_stats(const hy_train_data *td, hy_train_data_stats *s)
+void hy_data_get_stats(const hy_data *td, hy_data_stats *s)
 {
 	*s = td->stats;
 }
 
-hy_status hy_train_data_seek(hy_train_data *td, const hy_train_cursor *c, hy_diag *d)
+hy_status hy_data_seek(hy_data *td, const hy_data_cursor *c, hy_diag *d)
 {
-	return td->mode == HY_TRAIN_DATA_SHARDS ? shard_seek(td, c, d) : stream_seek(td, c, d);
+	return td->mode == HY_DATA_SHARDS ? shard_seek(td, c, d) : stream_seek(td, c, d);
 }
 
-hy_status hy_train_data_scan(const char *const *paths, size_t npaths, hy_sample *buf,
+hy_status hy_data_scan(const char *const *paths, size_t npaths, hy_sample *buf,
 	size_t max, int (*fn)(void *u, const hy_sample *s, size_t n), void *u, hy_diag *d)
 {
 	for (size_t i = 0; i < npaths; i++) {

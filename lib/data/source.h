@@ -1,4 +1,5 @@
-/* Training data sources for hydra-fit (ARCHITECTURE.md §8): an endless, shuffled,
+/* Sample sources (lib/data, below train and play: the trainer and the dataset
+ * evaluation both read samples through it; ARCHITECTURE.md §8): an endless, shuffled,
  * resumable sequence of samples over the inputs.
  *
  * Two modes, chosen by content:
@@ -18,14 +19,14 @@
  *    standard input always does, the end of the pass ends the data).
  *
  * The cursor (epoch, samples delivered within the epoch) is the whole
- * state: hy_train_data_seek on a freshly opened source reproduces the
+ * state: hy_data_seek on a freshly opened source reproduces the
  * sequence from there exactly (streams are re-read and the draws replayed,
  * so a resumed stream must be the same stream).
  *
  * Several ranks (mpirun, lib/dist; cfg rank of ranks > 1). Every rank
  * follows the same global sequence and cursor — the one of a single
  * process, so a checkpoint resumes with any rank count — and
- * hy_train_data_next_part gives each rank its part of a batch, in the
+ * hy_data_next_part gives each rank its part of a batch, in the
  * global order; the parts of all ranks are disjoint and together are the
  * whole batch:
  *
@@ -48,8 +49,8 @@
  *    batch size asked for), the rest is dropped unused. Standard input
  *    cannot be read by several processes (mpirun gives it to rank 0
  *    alone): hydra-fit refuses it under mpirun with several ranks. */
-#ifndef HY_TRAIN_DATA_H
-#define HY_TRAIN_DATA_H
+#ifndef HY_DATA_H
+#define HY_DATA_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -57,12 +58,12 @@
 #include "core/status.h"
 #include "samples/sample.h"
 
-typedef enum hy_train_data_mode {
-	HY_TRAIN_DATA_SHARDS = 1,
-	HY_TRAIN_DATA_STREAM = 2,
-} hy_train_data_mode;
+typedef enum hy_data_mode {
+	HY_DATA_SHARDS = 1,
+	HY_DATA_STREAM = 2,
+} hy_data_mode;
 
-typedef struct hy_train_data_cfg {
+typedef struct hy_data_cfg {
 	const char *const *paths; /* NULL or "-": standard input       */
 	size_t npaths;            /* 0: standard input                 */
 	uint64_t seed;
@@ -76,7 +77,7 @@ typedef struct hy_train_data_cfg {
 	int hdf5_decode;          /* shards: the old way, HDF5 decompresses
 				   * (hy_shard_read) in the calling thread,
 				   * under the library's lock           */
-} hy_train_data_cfg;
+} hy_data_cfg;
 
 /* Decoding (shards). Loading a buffer fetches the stored chunks of this
  * rank's units (shard.h hy_shard_fetch: HDF5 calls, cheap, in the calling
@@ -87,64 +88,64 @@ typedef struct hy_train_data_cfg {
  * slots, so the order and the cursor do not depend on the thread count;
  * a failure is the one of the first failing unit in the buffer's order, as
  * with one thread. */
-enum { HY_TRAIN_DATA_MAX_DECODERS = 64 };
+enum { HY_DATA_MAX_DECODERS = 64 };
 
-typedef struct hy_train_cursor {
+typedef struct hy_data_cursor {
 	uint64_t epoch; /* 0-based                          */
 	uint64_t pos;   /* samples delivered in this epoch  */
-} hy_train_cursor;
+} hy_data_cursor;
 
-typedef struct hy_train_data hy_train_data;
+typedef struct hy_data hy_data;
 
 /* Opens every input (errors name the input). An input with no samples at
  * all is HY_EDATA in shard mode. */
-hy_status hy_train_data_open(hy_train_data **td, const hy_train_data_cfg *cfg, hy_diag *d);
-void hy_train_data_close(hy_train_data *td);
+hy_status hy_data_open(hy_data **td, const hy_data_cfg *cfg, hy_diag *d);
+void hy_data_close(hy_data *td);
 
-hy_train_data_mode hy_train_data_get_mode(const hy_train_data *td);
+hy_data_mode hy_data_get_mode(const hy_data *td);
 /* Samples per epoch in shard mode; 0 (unknown) for streams. */
-uint64_t hy_train_data_epoch_size(const hy_train_data *td);
+uint64_t hy_data_epoch_size(const hy_data *td);
 
 /* Up to max samples into s[0..*n). HY_OK with *n ≥ 1; HY_STOP with *n = 0
  * when standard input (or a one_pass stream) has ended (files and shards
  * never end otherwise: the next epoch starts); or an error naming the
  * input and record. HY_EUSAGE for a
- * source of several ranks (hy_train_data_next_part). */
-hy_status hy_train_data_next(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+ * source of several ranks (hy_data_next_part). */
+hy_status hy_data_next(hy_data *td, hy_sample *s, size_t max, size_t *n,
 	hy_diag *d);
 /* The next batch of up to max samples of the global sequence (*n of them:
  * the cursor moves by *n, on every rank alike), of which this rank's part
  * goes to s[0..*mine), in the global order; *mine may be 0. One rank:
- * hy_train_data_next, *mine = *n. Statuses as hy_train_data_next. */
-hy_status hy_train_data_next_part(hy_train_data *td, hy_sample *s, size_t max, size_t *n,
+ * hy_data_next, *mine = *n. Statuses as hy_data_next. */
+hy_status hy_data_next_part(hy_data *td, hy_sample *s, size_t max, size_t *n,
 	size_t *mine, hy_diag *d);
 
 /* What the source read from its inputs since it was opened, seeks
  * included: samples decoded, and whole shard chunks read (0 for streams). */
-typedef struct hy_train_data_stats {
+typedef struct hy_data_stats {
 	uint64_t samples_read;
 	uint64_t chunks_read;
-} hy_train_data_stats;
-void hy_train_data_get_stats(const hy_train_data *td, hy_train_data_stats *s);
+} hy_data_stats;
+void hy_data_get_stats(const hy_data *td, hy_data_stats *s);
 
-/* Threads decoding each buffer from now on (1 to HY_TRAIN_DATA_MAX_DECODERS;
+/* Threads decoding each buffer from now on (1 to HY_DATA_MAX_DECODERS;
  * clamped): the feed sets its loader count (feed.h). No effect on
  * streams or with cfg hdf5_decode. */
-void hy_train_data_set_decoders(hy_train_data *td, int n);
+void hy_data_set_decoders(hy_data *td, int n);
 
-void hy_train_data_get_cursor(const hy_train_data *td, hy_train_cursor *c);
+void hy_data_get_cursor(const hy_data *td, hy_data_cursor *c);
 /* Moves to cursor c. Shards: immediate. Streams: only forward from the
  * current position (re-reading and replaying the draws; an earlier epoch of
  * standard input is HY_EUSAGE); HY_STOP if the input ends before c. */
-hy_status hy_train_data_seek(hy_train_data *td, const hy_train_cursor *c, hy_diag *d);
+hy_status hy_data_seek(hy_data *td, const hy_data_cursor *c, hy_diag *d);
 
 /* Reads every sample of the inputs once, in order, in batches of up to max:
  * calls fn(u, s, n) per batch until it returns non-zero (HY_STOP) or the
  * inputs end (HY_OK). For validation sets. */
-hy_status hy_train_data_scan(const char *const *paths, size_t npaths, hy_sample *buf,
+hy_status hy_data_scan(const char *const *paths, size_t npaths, hy_sample *buf,
 	size_t max, int (*fn)(void *u, const hy_sample *s, size_t n), void *u, hy_diag *d);
 
 /* A 64-bit mix of (seed, a, b) for deriving independent RNG seeds. */
-uint64_t hy_train_mix(uint64_t seed, uint64_t a, uint64_t b);
+uint64_t hy_data_mix(uint64_t seed, uint64_t a, uint64_t b);
 
 #endif
