@@ -7,7 +7,7 @@
  * 2(N−1)/N · bytes / time (the bytes a ring all-reduce moves per rank).
  *
  *   mpirun -np N mpi_bench ARCH ITERS step BATCH [THREADS]
- * Whole data-parallel training steps (train/ranks.h hy_train_ranks_step:
+ * Whole data-parallel training steps (train/step.h hy_train_step with train/ranks.h:
  * forward, loss, backward, gradient sum, AdamW) on a synthetic global
  * batch of BATCH (BATCH/N a rank), alternately with the sum overlapped
  * with the backward pass and after it, ITERS of each after 2 warm-up
@@ -71,6 +71,9 @@ static int steps(hy_dist *ds, hy_nn_model *m, hy_nn_ctx *ctx, const char *arch, 
 	hy_nn_optim_cfg opt;
 	hy_nn_optim_defaults(&opt, 1000000);
 	int64_t step = 0;
+	hy_train_net net;
+	hy_train_net_init(&net, m, &w);
+	net.part = s;
 	for (int i = -2; i < iters; i++)
 		for (int ov = 0; ov < 2; ov++) {
 			hy_nn_losses l;
@@ -78,8 +81,7 @@ static int steps(hy_dist *ds, hy_nn_model *m, hy_nn_ctx *ctx, const char *arch, 
 			if (hy_dist_barrier(ds, &d))
 				return die(ds, &d);
 			double t0 = now();
-			if (hy_train_ranks_step(rk[ov], m, &w, s, k, &opt, &step, &l, &info, NULL, NULL,
-				    &d))
+			if (hy_train_step(&net.L, rk[ov], k, &opt, &step, &l, &info, &d))
 				return die(ds, &d);
 			if (i >= 0)
 				t[ov][i] = now() - t0;

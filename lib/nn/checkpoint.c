@@ -194,6 +194,30 @@ static hy_status check_meta(const char *path, const hy_nn_ckpt_meta *meta, hy_di
 	return HY_OK;
 }
 
+/* The training attributes of an open checkpoint. */
+static hy_status read_meta(hid_t f, const char *path, hy_nn_ckpt_meta *meta, hy_diag *d)
+{
+	hy_status st;
+	hy_nn_optim_cfg *o = &meta->opt;
+	if (hy_h5_get_attr(f, "step", H5T_NATIVE_INT64, &meta->step, 1) < 0 ||
+		hy_h5_get_attr(f, "lr", H5T_NATIVE_FLOAT, &o->lr, 1) < 0 ||
+		hy_h5_get_attr(f, "lr_min", H5T_NATIVE_FLOAT, &o->lr_min, 1) < 0 ||
+		hy_h5_get_attr(f, "beta1", H5T_NATIVE_FLOAT, &o->beta1, 1) < 0 ||
+		hy_h5_get_attr(f, "beta2", H5T_NATIVE_FLOAT, &o->beta2, 1) < 0 ||
+		hy_h5_get_attr(f, "eps", H5T_NATIVE_FLOAT, &o->eps, 1) < 0 ||
+		hy_h5_get_attr(f, "weight_decay", H5T_NATIVE_FLOAT, &o->wd, 1) < 0 ||
+		hy_h5_get_attr(f, "clip", H5T_NATIVE_FLOAT, &o->clip, 1) < 0 ||
+		hy_h5_get_attr(f, "warmup", H5T_NATIVE_INT64, &o->warmup, 1) < 0 ||
+		hy_h5_get_attr(f, "total_steps", H5T_NATIVE_INT64, &o->total, 1) < 0 ||
+		hy_h5_get_attr(f, "seed", H5T_NATIVE_UINT64, &meta->seed, 1) < 0 ||
+		hy_h5_get_attr(f, "rng_state", H5T_NATIVE_UINT64, meta->rng.s, 4) < 0)
+		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint lacks a training attribute "
+			"(step, optimiser, seed or rng_state)", path);
+	else
+		st = check_meta(path, meta, d);
+	return st;
+}
+
 static hy_status load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 	int weights_only, float *host, hy_diag *d)
 {
@@ -223,27 +247,28 @@ static hy_status load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 		m->be->zero(m->m, bytes);
 		m->be->zero(m->v, bytes);
 	}
-	if (meta) {
-		hy_nn_optim_cfg *o = &meta->opt;
-		if (hy_h5_get_attr(f, "step", H5T_NATIVE_INT64, &meta->step, 1) < 0 ||
-			hy_h5_get_attr(f, "lr", H5T_NATIVE_FLOAT, &o->lr, 1) < 0 ||
-			hy_h5_get_attr(f, "lr_min", H5T_NATIVE_FLOAT, &o->lr_min, 1) < 0 ||
-			hy_h5_get_attr(f, "beta1", H5T_NATIVE_FLOAT, &o->beta1, 1) < 0 ||
-			hy_h5_get_attr(f, "beta2", H5T_NATIVE_FLOAT, &o->beta2, 1) < 0 ||
-			hy_h5_get_attr(f, "eps", H5T_NATIVE_FLOAT, &o->eps, 1) < 0 ||
-			hy_h5_get_attr(f, "weight_decay", H5T_NATIVE_FLOAT, &o->wd, 1) < 0 ||
-			hy_h5_get_attr(f, "clip", H5T_NATIVE_FLOAT, &o->clip, 1) < 0 ||
-			hy_h5_get_attr(f, "warmup", H5T_NATIVE_INT64, &o->warmup, 1) < 0 ||
-			hy_h5_get_attr(f, "total_steps", H5T_NATIVE_INT64, &o->total, 1) < 0 ||
-			hy_h5_get_attr(f, "seed", H5T_NATIVE_UINT64, &meta->seed, 1) < 0 ||
-			hy_h5_get_attr(f, "rng_state", H5T_NATIVE_UINT64, meta->rng.s, 4) < 0)
-			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint lacks a training attribute "
-				"(step, optimiser, seed or rng_state)", path);
-		else
-			st = check_meta(path, meta, d);
-	}
+	if (meta)
+		st = read_meta(f, path, meta, d);
 out:
 	H5Fclose(f);
+	return st;
+}
+
+hy_status hy_nn_ckpt_read_meta(const char *path, hy_nn_ckpt_meta *meta, hy_diag *d)
+{
+	hy_h5_init();
+	hid_t f = -1;
+	hy_nn_arch a;
+	hy_status st;
+	H5E_BEGIN_TRY
+	{
+		st = open_ckpt(path, &f, &a, d);
+		if (!st) {
+			st = read_meta(f, path, meta, d);
+			H5Fclose(f);
+		}
+	}
+	H5E_END_TRY;
 	return st;
 }
 

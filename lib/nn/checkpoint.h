@@ -49,6 +49,10 @@ hy_status hy_nn_ckpt_save(const char *path, const hy_nn_model *m, const hy_nn_ck
 /* Reads the architecture recorded in a checkpoint. */
 hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d);
 
+/* Reads the training attributes alone (step, optimiser, seed, RNG; meta's
+ * extra fields untouched), checked as hy_nn_ckpt_load checks them. */
+hy_status hy_nn_ckpt_read_meta(const char *path, hy_nn_ckpt_meta *meta, hy_diag *d);
+
 /* Loads parameters (and, unless weights_only, the AdamW moments) into m,
  * which must have the checkpoint's architecture (HY_EFORMAT otherwise,
  * naming both); meta may be NULL. A truncated or unreadable file gives

@@ -274,7 +274,7 @@ double hy_grp_loss(hy_grp *m, const float *x, const uint8_t *y, size_t n, int gr
 	return n ? loss / (double)n : 0.0;
 }
 
-void hy_grp_adamw(hy_grp *m, const hy_nn_optim_cfg *c, float lr)
+double hy_grp_adamw(hy_grp *m, const hy_nn_optim_cfg *c, float lr)
 {
 	const hy_nn_params *t = &m->table;
 	double norm = 0;
@@ -297,6 +297,7 @@ void hy_grp_adamw(hy_grp *m, const hy_nn_optim_cfg *c, float lr)
 			m->p[i] -= (float)(lr * mh / (sqrt(vh) + c->eps));
 		}
 	}
+	return norm;
 }
 
 /* ------------------------------------------------------------ checkpoint */

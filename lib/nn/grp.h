@@ -92,8 +92,9 @@ double hy_grp_loss(hy_grp *m, const float *x, const uint8_t *y, size_t n, int gr
 	size_t *correct);
 
 /* One AdamW step from m->g at learning rate lr (c: betas, eps, weight decay
- * on the weights only, global-norm clip when c->clip > 0). */
-void hy_grp_adamw(hy_grp *m, const hy_nn_optim_cfg *c, float lr);
+ * on the weights only, global-norm clip when c->clip > 0); returns the
+ * gradient norm before clipping. */
+double hy_grp_adamw(hy_grp *m, const hy_nn_optim_cfg *c, float lr);
 
 /* A scalar attribute a caller adds to the checkpoint (the trainer's run
  * settings and calibration). */

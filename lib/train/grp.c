@@ -8,6 +8,7 @@
 
 #include "encode/encode.h"
 #include "nn/rng.h"
+#include "train/step.h"
 
 void hy_grp_bounds_free(hy_grp_bounds *b)
 {
@@ -185,6 +186,41 @@ static hy_status gather(const hy_grp_data *D, int val, float **x, uint8_t **y, s
 	return HY_OK;
 }
 
+/* The GRP as a learner of the one step (train/step.h). Its loss pass
+ * computes the gradients in the same sweep (nn/grp.h hy_grp_loss), so the
+ * backward is empty. */
+typedef struct grp_learner {
+	hy_train_learner L;
+	hy_grp *m;
+	const float *x;
+	const uint8_t *y;
+	size_t hits;
+} grp_learner;
+
+static hy_status grp_loss(hy_train_learner *L, int k, hy_nn_losses *l, hy_diag *d)
+{
+	grp_learner *q = (grp_learner *)L;
+	size_t h = 0;
+	l->grp = l->total = hy_grp_loss(q->m, q->x, q->y, (size_t)k, 1, &h);
+	l->n = k;
+	q->hits += h;
+	return HY_OK;
+}
+
+static void grp_backward(hy_train_learner *L, int k)
+{
+	(void)L, (void)k; /* done by grp_loss */
+}
+
+static void grp_update(hy_train_learner *L, const hy_nn_optim_cfg *opt, int64_t *step,
+	hy_nn_step_info *info)
+{
+	hy_grp *m = ((grp_learner *)L)->m;
+	info->lr = hy_nn_lr_at(opt, m->step);
+	info->grad_norm = hy_grp_adamw(m, opt, info->lr);
+	*step = m->step;
+}
+
 hy_status hy_grp_train(const hy_grp_train_cfg *c, const hy_grp_data *D, hy_grp *m,
 	void (*epoch)(void *u, const hy_grp_epoch *e), void *u, hy_grp_calib *cal, hy_diag *d)
 {
@@ -237,23 +273,24 @@ hy_status hy_grp_train(const hy_grp_train_cfg *c, const hy_grp_data *D, hy_grp *
 			order[j] = t;
 		}
 		double tl = 0;
-		size_t hits = 0;
+		grp_learner q = {.L = {.loss = grp_loss, .backward = grp_backward,
+			.update = grp_update}, .m = m, .x = bx, .y = by};
 		for (size_t a = 0; a < nt; a += B) {
-			size_t nb = a + B <= nt ? B : nt - a, h = 0;
+			size_t nb = a + B <= nt ? B : nt - a;
 			for (size_t k = 0; k < nb; k++) {
 				memcpy(bx + k * HY_GRP_NIN, tx + order[a + k] * HY_GRP_NIN,
 					HY_GRP_NIN * sizeof *bx);
 				by[k] = ty[order[a + k]];
 			}
-			tl += hy_grp_loss(m, bx, by, nb, 1, &h) * (double)nb;
-			hits += h;
-			if (!isfinite(tl)) {
-				st = hy_diag_set(d, HY_EDATA, 0, "GRP loss is not finite at step %" PRId64,
-					m->step + 1);
+			hy_nn_losses l;
+			hy_nn_step_info info;
+			int64_t step = m->step;
+			memset(&l, 0, sizeof l);
+			if ((st = hy_train_step(&q.L, NULL, (int)nb, &oc, &step, &l, &info, d)))
 				goto out;
-			}
-			hy_grp_adamw(m, &oc, hy_nn_lr_at(&oc, m->step));
+			tl += l.grp * (double)nb;
 		}
+		const size_t hits = q.hits;
 		hy_grp_epoch e = {.epoch = ep, .step = m->step, .train_loss = tl / (double)nt,
 			.train_top1 = (double)hits / (double)nt, .val_loss = NAN, .val_top1 = NAN};
 		if (nv) {

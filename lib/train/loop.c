@@ -1,4 +1,7 @@
-/* The training loop of hydra-fit (see loop.h). */
+/* The training loop of hydra-fit (see loop.h): the plan (train/plan.h) made
+ * into a run — context, model, data, workspace, feed, output directory — and
+ * the loop around the one step (train/step.h) with its metrics, evaluations
+ * and checkpoints. */
 #include "train/loop.h"
 
 #include <sys/wait.h>
@@ -27,13 +30,12 @@
 #include "data/source.h"
 #include "train/feed.h"
 #include "train/prov.h"
+#include "train/plan.h"
 #include "train/ranks.h"
+#include "train/step.h"
 
 #define MODEL_TAG 0x4d4f44454cull /* "MODEL" */
 #define CKPT_FMT HY_CKDIR_FMT
-/* Warmup steps of an open-ended run (a stream without --steps), where 5% of
- * the total cannot be known. */
-#define OPEN_ENDED_WARMUP 500
 
 typedef struct run {
 	int made_out;       /* this run created the output directory */
@@ -63,8 +65,9 @@ typedef struct run {
 	hy_train_feed *feed;  /* loader threads (train/feed.h), or NULL     */
 	hy_data_cursor fcur; /* with the feed: the cursor after the last batch */
 	hy_train_ppo *ppo; /* --mode ppo */
-	hy_train_ppo_cfg ppo_cfg; /* its settings: given, or the checkpoint's */
-	char ppo_anchor[4096];
+	hy_train_facts facts; /* what the files said (train/plan.h)      */
+	hy_train_plan plan;   /* every figure of the run                 */
+	hy_train_net net;     /* the learner of the one step (step.h)    */
 	const char *out;
 	FILE *metrics;
 	hy_ckdir_state ts;
@@ -345,7 +348,7 @@ static hy_status check_val_nonempty(const hy_train_cfg *c, hy_diag *d)
 static hy_status evaluate(run *r, double out[7], hy_diag *d)
 {
 	eval_acc a = {.r = r, .d = d};
-	hy_status st = hy_data_scan(r->cfg->val, r->cfg->nval, r->buf, (size_t)r->batch,
+	hy_status st = hy_data_scan(r->cfg->val, r->cfg->nval, r->buf, (size_t)r->plan.part,
 		eval_batch, &a, d);
 	if (st == HY_STOP)
 		st = a.st;
@@ -363,43 +366,6 @@ static hy_status evaluate(run *r, double out[7], hy_diag *d)
 }
 
 /* ---------------------------------------------------------------- setup */
-
-static const char *const head_names[5] = {"policy", "value", "grp", "tenpai", "danger"};
-
-static hy_status check_finite(const run *r, const hy_nn_losses *l, hy_diag *d)
-{
-	double v[5] = {l->policy, l->value, l->grp, l->tenpai, l->danger};
-	for (int i = 0; i < 5; i++)
-		if (!isfinite(v[i]))
-			return hy_diag_set(d, HY_EDATA, 0,
-				"step %lld: loss of head '%s' is %s; stopping, nothing new saved%s%s",
-				(long long)r->step + 1, head_names[i], isnan(v[i]) ? "nan" : "inf",
-				r->last_ckpt[0] ? " (last checkpoint: " : "",
-				r->last_ckpt[0] ? r->last_ckpt : "");
-	if (!isfinite(l->total))
-		return hy_diag_set(d, HY_EDATA, 0, "step %lld: total loss is not finite; stopping, "
-			"nothing new saved", (long long)r->step + 1);
-	return HY_OK;
-}
-
-/* Any input read from standard input ("-" or none). */
-static int any_stdin(const hy_train_cfg *c)
-{
-	for (size_t i = 0; i < c->ninputs; i++)
-		if (!c->inputs[i] || strcmp(c->inputs[i], "-") == 0)
-			return 1;
-	return 0;
-}
-
-static int dir_has_ckpts(const char *dir)
-{
-	long long *s;
-	size_t n;
-	if (hy_ckdir_list(dir, &s, &n, NULL))
-		return 0;
-	free(s);
-	return n > 0;
-}
 
 /* A resumed run given no inputs (or no --val) takes those its checkpoint
  * recorded (train/prov.h), saying so and naming the files that changed
@@ -473,150 +439,63 @@ static hy_status describe_inputs(run *r, hy_diag *d)
 	return HY_OK;
 }
 
+/* The run: the plan (train/plan.h) made real — context, model, data,
+ * workspace, the feed, the output directory. */
 static hy_status setup(run *r, hy_diag *d)
 {
 	hy_status st = restore_inputs(r, d);
 	if (st)
 		return st;
 	const hy_train_cfg *c = r->cfg;
-	char resume[PATH_MAX] = "";
-	hy_nn_ckpt_meta meta;
-	memset(&meta, 0, sizeof meta);
+	const hy_train_facts *f = &r->facts;
+	const hy_train_plan *p = &r->plan;
 	r->best = INFINITY;
-
-	if (c->resume && c->init)
-		return hy_diag_set(d, HY_EUSAGE, 0, "--resume and --init exclude each other");
-	/* several ranks read one input each (data.h): a pipe cannot be shared */
-	if (r->dist.size > 1 && (c->ppo || c->ninputs == 0 || any_stdin(c)))
-		return hy_diag_set(d, HY_EUSAGE, 0, "under mpirun with %d ranks: give the inputs as "
-			"files (every rank reads its part of them; standard input reaches rank 0 "
-			"only); --mode ppo runs as one process", r->dist.size);
-	if (c->ppo && !c->resume && !c->init)
-		return hy_diag_set(d, HY_EUSAGE, 0, "--mode ppo improves a trained model: give "
-			"--init CKPT (the policy that played the games) or --resume");
-	hy_nn_arch arch = c->arch;
-	if (c->resume) {
-		if ((st = hy_train_resolve_ckpt(c->resume, resume, sizeof resume, d)))
-			return st;
-		hy_nn_arch ca;
-		if ((st = hy_nn_ckpt_arch(resume, &ca, d)))
-			return st;
-		if (arch.channels && (arch.blocks != ca.blocks || arch.channels != ca.channels))
-			return hy_diag_set(d, HY_EFORMAT, 0, "checkpoint '%s' is %d blocks x %d "
-				"channels; the requested architecture is %d x %d", resume, ca.blocks,
-				ca.channels, arch.blocks, arch.channels);
-		arch = ca;
-		if ((st = hy_ckdir_read_state(resume, &r->ts, d)))
-			return st;
-		/* a resumed run goes on in its mode: switching would silently
-		 * change the loss under the same schedule and counters */
-		if (r->ts.mode >= 0 && r->ts.mode != (c->ppo != NULL)) {
-			const char *was = r->ts.mode ? "ppo" : "bc", *now = c->ppo ? "ppo" : "bc";
-			return hy_diag_set(d, HY_EUSAGE, 0, "checkpoint '%s' is of a --mode %s run: "
-				"--resume goes on in that mode (give --mode %s); to train it by --mode "
-				"%s, start a new run from its weights with --init '%s'", resume, was,
-				was, now, resume);
-		}
-	} else if (c->init && !arch.channels) {
-		if ((st = hy_nn_ckpt_arch(c->init, &arch, d)))
-			return st;
-	}
-	/* the default: full on a GPU; small on the CPU, where full trains at
-	 * about 12 samples/s on two cores and small at about 1,000 */
-	if (!arch.channels) {
-		arch = c->cuda ? (hy_nn_arch){40, 256} : (hy_nn_arch){6, 64};
-		notice(r, "architecture %s (%d blocks x %d channels), the default %s%s",
-			c->cuda ? "full" : "small", arch.blocks, arch.channels,
-			c->cuda ? "on a GPU" : "on the CPU",
-			c->cuda ? "" : " (full trains about 80 times slower here; --arch full "
-			"for it)");
-	}
-	if ((st = hy_nn_arch_check(arch, d)))
+	if ((st = hy_train_plan_usage(c, r->dist.size, d)) ||
+		(st = hy_train_facts_read(c, r->dist.rank, r->dist.size, &r->facts, d)))
 		return st;
-
-	/* threads, batch, seed, shuffle buffer: the checkpoint's unless given */
-	int threads = c->threads > 0 ? c->threads : c->resume ? r->ts.threads : hy_nn_threads_default();
-	if (c->resume && c->threads > 0 && c->threads != r->ts.threads)
-		notice(r, "--threads %d differs from the checkpoint's %d: losses will not be "
-			"bit-identical to an uninterrupted run", c->threads, r->ts.threads);
-	hy_nn_ctx_init(&r->ctx, threads);
-	r->batch = c->batch > 0 ? c->batch : c->resume ? (int)r->ts.batch : 256;
-	r->shuffle_buffer = c->shuffle_buffer ? c->shuffle_buffer
-			    : c->resume ? (size_t)r->ts.shuffle_buffer : 8192;
-	if (c->resume && ((c->batch > 0 && c->batch != r->ts.batch) ||
-			(c->shuffle_buffer && c->shuffle_buffer != r->ts.shuffle_buffer)))
-		notice(r, "--batch/--shuffle-buffer differ from the checkpoint's (%lld, %llu): the "
-			"data order changes", (long long)r->ts.batch,
-			(unsigned long long)r->ts.shuffle_buffer);
-	if (r->batch < 1 || r->batch > 1 << 20)
-		return hy_diag_set(d, HY_EUSAGE, 0, "bad batch size %d", r->batch);
-
-	/* cheap usage checks before the model is built */
-	if (!c->resume && c->out && dir_has_ckpts(c->out))
-		return hy_diag_set(d, HY_EUSAGE, 0, "'%s' already holds checkpoints: use --resume "
-			"'%s' to continue, or another --out", c->out, c->out);
-	/* --epochs needs inputs of known length (shards). Standard input is
-	 * always read as a stream and must not be opened twice. */
-	if (!c->resume && c->steps <= 0 && c->epochs > 0) {
-		uint64_t es = 0;
-		if (c->ninputs > 0) {
-			hy_data_cfg pc = {.paths = c->inputs, .npaths = c->ninputs,
-				.seed = c->seed, .shuffle_buffer = 1};
-			hy_data *td;
-			if ((st = hy_data_open(&td, &pc, d)))
-				return st;
-			es = hy_data_epoch_size(td);
-			hy_data_close(td);
-		}
-		if (!es)
-			return hy_diag_set(d, HY_EUSAGE, 0, "--epochs needs shard inputs: the length "
-				"of a sample stream is unknown; give --steps, or neither (one pass)");
-	}
+	st = hy_train_plan_make(c, f, &r->plan, d);
+	for (int i = 0; i < p->nnotes; i++)
+		notice(r, "%s", p->notes[i]);
+	if (st)
+		return st;
+	if (f->resuming)
+		r->ts = f->ts;
+	hy_nn_ctx_init(&r->ctx, p->threads);
+	r->batch = p->batch;
+	r->shuffle_buffer = p->shuffle_buffer;
 
 	if (c->ppo) { /* refuse logs without behaviour log-probabilities early */
 		if ((st = hy_train_ppo_check_inputs(c->inputs, c->ninputs, d)))
 			return st;
 		const char *in = c->ninputs == 0 ? "-" : c->ninputs == 1 ? c->inputs[0] : NULL;
-		/* a resumed PPO run keeps its stored settings but for those given */
-		r->ppo_cfg = *c->ppo;
-		int stored = 0;
-		if (c->resume) {
-			hy_train_ppo_cfg sc;
-			if ((st = hy_ckdir_read_ppo(resume, &sc, r->ppo_anchor, sizeof r->ppo_anchor,
-				     &stored, d)))
-				return st;
-			if (stored)
-				hy_train_ppo_merge(&r->ppo_cfg, &sc, c->ppo, c->ppo_given);
-		}
-		if ((st = hy_train_ppo_init(&r->ppo, &r->ppo_cfg, r->batch,
+		if ((st = hy_train_ppo_init(&r->ppo, &p->ppo, r->batch,
 			     in && strcmp(in, "-") == 0 ? "standard input" : in, d)))
 			return st;
 	}
 
-	r->m.arch = arch;
+	r->m.arch = p->arch;
 	const hy_nn_backend *be = hy_nn_backend_cpu();
 	if (c->cuda) { /* the device's context replaces the CPU one made above */
 		hy_nn_cuda_cfg cc = {.device = c->cuda_device, .precision = c->precision,
-			.fast = c->fast, .arch = arch, .max_batch = r->batch};
+			.fast = c->fast, .arch = p->arch, .max_batch = p->part};
 		if ((st = hy_nn_cuda_ctx_init(&r->ctx, &cc, d)))
 			return st;
 		r->have_cuda = 1;
 		be = hy_nn_backend_cuda();
 	}
-	if ((st = hy_nn_model_init(&r->m, arch, be, &r->ctx, d)))
+	if ((st = hy_nn_model_init(&r->m, p->arch, be, &r->ctx, d)))
 		return st;
 	r->have_m = 1;
-	if (c->resume) {
-		if ((st = hy_nn_ckpt_load(resume, &r->m, &meta, 0, d)))
+	r->seed = p->seed;
+	r->step = p->step;
+	r->best = p->best;
+	r->opt = p->opt;
+	if (f->resuming) {
+		hy_nn_ckpt_meta meta;
+		if ((st = hy_nn_ckpt_load(f->ckpt, &r->m, &meta, 0, d)))
 			return st;
-		r->seed = c->seed_set ? c->seed : meta.seed;
-		if (c->seed_set && c->seed != meta.seed)
-			notice(r, "--seed differs from the checkpoint's: the data order changes");
 		r->rng = meta.rng;
-		r->step = meta.step;
-		r->best = r->ts.best;
 	} else {
-		r->seed = c->seed;
 		hy_rng_seed(&r->rng, hy_data_mix(r->seed, MODEL_TAG, 0));
 		if ((st = hy_nn_model_init_params(&r->m, &r->rng, d)))
 			return st;
@@ -630,55 +509,12 @@ static hy_status setup(run *r, hy_diag *d)
 		return st;
 	hy_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
 		.shuffle_buffer = r->shuffle_buffer, .rank = r->dist.rank, .ranks = r->dist.size,
-		.one_pass = c->steps <= 0 && (!c->resume || meta.opt.total <= 0)};
+		.one_pass = p->one_pass};
 	if ((st = hy_data_open(&r->data, &dc, d)))
 		return st;
 	if (c->nval && (st = check_val_nonempty(c, d)))
 		return st;
-	int64_t total;
-	uint64_t esize = hy_data_epoch_size(r->data);
-	if (c->steps > 0) {
-		total = c->steps;
-	} else if (c->resume) {
-		total = meta.opt.total;
-	} else if (esize) {
-		double ep = c->epochs > 0 ? c->epochs : 1.0;
-		double t = ceil(ep * (double)esize / (double)r->batch);
-		total = t < 1 ? 1 : (int64_t)t;
-		if (r->ppo) /* optimiser steps: a rollout batch takes several */
-			total *= hy_train_ppo_steps(r->ppo, r->batch);
-	} else {
-		/* a stream of unknown length, no --steps: one pass, open-ended
-		 * schedule (warmup, then the peak LR) */
-		total = 0;
-	}
-	if (c->resume) {
-		r->opt = meta.opt;
-		if (c->steps > 0 && c->steps != meta.opt.total)
-			notice(r, "--steps %lld changes the planned total (%lld in the checkpoint) and "
-				"with it the LR schedule", (long long)c->steps,
-				(long long)meta.opt.total);
-		r->opt.total = total;
-		if (c->lr > 0)
-			r->opt.lr = c->lr;
-		if (c->warmup_set)
-			r->opt.warmup = c->warmup;
-	} else {
-		hy_nn_optim_defaults(&r->opt, total);
-		if (total == 0) /* PPO: over the first rollout batch */
-			r->opt.warmup = r->ppo ? hy_train_ppo_steps(r->ppo, r->batch)
-					       : OPEN_ENDED_WARMUP;
-		if (c->lr > 0)
-			r->opt.lr = c->lr;
-		if (c->warmup_set)
-			r->opt.warmup = c->warmup;
-		if (r->opt.lr_min > r->opt.lr)
-			r->opt.lr_min = r->opt.lr;
-	}
-	if (total > 0 && r->step >= total)
-		return hy_diag_set(d, HY_EUSAGE, 0, "checkpoint '%s' is at step %lld: nothing to do "
-			"for --steps %lld", resume, (long long)r->step, (long long)total);
-	if (c->resume) {
+	if (f->resuming) {
 		hy_data_cursor cur = {r->ts.epoch, r->ts.pos};
 		st = hy_data_seek(r->data, &cur, d);
 		if (st == HY_STOP)
@@ -689,25 +525,25 @@ static hy_status setup(run *r, hy_diag *d)
 
 	/* the PPO schedule runs over the run's steps (a resumed run keeps its
 	 * place); the anchor policy shares the learner's backend */
-	if (r->ppo && (st = hy_train_ppo_start(r->ppo, &r->m, 0, total, d)))
+	if (r->ppo && (st = hy_train_ppo_start(r->ppo, &r->m, 0, r->opt.total, d)))
 		return st;
-	if ((st = hy_nn_work_init(&r->w, &r->m, r->batch, d)))
+	/* the workspace holds this process's part of a batch (plan.h) */
+	if ((st = hy_nn_work_init(&r->w, &r->m, p->part, d)))
 		return st;
 	r->have_w = 1;
+	hy_train_net_init(&r->net, &r->m, &r->w);
 	if (r->dist.size > 1 &&
 	    (st = hy_train_ranks_open(&r->ranks, &r->dist, &r->m, !c->no_overlap, d)))
 		return st;
 	r->buf = malloc((size_t)r->batch * sizeof *r->buf);
 	if (!r->buf)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (batch of %d samples)", r->batch);
-	/* the feed's loader threads (train/feed.h): behaviour cloning, on
-	 * this rank's part of each batch; by default on a GPU only (the CPU's
-	 * cores are the ops') */
-	int lt = c->loader_threads > 0 ? c->loader_threads : r->have_cuda ? 2 : 0;
-	if (lt && !r->ppo) {
+	/* the feed's loader threads (train/feed.h), on this rank's part of
+	 * each batch */
+	if (p->loader_threads) {
 		/* a backend that widens compact batches on its device gets them */
-		hy_train_feed_cfg fc = {.batch = r->batch, .threads = lt, .be = r->m.be,
-			.compact = hy_train_feed_compact_ok(r->m.be)};
+		hy_train_feed_cfg fc = {.batch = r->batch, .threads = p->loader_threads,
+			.be = r->m.be, .compact = hy_train_feed_compact_ok(r->m.be)};
 		hy_data_get_cursor(r->data, &r->fcur);
 		if ((st = hy_train_feed_open(&r->feed, r->data, &fc, d)))
 			return st;
@@ -723,30 +559,19 @@ static hy_status setup(run *r, hy_diag *d)
 		return st;
 	if (r->dist.rank == 0) /* the other ranks write nothing */
 		hy_ckdir_remove_stale(r->out, stale_removed, r);
-	if (r->dist.rank == 0 && !c->resume && dir_has_ckpts(r->out))
-		return hy_diag_set(d, HY_EUSAGE, 0, "'%s' already holds checkpoints: use --resume "
-			"'%s' to continue, or another --out", r->out, r->out);
-	if (r->dist.rank == 0 && (st = metrics_open(r, c->resume != NULL, d)))
+	if (r->dist.rank == 0 && (st = metrics_open(r, f->resuming, d)))
 		return st;
-	r->last_saved = c->resume ? r->step : -1;
-	if (c->resume) {
-		snprintf(r->last_ckpt, sizeof r->last_ckpt, "%.4000s", resume);
-		notice(r, "resuming from '%s' at step %lld (epoch %llu, sample %llu)", resume,
+	r->last_saved = f->resuming ? r->step : -1;
+	if (f->resuming) {
+		snprintf(r->last_ckpt, sizeof r->last_ckpt, "%.4000s", f->ckpt);
+		notice(r, "resuming from '%s' at step %lld (epoch %llu, sample %llu)", f->ckpt,
 			(long long)r->step, (unsigned long long)r->ts.epoch,
 			(unsigned long long)r->ts.pos);
 	}
-	/* the checkpoint's intervals unless given */
-	int rs = c->resume != NULL;
-	r->keep = c->keep > 0 ? c->keep : rs && r->ts.keep > 0 ? (int)r->ts.keep : 3;
-	r->save_every = c->save_every > 0 ? c->save_every
-			: rs && r->ts.save_every > 0 ? r->ts.save_every : 1000;
-	/* validation about 20 times a run where its length is known (a curve
-	 * with points, whatever the length), else every 500 steps */
-	const int64_t ev = r->opt.total > 0 ? (r->opt.total + 19) / 20 : 500;
-	r->eval_every = c->eval_every > 0 ? c->eval_every
-			: rs && r->ts.eval_every > 0 ? r->ts.eval_every : ev;
-	r->log_every = c->log_every > 0 ? c->log_every
-		       : rs && r->ts.log_every > 0 ? r->ts.log_every : 10;
+	r->keep = p->keep;
+	r->save_every = p->save_every;
+	r->eval_every = p->eval_every;
+	r->log_every = p->log_every;
 	return HY_OK;
 }
 
@@ -834,10 +659,16 @@ static void cuda_notice(const run *r)
 		notice(r, "cuda: %s", line);
 }
 
-/* The loss verdict of a data-parallel step (ranks.h). */
-static hy_status check_global(void *u, const hy_nn_losses *l, hy_diag *d)
+/* A step that stopped on a non-finite loss or gradient names the last
+ * checkpoint, the one to go back to. */
+static hy_status step_failed(const run *r, hy_status st, hy_diag *d)
 {
-	return check_finite(u, l, d);
+	if (st == HY_EDATA && d && r->last_ckpt[0] && strstr(d->msg, "nothing new saved")) {
+		char msg[sizeof d->msg];
+		snprintf(msg, sizeof msg, "%s", d->msg);
+		hy_diag_set(d, HY_EDATA, 0, "%.600s (last checkpoint: %.400s)", msg, r->last_ckpt);
+	}
+	return st;
 }
 
 static hy_status train(run *r, hy_train_result *res, hy_diag *d)
@@ -893,34 +724,19 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		hy_nn_step_info info;
 		const int64_t prev = r->step; /* PPO: one batch takes several steps */
 		if (r->ppo) {
-			if ((st = hy_train_ppo_update(r->ppo, &r->m, &r->w, &r->opt, &r->step,
-				     total > 0 ? total - r->step : 0, r->seed, r->buf, (int)n, &l,
-				     &info, d)))
-				return st;
-		} else if (r->ranks) {
-			if ((st = hy_train_ranks_step(r->ranks, &r->m, &r->w, r->feed ? NULL : r->buf,
-				     (int)k, &r->opt, &r->step, &l, &info, check_global, r, d)))
-				return st;
-		} else {
-			if (!r->feed && (st = hy_nn_work_load(&r->w, &r->m, r->buf, (int)n, d)))
-				return st;
-			hy_nn_forward(&r->m, &r->w);
-			hy_nn_loss(&r->m, &r->w, &l);
-			if (r->m.be->sync && (st = r->m.be->sync(&r->ctx, d)))
-				return st;
-			if ((st = check_finite(r, &l, d)))
-				return st;
-			hy_nn_backward(&r->m, &r->w);
-			hy_nn_optim_step(&r->m, &r->opt, &r->step, &info);
+			st = hy_train_ppo_update(r->ppo, &r->m, &r->w, &r->opt, &r->step,
+				total > 0 ? total - r->step : 0, r->seed, r->buf, (int)n, &l, &info, d);
+		} else { /* this process's part: from the feed (in w), or read */
+			r->net.part = r->feed ? NULL : r->buf;
+			st = hy_train_step(&r->net.L, r->ranks, (int)k, &r->opt, &r->step, &l, &info,
+				d);
 		}
+		if (st)
+			return step_failed(r, st, d);
 		if (r->m.be->sync && (st = r->m.be->sync(&r->ctx, d)))
 			return st;
 		if (r->have_cuda && res->samples == 0)
 			cuda_notice(r);
-		if (!isfinite(info.grad_norm))
-			return hy_diag_set(d, HY_EDATA, 0, "step %lld: the gradient norm is %s; "
-				"stopping, nothing new saved", (long long)r->step,
-				isnan(info.grad_norm) ? "nan" : "inf");
 		r->ts.samples += n;
 		res->samples += (int64_t)n;
 		if (r->hk && r->hk->step && r->dist.rank == 0)

@@ -9,6 +9,7 @@
 #include "nn/rng.h"
 #include "samples/reader.h"
 #include "data/source.h"
+#include "train/step.h"
 
 #define PPO_TAG 0x50504full /* "PPO" */
 /* A behaviour log-probability above this is not one (float rounding of a
@@ -41,6 +42,7 @@ struct hy_train_ppo {
 	int passes, kl_stopped;
 	double anchor_kl, anchor_n; /* sums over the last pass */
 	hy_train_ppo_sched sched;   /* at the batch's start */
+	int warm;                   /* the minibatch's step is critic-only  */
 };
 
 void hy_train_ppo_defaults(hy_train_ppo_cfg *c)
@@ -108,6 +110,17 @@ void hy_train_ppo_schedule(const hy_train_ppo_cfg *c, int64_t step, int64_t step
 	s->warm = step - step0 < c->value_warmup;
 }
 
+hy_status hy_train_ppo_shape(const hy_train_ppo_cfg *c, int batch, int *mb, int64_t *steps,
+	hy_diag *d)
+{
+	*mb = c->minibatch > 0 ? c->minibatch : (batch + 3) / 4;
+	*steps = (int64_t)(c->epochs > 0 ? c->epochs : 3) * ((batch + *mb - 1) / *mb);
+	if (*mb > batch)
+		return hy_diag_set(d, HY_EUSAGE, 0, "--minibatch %d is larger than the batch (%d)",
+			c->minibatch, batch);
+	return HY_OK;
+}
+
 hy_status hy_train_ppo_init(hy_train_ppo **out, const hy_train_ppo_cfg *c, int batch,
 	const char *input, hy_diag *d)
 {
@@ -134,11 +147,11 @@ hy_status hy_train_ppo_init(hy_train_ppo **out, const hy_train_ppo_cfg *c, int b
 			"and fraction and the value warm-up must be at least 0");
 	}
 	p->batch = batch;
-	p->mb = c->minibatch > 0 ? c->minibatch : (batch + 3) / 4;
-	if (p->mb > batch) {
+	int64_t steps;
+	hy_status st = hy_train_ppo_shape(&p->c, batch, &p->mb, &steps, d);
+	if (st) {
 		free(p);
-		return hy_diag_set(d, HY_EUSAGE, 0, "--minibatch %d is larger than the batch (%d)",
-			c->minibatch, batch);
+		return st;
 	}
 	p->input = input;
 	size_t mb = (size_t)p->mb;
@@ -220,7 +233,7 @@ int hy_train_ppo_minibatch(const hy_train_ppo *p)
 
 int64_t hy_train_ppo_steps(const hy_train_ppo *p, int n)
 {
-	return (int64_t)p->c.epochs * ((n + p->mb - 1) / p->mb);
+	return (int64_t)p->c.epochs * ((n + p->mb - 1) / p->mb); /* as hy_train_ppo_shape */
 }
 
 static int has_pg(const hy_sample *s)
@@ -290,8 +303,10 @@ static hy_status check_batch(const hy_train_ppo *p, const hy_sample *s, int n, h
 	return any ? HY_OK : no_pg(d, p->input);
 }
 
-hy_status hy_train_ppo_grad(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w, const hy_sample *s,
-	int k, hy_nn_losses *l, hy_nn_ppo_stats *ps, hy_diag *d)
+/* Forward, the PPO loss on the policy and value outputs, the anchor, and
+ * the output gradients in w (hy_train_ppo_grad without the backward pass). */
+static hy_status ppo_loss(hy_train_ppo *p, const hy_nn_model *m, hy_nn_work *w,
+	const hy_sample *s, int k, hy_nn_losses *l, hy_nn_ppo_stats *ps, hy_diag *d)
 {
 	const hy_nn_backend *be = m->be;
 	if (k < 1 || k > p->mb)
@@ -340,10 +355,50 @@ hy_status hy_train_ppo_grad(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w, cons
 			ps->entropy, l->grp, l->tenpai, l->danger);
 	be->to_dev(w->dplog, p->dlogits, (size_t)k * HY_ACTIONS * sizeof(float));
 	be->to_dev(w->dvout, p->dval, (size_t)k * sizeof(float));
-	hy_nn_backward(m, w);
-	if (sc.warm)
-		keep_value_grads(m);
+	p->warm = sc.warm;
 	return HY_OK;
+}
+
+/* PPO as a learner of the one step (train/step.h): the net's backward and
+ * AdamW, the PPO loss, and while critic-only every gradient but the value
+ * head's zeroed. */
+typedef struct ppo_learner {
+	hy_train_learner L;
+	hy_train_ppo *p;
+	const hy_sample *s;
+	hy_nn_ppo_stats *ps;
+} ppo_learner;
+
+static hy_status learner_loss(hy_train_learner *L, int k, hy_nn_losses *l, hy_diag *d)
+{
+	ppo_learner *q = (ppo_learner *)L;
+	return ppo_loss(q->p, L->m, L->w, q->s, k, l, q->ps, d);
+}
+
+static void learner_backward(hy_train_learner *L, int k)
+{
+	hy_train_net_backward(L, k);
+	if (((ppo_learner *)L)->p->warm)
+		keep_value_grads(L->m);
+}
+
+static void learner_init(ppo_learner *q, hy_train_ppo *p, const hy_nn_model *m, hy_nn_work *w,
+	const hy_sample *s, hy_nn_ppo_stats *ps)
+{
+	*q = (ppo_learner){.L = {.m = m, .w = w, .loss = learner_loss, .backward =
+		learner_backward, .update = hy_train_net_update}, .p = p, .s = s, .ps = ps};
+}
+
+hy_status hy_train_ppo_grad(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w, const hy_sample *s,
+	int k, hy_nn_losses *l, hy_nn_ppo_stats *ps, hy_diag *d)
+{
+	hy_status st = ppo_loss(p, m, w, s, k, l, ps, d);
+	if (!st) {
+		ppo_learner q;
+		learner_init(&q, p, m, w, s, ps);
+		learner_backward(&q.L, k);
+	}
+	return st;
 }
 
 /* One optimiser step on the minibatch in p->mbuf[0..k). */
@@ -352,20 +407,9 @@ static hy_status mb_step(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
 	hy_nn_step_info *info, hy_diag *d)
 {
 	p->cur = *step;
-	hy_status st = hy_train_ppo_grad(p, m, w, p->mbuf, k, l, ps, d);
-	if (st == HY_EDATA && d) {
-		char msg[sizeof d->msg];
-		snprintf(msg, sizeof msg, "%s", d->msg);
-		return hy_diag_set(d, HY_EDATA, 0, "step %lld: %.400s; stopping, nothing new saved",
-			(long long)*step + 1, msg);
-	}
-	if (st)
-		return st;
-	hy_nn_optim_step(m, opt, step, info);
-	if (!isfinite(info->grad_norm))
-		return hy_diag_set(d, HY_EDATA, 0, "step %lld: the gradient norm is %s; stopping, "
-			"nothing new saved", (long long)*step, isnan(info->grad_norm) ? "nan" : "inf");
-	return HY_OK;
+	ppo_learner q;
+	learner_init(&q, p, m, w, p->mbuf, ps);
+	return hy_train_step(&q.L, NULL, k, opt, step, l, info, d);
 }
 
 hy_status hy_train_ppo_update(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,

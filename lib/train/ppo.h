@@ -99,6 +99,12 @@ hy_status hy_train_ppo_start(hy_train_ppo *p, const hy_nn_model *m, int64_t step
  * over the KL threshold skips the rest, the step counter moving to the
  * batch's end so that schedules and totals count rollout batches). */
 int64_t hy_train_ppo_steps(const hy_train_ppo *p, int n);
+/* The shape of a rollout batch of `batch` samples under c, before any
+ * update (train/plan.h): *mb samples a minibatch (c minibatch, or a quarter
+ * of the batch) and *steps optimiser steps (c epochs, 3 by default, passes
+ * of ⌈batch / mb⌉). HY_EUSAGE when the minibatch is larger than the batch. */
+hy_status hy_train_ppo_shape(const hy_train_ppo_cfg *c, int batch, int *mb, int64_t *steps,
+	hy_diag *d);
 /* Samples per minibatch (the workspace must hold as many). */
 int hy_train_ppo_minibatch(const hy_train_ppo *p);
 

@@ -13,6 +13,8 @@ struct hy_train_ranks {
 	hy_dist_overlap *ov; /* NULL: the sum after the backward pass */
 	uint64_t steps;
 	double sum_s;        /* time in the sum after backward returned */
+	/* this rank's and the whole batch's loss normalisers of the step */
+	double v[HY_DIST_LOSS_N], g[HY_DIST_LOSS_N];
 };
 
 static double now_s(void)
@@ -47,46 +49,34 @@ void hy_train_ranks_close(hy_train_ranks *rk)
 	free(rk);
 }
 
-hy_status hy_train_ranks_step(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_work *w,
-	const hy_sample *part, int k, const hy_nn_optim_cfg *opt, int64_t *step,
-	hy_nn_losses *l, hy_nn_step_info *info, hy_train_ranks_check check, void *u, hy_diag *d)
+hy_status hy_train_ranks_losses(hy_train_ranks *rk, const hy_nn_work *w,
+	const hy_nn_losses *mine, int k, hy_nn_losses *l, hy_diag *d)
 {
-	hy_nn_losses mine;
-	memset(&mine, 0, sizeof mine);
-	hy_status st;
-	if (k > 0) {
-		if (part && (st = hy_nn_work_load(w, m, part, k, d)))
-			return st;
-		hy_nn_forward(m, w);
-		hy_nn_loss(m, w, &mine);
-		if (m->be->sync && (st = m->be->sync(m->ctx, d)))
-			return st;
-	}
-	/* the whole batch's normalisers and losses */
-	double v[HY_DIST_LOSS_N], g[HY_DIST_LOSS_N];
-	hy_dist_loss_local(w, &mine, k, v);
-	memcpy(g, v, sizeof g);
-	if ((st = hy_dist_sum_f64(rk->ds, g, HY_DIST_LOSS_N, d)))
-		return st;
-	hy_dist_loss_global(g, l);
-	if (check && (st = check(u, l, d)))
-		return st;
+	hy_dist_loss_local(w, mine, k, rk->v);
+	memcpy(rk->g, rk->v, sizeof rk->g);
+	hy_status st = hy_dist_sum_f64(rk->ds, rk->g, HY_DIST_LOSS_N, d);
+	if (!st)
+		hy_dist_loss_global(rk->g, l);
+	return st;
+}
+
+void hy_train_ranks_begin(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_work *w, int k)
+{
 	if (rk->ov)
 		hy_dist_overlap_begin(rk->ov, w);
-	if (k > 0) {
-		hy_dist_loss_rescale(m, w, v, g);
-		hy_nn_backward(m, w);
-	} else { /* nothing to add: zeros go into the sum */
-		m->be->zero(m->g, m->table.total * sizeof(float));
-	}
+	if (k > 0)
+		hy_dist_loss_rescale(m, w, rk->v, rk->g);
+}
+
+hy_status hy_train_ranks_end(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_work *w,
+	hy_diag *d)
+{
 	double t0 = now_s();
-	st = rk->ov ? hy_dist_overlap_end(rk->ov, w, d) : hy_dist_grad_sum(rk->ds, m, d);
+	hy_status st = rk->ov ? hy_dist_overlap_end(rk->ov, w, d) : hy_dist_grad_sum(rk->ds, m, d);
 	rk->sum_s += now_s() - t0;
-	if (st)
-		return st;
-	rk->steps++;
-	hy_nn_optim_step(m, opt, step, info);
-	return HY_OK;
+	if (!st)
+		rk->steps++;
+	return st;
 }
 
 hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_data_stats *mine,

@@ -10,12 +10,14 @@
  * (hy_dist_grad_sum) when asked.
  *
  *   hy_train_ranks_open(&rk, ds, m, overlap)        after the model is made
- *   hy_train_ranks_step(rk, m, w, part, k, ...)     once a global batch
+ *   hy_train_step(learner, rk, k, ...)              once a global batch
+ *                                                   (train/step.h: it calls
+ *                                                   the three sums below)
  *   hy_train_ranks_report(rk, &data_stats, ...)     the end-of-run lines
  *   hy_train_ranks_close(rk)
  *
- * A single rank never comes here (the loop's own step is the same
- * arithmetic without sums). */
+ * A single rank never comes here (the step is the same arithmetic without
+ * the sums). */
 #ifndef HY_TRAIN_RANKS_H
 #define HY_TRAIN_RANKS_H
 
@@ -27,6 +29,7 @@
 #include "nn/model.h"
 #include "nn/optim.h"
 #include "data/source.h"
+#include "train/step.h"
 
 typedef struct hy_train_ranks hy_train_ranks;
 
@@ -36,18 +39,18 @@ hy_status hy_train_ranks_open(hy_train_ranks **rk, const hy_dist *ds, const hy_n
 	int overlap, hy_diag *d);
 void hy_train_ranks_close(hy_train_ranks *rk); /* NULL is fine */
 
-/* The verdict on the whole batch's losses before backward (the loop's
- * non-finite check): every rank sees the same losses, so every rank gives
- * the same verdict and none is left waiting in a sum. */
-typedef hy_status (*hy_train_ranks_check)(void *u, const hy_nn_losses *l, hy_diag *d);
-
-/* One optimiser step on this rank's part of the global batch: the k
- * samples part[0, k) (part NULL: already in w, put there by the feed; k
- * may be 0, and then w is not used). *l: the whole batch's losses (the
- * same on every rank), *info and *step as hy_nn_optim_step. */
-hy_status hy_train_ranks_step(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_work *w,
-	const hy_sample *part, int k, const hy_nn_optim_cfg *opt, int64_t *step,
-	hy_nn_losses *l, hy_nn_step_info *info, hy_train_ranks_check check, void *u, hy_diag *d);
+/* The step's sums (train/step.h), in its order. The whole batch's losses
+ * and normalisers from this rank's mine over its k samples (k may be 0):
+ * *l the same on every rank. */
+hy_status hy_train_ranks_losses(hy_train_ranks *rk, const hy_nn_work *w,
+	const hy_nn_losses *mine, int k, hy_nn_losses *l, hy_diag *d);
+/* Before the backward pass: the overlapped sum starts watching the
+ * gradients; with k > 0 the output gradients are rescaled from this rank's
+ * normalisers to the whole batch's. */
+void hy_train_ranks_begin(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_work *w, int k);
+/* After it: the gradient sum ends (every rank then holds the batch's). */
+hy_status hy_train_ranks_end(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_work *w,
+	hy_diag *d);
 
 /* The end-of-run figures, gathered on rank 0 (a collective: every rank
  * calls it): what each rank read from the inputs (mine: this rank's
