@@ -225,8 +225,12 @@ hy_status hy_train_feed_next(hy_train_feed *f, const hy_train_batch **b, hy_diag
 {
 	*b = NULL;
 	double t0 = now_s();
+	/* the batch two before this one goes back to the loaders once its
+	 * upload has read its page-locked buffer (the fence recorded after it:
+	 * the steps may be queued ahead of the device) */
+	if (f->take >= 2 && f->dbe && f->dbe->copy_wait)
+		f->dbe->copy_wait(f->dctx, (int)((f->take - 2) % HY_NN_COPY_FENCES));
 	pthread_mutex_lock(&f->mu);
-	/* the batch two before this one goes back to the loaders */
 	if (f->take >= 2) {
 		slot *old = &f->slots[(f->take - 2) % (uint64_t)f->nslots];
 		if (old->state == READY && old->b.seq == f->take - 2 && !old->st) {
@@ -254,12 +258,16 @@ hy_status hy_train_feed_next(hy_train_feed *f, const hy_train_batch **b, hy_diag
 	return st;
 }
 
-/* The upload of batch b into staging buffer seq % 2 (copy stream). */
+/* The upload of batch b into staging buffer seq % 2 (copy stream), then
+ * its fence: its slot returns to the loaders two batches later, after it
+ * (hy_train_feed_next). */
 static void upload(hy_train_feed *f, const hy_train_batch *b)
 {
 	if (b->info.n > 0)
 		f->dbe->to_dev_async(f->dctx, f->stage[b->seq % 2], b->host,
 			hy_nn_batch_bytes_as(b->info.n, b->info.compact));
+	if (f->dbe->copy_mark)
+		f->dbe->copy_mark(f->dctx, (int)(b->seq % HY_NN_COPY_FENCES));
 }
 
 hy_status hy_train_feed_load(hy_train_feed *f, hy_nn_work *w, const hy_nn_model *m,

@@ -99,7 +99,8 @@ static const op_row OPS[] = {
 	{"adamw_tensors", "adamw_tensors"}, {"expand_obs", "expand_obs"},
 	{"act_size", NULL}, {"act_put", NULL}, {"act_get", NULL},
 	{"act_from_f32", "act_from_f32"}, {"host_alloc", NULL}, {"host_free", NULL},
-	{"to_dev_async", "inference"}, {"dev_copy", "inference"}, {"sync", NULL},
+	{"to_dev_async", "inference"}, {"dev_copy", "inference"}, {"copy_mark", "copy fence"},
+	{"copy_wait", "copy fence"}, {"sync", NULL},
 	{"mark", "mark"}, {"mark_ms", "mark"},
 };
 enum { NOPS = sizeof OPS / sizeof OPS[0] };
@@ -1094,6 +1095,41 @@ static void check_marks(env *e)
 	e->gb->free(gv);
 }
 
+/* The upload fences (the feed's slots): a page-locked buffer overwritten
+ * right after copy_wait of the fence recorded behind its upload leaves the
+ * device with the values uploaded (64 MiB: the copy takes milliseconds, so
+ * an overwrite without the wait would race it), and a fence never recorded
+ * does not block. */
+static void check_copy_fence(env *e)
+{
+	char nm[160];
+	const hy_nn_ctx *g = &e->gpu[0];
+	const size_t n = (size_t)16 << 20, bytes = n * sizeof(float);
+	float *h = e->gb->host_alloc(bytes);
+	float *gv = (float *)dalloc(e, bytes);
+	if (!h) {
+		fprintf(stderr, "check-gpu: out of page-locked memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < n; i++)
+		h[i] = 1.0f;
+	e->gb->copy_wait(g, 1); /* never recorded: passes at once */
+	e->gb->to_dev_async(g, gv, h, bytes);
+	e->gb->copy_mark(g, 0);
+	e->gb->copy_wait(g, 0);
+	for (size_t i = 0; i < n; i++)
+		h[i] = 2.0f;
+	float *got = down(e, g, gv, n);
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += got[i] != 1.0f;
+	require(bad == 0, NAME("copy fence: the upload read its buffer before copy_wait returned "
+		"(%zu of %zu values overwritten)", bad, n));
+	free(got);
+	e->gb->host_free(h);
+	e->gb->free(gv);
+}
+
 int main(int argc, char **argv)
 {
 	/* --probe: only say whether a GPU is usable (gpu-acceptance asks) */
@@ -1139,7 +1175,8 @@ int main(int argc, char **argv)
 		NAME("batch 2^20 of full refused: %.100s", d.msg));
 	if (!bst)
 		hy_nn_cuda_ctx_free(&big);
-	hy_diag_init(&d, NULL);
+	check_marks(&e);
+	check_copy_fence(&e);
 	unsigned long long mism;
 	unsigned int first;
 	if (hy_nn_cuda_check_bf16(&e.gpu[0], &mism, &first, &d))

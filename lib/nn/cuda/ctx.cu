@@ -321,6 +321,24 @@ static void cu_dev_copy(const hy_nn_ctx *c, void *dst, const void *src, size_t b
 		CU_RT(x, cudaEventRecord(x->ev_use, x->s)));
 }
 
+/* Fence k on the copy stream, after the uploads queued so far. */
+static void cu_copy_mark(const hy_nn_ctx *c, int k)
+{
+	cu_ctx *x = cu_enter(c);
+	if (x->err || k < 0 || k >= HY_NN_COPY_FENCES)
+		return;
+	CU_RT(x, cudaEventRecord(x->ev_copy[k], x->cs));
+}
+
+/* The host waits for fence k (at once when it was never recorded). */
+static void cu_copy_wait(const hy_nn_ctx *c, int k)
+{
+	cu_ctx *x = cu_enter(c);
+	if (x->err || k < 0 || k >= HY_NN_COPY_FENCES)
+		return;
+	CU_RT(x, cudaEventSynchronize(x->ev_copy[k]));
+}
+
 static hy_status cu_sync(const hy_nn_ctx *c, hy_diag *d)
 {
 	cu_ctx *x = cu_enter(c);
@@ -409,6 +427,8 @@ static const hy_nn_backend cuda_backend = {
 	.host_free = cu_host_free,
 	.to_dev_async = cu_to_dev_async,
 	.dev_copy = cu_dev_copy,
+	.copy_mark = cu_copy_mark,
+	.copy_wait = cu_copy_wait,
 	.sync = cu_sync,
 	.mark = cu_mark,
 	.mark_ms = cu_mark_ms,
@@ -516,6 +536,9 @@ static void ctx_release(cu_ctx *x)
 		(void)cudaEventDestroy(x->ev_up);
 	if (x->ev_use)
 		(void)cudaEventDestroy(x->ev_use);
+	for (int i = 0; i < HY_NN_COPY_FENCES; i++)
+		if (x->ev_copy[i])
+			(void)cudaEventDestroy(x->ev_copy[i]);
 	if (x->scratch)
 		(void)cudaFree(x->scratch);
 	if (x->spans)
@@ -596,6 +619,8 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 		CU_RT(x, cudaStreamCreateWithFlags(&x->cs, cudaStreamNonBlocking)) ||
 		CU_RT(x, cudaEventCreateWithFlags(&x->ev_up, cudaEventDisableTiming)) ||
 		CU_RT(x, cudaEventCreateWithFlags(&x->ev_use, cudaEventDisableTiming)) ||
+		CU_RT(x, cudaEventCreateWithFlags(&x->ev_copy[0], cudaEventDisableTiming)) ||
+		CU_RT(x, cudaEventCreateWithFlags(&x->ev_copy[1], cudaEventDisableTiming)) ||
 		CU_BLAS(x, cublasCreate(&x->blas)) || CU_BLAS(x, cublasSetStream(x->blas, x->s)) ||
 		lt_init(x) ||
 		CU_BLAS(x, cublasSetMathMode(x->blas, CUBLAS_DEFAULT_MATH)) ||

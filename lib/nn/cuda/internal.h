@@ -49,6 +49,8 @@ typedef struct cu_ctx {
 	 * ev_use after the last dev_copy (backend.h to_dev_async) */
 	cudaStream_t cs;
 	cudaEvent_t ev_up, ev_use;
+	/* fences of the uploads (backend copy_mark/copy_wait) */
+	cudaEvent_t ev_copy[HY_NN_COPY_FENCES];
 #ifdef HY_HAVE_CUBLASLT
 	cublasLtHandle_t lt;
 	cu_lt_plan lt_plan[HY_NN_LT_CACHE];
