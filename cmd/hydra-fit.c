@@ -27,7 +27,7 @@
 #include "nn/model.h"
 #include "nn/threads.h"
 #include "nn/cuda/cuda.h"
-#include "events/source.h"
+#include "docs/source.h"
 #include "train/feed.h"
 #include "train/grp.h"
 #include "train/loop.h"

@@ -10,7 +10,7 @@
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
-#include "events/source.h"
+#include "docs/source.h"
 #include "io/cleanup.h"
 #include "io/output.h"
 #include "nn/threads.h"

@@ -11,9 +11,9 @@
 
 #include "core/status.h"
 #include "core/version.h"
+#include "docs/source.h"
 #include "engine/replay.h"
 #include "events/event.h"
-#include "events/source.h"
 #include "events/stream.h"
 #include "io/cleanup.h"
 #include "io/output.h"

@@ -16,13 +16,13 @@
 #include <sys/stat.h>
 
 #include "core/tile.h"
+#include "docs/source.h"
 #include "encode/encode.h"
 #include "encode/obs.h"
 #include "engine/engine.h"
 #include "engine/replay.h"
 #include "events/event.h"
 #include "events/permute.h"
-#include "events/source.h"
 #include "samples/augment.h"
 #include "samples/stream.h"
 

@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 
 #include "core/tile.h"
+#include "docs/source.h"
 #include "engine/engine.h"
 #include "engine/replay.h"
 #include "engine/table.h"
 #include "engine/wall.h"
-#include "events/source.h"
 
 /* ------------------------------------------------------------ walls */
 

@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "docs/source.h"
 #include "encode/encode.h"
-#include "events/source.h"
 #include "nn/checkpoint.h"
 #include "nn/grp.h"
 #include "nn/rng.h"

@@ -19,8 +19,8 @@
 #include <time.h>
 
 #include "core/tile.h"
+#include "docs/source.h"
 #include "events/event.h"
-#include "events/source.h"
 #include "mjai/mjai.h"
 
 /* ------------------------------------------------------------ helpers */

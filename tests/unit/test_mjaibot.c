@@ -24,12 +24,12 @@
 #include <sys/stat.h>
 
 #include "core/tile.h"
+#include "docs/source.h"
 #include "encode/obs.h"
 #include "engine/engine.h"
 #include "engine/replay.h"
 #include "engine/table.h"
 #include "events/event.h"
-#include "events/source.h"
 #include "mjai/mjai.h"
 #include "play/mjaibot.h"
 #include "play/seatview.h"

@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "core/tile.h"
+#include "docs/source.h"
 #include "encode/encode.h"
 #include "encode/obs.h"
 #include "engine/engine.h"
 #include "events/event.h"
-#include "events/source.h"
 
 /* ------------------------------------------------------------ helpers */
 

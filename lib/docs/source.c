@@ -1,4 +1,4 @@
-#include "events/source.h"
+#include "docs/source.h"
 
 #include <jansson.h>
 #include <string.h>

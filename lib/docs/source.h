@@ -1,8 +1,14 @@
 /* Any log document → games: detects the format of a document by content
  * and hands it to the right parser (mjai JSON lines, Tenhou mjlog XML,
- * tenhou.net/6 JSON, or our own event stream). */
-#ifndef HY_EVENTS_SOURCE_H
-#define HY_EVENTS_SOURCE_H
+ * tenhou.net/6 JSON, or our own event stream).
+ *
+ * The document driver is the module lib/docs: it sits above the parsers it
+ * dispatches to (mjai, tenhou) and the event stream (events), so that events
+ * depends on core and io only. Its symbols keep the name of its one
+ * concern, the source of games (hy_source_*, HY_SOURCE_*), which they had
+ * before the driver left lib/events. */
+#ifndef HY_DOCS_SOURCE_H
+#define HY_DOCS_SOURCE_H
 
 #include <stddef.h>
 #include <stdio.h>
