@@ -10,9 +10,8 @@
 # Exit 0: all downward; 1: each violation on stderr, file:line first;
 # 2: no lib/ under TOP.
 
-# module: the modules it may use — §11's "may use" column, bottom up. play
-# uses dist (§11: "MPI in lib/dist/, used by train and play only"); data
-# (sample sources, from train/data) is here before its directory is.
+# module: the modules it may use — ARCHITECTURE.md §11's "may use" column,
+# bottom up.
 LAYERS='
 core:
 io:      core
