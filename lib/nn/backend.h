@@ -143,18 +143,24 @@ typedef struct hy_nn_backend {
 	void (*se_bwd)(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s,
 		const hy_nn_act *dout, hy_nn_act *dy, float *de2);
 
-	/* Losses. Each returns Σ of per-item losses and writes
+	/* Losses. Each sets *sum to Σ of per-item losses and writes
 	 * dlogits = scale·∂(Σ)/∂logits (so scale = weight / count gives the
-	 * gradient of weight·mean). */
+	 * gradient of weight·mean). The CPU sets *sum at once; a device
+	 * backend queues the loss with the ops and sets *sum (and adds to
+	 * *correct) at the next sync, so that a step's losses are read with
+	 * one wait (sum and correct must stay valid until then; NAN after a
+	 * failure). */
 	/* Softmax cross-entropy over n classes, restricted to the legal classes
-	 * of mask[b] (mask NULL: all legal); correct += argmax == label. */
-	double (*softmax_ce)(const hy_nn_ctx *c, int B, int n, const float *logits,
-		const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, int *correct);
+	 * of mask[b] (mask NULL: all legal); correct (if not NULL) += argmax ==
+	 * label. */
+	void (*softmax_ce)(const hy_nn_ctx *c, int B, int n, const float *logits,
+		const uint64_t *mask, const uint8_t *label, float scale, float *dlogits,
+		double *sum, int *correct);
 	/* Sigmoid BCE with per-element weights w ∈ {0, 1} (NULL: all 1). */
-	double (*bce)(const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
-		const float *w, float scale, float *dlogits);
-	double (*mse)(const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
-		float scale, float *dpred);
+	void (*bce)(const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
+		const float *w, float scale, float *dlogits, double *sum);
+	void (*mse)(const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
+		float scale, float *dpred, double *sum);
 
 	/* Optimiser pieces: Σ g² (double, fixed order); g *= s; AdamW step
 	 * (see hy_nn_adamw_elem) with bc1 = 1 − β1^t, sqrt_bc2 = √(1 − β2^t). */

@@ -590,8 +590,9 @@ static void f32_se_bwd(const hy_nn_ctx *c, int B, int C, const float *y, const f
 	}
 }
 
-static double cpu_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits,
-	const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, int *correct)
+static void cpu_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits,
+	const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, double *sum,
+	int *correct)
 {
 	(void)c;
 	double total = 0;
@@ -621,11 +622,11 @@ static double cpu_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logi
 	}
 	if (correct)
 		*correct += ok;
-	return total;
+	*sum = total;
 }
 
-static double cpu_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
-	const float *w, float scale, float *dlogits)
+static void cpu_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
+	const float *w, float scale, float *dlogits, double *sum)
 {
 	(void)c;
 	double total = 0;
@@ -638,11 +639,11 @@ static double cpu_bce(const hy_nn_ctx *c, size_t n, const float *logits, const f
 		total += wi * hy_nn_bce_logits(logits[i], target[i]);
 		dlogits[i] = scale * wi * (hy_nn_sigmoid(logits[i]) - target[i]);
 	}
-	return total;
+	*sum = total;
 }
 
-static double cpu_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
-	float scale, float *dpred)
+static void cpu_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
+	float scale, float *dpred, double *sum)
 {
 	(void)c;
 	double total = 0;
@@ -651,7 +652,7 @@ static double cpu_mse(const hy_nn_ctx *c, size_t n, const float *pred, const flo
 		total += (double)d * d;
 		dpred[i] = scale * 2.0f * d;
 	}
-	return total;
+	*sum = total;
 }
 
 /* 64 fixed chunks, whatever the thread count: bit-identical sums. */

@@ -522,16 +522,20 @@ void hy_nn_loss(const hy_nn_model *m, hy_nn_work *w, hy_nn_losses *out)
 	const size_t R = (size_t)B * HY_NN_TP;
 	memset(out, 0, sizeof *out);
 	out->n = B;
-	double lp = be->softmax_ce(c, B, HY_ACTIONS, w->plog, w->mask, w->action,
-		HY_NN_W_POLICY / B, w->dplog, &out->correct);
-	double lv = be->mse(c, (size_t)B, w->vout, w->vt, HY_NN_W_VALUE / B, w->dvout);
-	double lg = be->softmax_ce(c, B, HY_GRP_CLASSES, w->gout, NULL, w->grp, HY_NN_W_GRP / B,
-		w->dgout, NULL);
+	/* queued with the ops; read with one wait (backend.h: the losses) */
+	double lp = 0, lv = 0, lg = 0, lt = 0, ld = 0;
+	be->softmax_ce(c, B, HY_ACTIONS, w->plog, w->mask, w->action, HY_NN_W_POLICY / B,
+		w->dplog, &lp, &out->correct);
+	be->mse(c, (size_t)B, w->vout, w->vt, HY_NN_W_VALUE / B, w->dvout, &lv);
+	be->softmax_ce(c, B, HY_GRP_CLASSES, w->gout, NULL, w->grp, HY_NN_W_GRP / B, w->dgout,
+		&lg, NULL);
 	double nt = (double)w->n_known * HY_NN_OPP, nd = (double)w->n_danger * HY_NN_T;
-	double lt = be->bce(c, (size_t)B * HY_NN_OPP, w->tout, w->ten_t, w->ten_w,
-		nt > 0 ? (float)(HY_NN_W_TENPAI / nt) : 0.0f, w->dtout);
-	double ld = be->bce(c, R * HY_NN_OPP, w->dan, w->dan_t, w->dan_w,
-		nd > 0 ? (float)(HY_NN_W_DANGER / nd) : 0.0f, w->ddan);
+	be->bce(c, (size_t)B * HY_NN_OPP, w->tout, w->ten_t, w->ten_w,
+		nt > 0 ? (float)(HY_NN_W_TENPAI / nt) : 0.0f, w->dtout, &lt);
+	be->bce(c, R * HY_NN_OPP, w->dan, w->dan_t, w->dan_w,
+		nd > 0 ? (float)(HY_NN_W_DANGER / nd) : 0.0f, w->ddan, &ld);
+	if (be->sync) /* a failure is kept for the caller's sync; the sums are NAN */
+		(void)be->sync(c, NULL);
 	out->policy = lp / B;
 	out->value = lv / B;
 	out->grp = lg / B;

@@ -142,13 +142,14 @@ FWD(se_fwd, (const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, const hy_nn_a
 	const float *e2, float *s, hy_nn_act *out), (c, B, C, x, y, e2, s, out))
 FWD(se_bwd, (const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s,
 	const hy_nn_act *dout, hy_nn_act *dy, float *de2), (c, B, C, y, s, dout, dy, de2))
-FWD_R(double, softmax_ce, (const hy_nn_ctx *c, int B, int n, const float *logits,
-	const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, int *correct),
-	(c, B, n, logits, mask, label, scale, dlogits, correct))
-FWD_R(double, bce, (const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
-	const float *w, float scale, float *dlogits), (c, n, logits, target, w, scale, dlogits))
-FWD_R(double, mse, (const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
-	float scale, float *dpred), (c, n, pred, target, scale, dpred))
+FWD(softmax_ce, (const hy_nn_ctx *c, int B, int n, const float *logits,
+	const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, double *sum,
+	int *correct), (c, B, n, logits, mask, label, scale, dlogits, sum, correct))
+FWD(bce, (const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
+	const float *w, float scale, float *dlogits, double *sum),
+	(c, n, logits, target, w, scale, dlogits, sum))
+FWD(mse, (const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
+	float scale, float *dpred, double *sum), (c, n, pred, target, scale, dpred, sum))
 FWD_R(double, sumsq, (const hy_nn_ctx *c, size_t n, const float *g), (c, n, g))
 FWD(scale, (const hy_nn_ctx *c, size_t n, float *g, float s), (c, n, g, s))
 FWD(adamw, (const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m, float *v,

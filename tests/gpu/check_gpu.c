@@ -608,12 +608,13 @@ static void check_losses(env *e, int B)
 			lab[b] = (uint8_t)hy_rng_below(&e->r, (uint64_t)n);
 		}
 		int c1 = 0, c2 = 0;
-		double lc = e->cb->softmax_ce(&e->cpu, B, n, l, k ? NULL : mask, lab, 0.37f, dl, &c1);
+		double lc, lg = NAN;
+		e->cb->softmax_ce(&e->cpu, B, n, l, k ? NULL : mask, lab, 0.37f, dl, &lc, &c1);
 		float *gl = up(e, l, nn * 4), *gdl = up(e, dl, nn * 4);
 		uint64_t *gm = up(e, mask, (size_t)B * 8);
 		uint8_t *glab = up(e, lab, (size_t)B);
-		double lg = e->gb->softmax_ce(g, B, n, gl, k ? NULL : gm, glab, 0.37f, gdl, &c2);
-		float *hdl = down(e, g, gdl, nn);
+		e->gb->softmax_ce(g, B, n, gl, k ? NULL : gm, glab, 0.37f, gdl, &lg, &c2);
+		float *hdl = down(e, g, gdl, nn); /* the sync delivers lg and c2 */
 		compare_scalar(NAME("softmax_ce loss B=%d n=%d%s", B, n, k ? "" : " masked"), lc, lg,
 			1e-9);
 		require(c1 == c2, NAME("softmax_ce top-1 B=%d n=%d", B, n));
@@ -629,17 +630,32 @@ static void check_losses(env *e, int B)
 	}
 	float *gx = up(e, x, n * 4), *gt = up(e, t, n * 4), *gw = up(e, w, n * 4);
 	float *gd = up(e, d, n * 4);
-	double bc = e->cb->bce(&e->cpu, n, x, t, w, 0.5f, d);
-	double bg = e->gb->bce(g, n, gx, gt, gw, 0.5f, gd);
+	double bc, bg = NAN;
+	e->cb->bce(&e->cpu, n, x, t, w, 0.5f, d, &bc);
+	e->gb->bce(g, n, gx, gt, gw, 0.5f, gd, &bg);
 	float *hd = down(e, g, gd, n);
 	compare_scalar(NAME("bce loss n=%zu", n), bc, bg, 1e-6); /* expf/log1pf: ≤ 2 ulp each */
 	compare(NAME("bce dlogits n=%zu", n), d, hd, n, ELEM);
 	free(hd);
-	double mc = e->cb->mse(&e->cpu, n, x, t, 0.25f, d);
-	double mg = e->gb->mse(g, n, gx, gt, 0.25f, gd);
+	double mc, mg = NAN;
+	e->cb->mse(&e->cpu, n, x, t, 0.25f, d, &mc);
+	e->gb->mse(g, n, gx, gt, 0.25f, gd, &mg);
 	hd = down(e, g, gd, n);
 	compare_scalar(NAME("mse loss n=%zu", n), mc, mg, 1e-9);
 	compare(NAME("mse dpred n=%zu", n), d, hd, n, ELEM);
+	/* more losses queued than result pairs before one sync: each sum
+	 * reaches its own address, in order */
+	enum { QN = 2 * HY_NN_CUDA_RESULTS + 1 };
+	double qc[QN], qg[QN];
+	for (int i = 0; i < QN; i++) {
+		e->cb->mse(&e->cpu, n - (size_t)i, x, t, 0.25f, d, &qc[i]);
+		qg[i] = NAN;
+		e->gb->mse(g, n - (size_t)i, gx, gt, 0.25f, gd, &qg[i]);
+	}
+	drain(e, g);
+	for (int i = 0; i < QN; i++)
+		compare_scalar(NAME("mse loss %d of %d queued before a sync", i + 1, QN), qc[i],
+			qg[i], 1e-9);
 	e->gb->free(gx), e->gb->free(gt), e->gb->free(gw), e->gb->free(gd);
 	free(x), free(t), free(w), free(d), free(hd);
 }

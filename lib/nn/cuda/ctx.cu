@@ -350,6 +350,8 @@ static hy_status cu_sync(const hy_nn_ctx *c, hy_diag *d)
 			cu_fail(x, HY_EIO, "a copy or allocation", cudaGetErrorString(e), __FILE__,
 				__LINE__);
 	}
+	/* the losses queued since the last sync (NAN after a failure) */
+	k_losses_deliver(x, !x->err);
 	if (x->err)
 		return hy_diag_set(d, x->err, 0, "CUDA: %s", x->msg);
 	return HY_OK;
@@ -539,6 +541,8 @@ static void ctx_release(cu_ctx *x)
 	for (int i = 0; i < HY_NN_COPY_FENCES; i++)
 		if (x->ev_copy[i])
 			(void)cudaEventDestroy(x->ev_copy[i]);
+	if (x->hres)
+		(void)cudaFreeHost(x->hres);
 	if (x->scratch)
 		(void)cudaFree(x->scratch);
 	if (x->spans)
@@ -562,7 +566,7 @@ static void carve(cu_ctx *x, const hy_nn_cuda_scratch *s)
 	x->wtmp = (float *)p, p += s->wtmp;
 	x->ones = (float *)p, p += s->ones;
 	x->part = (double *)p;
-	x->rowloss = x->part + HY_NN_CUDA_PARTIALS + 16;
+	x->rowloss = x->part + HY_NN_CUDA_PARTIALS + 2 * HY_NN_CUDA_RESULTS;
 	x->rowok = (int *)(x->rowloss + x->max_batch);
 	p += s->partials;
 	x->ws = p;
@@ -621,6 +625,8 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 		CU_RT(x, cudaEventCreateWithFlags(&x->ev_use, cudaEventDisableTiming)) ||
 		CU_RT(x, cudaEventCreateWithFlags(&x->ev_copy[0], cudaEventDisableTiming)) ||
 		CU_RT(x, cudaEventCreateWithFlags(&x->ev_copy[1], cudaEventDisableTiming)) ||
+		CU_RT(x, cudaMallocHost((void **)&x->hres,
+				 2 * HY_NN_CUDA_RESULTS * sizeof(double))) ||
 		CU_BLAS(x, cublasCreate(&x->blas)) || CU_BLAS(x, cublasSetStream(x->blas, x->s)) ||
 		lt_init(x) ||
 		CU_BLAS(x, cublasSetMathMode(x->blas, CUBLAS_DEFAULT_MATH)) ||

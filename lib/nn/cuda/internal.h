@@ -62,7 +62,16 @@ typedef struct cu_ctx {
 	void *scratch;
 	uint16_t *act16[2], *w16[2];
 	float *wtmp, *ones;
-	double *part;   /* HY_NN_CUDA_PARTIALS block partials, then results */
+	double *part;   /* HY_NN_CUDA_PARTIALS block partials, then results:
+			 * HY_NN_CUDA_RESULTS pairs (sum, count bits); the
+			 * last pair is read at once (sumsq), the others by
+			 * the queued losses until the next sync */
+	double *hres;   /* page-locked copies of the result pairs */
+	struct {
+		double *sum;
+		int *correct;
+	} pend[HY_NN_CUDA_RESULTS - 1]; /* the queued losses' host addresses */
+	int npend;
 	double *rowloss;
 	int *rowok;
 	void *ws;
@@ -224,12 +233,15 @@ void k_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn
 void k_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s, const hy_nn_act *dout,
 	hy_nn_act *dy, float *de2);
 /* The losses and sums return their value (a synchronising copy). */
-double k_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const uint64_t *mask,
-	const uint8_t *label, float scale, float *dlogits, int *correct);
-double k_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target, const float *w,
-	float scale, float *dlogits);
-double k_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target, float scale,
-	float *dpred);
+void k_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const uint64_t *mask,
+	const uint8_t *label, float scale, float *dlogits, double *sum, int *correct);
+void k_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target, const float *w,
+	float scale, float *dlogits, double *sum);
+void k_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target, float scale,
+	float *dpred, double *sum);
+/* The queued losses' sums into their host addresses (after the stream
+ * has finished; NAN when ok is 0); ctx.cu's sync calls it. */
+void k_losses_deliver(cu_ctx *x, int ok);
 double k_sumsq(const hy_nn_ctx *c, size_t n, const float *g);
 void k_scale(const hy_nn_ctx *c, size_t n, float *g, float s);
 void k_adamw(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m, float *v, float lr,

@@ -708,12 +708,22 @@ void k_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float 
 
 /* ------------------------------------------------------------ losses, sums */
 
-/* Reads back the double (and the int after it) at x->part[NP]. */
+/* The result pairs: part[NP + 2k] a sum, part[NP + 2k + 1] a count's
+ * bits. Pair RES_NOW is read back at once (sumsq); the others hold the
+ * losses queued since the last sync, one pair each. */
+enum { RES_NOW = HY_NN_CUDA_RESULTS - 1 };
+
+static double *result(cu_ctx *x, int k)
+{
+	return x->part + HY_NN_CUDA_PARTIALS + 2 * k;
+}
+
+/* Reads back the double (and the int after it) of pair RES_NOW. */
 static double fetch_result(cu_ctx *x, int *count)
 {
 	double r[2] = {0, 0};
-	if (CU_RT(x, cudaMemcpyAsync(r, x->part + HY_NN_CUDA_PARTIALS, sizeof r,
-			   cudaMemcpyDeviceToHost, x->s)) ||
+	if (CU_RT(x, cudaMemcpyAsync(r, result(x, RES_NOW), sizeof r, cudaMemcpyDeviceToHost,
+			   x->s)) ||
 		CU_RT(x, cudaStreamSynchronize(x->s)))
 		return NAN;
 	if (count) {
@@ -724,8 +734,46 @@ static double fetch_result(cu_ctx *x, int *count)
 	return r[0];
 }
 
-/* One block (NT threads): part[NP] = Σ part[0..NP) in a fixed tree. */
-__global__ static void finish_kernel(double *part)
+/* A free pair for a loss about to be queued (all taken: the stream is
+ * waited for and the queued sums delivered first). */
+static int claim_result(cu_ctx *x)
+{
+	if (x->npend == RES_NOW) {
+		int ok = !CU_RT(x, cudaStreamSynchronize(x->s));
+		k_losses_deliver(x, ok);
+	}
+	return x->npend;
+}
+
+/* The loss whose kernels wrote pair k: its copy to page-locked memory is
+ * queued behind them, its host addresses kept until the next sync. */
+static void queue_result(cu_ctx *x, int k, double *sum, int *correct)
+{
+	if (CU_RT(x, cudaMemcpyAsync(x->hres + 2 * k, result(x, k), 2 * sizeof(double),
+			cudaMemcpyDeviceToHost, x->s))) {
+		*sum = NAN;
+		return;
+	}
+	x->pend[k].sum = sum;
+	x->pend[k].correct = correct;
+	x->npend = k + 1;
+}
+
+void k_losses_deliver(cu_ctx *x, int ok)
+{
+	for (int k = 0; k < x->npend; k++) {
+		*x->pend[k].sum = ok ? x->hres[2 * k] : NAN;
+		if (ok && x->pend[k].correct) {
+			int n;
+			memcpy(&n, &x->hres[2 * k + 1], sizeof n);
+			*x->pend[k].correct += n;
+		}
+	}
+	x->npend = 0;
+}
+
+/* One block (NT threads): res[0] = Σ part[0..NP) in a fixed tree. */
+__global__ static void finish_kernel(const double *part, double *res)
 {
 	__shared__ double sh[NT];
 	double v = 0;
@@ -733,7 +781,7 @@ __global__ static void finish_kernel(double *part)
 		v += part[k];
 	v = block_sum(v, sh);
 	if (threadIdx.x == 0)
-		part[HY_NN_CUDA_PARTIALS] = v;
+		res[0] = v;
 }
 
 /* One warp per row b (8 rows per block, grid ⌈B/8⌉); n ≤ 64 classes, lane
@@ -784,9 +832,9 @@ __global__ static void softmax_ce_kernel(int B, int n, const float *logits,
 }
 
 /* One block (NT threads): Σ rowloss and Σ rowok over b in [0, B), thread j
- * taking rows j, j + NT, … then a tree; into part[NP] and part[NP + 1]. */
+ * taking rows j, j + NT, … then a tree; into res[0] and res[1]'s bits. */
 __global__ static void rows_finish_kernel(int B, const double *rowloss, const int *rowok,
-	double *part)
+	double *res)
 {
 	__shared__ double sh[NT];
 	double v = 0, k = 0;
@@ -797,32 +845,36 @@ __global__ static void rows_finish_kernel(int B, const double *rowloss, const in
 	v = block_sum(v, sh);
 	k = block_sum(k, sh);
 	if (threadIdx.x == 0) {
-		part[HY_NN_CUDA_PARTIALS] = v;
+		res[0] = v;
 		int ki = (int)k;
-		memcpy(&part[HY_NN_CUDA_PARTIALS + 1], &ki, sizeof ki);
+		memcpy(&res[1], &ki, sizeof ki);
 	}
 }
 
-double k_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const uint64_t *mask,
-	const uint8_t *label, float scale, float *dlogits, int *correct)
+void k_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const uint64_t *mask,
+	const uint8_t *label, float scale, float *dlogits, double *sum, int *correct)
 {
 	cu_ctx *x = cu_enter(c);
+	*sum = NAN;
 	if (x->err || too_big(x, B, x->max_batch, "softmax_ce"))
-		return NAN;
-	if (B < 1)
-		return 0.0;
+		return;
+	if (B < 1) {
+		*sum = 0.0;
+		return;
+	}
 	if (n < 1 || n > 64) {
 		cu_fail(x, HY_EUSAGE, "softmax_ce", "more than 64 classes", __FILE__, __LINE__);
-		return NAN;
+		return;
 	}
+	const int k = claim_result(x);
 	softmax_ce_kernel<<<(B + NT / 32 - 1) / (NT / 32), NT, 0, x->s>>>(B, n, logits, mask,
 		label, scale, dlogits, x->rowloss, x->rowok);
 	if (CU_LAUNCH(x, "softmax_ce_kernel"))
-		return NAN;
-	rows_finish_kernel<<<1, NT, 0, x->s>>>(B, x->rowloss, x->rowok, x->part);
+		return;
+	rows_finish_kernel<<<1, NT, 0, x->s>>>(B, x->rowloss, x->rowok, result(x, k));
 	if (CU_LAUNCH(x, "rows_finish_kernel"))
-		return NAN;
-	return fetch_result(x, correct);
+		return;
+	queue_result(x, k, sum, correct);
 }
 
 /* Fixed grid of NP blocks × NT threads; thread (k, j) takes the elements
@@ -875,39 +927,44 @@ __global__ static void sumsq_kernel(size_t n, const float *g, double *part)
 		part[blockIdx.x] = acc;
 }
 
-static double finish(cu_ctx *x)
+/* The NP partials summed into pair k (finish_kernel). */
+static int finish(cu_ctx *x, int k)
 {
-	finish_kernel<<<1, NT, 0, x->s>>>(x->part);
-	if (CU_LAUNCH(x, "finish_kernel"))
-		return NAN;
-	return fetch_result(x, NULL);
+	finish_kernel<<<1, NT, 0, x->s>>>(x->part, result(x, k));
+	return CU_LAUNCH(x, "finish_kernel");
 }
 
-double k_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target, const float *w,
-	float scale, float *dlogits)
+/* A queued loss of n elements: its partials by launch(), its sum into a
+ * pair read at the next sync. */
+#define QUEUED_LOSS(name, launch)                                                  \
+	cu_ctx *x = cu_enter(c);                                                   \
+	*sum = NAN;                                                                \
+	if (x->err)                                                                \
+		return;                                                            \
+	if (!n) {                                                                  \
+		*sum = 0.0;                                                        \
+		return;                                                            \
+	}                                                                          \
+	const int k = claim_result(x);                                             \
+	launch;                                                                    \
+	if (!CU_LAUNCH(x, name) && !finish(x, k))                                  \
+		queue_result(x, k, sum, NULL);
+
+void k_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target, const float *w,
+	float scale, float *dlogits, double *sum)
 {
-	cu_ctx *x = cu_enter(c);
-	if (x->err)
-		return NAN;
-	if (!n)
-		return 0.0;
-	bce_kernel<<<HY_NN_CUDA_PARTIALS, NT, 0, x->s>>>(n, logits, target, w, scale, dlogits,
-		x->part);
-	return CU_LAUNCH(x, "bce_kernel") ? NAN : finish(x);
+	QUEUED_LOSS("bce_kernel", (bce_kernel<<<HY_NN_CUDA_PARTIALS, NT, 0, x->s>>>(n, logits,
+		target, w, scale, dlogits, x->part)))
 }
 
-double k_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target, float scale,
-	float *dpred)
+void k_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target, float scale,
+	float *dpred, double *sum)
 {
-	cu_ctx *x = cu_enter(c);
-	if (x->err)
-		return NAN;
-	if (!n)
-		return 0.0;
-	mse_kernel<<<HY_NN_CUDA_PARTIALS, NT, 0, x->s>>>(n, pred, target, scale, dpred, x->part);
-	return CU_LAUNCH(x, "mse_kernel") ? NAN : finish(x);
+	QUEUED_LOSS("mse_kernel", (mse_kernel<<<HY_NN_CUDA_PARTIALS, NT, 0, x->s>>>(n, pred,
+		target, scale, dpred, x->part)))
 }
 
+/* Read at once: the optimiser's clipping needs the norm on the host. */
 double k_sumsq(const hy_nn_ctx *c, size_t n, const float *g)
 {
 	cu_ctx *x = cu_enter(c);
@@ -916,7 +973,9 @@ double k_sumsq(const hy_nn_ctx *c, size_t n, const float *g)
 	if (!n)
 		return 0.0;
 	sumsq_kernel<<<HY_NN_CUDA_PARTIALS, NT, 0, x->s>>>(n, g, x->part);
-	return CU_LAUNCH(x, "sumsq_kernel") ? NAN : finish(x);
+	if (CU_LAUNCH(x, "sumsq_kernel") || finish(x, RES_NOW))
+		return NAN;
+	return fetch_result(x, NULL);
 }
 
 /* ------------------------------------------------------------ optimiser */

@@ -124,7 +124,7 @@ void hy_nn_plan_scratch(hy_nn_arch a, int batch, int precision, hy_nn_cuda_scrat
 	s->wtmp = hy_nn_cuda_round(largest * sizeof(float));
 	s->ones = hy_nn_cuda_round(R * sizeof(float));
 	/* block partials, then per-row loss (double) and top-1 flags (int) */
-	s->partials = hy_nn_cuda_round((HY_NN_CUDA_PARTIALS + 16) * sizeof(double) +
+	s->partials = hy_nn_cuda_round((HY_NN_CUDA_PARTIALS + 2 * HY_NN_CUDA_RESULTS) * sizeof(double) +
 		(size_t)batch * (sizeof(double) + sizeof(int)));
 	s->workspace = HY_NN_CUDA_WORKSPACE;
 	s->total = s->act16[0] + s->act16[1] + s->w16[0] + s->w16[1] + s->wtmp +

@@ -20,6 +20,7 @@
 enum {
 	HY_NN_CUDA_ALIGN = 256, /* bytes: every device allocation is rounded to this */
 	HY_NN_CUDA_PARTIALS = 256, /* blocks of the fixed-order reductions          */
+	HY_NN_CUDA_RESULTS = 8,    /* result pairs after the partials (16 doubles)  */
 	HY_NN_CUDA_MAX_CHANNELS = 4096, /* hydra-fit --channels' bound (kernels' shared memory) */
 };
 
