@@ -137,7 +137,10 @@ struct hy_dist_overlap {
 	const hy_nn_model *m;
 	size_t total, bucket, nb;
 	size_t started; /* buckets 0 .. started−1 are summing */
+	size_t queued;  /* async: buckets 0 .. queued−1 downloading or summing */
 	int device;     /* m->g is device memory: sync before handing it over */
+	int async;      /* the backend downloads behind the ops (to_host_async
+			 * and fences): no wait for the whole queue a bucket */
 	float *h;       /* staging: page-locked copy of the gradient, or NULL */
 	int pinned;
 	hy_dist_reqs *q;
@@ -147,7 +150,21 @@ struct hy_dist_overlap {
 	hy_dist_overlap_stats stats;
 };
 
-/* Starts buckets started .. upto−1 (upto > started). */
+/* The sum of bucket i over the ranks, its floats in buf. */
+static hy_status start_one(hy_dist_overlap *o, size_t i, float *buf, size_t n)
+{
+	hy_status st = hy_dist_isum_f32(o->ds, o->q, i, buf, n, &o->d);
+	if (st)
+		return st;
+	o->started = i + 1;
+	o->stats.buckets++;
+	o->stats.early += o->in_backward;
+	return HY_OK;
+}
+
+/* Starts buckets started .. upto−1 (upto > started), waiting for the
+ * queued work that wrote them and copying them down one after the other
+ * (host memory, or a backend without downloads behind the ops). */
 static hy_status start_buckets(hy_dist_overlap *o, size_t upto)
 {
 	const hy_nn_model *m = o->m;
@@ -162,11 +179,57 @@ static hy_status start_buckets(hy_dist_overlap *o, size_t upto)
 			m->be->to_host(o->h + lo, m->g + lo, (hi - lo) * sizeof(float));
 			buf = o->h + lo;
 		}
-		if ((st = hy_dist_isum_f32(o->ds, o->q, i, buf, hi - lo, &o->d)))
+		if ((st = start_one(o, i, buf, hi - lo)))
 			return st;
-		o->started = i + 1;
-		o->stats.buckets++;
-		o->stats.early += o->in_backward;
+	}
+	return HY_OK;
+}
+
+/* Async downloads: bucket i's fence (HY_NN_COPY_FENCES − HY_NN_FENCE_GRAD
+ * of them, in turn). */
+enum { GRAD_FENCES = HY_NN_COPY_FENCES - HY_NN_FENCE_GRAD };
+static int fence_of(size_t i)
+{
+	return HY_NN_FENCE_GRAD + (int)(i % GRAD_FENCES);
+}
+
+/* Starts the downloaded buckets in order: those whose fence has passed
+ * (wait 0: without waiting), or all of them (wait 1). */
+static hy_status start_downloaded(hy_dist_overlap *o, int wait)
+{
+	const hy_nn_model *m = o->m;
+	while (o->started < o->queued) {
+		size_t i = o->started, lo, hi;
+		if (wait)
+			m->be->copy_wait(m->ctx, fence_of(i));
+		else if (!m->be->copy_done(m->ctx, fence_of(i)))
+			break;
+		hy_dist_bucket_range(o->total, o->bucket, i, &lo, &hi);
+		hy_status st = start_one(o, i, o->h + lo, hi - lo);
+		if (st)
+			return st;
+	}
+	return HY_OK;
+}
+
+/* Queues the downloads of buckets queued .. upto−1 behind the ops that
+ * wrote them, each with its fence; the host goes on queueing the backward
+ * pass meanwhile. A fence is reused only after its bucket has started. */
+static hy_status queue_downloads(hy_dist_overlap *o, size_t upto)
+{
+	const hy_nn_model *m = o->m;
+	for (size_t i = o->queued; i < upto; i++) {
+		if (i - o->started >= GRAD_FENCES) { /* fence i's last bucket first */
+			m->be->copy_wait(m->ctx, fence_of(o->started));
+			hy_status st = start_downloaded(o, 0);
+			if (st)
+				return st;
+		}
+		size_t lo, hi;
+		hy_dist_bucket_range(o->total, o->bucket, i, &lo, &hi);
+		m->be->to_host_async(m->ctx, o->h + lo, m->g + lo, (hi - lo) * sizeof(float));
+		m->be->copy_mark(m->ctx, fence_of(i));
+		o->queued = i + 1;
 	}
 	return HY_OK;
 }
@@ -178,8 +241,13 @@ static void on_ready(void *arg, size_t from)
 	if (o->st || from == 0) /* 0: the end; hy_dist_overlap_end starts the rest */
 		return;
 	size_t k = hy_dist_buckets_ready(o->total, o->bucket, from);
-	if (k > o->started && (o->st = start_buckets(o, k)))
+	if (o->async) {
+		if ((k > o->queued && (o->st = queue_downloads(o, k))) ||
+			(o->st = start_downloaded(o, 0)))
+			return;
+	} else if (k > o->started && (o->st = start_buckets(o, k))) {
 		return;
+	}
 	int done;
 	o->st = hy_dist_test(o->ds, o->q, &done, &o->d);
 }
@@ -211,6 +279,9 @@ hy_status hy_dist_overlap_init(hy_dist_overlap **out, const hy_dist *ds, const h
 			st = hy_diag_set(d, HY_ENOMEM, 0, "out of %smemory for the gradient staging "
 				"buffer (%zu bytes)", o->pinned ? "page-locked " : "", bytes);
 		o->stats.staged = 1;
+		/* downloads behind the ops into page-locked memory */
+		o->async = o->h && o->pinned && m->be->to_host_async && m->be->copy_mark &&
+			   m->be->copy_wait && m->be->copy_done;
 	}
 	if (st) {
 		hy_dist_overlap_free(o);
@@ -234,7 +305,7 @@ void hy_dist_overlap_free(hy_dist_overlap *o)
 
 void hy_dist_overlap_begin(hy_dist_overlap *o, hy_nn_work *w)
 {
-	o->started = 0;
+	o->started = o->queued = 0;
 	o->st = HY_OK;
 	o->in_backward = 1;
 	hy_diag_init(&o->d, NULL);
@@ -252,8 +323,12 @@ hy_status hy_dist_overlap_end(hy_dist_overlap *o, hy_nn_work *w, hy_diag *d)
 	if (o->ds->size < 2)
 		return HY_OK;
 	hy_status st = o->st;
-	if (!st && o->started < o->nb)
+	if (!st && o->async) {
+		if (!(st = queue_downloads(o, o->nb)))
+			st = start_downloaded(o, 1);
+	} else if (!st && o->started < o->nb) {
 		st = start_buckets(o, o->nb);
+	}
 	/* every started sum ends before the buffers are touched, even after a
 	 * failure (the caller then ends the job) */
 	hy_status ws = hy_dist_wait(o->ds, o->q, st ? NULL : &o->d);
@@ -262,7 +337,7 @@ hy_status hy_dist_overlap_end(hy_dist_overlap *o, hy_nn_work *w, hy_diag *d)
 	if (!st && o->h)
 		o->m->be->to_dev(o->m->g, o->h, o->total * sizeof(float));
 	o->stats.steps++;
-	o->started = 0;
+	o->started = o->queued = 0;
 	if (st && d)
 		*d = o->d;
 	return st;

@@ -56,12 +56,17 @@ hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d);
  * may differ from hy_dist_grad_sum's in the last bit with more than two
  * ranks (other buckets, so possibly another reduction algorithm).
  *
- * Device gradients (the CUDA backend): the callback first waits for the
- * queued work (be->sync) when it has buckets to start — not at the other
- * calls — then copies the buckets into one page-locked host buffer
- * (be->host_alloc; the size of the whole gradient) and sums there, also
- * under a CUDA-aware MPI (no device pointer goes to MPI_Iallreduce);
- * hy_dist_overlap_end copies the summed gradient back to the device. */
+ * Device gradients (the CUDA backend): the buckets are summed in one
+ * page-locked host buffer (be->host_alloc; the size of the whole
+ * gradient), also under a CUDA-aware MPI (no device pointer goes to
+ * MPI_Iallreduce). The callback queues each finished bucket's download
+ * behind the ops that wrote it (be->to_host_async) with a fence of its own
+ * (be->copy_mark) and goes back to queueing the backward pass; a bucket's
+ * sum starts at a later callback once its fence has passed (be->copy_done,
+ * in bucket order), the rest at hy_dist_overlap_end, which then waits for
+ * the sums and copies the summed gradient back to the device. A backend
+ * without downloads behind the ops waits for its queue (be->sync) and
+ * copies synchronously instead. */
 
 /* The bucket size (floats) of hy_dist_overlap for a gradient of total
  * floats: an eighth of it, rounded up to a multiple of 1,024, within

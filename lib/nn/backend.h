@@ -30,7 +30,9 @@ enum {
 	HY_NN_TP = 36,     /* padded rows per sample      */
 	HY_NN_GROUPS = 32, /* GroupNorm groups            */
 	HY_NN_MARKS = 4096, /* timer slots (backend mark)  */
-	HY_NN_COPY_FENCES = 2, /* upload fences (backend copy_mark) */
+	HY_NN_COPY_FENCES = 64, /* copy fences (backend copy_mark):             */
+	HY_NN_FENCE_FEED = 0,   /* 0, 1: the feed's slots (train/feed.c)        */
+	HY_NN_FENCE_GRAD = 2,   /* 2 … 63: gradient buckets' downloads (dist/grad.c) */
 };
 
 /* Arithmetic precision of a context (ARCHITECTURE.md §8). FP32: every op in fp32.
@@ -206,14 +208,22 @@ typedef struct hy_nn_backend {
 	void (*host_free)(void *p);
 	void (*to_dev_async)(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes);
 	void (*dev_copy)(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes);
-	/* Fences of the uploads, so that a host buffer goes back to its
-	 * writers only once its copy has read it (the feed's slots).
-	 * copy_mark: records fence k (0 ≤ k < HY_NN_COPY_FENCES) on the copy
-	 * stream after every to_dev_async queued so far. copy_wait: the host
-	 * waits until fence k has passed (a fence never recorded has). A
-	 * failure is kept for sync. NULL where to_dev_async is. */
+	/* to_host_async: queues a device→host copy into page-locked dst
+	 * (host_alloc) on the copy stream, after every op queued before it;
+	 * dst holds the values once a fence marked after it has passed (the
+	 * gradient buckets of an overlapped sum, dist/grad.h).
+	 * Fences of the copy stream: a host buffer goes back to its writers
+	 * (the feed's slots), or to MPI (a downloaded bucket), only once its
+	 * copy has passed. copy_mark: records fence k (0 ≤ k <
+	 * HY_NN_COPY_FENCES) on the copy stream after every copy queued there
+	 * so far. copy_wait: the host waits until fence k has passed (a fence
+	 * never recorded has). copy_done: 1 if fence k has passed, 0 if not
+	 * yet; it does not wait. A failure counts as passed and is kept for
+	 * sync. NULL where to_dev_async is. */
+	void (*to_host_async)(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes);
 	void (*copy_mark)(const hy_nn_ctx *c, int k);
 	void (*copy_wait)(const hy_nn_ctx *c, int k);
+	int (*copy_done)(const hy_nn_ctx *c, int k);
 	/* Waits for the queued work and returns the first failure of any op or
 	 * copy since the context was made (ops return void and queue work
 	 * asynchronously; a failure is kept with its call, file and line).

@@ -24,7 +24,7 @@ _Static_assert((int)OP_COUNT <= (int)HY_NN_PROF_MAX_OPS, "raise HY_NN_PROF_MAX_O
 /* The members that pass through untimed: name, memory, activation helpers,
  * the upload fences, sync and the timers. A member added to backend.h must
  * join one list. */
-enum { UNTIMED = 17 };
+enum { UNTIMED = 19 };
 _Static_assert(sizeof(hy_nn_backend) == (OP_COUNT + UNTIMED) * sizeof(void *),
 	"a member of hy_nn_backend is neither in HY_PROF_OPS nor counted as untimed");
 

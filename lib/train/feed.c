@@ -229,7 +229,7 @@ hy_status hy_train_feed_next(hy_train_feed *f, const hy_train_batch **b, hy_diag
 	 * upload has read its page-locked buffer (the fence recorded after it:
 	 * the steps may be queued ahead of the device) */
 	if (f->take >= 2 && f->dbe && f->dbe->copy_wait)
-		f->dbe->copy_wait(f->dctx, (int)((f->take - 2) % HY_NN_COPY_FENCES));
+		f->dbe->copy_wait(f->dctx, HY_NN_FENCE_FEED + (int)((f->take - 2) % 2));
 	pthread_mutex_lock(&f->mu);
 	if (f->take >= 2) {
 		slot *old = &f->slots[(f->take - 2) % (uint64_t)f->nslots];
@@ -267,7 +267,7 @@ static void upload(hy_train_feed *f, const hy_train_batch *b)
 		f->dbe->to_dev_async(f->dctx, f->stage[b->seq % 2], b->host,
 			hy_nn_batch_bytes_as(b->info.n, b->info.compact));
 	if (f->dbe->copy_mark)
-		f->dbe->copy_mark(f->dctx, (int)(b->seq % HY_NN_COPY_FENCES));
+		f->dbe->copy_mark(f->dctx, HY_NN_FENCE_FEED + (int)(b->seq % 2));
 }
 
 hy_status hy_train_feed_load(hy_train_feed *f, hy_nn_work *w, const hy_nn_model *m,

@@ -99,8 +99,9 @@ static const op_row OPS[] = {
 	{"adamw_tensors", "adamw_tensors"}, {"expand_obs", "expand_obs"},
 	{"act_size", NULL}, {"act_put", NULL}, {"act_get", NULL},
 	{"act_from_f32", "act_from_f32"}, {"host_alloc", NULL}, {"host_free", NULL},
-	{"to_dev_async", "inference"}, {"dev_copy", "inference"}, {"copy_mark", "copy fence"},
-	{"copy_wait", "copy fence"}, {"sync", NULL},
+	{"to_dev_async", "inference"}, {"dev_copy", "inference"}, {"to_host_async", "copy fence"},
+	{"copy_mark", "copy fence"}, {"copy_wait", "copy fence"}, {"copy_done", "copy fence"},
+	{"sync", NULL},
 	{"mark", "mark"}, {"mark_ms", "mark"},
 };
 enum { NOPS = sizeof OPS / sizeof OPS[0] };
@@ -1142,6 +1143,24 @@ static void check_copy_fence(env *e)
 	require(bad == 0, NAME("copy fence: the upload read its buffer before copy_wait returned "
 		"(%zu of %zu values overwritten)", bad, n));
 	free(got);
+	/* a download queued behind an op sees the op's values once its fence
+	 * has passed (copy_done polled, then waited for) */
+	e->gb->scale(g, n, gv, 3.0f);
+	for (size_t i = 0; i < n; i++)
+		h[i] = 0.0f;
+	e->gb->to_host_async(g, h, gv, bytes);
+	e->gb->copy_mark(g, HY_NN_FENCE_GRAD);
+	long polls = 0;
+	while (!e->gb->copy_done(g, HY_NN_FENCE_GRAD) && polls < 100000000L)
+		polls++;
+	e->gb->copy_wait(g, HY_NN_FENCE_GRAD);
+	require(e->gb->copy_done(g, HY_NN_FENCE_GRAD), NAME("copy fence: copy_done after copy_wait"));
+	bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += h[i] != 3.0f;
+	require(bad == 0, NAME("copy fence: to_host_async behind a scale (%zu of %zu values wrong, "
+		"%ld polls)", bad, n, polls));
+	drain(e, g);
 	e->gb->host_free(h);
 	e->gb->free(gv);
 }

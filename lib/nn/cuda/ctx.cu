@@ -321,13 +321,47 @@ static void cu_dev_copy(const hy_nn_ctx *c, void *dst, const void *src, size_t b
 		CU_RT(x, cudaEventRecord(x->ev_use, x->s)));
 }
 
-/* Fence k on the copy stream, after the uploads queued so far. */
+/* The copy stream's fences (0 on success, as CU_RT). */
+static int copy_fences_init(cu_ctx *x)
+{
+	for (int k = 0; k < HY_NN_COPY_FENCES; k++)
+		if (CU_RT(x, cudaEventCreateWithFlags(&x->ev_copy[k], cudaEventDisableTiming)))
+			return 1;
+	return 0;
+}
+
+/* On the copy stream, after the ops queued so far (ev_ops). */
+static void cu_to_host_async(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes)
+{
+	cu_ctx *x = cu_enter(c);
+	if (x->err || !bytes)
+		return;
+	(void)(CU_RT(x, cudaEventRecord(x->ev_ops, x->s)) ||
+		CU_RT(x, cudaStreamWaitEvent(x->cs, x->ev_ops, 0)) ||
+		CU_RT(x, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, x->cs)));
+}
+
+/* Fence k on the copy stream, after the copies queued so far. */
 static void cu_copy_mark(const hy_nn_ctx *c, int k)
 {
 	cu_ctx *x = cu_enter(c);
 	if (x->err || k < 0 || k >= HY_NN_COPY_FENCES)
 		return;
 	CU_RT(x, cudaEventRecord(x->ev_copy[k], x->cs));
+}
+
+/* Has fence k passed? (cudaEventQuery: a failure is kept, and counts as
+ * passed so that no caller waits on it forever.) */
+static int cu_copy_done(const hy_nn_ctx *c, int k)
+{
+	cu_ctx *x = cu_enter(c);
+	if (x->err || k < 0 || k >= HY_NN_COPY_FENCES)
+		return 1;
+	cudaError_t e = cudaEventQuery(x->ev_copy[k]);
+	if (e == cudaErrorNotReady)
+		return 0;
+	(void)CU_RT(x, e);
+	return 1;
 }
 
 /* The host waits for fence k (at once when it was never recorded). */
@@ -429,8 +463,10 @@ static const hy_nn_backend cuda_backend = {
 	.host_free = cu_host_free,
 	.to_dev_async = cu_to_dev_async,
 	.dev_copy = cu_dev_copy,
+	.to_host_async = cu_to_host_async,
 	.copy_mark = cu_copy_mark,
 	.copy_wait = cu_copy_wait,
+	.copy_done = cu_copy_done,
 	.sync = cu_sync,
 	.mark = cu_mark,
 	.mark_ms = cu_mark_ms,
@@ -541,6 +577,8 @@ static void ctx_release(cu_ctx *x)
 	for (int i = 0; i < HY_NN_COPY_FENCES; i++)
 		if (x->ev_copy[i])
 			(void)cudaEventDestroy(x->ev_copy[i]);
+	if (x->ev_ops)
+		(void)cudaEventDestroy(x->ev_ops);
 	if (x->hres)
 		(void)cudaFreeHost(x->hres);
 	if (x->scratch)
@@ -623,8 +661,8 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 		CU_RT(x, cudaStreamCreateWithFlags(&x->cs, cudaStreamNonBlocking)) ||
 		CU_RT(x, cudaEventCreateWithFlags(&x->ev_up, cudaEventDisableTiming)) ||
 		CU_RT(x, cudaEventCreateWithFlags(&x->ev_use, cudaEventDisableTiming)) ||
-		CU_RT(x, cudaEventCreateWithFlags(&x->ev_copy[0], cudaEventDisableTiming)) ||
-		CU_RT(x, cudaEventCreateWithFlags(&x->ev_copy[1], cudaEventDisableTiming)) ||
+		CU_RT(x, cudaEventCreateWithFlags(&x->ev_ops, cudaEventDisableTiming)) ||
+		copy_fences_init(x) ||
 		CU_RT(x, cudaMallocHost((void **)&x->hres,
 				 2 * HY_NN_CUDA_RESULTS * sizeof(double))) ||
 		CU_BLAS(x, cublasCreate(&x->blas)) || CU_BLAS(x, cublasSetStream(x->blas, x->s)) ||

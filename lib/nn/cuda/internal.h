@@ -49,8 +49,9 @@ typedef struct cu_ctx {
 	 * ev_use after the last dev_copy (backend.h to_dev_async) */
 	cudaStream_t cs;
 	cudaEvent_t ev_up, ev_use;
-	/* fences of the uploads (backend copy_mark/copy_wait) */
-	cudaEvent_t ev_copy[HY_NN_COPY_FENCES];
+	/* fences of the copy stream (backend copy_mark/copy_wait/copy_done);
+	 * ev_ops: the ops queued before a to_host_async */
+	cudaEvent_t ev_copy[HY_NN_COPY_FENCES], ev_ops;
 #ifdef HY_HAVE_CUBLASLT
 	cublasLtHandle_t lt;
 	cu_lt_plan lt_plan[HY_NN_LT_CACHE];
