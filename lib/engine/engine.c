@@ -59,12 +59,6 @@ int hy_engine_is_tenpai(const hy_player *p)
 
 /* ------------------------------------------------------------ event log */
 
-void hy_engine_emit(hy_engine *e, const hy_event *ev)
-{
-	if (e->log && e->log_status == HY_OK && !hy_game_push(e->log, ev))
-		e->log_status = HY_ENOMEM;
-}
-
 void hy_engine_emit_simple(hy_engine *e, int type, int actor, int target, int pai)
 {
 	if (!e->log)

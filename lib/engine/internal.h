@@ -71,10 +71,15 @@ static inline int chi_index(const hy_action *a)
 	return HY_A_CHI_LOW + (k - lo);
 }
 
-/* The event log (engine.c): appends ev when there is a log and no earlier
- * push failed (a failure sets e->log_status); emit_simple builds the event
- * from its type, actor, target and tile. */
-void hy_engine_emit(hy_engine *e, const hy_event *ev);
+/* The event log: appends ev when there is a log and no earlier push failed
+ * (a failure sets e->log_status). */
+static inline void hy_engine_emit(hy_engine *e, const hy_event *ev)
+{
+	if (e->log && e->log_status == HY_OK && !hy_game_push(e->log, ev))
+		e->log_status = HY_ENOMEM;
+}
+
+/* The same for an event made of its type, actor, target and tile (engine.c). */
 void hy_engine_emit_simple(hy_engine *e, int type, int actor, int target, int pai);
 
 /* The options (O_* bits) of each seat in the window on e->last_tile of
