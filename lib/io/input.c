@@ -1,11 +1,9 @@
 /* The input layer (see input.h): paths → named documents.
  *
- * Layout of this file:
- *   1. a streaming decoder for gzip (zlib, multi-member) and zstd
- *      (multi-frame) over a buffer in memory, with truncation detection;
- *   2. hy_decompress, built on it;
- *   3. the sequence itself: a stack of path lists (the command line, then
- *      one list per directory being walked) and at most one open archive.
+ * This file holds the sequence: a stack of path lists (the command line,
+ * then one list per directory being walked) and at most one open archive.
+ * The gzip/zstd decoder under it, and hy_decompress, are in decompress.c
+ * (input_internal.h).
  *
  * Content decides what a file is:
  *   - gzip magic 1f 8b, zstd magic 28 b5 2f fd (or a zstd skippable frame)
@@ -34,7 +32,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,261 +39,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
-#include <zstd_errors.h>
 
-/* Reports a failed library call with the call's name and our place. */
-#define LIBFAIL(d, st, call, detail) \
-	hy_diag_set((d), (st), 0, "%s failed: %s [%s:%d]", (call), (detail), __FILE__, __LINE__)
-
-enum { KIND_PLAIN = 0, KIND_GZIP = 1, KIND_ZSTD = 2 };
-
-static int magic_kind(const unsigned char *p, size_t len)
-{
-	if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b)
-		return KIND_GZIP;
-	if (len >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd)
-		return KIND_ZSTD;
-	/* zstd skippable frame: 0x184D2A50..5F little-endian */
-	if (len >= 8 && (p[0] & 0xf0) == 0x50 && p[1] == 0x2a && p[2] == 0x4d && p[3] == 0x18)
-		return KIND_ZSTD;
-	return KIND_PLAIN;
-}
-
-/* Geometric growth of a buffer that always keeps room for a NUL after
- * `need` bytes. */
-static hy_status grow(char **buf, size_t *cap, size_t need, hy_diag *d)
-{
-	if (need < *cap)
-		return HY_OK;
-	size_t n = *cap ? *cap : 4096;
-	while (n <= need) {
-		if (n > SIZE_MAX / 2)
-			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu bytes)", need);
-		n *= 2;
-	}
-	char *p = realloc(*buf, n);
-	if (!p)
-		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu bytes)", n);
-	*buf = p;
-	*cap = n;
-	return HY_OK;
-}
-
-/* ------------------------------------------------------------ decoder */
-
-typedef struct unz {
-	int kind;
-	const unsigned char *in;
-	size_t len, pos;
-	z_stream zs;
-	int zs_live;        /* inflateInit2 succeeded */
-	int member_end;     /* gzip: between two members */
-	ZSTD_DCtx *zd;
-	size_t zret;        /* last ZSTD_decompressStream hint (0 = frame done) */
-	int done;
-} unz;
-
-static void unz_free(unz *u)
-{
-	if (u->zs_live)
-		inflateEnd(&u->zs);
-	u->zs_live = 0;
-	ZSTD_freeDCtx(u->zd); /* accepts NULL */
-	u->zd = NULL;
-}
-
-static hy_status unz_init(unz *u, int kind, const void *in, size_t len, hy_diag *d)
-{
-	memset(u, 0, sizeof *u);
-	u->kind = kind;
-	u->in = in;
-	u->len = len;
-	if (kind == KIND_GZIP) {
-		int r = inflateInit2(&u->zs, 16 + MAX_WBITS);
-		if (r != Z_OK)
-			return LIBFAIL(d, r == Z_MEM_ERROR ? HY_ENOMEM : HY_EIO, "inflateInit2",
-				       u->zs.msg ? u->zs.msg : zError(r));
-		u->zs_live = 1;
-	} else {
-		u->zd = ZSTD_createDCtx();
-		if (!u->zd)
-			return LIBFAIL(d, HY_ENOMEM, "ZSTD_createDCtx", "out of memory");
-		u->zret = 1;
-	}
-	return HY_OK;
-}
-
-static int all_zero(const unsigned char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return 0;
-	return 1;
-}
-
-static hy_status gz_read(unz *u, unsigned char *out, size_t cap, size_t *got, hy_diag *d)
-{
-	size_t produced = 0;
-	while (produced < cap && !u->done) {
-		if (u->member_end) {
-			size_t rest = u->len - u->pos;
-			/* like gzip(1): zero padding after the last member is fine */
-			if (rest == 0 || all_zero(u->in + u->pos, rest)) {
-				u->done = 1;
-				break;
-			}
-			if (rest < 2 || u->in[u->pos] != 0x1f || u->in[u->pos + 1] != 0x8b)
-				return hy_diag_set(d, HY_EDATA, 0,
-						   "trailing garbage after gzip stream (byte %zu)", u->pos);
-			int r = inflateReset(&u->zs);
-			if (r != Z_OK)
-				return LIBFAIL(d, HY_EIO, "inflateReset", zError(r));
-			u->member_end = 0;
-		}
-		size_t in_n = u->len - u->pos, out_n = cap - produced;
-		u->zs.next_in = (unsigned char *)u->in + u->pos;
-		u->zs.avail_in = in_n > UINT_MAX ? UINT_MAX : (uInt)in_n;
-		u->zs.next_out = out + produced;
-		u->zs.avail_out = out_n > UINT_MAX ? UINT_MAX : (uInt)out_n;
-		uInt ain = u->zs.avail_in, aout = u->zs.avail_out;
-		int r = inflate(&u->zs, Z_NO_FLUSH);
-		u->pos += ain - u->zs.avail_in;
-		produced += aout - u->zs.avail_out;
-		switch (r) {
-		case Z_STREAM_END:
-			u->member_end = 1;
-			break;
-		case Z_OK:
-			break;
-		case Z_BUF_ERROR: /* no progress possible: input exhausted */
-			if (u->pos == u->len)
-				return hy_diag_set(d, HY_ETRUNC, 0, "truncated gzip stream");
-			return LIBFAIL(d, HY_EIO, "inflate", "no progress");
-		case Z_MEM_ERROR:
-			return LIBFAIL(d, HY_ENOMEM, "inflate", "out of memory");
-		case Z_NEED_DICT:
-			return hy_diag_set(d, HY_EDATA, 0, "corrupt gzip stream: needs a preset dictionary");
-		default: /* Z_DATA_ERROR, Z_STREAM_ERROR */
-			return hy_diag_set(d, HY_EDATA, 0, "corrupt gzip stream: %s",
-					   u->zs.msg ? u->zs.msg : zError(r));
-		}
-	}
-	*got = produced;
-	return HY_OK;
-}
-
-static hy_status zst_read(unz *u, unsigned char *out, size_t cap, size_t *got, hy_diag *d)
-{
-	size_t produced = 0;
-	while (produced < cap && !u->done) {
-		if (u->pos == u->len && u->zret == 0) {
-			u->done = 1;
-			break;
-		}
-		ZSTD_inBuffer ib = { u->in, u->len, u->pos };
-		ZSTD_outBuffer ob = { out, cap, produced };
-		size_t r = ZSTD_decompressStream(u->zd, &ob, &ib);
-		if (ZSTD_isError(r)) {
-			if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
-				return LIBFAIL(d, HY_ENOMEM, "ZSTD_decompressStream", ZSTD_getErrorName(r));
-			return hy_diag_set(d, HY_EDATA, 0, "corrupt zstd stream: %s",
-					   ZSTD_getErrorName(r));
-		}
-		int progress = ib.pos != u->pos || ob.pos != produced;
-		u->pos = ib.pos;
-		produced = ob.pos;
-		u->zret = r;
-		if (r == 0 && u->pos == u->len) {
-			u->done = 1;
-		} else if (!progress) {
-			if (u->pos == u->len)
-				return hy_diag_set(d, HY_ETRUNC, 0, "truncated zstd stream");
-			return LIBFAIL(d, HY_EIO, "ZSTD_decompressStream", "no progress");
-		}
-	}
-	*got = produced;
-	return HY_OK;
-}
-
-/* Fills out[0..cap) as far as the stream goes; *got == 0 only at the end. */
-static hy_status unz_read(unz *u, void *out, size_t cap, size_t *got, hy_diag *d)
-{
-	*got = 0;
-	if (u->kind == KIND_GZIP)
-		return gz_read(u, out, cap, got, d);
-	return zst_read(u, out, cap, got, d);
-}
-
-/* Decodes the rest of u into *buf (which already holds *len bytes),
- * growing it geometrically; NUL-terminates. */
-static hy_status unz_read_all(unz *u, char **buf, size_t *len, size_t *cap, hy_diag *d)
-{
-	for (;;) {
-		hy_status s = grow(buf, cap, *len + 1, d); /* room for ≥1 byte + NUL */
-		if (s != HY_OK)
-			return s;
-		size_t got;
-		s = unz_read(u, *buf + *len, *cap - *len - 1, &got, d);
-		if (s != HY_OK)
-			return s;
-		*len += got;
-		if (u->done)
-			break;
-	}
-	(*buf)[*len] = '\0';
-	return HY_OK;
-}
-
-/* A first guess at the decoded size, so that most buffers are sized once. */
-static size_t size_hint(int kind, const unsigned char *p, size_t len)
-{
-	size_t h = len < SIZE_MAX / 4 ? len * 4 : len;
-	if (kind == KIND_GZIP && len >= 18) {
-		/* ISIZE of the last member: exact for single-member files < 4 GiB */
-		const unsigned char *t = p + len - 4;
-		size_t isize = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
-		if (isize > len && isize / 1032 <= len) /* deflate ratio ≤ 1032:1 */
-			h = isize + 2; /* + NUL + 1 byte to see the end without growing */
-	} else if (kind == KIND_ZSTD) {
-		unsigned long long fcs = ZSTD_getFrameContentSize(p, len);
-		if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != ZSTD_CONTENTSIZE_ERROR &&
-		    fcs < (unsigned long long)len * 64 + (1u << 20))
-			h = (size_t)fcs + 2;
-	}
-	return h < 4096 ? 4096 : h;
-}
-
-hy_status hy_decompress(const char *data, size_t len, char **out, size_t *outlen,
-			int *kind, hy_diag *d)
-{
-	*out = NULL;
-	*outlen = 0;
-	*kind = magic_kind((const unsigned char *)data, len);
-	if (*kind == KIND_PLAIN)
-		return HY_OK;
-	unz u;
-	hy_status s = unz_init(&u, *kind, data, len, d);
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	if (s == HY_OK) {
-		cap = size_hint(*kind, (const unsigned char *)data, len);
-		buf = malloc(cap);
-		if (!buf)
-			s = hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu bytes)", cap);
-	}
-	if (s == HY_OK)
-		s = unz_read_all(&u, &buf, &n, &cap, d);
-	unz_free(&u);
-	if (s != HY_OK) {
-		free(buf);
-		return s;
-	}
-	*out = buf;
-	*outlen = n;
-	return HY_OK;
-}
+#include "io/input_internal.h"
 
 /* ------------------------------------------------------------ detection */
 
@@ -350,7 +94,7 @@ typedef struct frame {
 
 /* Feeds libarchive decoded chunks of a compressed tar. */
 typedef struct arc_src {
-	unz u;
+	hy_unz u;
 	int live;
 	char *buf;        /* owned; holds the already-decoded prefix first */
 	size_t cap, prefix;
@@ -444,7 +188,7 @@ static void close_archive(hy_input *in)
 		archive_read_free(in->ar);
 	in->ar = NULL;
 	if (in->src.live)
-		unz_free(&in->src.u);
+		hy_unz_free(&in->src.u);
 	free(in->src.buf);
 	memset(&in->src, 0, sizeof in->src);
 	free(in->arc_mem);
@@ -539,7 +283,7 @@ static hy_status read_fd(int fd, size_t hint, const char *pre, size_t npre, char
 		memcpy(buf, pre, npre);
 	for (;;) {
 		if (len + 1 >= cap) {
-			hy_status s = grow(&buf, &cap, len + 1, d);
+			hy_status s = hy_io_grow(&buf, &cap, len + 1, d);
 			if (s != HY_OK) {
 				free(buf);
 				return s;
@@ -641,7 +385,7 @@ static la_ssize_t arc_read_cb(struct archive *a, void *ctx, const void **buf)
 	}
 	size_t got;
 	hy_diag_init(&src->err, NULL);
-	if (unz_read(&src->u, src->buf, src->cap, &got, &src->err) != HY_OK) {
+	if (hy_unz_read(&src->u, src->buf, src->cap, &got, &src->err) != HY_OK) {
 		src->failed = 1;
 		archive_set_error(a, EIO, "%s", src->err.msg);
 		return ARCHIVE_FATAL;
@@ -704,8 +448,8 @@ static hy_status open_archive(hy_input *in, const char *path, int kind, int zip,
 		size_t len = prefixlen, cap = prefixcap;
 		char *buf = *prefix;
 		*prefix = NULL;
-		hy_status s = unz_read_all(&in->src.u, &buf, &len, &cap, &tmp);
-		unz_free(&in->src.u);
+		hy_status s = hy_unz_read_all(&in->src.u, &buf, &len, &cap, &tmp);
+		hy_unz_free(&in->src.u);
 		in->src.live = 0;
 		in->arc_mem = buf;
 		free(in->raw); /* the compressed bytes are no longer needed */
@@ -739,7 +483,7 @@ static hy_status archive_next(hy_input *in, hy_doc *doc, hy_diag *d)
 				size_t got;
 				hy_status s;
 				do
-					s = unz_read(&in->src.u, in->src.buf, in->src.cap, &got, &tmp);
+					s = hy_unz_read(&in->src.u, in->src.buf, in->src.cap, &got, &tmp);
 				while (s == HY_OK && got);
 				if (s != HY_OK) {
 					s = fail_with(d, display(in->arc_name), s, &tmp);
@@ -772,7 +516,7 @@ static hy_status archive_next(hy_input *in, hy_doc *doc, hy_diag *d)
 			size_t want = sz > (1 << 28) ? (1u << 28) : (size_t)sz;
 			hy_diag tmp;
 			hy_diag_init(&tmp, NULL);
-			if (grow(&in->ent, &in->entcap, want + 1, &tmp) != HY_OK) {
+			if (hy_io_grow(&in->ent, &in->entcap, want + 1, &tmp) != HY_OK) {
 				hy_status s = fail_with(d, name, HY_ENOMEM, &tmp);
 				close_archive(in); /* frees arc_name: the message is made first */
 				free(name);
@@ -782,7 +526,7 @@ static hy_status archive_next(hy_input *in, hy_doc *doc, hy_diag *d)
 		for (;;) {
 			hy_diag tmp;
 			hy_diag_init(&tmp, NULL);
-			if (grow(&in->ent, &in->entcap, len + 1, &tmp) != HY_OK) {
+			if (hy_io_grow(&in->ent, &in->entcap, len + 1, &tmp) != HY_OK) {
 				hy_status s = fail_with(d, name, HY_ENOMEM, &tmp);
 				close_archive(in);
 				free(name);
@@ -827,7 +571,7 @@ static hy_status archive_next(hy_input *in, hy_doc *doc, hy_diag *d)
 static hy_status take_file(hy_input *in, const char *path, hy_doc *doc, hy_diag *d)
 {
 	const unsigned char *raw = (const unsigned char *)in->raw;
-	int kind = magic_kind(raw, in->rawlen);
+	int kind = hy_unz_kind(raw, in->rawlen);
 	if (kind == KIND_PLAIN) {
 		int zip = is_zip(raw, in->rawlen);
 		if (zip || is_tar(raw, in->rawlen)) {
@@ -846,10 +590,10 @@ static hy_status take_file(hy_input *in, const char *path, hy_doc *doc, hy_diag 
 	/* decode a prefix (≥ 512 bytes when there is that much) to decide */
 	hy_diag tmp;
 	hy_diag_init(&tmp, NULL);
-	unz *u = &in->src.u;
-	hy_status s = unz_init(u, kind, raw, in->rawlen, &tmp);
+	hy_unz *u = &in->src.u;
+	hy_status s = hy_unz_init(u, kind, raw, in->rawlen, &tmp);
 	if (s != HY_OK) {
-		unz_free(u);
+		hy_unz_free(u);
 		return fail_with(d, display(path), s, &tmp);
 	}
 	in->src.live = 1;
@@ -858,7 +602,7 @@ static hy_status take_file(hy_input *in, const char *path, hy_doc *doc, hy_diag 
 	if (!buf)
 		s = hy_diag_set(&tmp, HY_ENOMEM, 0, "out of memory (%zu bytes)", cap);
 	if (s == HY_OK)
-		s = unz_read(u, buf, 65536, &len, &tmp);
+		s = hy_unz_read(u, buf, 65536, &len, &tmp);
 	if (s == HY_OK) {
 		int zip = is_zip((unsigned char *)buf, len);
 		if (zip || is_tar((unsigned char *)buf, len)) {
@@ -866,7 +610,7 @@ static hy_status take_file(hy_input *in, const char *path, hy_doc *doc, hy_diag 
 			return s == HY_OK ? HY_STOP : s;
 		}
 		/* a plain document: size the buffer once from the header's hint */
-		size_t h = size_hint(kind, raw, in->rawlen);
+		size_t h = hy_unz_size_hint(kind, raw, in->rawlen);
 		if (!u->done && h > cap) {
 			char *p = realloc(buf, h);
 			if (p) {
@@ -874,9 +618,9 @@ static hy_status take_file(hy_input *in, const char *path, hy_doc *doc, hy_diag 
 				cap = h;
 			}
 		}
-		s = unz_read_all(u, &buf, &len, &cap, &tmp);
+		s = hy_unz_read_all(u, &buf, &len, &cap, &tmp);
 	}
-	unz_free(u);
+	hy_unz_free(u);
 	in->src.live = 0;
 	if (s != HY_OK) {
 		free(buf);
