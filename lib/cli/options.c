@@ -114,14 +114,22 @@ int hy_cli_device_check(hy_cli *c, const char *name, int threads)
 	char why[512] = "";
 	if (name && (rc = hy_cli_device_pick(c, name, &cuda, &ordinal, why, sizeof why)) != 0)
 		return rc;
-	char dev[600];
-	if (cuda)
-		snprintf(dev, sizeof dev, "cuda:%d%s", ordinal, strcmp(name, "auto") ? "" : " (auto)");
-	else
-		snprintf(dev, sizeof dev, "cpu%s%s%s", why[0] ? " (auto: no usable GPU: " : "", why,
-			why[0] ? ")" : "");
-	hy_cli_info(c, "device %s, %d thread%s of %d usable CPU%s", dev, threads,
-		threads == 1 ? "" : "s", hy_nn_threads_default(),
-		hy_nn_threads_default() == 1 ? "" : "s");
+	hy_cli_setup_info(c, cuda, ordinal, why, threads);
 	return 0;
+}
+
+void hy_cli_setup_info(hy_cli *c, int cuda, int ordinal, const char *why, int threads)
+{
+	char dev[600], thr[64];
+	if (cuda)
+		snprintf(dev, sizeof dev, "cuda:%d", ordinal);
+	else
+		snprintf(dev, sizeof dev, "cpu%s%s%s", why && why[0] ? " (auto: no usable GPU: " : "",
+			why ? why : "", why && why[0] ? ")" : "");
+	if (threads > 0)
+		snprintf(thr, sizeof thr, "%d thread%s", threads, threads == 1 ? "" : "s");
+	else
+		snprintf(thr, sizeof thr, "the checkpoint's threads");
+	int n = hy_nn_threads_default();
+	hy_cli_info(c, "device %s, %s of %d usable CPU%s", dev, thr, n, n == 1 ? "" : "s");
 }

@@ -51,5 +51,9 @@ int hy_cli_device_pick(hy_cli *c, const char *name, int *cuda, int *ordinal, cha
  * where: "prog: device cpu (auto: no usable GPU: REASON), 2 threads of 2
  * usable CPUs". Returns 0 or 4. */
 int hy_cli_device_check(hy_cli *c, const char *name, int threads);
+/* That -v line for a device already chosen (cuda, ordinal; why: auto's
+ * reason for the CPU, or NULL); threads 0: a resumed run's, as its
+ * checkpoint recorded. */
+void hy_cli_setup_info(hy_cli *c, int cuda, int ordinal, const char *why, int threads);
 
 #endif
