@@ -156,10 +156,7 @@ int main(int argc, char **argv)
 		{"output", required_argument, 0, 'o'},
 		{"format", required_argument, 0, 'f'},
 		{"stats", no_argument, 0, 's'},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	hy_cli cli;
@@ -188,10 +185,9 @@ int main(int argc, char **argv)
 			format = optarg;
 			break;
 		case 's': stats = 1; break;
-		case 'q': case 'v': hy_cli_verbosity(&cli, c); break;
-		case 'h': return hy_cli_help(&cli, usage);
-		case 'V': return hy_cli_version(&cli);
-		default: return hy_cli_try_help(&cli);
+		default:
+			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (seed_given && r.mode != MODE_RANDOM)

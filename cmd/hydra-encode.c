@@ -399,10 +399,7 @@ int main(int argc, char **argv)
 		{"keep-duplicates", no_argument, 0, OPT_KEEP_DUPS},
 		{"keep-going", no_argument, 0, 'k'},
 		{"stats", no_argument, 0, 's'},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	hy_cli cli;
@@ -435,10 +432,9 @@ int main(int argc, char **argv)
 		case OPT_KEEP_DUPS: r.keep_dups = 1; break;
 		case 'k': r.keep_going = 1; break;
 		case 's': r.stats = 1; break;
-		case 'q': case 'v': hy_cli_verbosity(&cli, c); break;
-		case 'h': return hy_cli_help(&cli, usage);
-		case 'V': return hy_cli_version(&cli);
-		default: return hy_cli_try_help(&cli);
+		default:
+			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (r.val_fraction > 0 && !valpath)

@@ -342,10 +342,7 @@ static int eval_main(int argc, char **argv, opts *o)
 		{"device", required_argument, 0, O_DEVICE},
 		{"json", no_argument, 0, O_JSON},
 		{"table-out", required_argument, 0, O_TABLE},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	hy_cli *cli = o->cli;
@@ -398,10 +395,9 @@ static int eval_main(int argc, char **argv, opts *o)
 			break;
 		case O_JSON: o->json = 1; break;
 		case O_TABLE: o->table_out = optarg; break;
-		case 'q': case 'v': hy_cli_verbosity(cli, c); break;
-		case 'h': return hy_cli_help(cli, usage);
-		case 'V': return hy_cli_version(cli);
-		default: return hy_cli_try_help(cli);
+		default:
+			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	int arena = o->challenger || o->opponent, dataset = o->model || o->ndata;

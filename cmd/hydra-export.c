@@ -103,10 +103,7 @@ int main(int argc, char **argv)
 		{"reference", no_argument, 0, O_REFERENCE},
 		{"limit", required_argument, 0, O_LIMIT},
 		{"threads", required_argument, 0, 'j'},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	hy_cli cli;
@@ -128,10 +125,9 @@ int main(int argc, char **argv)
 			if (hy_cli_opt_threads(&cli, optarg, &threads))
 				return 2;
 			break;
-		case 'q': case 'v': hy_cli_verbosity(&cli, c); break;
-		case 'h': return hy_cli_help(&cli, usage);
-		case 'V': return hy_cli_version(&cli);
-		default: return hy_cli_try_help(&cli);
+		default:
+			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (optind >= argc)

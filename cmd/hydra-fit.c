@@ -281,10 +281,7 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 		{"anchor-coef", required_argument, 0, O_ANCHOR_COEF},
 		{"anchor-frac", required_argument, 0, O_ANCHOR_FRAC},
 		{"progress", required_argument, 0, O_PROGRESS},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	hy_train_cfg cfg;
@@ -472,10 +469,9 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 			break;
 		case O_RESUME: cfg.resume = optarg; break;
 		case O_INIT: cfg.init = optarg; break;
-		case 'q': case 'v': hy_cli_verbosity(cli, c); break;
-		case 'h': return hy_cli_help(cli, usage);
-		case 'V': return hy_cli_version(cli);
-		default: return hy_cli_try_help(cli);
+		default:
+			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	const int quiet = hy_cli_quiet(cli);
@@ -679,10 +675,7 @@ static int grp_main(hy_cli *cli, int argc, char **argv)
 		{"hidden", required_argument, 0, G_HIDDEN},
 		{"val-fraction", required_argument, 0, G_VALF},
 		{"keep-going", no_argument, 0, 'k'},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	hy_grp_train_cfg cfg;
@@ -732,10 +725,9 @@ static int grp_main(hy_cli *cli, int argc, char **argv)
 				return hy_cli_usage(cli, "bad --val-fraction '%s': 0 to 0.9", optarg);
 			break;
 		case 'k': r.keep_going = 1; break;
-		case 'q': case 'v': hy_cli_verbosity(cli, c); break;
-		case 'h': return hy_cli_help(cli, usage);
-		case 'V': return hy_cli_version(cli);
-		default: return hy_cli_try_help(cli);
+		default:
+			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (!out)

@@ -95,10 +95,7 @@ static const struct option long_opts[] = {
 	{"double-ron", no_argument, 0, OPT_DOUBLE_RON},
 	{"json", no_argument, 0, OPT_JSON},
 	{"batch", no_argument, 0, 'b'},
-	{"quiet", no_argument, 0, 'q'},
-	{"verbose", no_argument, 0, 'v'},
-	{"help", no_argument, 0, 'h'},
-	{"version", no_argument, 0, 'V'},
+	HY_CLI_OPTIONS,
 	{0, 0, 0, 0},
 };
 static const char short_opts[] = ":rw:f:m:Rid:u:bqvhV";

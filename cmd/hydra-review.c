@@ -161,10 +161,7 @@ static int review_main(int argc, char **argv, job *j)
 		{"output", required_argument, 0, 'o'},
 		{"threads", required_argument, 0, 'j'},
 		{"device", required_argument, 0, O_DEVICE},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	const char *model = NULL, *output = NULL;
@@ -202,10 +199,9 @@ static int review_main(int argc, char **argv, job *j)
 			if (hy_cli_opt_device(cli, optarg, &po.device))
 				return 2;
 			break;
-		case 'q': case 'v': hy_cli_verbosity(cli, c); break;
-		case 'h': return hy_cli_help(cli, usage);
-		case 'V': return hy_cli_version(cli);
-		default: return hy_cli_try_help(cli);
+		default:
+			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (!model)

@@ -367,10 +367,7 @@ int main(int argc, char **argv)
 		{"no-samples", no_argument, 0, OPT_NO_SAMPLES},
 		{"learner", no_argument, 0, OPT_LEARNER},
 		{"keep-going", no_argument, 0, 'k'},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	hy_cli cli;
@@ -471,10 +468,9 @@ int main(int argc, char **argv)
 		case OPT_NO_SAMPLES: s.samples = 0; break;
 		case OPT_LEARNER: s.learner = 1; break;
 		case 'k': s.keep_going = 1; break;
-		case 'q': case 'v': hy_cli_verbosity(&cli, c); break;
-		case 'h': return hy_cli_help(&cli, usage);
-		case 'V': return hy_cli_version(&cli);
-		default: return hy_cli_try_help(&cli);
+		default:
+			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (optind < argc)

@@ -208,10 +208,7 @@ int main(int argc, char **argv)
 		{"keep-going", no_argument, 0, 'k'},
 		{"stats", no_argument, 0, 's'},
 		{"check", no_argument, 0, 'c'},
-		{"quiet", no_argument, 0, 'q'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	hy_cli cli;
@@ -239,10 +236,9 @@ int main(int argc, char **argv)
 		case 'k': r.keep_going = 1; break;
 		case 's': r.stats = 1; break;
 		case 'c': r.check = 1; break;
-		case 'q': case 'v': hy_cli_verbosity(&cli, c); break;
-		case 'h': return hy_cli_help(&cli, usage);
-		case 'V': return hy_cli_version(&cli);
-		default: return hy_cli_try_help(&cli);
+		default:
+			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	r.write = !r.check || outpath || r.fmt != FMT_EVENTS;

@@ -28,6 +28,17 @@ void hy_cli_verbosity(hy_cli *c, int opt)
 		c->level = c->level < 0 ? 1 : c->level + 1;
 }
 
+int hy_cli_opt_common(hy_cli *c, int opt, const char *usage)
+{
+	switch (opt) {
+	case 'q':
+	case 'v': hy_cli_verbosity(c, opt); return -1;
+	case 'h': return hy_cli_help(c, usage);
+	case 'V': return hy_cli_version(c);
+	default: return hy_cli_try_help(c);
+	}
+}
+
 int hy_cli_stdout_done(const hy_cli *c)
 {
 	hy_diag d;
