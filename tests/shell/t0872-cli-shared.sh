@@ -5,7 +5,9 @@
 # that GPU (4, "requested device unavailable", before any input is read),
 # the same --version line, -q and -v accepted everywhere, and the same -v
 # line saying the device and the threads (whose default is the same
-# everywhere). The test fails when one program diverges.
+# everywhere); standard input at a terminal (script(1) gives one) gets one
+# hint from the programs that read text and one refusal (status 2) from those
+# that read binary streams. The test fails when one program diverges.
 . tests/shell/lib.sh
 
 ALL="mjai-parse hydra-encode hydra-augment hydra-hand hydra-fit hydra-sp hydra-eval hydra-bot
@@ -143,5 +145,33 @@ if ! "$BIN/hydra-fit" --device cuda --steps 1 -o "$T/fit" /dev/null 2>/dev/null;
 		echo "$got" | grep -Eqx 'device cpu \(auto: no usable GPU: .+\), 1 thread of [0-9]+ usable CPUs?' ||
 			{ cat "$T/err" >&2; fail "$p -v --device auto: '$got'"; }
 	done
+fi
+# standard input at a terminal: a hint (text), a refusal (binary streams)
+if command -v script >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1; then
+	tty_run() { # NAME COMMAND: COMMAND at a terminal whose input ends at once
+		(sleep 1; printf '\004') | timeout 20 script -qec "$2" /dev/null 2>&1 | tr -d '\r' |
+			sed "s/$1/PROG/g" > "$T/tty.$1"
+	}
+	for cmd in "mjai-parse --json" "hydra-encode -o $T/e.bin" "hydra-hand --batch" \
+		"hydra-bot random" "hydra-review --model random -" "hydra-fit --mode grp -o $T/grp"; do
+		p=${cmd%% *}
+		tty_run "$p" "$BIN/$cmd"
+		[ "$(grep -c 'standard input' "$T/tty.$p")" -eq 1 ] &&
+		grep -Eqx 'PROG: reading [a-z ]+ from standard input \(a terminal\); give files or a pipe, or see --help' \
+			"$T/tty.$p" || { cat "$T/tty.$p" >&2; fail "$p at a terminal: no hint, or not once"; }
+	done
+	first=""
+	for cmd in "hydra-fit --device cpu --steps 1 -o $T/fit" "hydra-augment -o $T/a.bin" \
+		"hydra-eval --model $T/none.h5 --data -" "hydra-export --reference -o $T/r.json $T/none.h5"; do
+		p=${cmd%% *}
+		timeout 20 script -qec "$BIN/$cmd; echo exit \$?" /dev/null </dev/null 2>&1 | tr -d '\r' |
+			sed "s/$p/PROG/g" > "$T/tty.$p"
+		[ -z "$first" ] && first=$p
+		cmp -s "$T/tty.$first" "$T/tty.$p" ||
+			{ diff "$T/tty.$first" "$T/tty.$p" >&2; fail "$p at a terminal: not as $first"; }
+	done
+	[ "$(cat "$T/tty.$first")" = "PROG: no input: standard input is a terminal
+hint: give sample streams or shards as files or through a pipe
+exit 2" ] || { cat "$T/tty.$first" >&2; fail "binary input at a terminal: message"; }
 fi
 exit 0
