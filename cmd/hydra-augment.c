@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
@@ -35,6 +37,8 @@ static const char usage[] =
 	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n"
 	"      --format FMT    stream or shard (default: shard when FILE ends in .h5)\n"
 	"  -s, --stats         print samples read and written to stderr\n"
+	"  -q, --quiet         no notices (errors still go to stderr)\n"
+	"  -v, --verbose       as --stats\n"
 	"  -h, --help          show this help and exit\n"
 	"  -V, --version       show the version and exit\n"
 	"\n"
@@ -42,15 +46,6 @@ static const char usage[] =
 	"0 identity, 1 p<>s, 2 m<>p, 3 m>p>s>m, 4 m>s>p>m, 5 m<>s.\n"
 	"Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
 	"version mismatch.\n";
-
-static const char *prog = "hydra-augment";
-
-/* After --help/--version: 0, or 1 when stdout could not take it. */
-static int info_done(void)
-{
-	hy_diag d;
-	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
-}
 
 enum { MODE_LIST, MODE_RANDOM };
 
@@ -63,20 +58,6 @@ typedef struct run {
 	hy_shard_writer *hw;
 	uint64_t in, out;
 } run;
-
-static void say(const hy_diag *d)
-{
-	char buf[1200];
-	fprintf(stderr, "%s: %s\n", prog, hy_diag_format(d, buf, sizeof buf));
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s: try 'hydra-augment --help'\n", prog);
-	return 2;
-}
 
 static int parse_perms(run *r, const char *spec)
 {
@@ -175,53 +156,51 @@ int main(int argc, char **argv)
 		{"output", required_argument, 0, 'o'},
 		{"format", required_argument, 0, 'f'},
 		{"stats", no_argument, 0, 's'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
+	hy_cli cli;
+	hy_cli_init(&cli, "hydra-augment");
 	run r;
 	memset(&r, 0, sizeof r);
 	parse_perms(&r, "all");
 	const char *outpath = NULL, *format = NULL;
 	int stats = 0, seed_given = 0, c;
-	while ((c = getopt_long(argc, argv, "p:S:o:shV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:S:o:sqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_perms(&r, optarg) != 0)
-				return usage_error("bad --perms '%s': use all, random or a list "
-						   "of 0-5 such as 0,3,5", optarg);
+				return hy_cli_usage(&cli, "bad --perms '%s': use all, random or a "
+					"list of 0-5 such as 0,3,5", optarg);
 			break;
 		case 'S':
-			if (hy_parse_u64(optarg, 0, &r.seed) != 0)
-				return usage_error("bad --seed '%s': an unsigned 64-bit number",
-						   optarg);
+			if (hy_cli_opt_seed(&cli, optarg, UINT64_MAX, &r.seed))
+				return 2;
 			seed_given = 1;
 			break;
 		case 'o': outpath = optarg; break;
 		case 'f':
 			if (strcmp(optarg, "stream") != 0 && strcmp(optarg, "shard") != 0)
-				return usage_error("bad --format '%s': stream or shard", optarg);
+				return hy_cli_usage(&cli, "bad --format '%s': stream or shard", optarg);
 			format = optarg;
 			break;
 		case 's': stats = 1; break;
-		case 'h': fputs(usage, stdout); return info_done();
-		case 'V': printf("hydra-augment (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
-			fprintf(stderr, "%s: try 'hydra-augment --help'\n", prog);
-			return 2;
+			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (seed_given && r.mode != MODE_RANDOM)
-		return usage_error("%s", "--seed needs --perms random");
+		return hy_cli_usage(&cli, "--seed needs --perms random");
 	int to_stdout = !outpath || strcmp(outpath, "-") == 0;
 	int shard = format ? strcmp(format, "shard") == 0 : !to_stdout && ends_with(outpath, ".h5");
 	if (shard && to_stdout)
-		return usage_error("%s", "a shard cannot go to stdout: use -o FILE.h5");
-	if (to_stdout && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "%s: refusing to write a binary sample stream to a terminal\n"
-			"hint: use -o FILE or a pipe\n", prog);
+		return hy_cli_usage(&cli, "a shard cannot go to stdout: use -o FILE.h5");
+	if (to_stdout && hy_cli_stdout_binary(&cli, "a binary sample stream", "use -o FILE or a pipe"))
 		return 2;
-	}
+	if (hy_cli_stdin(&cli, (const char *const *)argv + optind, (size_t)(argc - optind), 1,
+		"sample streams or shards"))
+		return 2;
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
 	hy_h5_init();
@@ -244,7 +223,7 @@ int main(int argc, char **argv)
 		if (!cmdline || !srcs) {
 			free(srcs);
 			free(cmdline);
-			fprintf(stderr, "%s: out of memory\n", prog);
+			hy_cli_say(&cli, "out of memory");
 			return 1;
 		}
 		for (int i = 0; i < npaths; i++)
@@ -260,7 +239,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (st) {
-		say(&d);
+		hy_cli_diag(&cli, &d);
 		free(cmdline);
 		return hy_status_exit(st);
 	}
@@ -270,7 +249,7 @@ int main(int argc, char **argv)
 		hy_diag_init(&d, NULL);
 		st = hy_sample_reader_open(&in, paths[i], &d);
 		if (st) {
-			say(&d);
+			hy_cli_diag(&cli, &d);
 			break;
 		}
 		hy_sample s;
@@ -279,14 +258,14 @@ int main(int argc, char **argv)
 			hy_diag wd;
 			hy_diag_init(&wd, to_stdout ? "standard output" : outpath);
 			if ((st = augment_one(&r, &s, &wd)) != HY_OK) {
-				say(&wd);
+				hy_cli_diag(&cli, &wd);
 				break;
 			}
 		}
 		if (st == HY_STOP)
 			st = HY_OK;
 		else if (st && d.status)
-			say(&d);
+			hy_cli_diag(&cli, &d);
 		hy_sample_reader_close(in);
 	}
 
@@ -294,7 +273,7 @@ int main(int argc, char **argv)
 		if (!st) {
 			hy_diag_init(&d, outpath);
 			if ((st = hy_shard_writer_close(r.hw, &d)) != HY_OK)
-				say(&d);
+				hy_cli_diag(&cli, &d);
 		} else {
 			hy_shard_writer_abort(r.hw);
 		}
@@ -306,7 +285,7 @@ int main(int argc, char **argv)
 			if (!cs)
 				cs = hy_output_commit(&out, &d);
 			if (cs && d.msg[0])
-				say(&d);
+				hy_cli_diag(&cli, &d);
 			st = cs;
 		} else {
 			/* an abort marker, never a trailer: readers see the failure */
@@ -316,8 +295,8 @@ int main(int argc, char **argv)
 			hy_output_abort(&out);
 	}
 	free(cmdline);
-	if (stats)
-		fprintf(stderr, "%s: %" PRIu64 " samples read, %" PRIu64 " written\n", prog, r.in,
+	if (stats || hy_cli_verbose(&cli))
+		hy_cli_say(&cli, "%" PRIu64 " samples read, %" PRIu64 " written", r.in,
 			st ? (uint64_t)0 : r.out);
 	return hy_status_exit(st);
 }

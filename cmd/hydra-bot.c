@@ -9,8 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/cli.h"
+#include "cli/options.h"
+#include "core/num.h"
 #include "core/status.h"
-#include "core/version.h"
 #include "io/lines.h"
 #include "io/output.h"
 #include "events/event.h"
@@ -29,32 +31,32 @@ static const char usage[] =
 	"\n"
 	"  -T, --temperature X  sample a checkpoint's policy at temperature X\n"
 	"                       (default 0: the most probable action)\n"
-	"  -S, --seed S         seed of the sampling (default 0)\n"
+	"  -S, --seed S         seed of the sampling (decimal or 0x hex; default 0)\n"
+	"  -j, --threads N      CPU threads of a checkpoint (default: the CPUs this\n"
+	"                       process may use)\n"
+	"      --device DEV     a checkpoint's device: auto (the default: the GPU\n"
+	"                       when one is usable, else the CPU), cpu, cuda or\n"
+	"                       cuda:N\n"
 	"      --meta           add \"meta\" to every answer to a decision: the legal\n"
 	"                       actions' probabilities, the value, the time taken,\n"
 	"                       in the layout of Mortal's bot (q_values, mask_bits,\n"
 	"                       is_greedy, batch_size, eval_time_ns, shanten) with\n"
 	"                       probs and value\n"
+	"  -q, --quiet          no notices (errors still go to stderr)\n"
+	"  -v, --verbose        say the device and the threads\n"
 	"  -h, --help           show this help and exit\n"
 	"  -V, --version        show the version and exit\n"
 	"\n"
 	"Exit status: 0 at the end of the input, 1 malformed input, a line over\n"
-	"1 MiB or an event that cannot happen in the seat's game, 2 usage.\n";
+	"1 MiB or an event that cannot happen in the seat's game, 2 usage, 3 format\n"
+	"or version mismatch (a checkpoint), 4 requested device unavailable.\n";
 
 /* Longest input line (bytes before its newline), as hydra-sp's cap on the
  * answers of a bot. */
 enum { MAX_LINE = 1 << 20 };
 
-static const char *prog = "hydra-bot";
-
-/* After --help/--version: 0, or 1 when stdout could not take it. */
-static int info_done(void)
-{
-	hy_diag d;
-	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
-}
-
 typedef struct bot {
+	hy_cli cli;
 	hy_policy pol;
 	hy_seatview v;
 	hy_game batch;      /* the events of one input line */
@@ -65,9 +67,9 @@ typedef struct bot {
 	int meta;           /* --meta */
 } bot;
 
-static int die_line(unsigned long line, const char *msg)
+static int die_line(bot *b, unsigned long line, const char *msg)
 {
-	fprintf(stderr, "%s: line %lu: %s\n", prog, line, msg);
+	hy_cli_say(&b->cli, "line %lu: %s", line, msg);
 	return 1;
 }
 
@@ -83,7 +85,7 @@ static int take_events(bot *b, unsigned long line)
 			if (id < 0) {
 				snprintf(msg, sizeof msg, "event %zu (start_game): no seat \"id\" 0-3",
 					 i + 1);
-				return die_line(line, msg);
+				return die_line(b, line, msg);
 			}
 			b->seat = id;
 			b->game = (uint64_t)b->games++;
@@ -92,7 +94,7 @@ static int take_events(bot *b, unsigned long line)
 			hy_seatview_init(&b->v, id);
 		} else if (b->seat < 0) {
 			snprintf(msg, sizeof msg, "event %zu (%s) before start_game", i + 1, tn);
-			return die_line(line, msg);
+			return die_line(b, line, msg);
 		}
 		hy_diag d;
 		hy_diag_init(&d, NULL);
@@ -101,17 +103,10 @@ static int take_events(bot *b, unsigned long line)
 			s = hy_seatview_event(&b->v, &b->log.ev[b->log.n - 1], &d);
 		if (s != HY_OK) {
 			snprintf(msg, sizeof msg, "event %zu (%s): %s", i + 1, tn, d.msg);
-			return die_line(line, msg);
+			return die_line(b, line, msg);
 		}
 	}
 	return 0;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* The answer to the state after the line's events, into buf. */
@@ -135,15 +130,15 @@ static int answer(bot *b, unsigned long line, char *buf, size_t size)
 		hy_choice c;
 		hy_diag d;
 		hy_diag_init(&d, b->pol.name);
-		uint64_t t0 = now_ns();
+		double t0 = hy_cli_now();
 		hy_status s = hy_policy_decide_one(&b->pol, &q, &c, m.prob, &d);
-		m.eval_ns = now_ns() - t0;
+		m.eval_ns = (uint64_t)((hy_cli_now() - t0) * 1e9);
 		if (s == HY_OK && hy_engine_action_of(&b->v.e, b->seat, c.index, &a) != HY_OK)
 			s = hy_diag_set(&d, HY_EUSAGE, 0, "policy chose index %d, not legal",
 					c.index);
 		if (s != HY_OK) {
 			snprintf(msg, sizeof msg, "policy '%s': %s", b->pol.name, d.msg);
-			die_line(line, msg);
+			die_line(b, line, msg);
 			return -1;
 		}
 		int top = c.index;
@@ -161,7 +156,7 @@ static int answer(bot *b, unsigned long line, char *buf, size_t size)
 	if (n >= 0 && mask && b->meta)
 		n = hy_mjaibot_add_meta(buf, n, size, &m);
 	if (n < 0) {
-		die_line(line, "answer does not fit");
+		die_line(b, line, "answer does not fit");
 		return -1;
 	}
 	return n;
@@ -183,17 +178,17 @@ static int run(bot *b)
 		if (s == HY_EDATA) {
 			char msg[80];
 			snprintf(msg, sizeof msg, "longer than %d bytes (1 MiB)", MAX_LINE);
-			rc = die_line(line, msg);
+			rc = die_line(b, line, msg);
 			break;
 		}
 		if (s != HY_OK) {
-			fprintf(stderr, "%s: standard input: %s\n", prog, d.msg);
+			hy_cli_say(&b->cli, "standard input: %s", d.msg);
 			rc = 1;
 			break;
 		}
 		hy_game_clear(&b->batch);
 		if (hy_mjaibot_parse_batch(&b->batch, text, len, (uint32_t)line, &d) != HY_OK) {
-			rc = die_line(line, d.msg);
+			rc = die_line(b, line, d.msg);
 			break;
 		}
 		if ((rc = take_events(b, line)) != 0)
@@ -205,7 +200,7 @@ static int run(bot *b)
 		}
 		out[n] = '\n';
 		if (fwrite(out, 1, (size_t)n + 1, stdout) != (size_t)n + 1 || fflush(stdout) != 0) {
-			fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
+			hy_cli_say(&b->cli, "standard output: write error: %s", strerror(errno));
 			rc = 1;
 			break;
 		}
@@ -214,79 +209,68 @@ static int run(bot *b)
 	return rc;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (!*s || *s == '-')
-		return -1;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"temperature", required_argument, 0, 'T'},
 		{"seed", required_argument, 0, 'S'},
 		{"meta", no_argument, 0, 'M'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		{"threads", required_argument, 0, 'j'},
+		{"device", required_argument, 0, 'D'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
+	hy_cli cli;
+	hy_cli_init(&cli, "hydra-bot");
 	hy_policy_opts po;
 	hy_policy_opts_default(&po);
 	po.temperature = 0.0f;
-	po.threads = 1;
+	po.threads = hy_cli_threads_default();
+	po.device = "auto";
 	uint64_t seed = 0;
+	double t;
 	int c, meta = 0;
-	while ((c = getopt_long(argc, argv, "T:S:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "T:S:j:qvhV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'T': {
-			char *end;
-			errno = 0;
-			double t = strtod(optarg, &end);
-			if (errno || *end || !(t >= 0) || t > 1e6) {
-				fprintf(stderr, "%s: bad temperature '%s'\n", prog, optarg);
-				return 2;
-			}
+		case 'T':
+			if (hy_parse_double(optarg, &t) || !(t >= 0 && t <= 1e6))
+				return hy_cli_usage(&cli, "bad --temperature '%s': a number >= 0", optarg);
 			po.temperature = (float)t;
 			break;
-		}
 		case 'S':
-			if (parse_u64(optarg, &seed) != 0) {
-				fprintf(stderr, "%s: bad seed '%s'\n", prog, optarg);
+			if (hy_cli_opt_seed(&cli, optarg, UINT64_MAX, &seed))
 				return 2;
-			}
 			break;
 		case 'M': meta = 1; break;
-		case 'h': fputs(usage, stdout); return info_done();
-		case 'V': printf("hydra-bot (hydra-c) %s\n", HY_VERSION); return info_done();
+		case 'j':
+			if (hy_cli_opt_threads(&cli, optarg, &po.threads))
+				return 2;
+			break;
+		case 'D':
+			if (hy_cli_opt_device(&cli, optarg, &po.device))
+				return 2;
+			break;
 		default:
-			fprintf(stderr, "%s: try 'hydra-bot --help'\n", prog);
-			return 2;
+			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
+				return c;
 		}
 	}
-	if (argc - optind != 1) {
-		fprintf(stderr, "%s: expected one policy (CKPT.h5, baseline, rulebot or random)\n"
-				"%s: try 'hydra-bot --help'\n", prog, prog);
-		return 2;
-	}
+	if (argc - optind != 1)
+		return hy_cli_usage(&cli, "expected one policy (CKPT.h5, baseline, rulebot or random)");
 	const char *spec = argv[optind];
-	if (strncmp(spec, "mjai:", 5) == 0) {
-		fprintf(stderr, "%s: policy '%s': an external bot cannot be served again\n", prog,
-			spec);
-		return 2;
-	}
+	if (strncmp(spec, "mjai:", 5) == 0)
+		return hy_cli_usage(&cli, "policy '%s': an external bot cannot be served again", spec);
+	int rc = hy_cli_device_check(&cli, po.device, po.threads);
+	if (rc)
+		return rc;
+	hy_cli_stdin(&cli, NULL, 0, 0, "mjai events");
 	signal(SIGPIPE, SIG_DFL);
 	bot *b = calloc(1, sizeof *b);
 	if (!b) {
-		fprintf(stderr, "%s: out of memory\n", prog);
+		hy_cli_say(&cli, "out of memory");
 		return 1;
 	}
+	b->cli = cli;
 	b->seat = -1;
 	b->seed = seed;
 	b->meta = meta;
@@ -295,10 +279,8 @@ int main(int argc, char **argv)
 	hy_diag d;
 	hy_diag_init(&d, spec);
 	hy_status s = hy_policy_open(&b->pol, spec, &po, &d);
-	int rc;
 	if (s != HY_OK) {
-		char buf[1200];
-		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		hy_cli_diag(&b->cli, &d);
 		rc = s == HY_EUSAGE ? 2 : hy_status_exit(s);
 	} else {
 		rc = run(b);

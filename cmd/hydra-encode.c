@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
@@ -51,20 +52,14 @@ static const char usage[] =
 	"                          run left with no game, still fails\n"
 	"  -s, --stats             print games, duplicates, kyoku and samples per\n"
 	"                          action type to stderr\n"
+	"  -q, --quiet             no notices (the count of duplicates dropped)\n"
+	"  -v, --verbose           also print the counts of documents, games,\n"
+	"                          kyoku and samples at the end\n"
 	"  -h, --help              show this help and exit\n"
 	"  -V, --version           show the version and exit\n"
 	"\n"
 	"Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
 	"version mismatch.\n";
-
-static const char *prog = "hydra-encode";
-
-/* After --help/--version: 0, or 1 when stdout could not take it. */
-static int info_done(void)
-{
-	hy_diag d;
-	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
-}
 
 /* One output: a stream or shards, possibly rotated. */
 typedef struct sink {
@@ -83,6 +78,7 @@ typedef struct sink {
 } sink;
 
 typedef struct run {
+	hy_cli *cli;
 	hy_encoder *enc;
 	sink train, val;
 	double val_fraction;
@@ -93,12 +89,6 @@ typedef struct run {
 	int reported;
 	hy_status werr;  /* output failure */
 } run;
-
-static void say(const hy_diag *d)
-{
-	char buf[1200];
-	fprintf(stderr, "%s: %s\n", prog, hy_diag_format(d, buf, sizeof buf));
-}
 
 static int ends_with(const char *s, const char *suf)
 {
@@ -252,7 +242,7 @@ static hy_status on_game(void *ctx, hy_game *g)
 		    (st = hy_dedup_add(&r->seen, id, &fresh)) != HY_OK) {
 			if (st == HY_ENOMEM)
 				hy_diag_set(&d, st, 0, "out of memory (the set of seen games)");
-			say(&d);
+			hy_cli_diag(r->cli, &d);
 			r->reported = 1;
 			return st;
 		}
@@ -263,7 +253,7 @@ static hy_status on_game(void *ctx, hy_game *g)
 	}
 	st = hy_encode_game(r->enc, g, &s, &n, &d);
 	if (st != HY_OK) {
-		say(&d);
+		hy_cli_diag(r->cli, &d);
 		if (r->keep_going && st == HY_EDATA) {
 			r->skipped++;
 			return HY_OK;
@@ -285,7 +275,7 @@ static hy_status on_game(void *ctx, hy_game *g)
 		r->train_games++;
 	for (size_t i = 0; i < n; i++) {
 		if ((st = sink_write(k, &s[i], &d)) != HY_OK) {
-			say(&d);
+			hy_cli_diag(r->cli, &d);
 			r->reported = 1;
 			r->werr = st;
 			return st;
@@ -297,7 +287,7 @@ static hy_status on_game(void *ctx, hy_game *g)
 static hy_status on_bad(void *ctx, const hy_diag *d)
 {
 	run *r = ctx;
-	say(d);
+	hy_cli_diag(r->cli, d);
 	if (!r->keep_going) {
 		r->reported = 1;
 		return d->status ? d->status : HY_EDATA;
@@ -306,9 +296,12 @@ static hy_status on_bad(void *ctx, const hy_diag *d)
 	return HY_OK;
 }
 
-static void print_stats(const run *r)
+/* The counts (-v, -s or skipped games), then with classes the samples per
+ * action class (-s, or skipped games). */
+static void print_stats(const run *r, int classes)
 {
 	const hy_encode_stats *st = hy_encoder_stats(r->enc);
+	const char *prog = r->cli->prog;
 	fprintf(stderr,
 		"%s: %" PRIu64 " documents, %" PRIu64 " games, %" PRIu64 " kyoku (%" PRIu64
 		" skipped: hidden hands), %" PRIu64 " samples",
@@ -321,6 +314,8 @@ static void print_stats(const run *r)
 	if (r->skipped)
 		fprintf(stderr, ", %" PRIu64 " bad games skipped", r->skipped);
 	fputc('\n', stderr);
+	if (!classes)
+		return;
 	uint64_t cls[HY_ACTION_CLASSES] = {0};
 	for (int a = 0; a < HY_ACTIONS; a++)
 		cls[hy_action_class(a)] += st->per_action[a];
@@ -347,41 +342,29 @@ static int parse_seats(const char *s, unsigned *mask)
 	return *mask ? 0 : -1;
 }
 
-static int usage_error(const char *msg, const char *arg)
-{
-	if (arg)
-		fprintf(stderr, "%s: %s '%s'\n", prog, msg, arg);
-	else
-		fprintf(stderr, "%s: %s\n", prog, msg);
-	fprintf(stderr, "%s: try 'hydra-encode --help'\n", prog);
-	return 2;
-}
-
 /* Sets up one sink from a path; returns 0 or a usage exit code. */
-static int sink_setup(sink *k, const char *path, uint64_t per_file, const hy_shard_meta *meta)
+static int sink_setup(const hy_cli *cli, sink *k, const char *path, uint64_t per_file,
+	const hy_shard_meta *meta)
 {
 	memset(k, 0, sizeof *k);
 	k->path = path && strcmp(path, "-") != 0 ? path : NULL;
 	k->meta = meta;
 	if (!k->path) {
 		if (per_file)
-			return usage_error("--shard-size needs an output file pattern", NULL);
-		if (isatty(STDOUT_FILENO)) {
-			fprintf(stderr, "%s: refusing to write a binary sample stream to a terminal\n"
-				"hint: use -o FILE, or a pipe\n", prog);
-			return 2;
-		}
-		return 0;
+			return hy_cli_usage(cli, "--shard-size needs an output file pattern");
+		return hy_cli_stdout_binary((hy_cli *)cli, "a binary sample stream",
+			"use -o FILE, or a pipe");
 	}
 	int pk = pattern_kind(k->path);
 	if (pk < 0)
-		return usage_error("output pattern must hold exactly one %d conversion:", k->path);
+		return hy_cli_usage(cli, "output pattern must hold exactly one %%d conversion: '%s'",
+			k->path);
 	k->pattern = pk;
 	if (per_file && !pk)
-		return usage_error("--shard-size needs a pattern such as 'train-%04d.h5', got",
-				   k->path);
+		return hy_cli_usage(cli, "--shard-size needs a pattern such as 'train-%%04d.h5', got "
+			"'%s'", k->path);
 	if (pk && !per_file)
-		return usage_error("an output pattern needs --shard-size:", k->path);
+		return hy_cli_usage(cli, "an output pattern needs --shard-size: '%s'", k->path);
 	k->per_file = per_file;
 	k->shard = ends_with(k->path, ".h5") || ends_with(k->path, ".hdf5");
 	return 0;
@@ -416,47 +399,48 @@ int main(int argc, char **argv)
 		{"keep-duplicates", no_argument, 0, OPT_KEEP_DUPS},
 		{"keep-going", no_argument, 0, 'k'},
 		{"stats", no_argument, 0, 's'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
+	hy_cli cli;
+	hy_cli_init(&cli, "hydra-encode");
 	run r;
 	memset(&r, 0, sizeof r);
+	r.cli = &cli;
 	const char *outpath = NULL, *valpath = NULL;
 	uint64_t per_file = 0;
 	hy_encode_opts eo = {0};
 	int c;
-	while ((c = getopt_long(argc, argv, "o:n:ksVh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:n:ksqvVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
 		case 'n':
 			if (hy_parse_u64(optarg, 10, &per_file) || per_file == 0)
-				return usage_error("bad --shard-size", optarg);
+				return hy_cli_usage(&cli, "bad --shard-size '%s'", optarg);
 			break;
 		case OPT_VAL_FRACTION:
 			if (hy_parse_double(optarg, &r.val_fraction) ||
 			    !(r.val_fraction >= 0 && r.val_fraction <= 1))
-				return usage_error("bad --val-fraction (want 0 to 1)", optarg);
+				return hy_cli_usage(&cli, "bad --val-fraction '%s' (want 0 to 1)", optarg);
 			break;
 		case OPT_VAL_OUTPUT: valpath = optarg; break;
 		case OPT_SEATS:
 			if (parse_seats(optarg, &eo.seats) != 0)
-				return usage_error("bad --seats (want a list of 0-3 such as 0,2)", optarg);
+				return hy_cli_usage(&cli, "bad --seats '%s' (want a list of 0-3 such as "
+					"0,2)", optarg);
 			break;
 		case OPT_KEEP_DUPS: r.keep_dups = 1; break;
 		case 'k': r.keep_going = 1; break;
 		case 's': r.stats = 1; break;
-		case 'h': fputs(usage, stdout); return info_done();
-		case 'V': printf("hydra-encode (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
-			fprintf(stderr, "%s: try 'hydra-encode --help'\n", prog);
-			return 2;
+			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (r.val_fraction > 0 && !valpath)
-		return usage_error("--val-fraction needs --val-output", NULL);
+		return hy_cli_usage(&cli, "--val-fraction needs --val-output");
 	if (valpath && r.val_fraction <= 0)
-		return usage_error("--val-output needs --val-fraction", NULL);
+		return hy_cli_usage(&cli, "--val-output needs --val-fraction");
 
 	char *cmdline = join_args(argc, argv);
 	const char *const *sources = (const char *const *)argv + optind;
@@ -468,18 +452,20 @@ int main(int argc, char **argv)
 		.nsources = optind < argc ? (size_t)(argc - optind) : 1,
 		.deflate = HY_SHARD_DEFLATE, /* explicit: the same under either reading of 0 / -1 */
 	};
-	int rc = sink_setup(&r.train, outpath, per_file, &meta);
+	int rc = sink_setup(&cli, &r.train, outpath, per_file, &meta);
 	if (!rc && valpath)
-		rc = sink_setup(&r.val, valpath, per_file, &meta);
+		rc = sink_setup(&cli, &r.val, valpath, per_file, &meta);
 	if (!rc && valpath && r.train.path && strcmp(valpath, r.train.path) == 0)
-		rc = usage_error("--val-output must differ from -o", NULL);
+		rc = hy_cli_usage(&cli, "--val-output must differ from -o");
+	if (!rc)
+		hy_cli_stdin(&cli, sources, (size_t)(argc - optind), 0, "game logs or event streams");
 	if (rc) {
 		free(cmdline);
 		return rc;
 	}
 	signal(SIGPIPE, SIG_DFL);
 	if (hy_encoder_new(&r.enc, &eo) != HY_OK) {
-		fprintf(stderr, "%s: out of memory\n", prog);
+		hy_cli_say(&cli, "out of memory");
 		free(cmdline);
 		return 1;
 	}
@@ -495,12 +481,12 @@ int main(int argc, char **argv)
 	hy_diag_init(&d, NULL);
 	hy_status s = hy_source_parse_paths(sources, (size_t)(argc - optind), &gsink, &r.docs, &d);
 	if (s != HY_OK && !r.reported)
-		say(&d);
+		hy_cli_diag(&cli, &d);
 	if (s == HY_OK && r.skipped && r.train_games + r.val_games == 0) {
 		hy_diag_init(&d, NULL); /* --keep-going kept nothing */
 		s = hy_diag_set(&d, HY_EDATA, 0, "no games: all %" PRIu64 " games read were "
 				"bad (skipped)", r.skipped);
-		fprintf(stderr, "%s: %s\n", prog, d.msg);
+		hy_cli_say(&cli, "%s", d.msg);
 	}
 	if (s == HY_OK && valpath && r.val_games == 0) {
 		uint64_t games = r.train_games;
@@ -514,7 +500,7 @@ int main(int argc, char **argv)
 					"fell under --val-fraction %g; --val-fraction %.4g or more puts "
 					"at least one game there",
 					games, r.val_fraction, (floor(r.min_u * 1e4) + 1) / 1e4);
-		say(&d);
+		hy_cli_diag(&cli, &d);
 	}
 	if (s == HY_OK) {
 		hy_diag_init(&d, NULL);
@@ -524,23 +510,23 @@ int main(int argc, char **argv)
 		if (s == HY_OK)
 			s = hy_fileset_commit(&set, &d); /* the whole set appears at once */
 		if (s != HY_OK)
-			say(&d);
+			hy_cli_diag(&cli, &d);
 	}
 	if (s != HY_OK) {
 		char why[1400], buf[1200];
-		snprintf(why, sizeof why, "%s failed: %s", prog,
-			 d.source[0] || d.line ? hy_diag_format(&d, buf, sizeof buf)
-			 : d.msg[0] ? d.msg : hy_status_str(s));
+		snprintf(why, sizeof why, "%s failed: %s", cli.prog,
+			 d.source[0] || d.line || d.msg[0] ? hy_cli_diag_text(&d, buf, sizeof buf)
+			 : hy_status_str(s));
 		sink_abort(&r.train, why);
 		if (valpath)
 			sink_abort(&r.val, why);
 		hy_fileset_discard(&set);
 	}
-	if (r.stats || r.skipped)
-		print_stats(&r);
-	else if (r.dups && s == HY_OK)
-		fprintf(stderr, "%s: %" PRIu64 " duplicate games dropped (--keep-duplicates keeps "
-			"them)\n", prog, r.dups);
+	if (r.stats || r.skipped || hy_cli_verbose(&cli))
+		print_stats(&r, r.stats || r.skipped);
+	else if (r.dups && s == HY_OK && !hy_cli_quiet(&cli))
+		hy_cli_say(&cli, "%" PRIu64 " duplicate games dropped (--keep-duplicates keeps them)",
+			r.dups);
 	hy_encoder_free(r.enc);
 	hy_dedup_free(&r.seen);
 	free(cmdline);

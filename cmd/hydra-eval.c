@@ -13,9 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "core/num.h"
 #include "core/status.h"
-#include "core/version.h"
 #include "dist/dist.h"
 #include "io/cleanup.h"
 #include "io/output.h"
@@ -40,7 +41,8 @@ static const char usage[] =
 	"      --challenger A     the challenger's policy\n"
 	"      --opponent B       the opponents' policy (three seats)\n"
 	"      --seeds N          seeds (walls), each played 4 times (default 100)\n"
-	"  -S, --seed S           master seed of the walls (default 0)\n"
+	"  -S, --seed S           master seed of the walls (decimal or 0x hex;\n"
+	"                         default 0)\n"
 	"  -t, --tables T         concurrent tables (default 16)\n"
 	"      --temperature X    sampling temperature of checkpoints (default 0:\n"
 	"                         greedy)\n"
@@ -53,11 +55,13 @@ static const char usage[] =
 	"                         repeatable, and further PATH arguments add more\n"
 	"  -b, --batch N          samples per forward pass (default 256)\n"
 	"Both:\n"
-	"  -j, --threads N        CPU threads (default 1)\n"
-	"      --device DEV       auto (the default), cpu or cuda, for checkpoints\n"
+	"  -j, --threads N        CPU threads (default: the CPUs this process may use)\n"
+	"      --device DEV       checkpoints' device: auto (the default: the GPU when\n"
+	"                         one is usable, else the CPU), cpu, cuda or cuda:N\n"
 	"      --json             print one JSON object instead of the table\n"
 	"      --table-out FILE   also write the table to FILE (atomically)\n"
 	"  -q, --quiet            no progress line\n"
+	"  -v, --verbose          say the device and the threads\n"
 	"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
 	"\n"
@@ -65,43 +69,13 @@ static const char usage[] =
 	"of the statistics), bad data or I/O error, 2 usage, 3 format or version\n"
 	"mismatch, 4 requested device unavailable.\n";
 
-static const char *prog = "hydra-eval";
-
-/* After --help/--version: 0, or 1 when stdout could not take it. */
-static int info_done(void)
-{
-	hy_diag d;
-	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s: try 'hydra-eval --help'\n", prog);
-	return 2;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void report_diag(const hy_diag *d)
-{
-	char buf[1200];
-	fprintf(stderr, "%s: %s\n", prog,
-		d->source[0] || d->line ? hy_diag_format(d, buf, sizeof buf) : d->msg);
-}
-
 typedef struct opts {
+	hy_cli *cli;
 	const char *challenger, *opponent, *model, *log_dir, *table_out, *device;
 	const char **data;
 	size_t ndata;
 	uint64_t seeds, seed;
-	int tables, threads, batch, json, quiet;
+	int tables, threads, batch, json;
 	double temperature, bot_timeout;
 } opts;
 
@@ -125,7 +99,7 @@ static int emit(const opts *o, table_fn table, table_fn json, const void *u)
 				hy_output_abort(&out);
 		}
 		if (st) {
-			report_diag(&d);
+			hy_cli_diag(o->cli, &d);
 			return 1;
 		}
 	}
@@ -135,7 +109,7 @@ static int emit(const opts *o, table_fn table, table_fn json, const void *u)
 		st = hy_diag_set(&d, HY_EIO, 0, "write error: %s", strerror(errno));
 	if (st) {
 		if (errno != EPIPE)
-			report_diag(&d);
+			hy_cli_diag(o->cli, &d);
 		return 1;
 	}
 	return 0;
@@ -145,17 +119,9 @@ static int emit(const opts *o, table_fn table, table_fn json, const void *u)
 
 typedef struct arena_ui {
 	const opts *o;
-	int tty;
-	double t0, last;
 	uint64_t done, total, aborted;
 	hy_gamelog_buf logbuf;
 } arena_ui;
-
-static void progress_clear(arena_ui *u)
-{
-	if (u->tty)
-		fputs("\r\033[K", stderr);
-}
 
 static hy_status on_game(void *ctx, uint64_t seed, int rotation, const hy_play_game *g,
 			 hy_diag *d)
@@ -164,12 +130,9 @@ static hy_status on_game(void *ctx, uint64_t seed, int rotation, const hy_play_g
 	u->done++;
 	if (g->aborted) {
 		u->aborted++;
-		progress_clear(u);
 		char buf[1200];
-		fprintf(stderr, "%s: game aborted (seed %llu, rotation %d): %s\n", prog,
-			(unsigned long long)seed, rotation,
-			g->d.source[0] || g->d.line ? hy_diag_format(&g->d, buf, sizeof buf)
-						    : g->d.msg);
+		hy_cli_say(u->o->cli, "game aborted (seed %llu, rotation %d): %s",
+			(unsigned long long)seed, rotation, hy_cli_diag_text(&g->d, buf, sizeof buf));
 	}
 	if (u->o->log_dir && g->log && !g->aborted) {
 		char path[PATH_MAX];
@@ -181,17 +144,7 @@ static hy_status on_game(void *ctx, uint64_t seed, int rotation, const hy_play_g
 		if (st)
 			return st;
 	}
-	if (u->tty && !u->o->quiet) {
-		double t = now_s();
-		if (t - u->last >= 0.2 || u->done == u->total) {
-			u->last = t;
-			double rate = (double)u->done / (t - u->t0 > 0 ? t - u->t0 : 1e-9);
-			long eta = (long)((double)(u->total - u->done) / (rate > 0 ? rate : 1) + 0.5);
-			fprintf(stderr, "\rgames %llu/%llu  %.1f games/s  ETA %ld:%02ld:%02ld\033[K",
-				(unsigned long long)u->done, (unsigned long long)u->total, rate,
-				eta / 3600, eta / 60 % 60, eta % 60);
-		}
-	}
+	hy_cli_progress_count(u->o->cli, "games", u->done, u->total, u->done == u->total);
 	return HY_OK;
 }
 
@@ -212,29 +165,25 @@ static hy_status arena_json(FILE *f, const void *u, hy_diag *d)
 	return hy_report_arena_json(f, &r->info, &r->s, d);
 }
 
-static int open_policy(hy_policy *p, const char *spec, const hy_policy_opts *po)
+/* (an explicit --device was checked before: hy_cli_device_check) */
+static int open_policy(const opts *o, hy_policy *p, const char *spec, const hy_policy_opts *po)
 {
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	hy_status st = hy_policy_open(p, spec, po, &d);
 	if (st == HY_OK)
 		return 0;
-	fprintf(stderr, "%s: cannot open policy '%s': %s\n", prog, spec, d.msg);
-	if (st == HY_EUNSUP && strcmp(po->device, "cuda") == 0) {
-		fprintf(stderr, "%s: requested device unavailable: --device cuda\n", prog);
-		return 4;
-	}
 	if (st == HY_EUSAGE)
-		fprintf(stderr, "%s: try 'hydra-eval --help'\n", prog);
+		return hy_cli_usage(o->cli, "cannot open policy '%s': %s", spec, d.msg);
+	hy_cli_say(o->cli, "cannot open policy '%s': %s", spec, d.msg);
 	return hy_status_exit(st);
 }
 
 /* A failed rank ends the job (the others would wait for its results). */
-static int rank_failed(const hy_dist *ds, int rc)
+static int rank_failed(const opts *o, const hy_dist *ds, int rc)
 {
 	if (rc && ds->size > 1) {
-		fprintf(stderr, "%s: rank %d of %d failed; ending all ranks\n", prog, ds->rank,
-			ds->size);
+		hy_cli_say(o->cli, "rank %d of %d failed; ending all ranks", ds->rank, ds->size);
 		hy_dist_abort(ds, rc);
 	}
 	return rc;
@@ -251,10 +200,10 @@ static int run_arena(const opts *o)
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	if (hy_dist_init(&ds, &d)) {
-		report_diag(&d);
+		hy_cli_diag(o->cli, &d);
 		return 1;
 	}
-	int rc = rank_failed(&ds, run_arena_ranks(o, &ds));
+	int rc = rank_failed(o, &ds, run_arena_ranks(o, &ds));
 	hy_dist_free(&ds);
 	return rc;
 }
@@ -268,10 +217,10 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 	po.bot_timeout = o->bot_timeout;
 	po.device = o->device;
 	hy_policy chal, opp;
-	int rc = open_policy(&chal, o->challenger, &po);
+	int rc = open_policy(o, &chal, o->challenger, &po);
 	if (rc)
 		return rc;
-	if ((rc = open_policy(&opp, o->opponent, &po))) {
+	if ((rc = open_policy(o, &opp, o->opponent, &po))) {
 		hy_policy_close(&chal);
 		return rc;
 	}
@@ -282,14 +231,15 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 	if (st) {
 		hy_policy_close(&chal);
 		hy_policy_close(&opp);
-		report_diag(&d);
+		hy_cli_diag(o->cli, &d);
 		return hy_status_exit(st);
 	}
-	double t0 = now_s();
+	if (ds->rank > 0) /* rank 0 draws the progress line */
+		o->cli->tty = 0;
+	hy_cli_progress_start(o->cli);
 	/* this rank's seeds: rank, rank + N, rank + 2N, ... */
 	uint64_t mine = hy_dist_stride_count(ds->rank, ds->size, o->seeds);
-	arena_ui u = {.o = o, .tty = isatty(STDERR_FILENO) && !o->quiet && ds->rank == 0,
-		      .t0 = t0, .last = t0, .total = mine * HY_ARENA_ROTATIONS};
+	arena_ui u = {.o = o, .total = mine * HY_ARENA_ROTATIONS};
 	hy_arena_opts ao = {.seed = o->seed, .nseeds = o->seeds, .tables = o->tables,
 			    .threads = o->threads, .on_game = on_game, .ctx = &u,
 			    .first = (uint64_t)ds->rank, .count = mine,
@@ -298,14 +248,13 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 		st = hy_arena_run(&ao, &chal, &opp, &acc, &d);
 	if (!st)
 		st = hy_arena_gather(ds, &acc, &d);
-	double elapsed = now_s() - u.t0;
+	double elapsed = hy_cli_now() - o->cli->t0;
 	hy_gamelog_free(&u.logbuf);
-	if (u.tty && u.done)
-		fputc('\n', stderr);
+	hy_cli_progress_end(o->cli);
 	hy_policy_close(&chal);
 	hy_policy_close(&opp);
 	if (st) {
-		report_diag(&d);
+		hy_cli_diag(o->cli, &d);
 		hy_arena_acc_free(&acc);
 		return hy_status_exit(st);
 	}
@@ -319,8 +268,8 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 	hy_arena_acc_free(&acc);
 	rc = emit(o, arena_table, arena_json, &r);
 	if (rc == 0 && r.s.aborted) {
-		fprintf(stderr, "%s: %llu game%s aborted, left out of the statistics with %s seed%s\n",
-			prog, (unsigned long long)r.s.aborted, r.s.aborted == 1 ? "" : "s",
+		hy_cli_say(o->cli, "%llu game%s aborted, left out of the statistics with %s seed%s",
+			(unsigned long long)r.s.aborted, r.s.aborted == 1 ? "" : "s",
 			r.s.seeds_excluded == 1 ? "its" : "their",
 			r.s.seeds_excluded == 1 ? "" : "s");
 		rc = 1;
@@ -330,21 +279,9 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 
 /* ---------------------------------------------------------------- dataset */
 
-typedef struct ds_ui {
-	int tty;
-	double last;
-} ds_ui;
-
-static void ds_progress(void *p, uint64_t done)
+static void ds_progress(void *cli, uint64_t done)
 {
-	ds_ui *u = p;
-	if (!u->tty)
-		return;
-	double t = now_s();
-	if (t - u->last < 0.2)
-		return;
-	u->last = t;
-	fprintf(stderr, "\rsamples %llu\033[K", (unsigned long long)done);
+	hy_cli_progress(cli, 0, "samples %llu", (unsigned long long)done);
 }
 
 typedef struct ds_report {
@@ -366,28 +303,18 @@ static hy_status ds_json(FILE *f, const void *u, hy_diag *d)
 
 static int run_dataset(const opts *o)
 {
-	int reads_stdin = o->ndata == 0;
-	for (size_t i = 0; i < o->ndata; i++)
-		reads_stdin |= strcmp(o->data[i], "-") == 0;
-	if (reads_stdin && isatty(STDIN_FILENO)) {
-		fprintf(stderr, "%s: no input: standard input is a terminal\n"
-			"hint: give sample streams or shards with --data\n", prog);
+	if (hy_cli_stdin(o->cli, o->data, o->ndata, 1, "sample streams or shards"))
 		return 2;
-	}
-	ds_ui u = {.tty = isatty(STDERR_FILENO) && !o->quiet};
 	hy_dseval_cfg c = {.ckpt = o->model, .paths = o->data, .npaths = o->ndata,
 			   .batch = o->batch, .threads = o->threads, .device = o->device,
-			   .progress = ds_progress, .u = &u};
+			   .progress = ds_progress, .u = o->cli};
 	ds_report r = {.model = o->model};
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	hy_status st = hy_dseval_run(&c, &r.r, &d);
-	if (u.tty && u.last > 0)
-		fputs("\r\033[K", stderr);
+	hy_cli_progress_clear(o->cli);
 	if (st) {
-		report_diag(&d);
-		if (st == HY_EUNSUP && strncmp(o->device, "cuda", 4) == 0)
-			return 4; /* --device cuda without a usable GPU */
+		hy_cli_diag(o->cli, &d);
 		return hy_status_exit(st);
 	}
 	return emit(o, ds_table, ds_json, &r);
@@ -415,92 +342,89 @@ static int eval_main(int argc, char **argv, opts *o)
 		{"device", required_argument, 0, O_DEVICE},
 		{"json", no_argument, 0, O_JSON},
 		{"table-out", required_argument, 0, O_TABLE},
-		{"quiet", no_argument, 0, 'q'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
+	hy_cli *cli = o->cli;
 	int64_t v;
 	int c;
-	while ((c = getopt_long(argc, argv, "S:t:j:b:qhV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "S:t:j:b:qvhV", lopts, NULL)) != -1) {
 		switch (c) {
 		case O_CHAL: o->challenger = optarg; break;
 		case O_OPP: o->opponent = optarg; break;
 		case 'n':
 			if (hy_parse_i64(optarg, 1, 100000000, &v))
-				return usage_error("bad --seeds '%s': 1 to 100000000", optarg);
+				return hy_cli_usage(cli, "bad --seeds '%s': 1 to 100000000", optarg);
 			o->seeds = (uint64_t)v;
 			break;
 		case 'S':
-			if (hy_parse_u64(optarg, 0, &o->seed))
-				return usage_error("bad --seed '%s': an unsigned 64-bit number", optarg);
+			if (hy_cli_opt_seed(cli, optarg, UINT64_MAX, &o->seed))
+				return 2;
 			break;
 		case 't':
 			if (hy_parse_i64(optarg, 1, 65536, &v))
-				return usage_error("bad --tables '%s': 1 to 65536", optarg);
+				return hy_cli_usage(cli, "bad --tables '%s': 1 to 65536", optarg);
 			o->tables = (int)v;
 			break;
 		case 'j':
-			if (hy_parse_i64(optarg, 1, 1024, &v))
-				return usage_error("bad --threads '%s': 1 to 1024", optarg);
-			o->threads = (int)v;
+			if (hy_cli_opt_threads(cli, optarg, &o->threads))
+				return 2;
 			break;
 		case O_TEMP:
 			if (hy_parse_double(optarg, &o->temperature) || o->temperature < 0 ||
 			    o->temperature > 100)
-				return usage_error("bad --temperature '%s': 0 to 100", optarg);
+				return hy_cli_usage(cli, "bad --temperature '%s': 0 to 100", optarg);
 			break;
 		case O_TIMEOUT:
 			if (hy_parse_double(optarg, &o->bot_timeout) || o->bot_timeout <= 0 ||
 			    o->bot_timeout > 86400)
-				return usage_error("bad --bot-timeout '%s': seconds, more than 0",
-						   optarg);
+				return hy_cli_usage(cli, "bad --bot-timeout '%s': seconds, more than 0",
+					optarg);
 			break;
 		case O_LOGDIR: o->log_dir = optarg; break;
 		case 'm': o->model = optarg; break;
 		case 'd': o->data[o->ndata++] = optarg; break;
 		case 'b':
 			if (hy_parse_i64(optarg, 1, 1 << 16, &v))
-				return usage_error("bad --batch '%s': 1 to 65536", optarg);
+				return hy_cli_usage(cli, "bad --batch '%s': 1 to 65536", optarg);
 			o->batch = (int)v;
 			break;
 		case O_DEVICE:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
-				return usage_error("bad --device '%s': auto, cpu or cuda", optarg);
-			o->device = optarg;
+			if (hy_cli_opt_device(cli, optarg, &o->device))
+				return 2;
 			break;
 		case O_JSON: o->json = 1; break;
 		case O_TABLE: o->table_out = optarg; break;
-		case 'q': o->quiet = 1; break;
-		case 'h': fputs(usage, stdout); return info_done();
-		case 'V': printf("hydra-eval (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
-			fprintf(stderr, "%s: try 'hydra-eval --help'\n", prog);
-			return 2;
+			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	int arena = o->challenger || o->opponent, dataset = o->model || o->ndata;
 	if (arena && dataset)
-		return usage_error("%s", "the arena (--challenger/--opponent) and dataset mode "
+		return hy_cli_usage(cli, "the arena (--challenger/--opponent) and dataset mode "
 					 "(--model/--data) exclude each other");
 	if (!arena && !dataset)
-		return usage_error("%s", "nothing to do: give --challenger and --opponent, or "
+		return hy_cli_usage(cli, "nothing to do: give --challenger and --opponent, or "
 					 "--model and --data");
 	if (arena) {
 		if (!o->challenger || !o->opponent)
-			return usage_error("%s", "the arena needs both --challenger and --opponent");
+			return hy_cli_usage(cli, "the arena needs both --challenger and --opponent");
 		if (optind < argc)
-			return usage_error("unexpected argument '%s'", argv[optind]);
+			return hy_cli_usage(cli, "unexpected argument '%s'", argv[optind]);
 	} else {
 		if (!o->model)
-			return usage_error("%s", "dataset mode needs --model CKPT");
+			return hy_cli_usage(cli, "dataset mode needs --model CKPT");
 		if (o->log_dir)
-			return usage_error("%s", "--log-dir belongs to the arena");
+			return hy_cli_usage(cli, "--log-dir belongs to the arena");
 		while (optind < argc)
 			o->data[o->ndata++] = argv[optind++];
 		if (!o->ndata)
-			return usage_error("%s", "dataset mode needs --data PATH");
+			return hy_cli_usage(cli, "dataset mode needs --data PATH");
 	}
+	int rc = hy_cli_device_check(cli, o->device, o->threads);
+	if (rc)
+		return rc;
 	hy_cleanup_install();
 	return arena ? run_arena(o) : run_dataset(o);
 }
@@ -508,20 +432,17 @@ static int eval_main(int argc, char **argv, opts *o)
 int main(int argc, char **argv)
 {
 	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
-	opts o = {.seeds = 100, .tables = 16, .threads = 1, .batch = 256, .device = "auto",
-		  .bot_timeout = 10.0};
+	hy_cli cli;
+	hy_cli_init(&cli, "hydra-eval");
+	opts o = {.cli = &cli, .seeds = 100, .tables = 16, .threads = hy_cli_threads_default(),
+		  .batch = 256, .device = "auto", .bot_timeout = 10.0};
 	/* room for every --data PATH and PATH argument */
 	o.data = calloc((size_t)argc + 1, sizeof *o.data);
 	if (!o.data) {
-		fprintf(stderr, "%s: out of memory\n", prog);
+		hy_cli_say(&cli, "out of memory");
 		return 1;
 	}
 	int rc = eval_main(argc, argv, &o);
 	free(o.data);
-	if (fclose(stdout) != 0 && rc == 0) {
-		if (errno != EPIPE)
-			fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
-		rc = 1;
-	}
-	return rc;
+	return hy_cli_finish(&cli, rc);
 }

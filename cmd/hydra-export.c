@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
@@ -37,34 +39,19 @@ static const char usage[] =
 	"                         model is never written to a terminal)\n"
 	"      --reference        write the reference outputs instead of the model\n"
 	"      --limit N          with --reference: the first N samples (default 100)\n"
-	"  -j, --threads N        CPU threads of the forward pass (default 1)\n"
+	"  -j, --threads N        CPU threads of the forward pass (default: the CPUs\n"
+	"                         this process may use)\n"
+	"  -q, --quiet            no notices (errors still go to stderr)\n"
+	"  -v, --verbose          say the device and the threads\n"
 	"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
 	"\n"
 	"Exit status: 0 ok, 1 bad data, I/O error or a build without the ONNX\n"
 	"exporter, 2 usage, 3 format or version mismatch (not a checkpoint).\n";
 
-static const char *prog = "hydra-export";
-
-static int info_done(void)
+static int fail(hy_cli *cli, const hy_diag *d)
 {
-	hy_diag d;
-	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s: try 'hydra-export --help'\n", prog);
-	return 2;
-}
-
-static int fail(const hy_diag *d)
-{
-	char buf[1200];
-	fprintf(stderr, "%s: %s\n", prog,
-		d->source[0] || d->line ? hy_diag_format(d, buf, sizeof buf) : d->msg);
+	hy_cli_diag(cli, d);
 	return hy_status_exit(d->status ? d->status : HY_EIO);
 }
 
@@ -116,52 +103,54 @@ int main(int argc, char **argv)
 		{"reference", no_argument, 0, O_REFERENCE},
 		{"limit", required_argument, 0, O_LIMIT},
 		{"threads", required_argument, 0, 'j'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
+	hy_cli cli;
+	hy_cli_init(&cli, "hydra-export");
 	const char *outpath = NULL;
-	int reference = 0, threads = 1, c;
-	int64_t limit = 100, v;
+	int reference = 0, threads = hy_cli_threads_default(), c;
+	int64_t limit = 100;
 	const char *limit_arg = NULL;
-	while ((c = getopt_long(argc, argv, "o:j:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:j:qvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
 		case O_REFERENCE: reference = 1; break;
 		case O_LIMIT:
 			if (hy_parse_i64(optarg, 1, 100000, &limit))
-				return usage_error("bad --limit '%s': 1 to 100000", optarg);
+				return hy_cli_usage(&cli, "bad --limit '%s': 1 to 100000", optarg);
 			limit_arg = optarg;
 			break;
 		case 'j':
-			if (hy_parse_i64(optarg, 1, 1024, &v))
-				return usage_error("bad --threads '%s': 1 to 1024", optarg);
-			threads = (int)v;
+			if (hy_cli_opt_threads(&cli, optarg, &threads))
+				return 2;
 			break;
-		case 'h': fputs(usage, stdout); return info_done();
-		case 'V': printf("hydra-export (hydra-c) %s\n", HY_VERSION); return info_done();
-		default: fprintf(stderr, "%s: try 'hydra-export --help'\n", prog); return 2;
+		default:
+			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (optind >= argc)
-		return usage_error("%s", "no checkpoint given");
+		return hy_cli_usage(&cli, "no checkpoint given");
 	if (!reference && argc - optind > 1)
-		return usage_error("more than one checkpoint ('%s'): samples go with --reference",
-			argv[optind + 1]);
+		return hy_cli_usage(&cli, "more than one checkpoint ('%s'): samples go with "
+			"--reference", argv[optind + 1]);
 	if (!reference && limit_arg)
-		return usage_error("%s", "--limit is an option of --reference");
+		return hy_cli_usage(&cli, "--limit is an option of --reference");
 	int to_stdout = !outpath || strcmp(outpath, "-") == 0;
-	if (!reference && to_stdout && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "%s: refusing to write a binary ONNX model to a terminal\n"
-			"hint: use -o FILE.onnx or a pipe\n", prog);
+	if (!reference && to_stdout &&
+		hy_cli_stdout_binary(&cli, "a binary ONNX model", "use -o FILE.onnx or a pipe"))
 		return 2;
-	}
+	if (reference && hy_cli_stdin(&cli, (const char *const *)argv + optind + 1,
+		(size_t)(argc - optind - 1), 1, "sample streams or shards"))
+		return 2;
+	hy_cli_device_check(&cli, NULL, threads); /* -v: the CPU and its threads */
 	const char *ckpt = argv[optind];
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	if (!reference && !hy_export_onnx_built()) { /* before loading anything */
 		hy_export_onnx_save(NULL, NULL, NULL, &d); /* says why */
-		return fail(&d);
+		return fail(&cli, &d);
 	}
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
@@ -171,13 +160,13 @@ int main(int argc, char **argv)
 	hy_nn_model m;
 	hy_diag_init(&d, NULL); /* the checkpoint's messages name it */
 	if (hy_nn_ckpt_arch(ckpt, &a, &d))
-		return fail(&d);
+		return fail(&cli, &d);
 	hy_nn_ctx_init(&ctx, threads);
 	if (hy_nn_model_init(&m, a, hy_nn_backend_cpu(), &ctx, &d))
-		return fail(&d);
+		return fail(&cli, &d);
 	if (hy_nn_ckpt_load(ckpt, &m, NULL, 1, &d)) {
 		hy_nn_model_free(&m);
-		return fail(&d);
+		return fail(&cli, &d);
 	}
 	hy_status st;
 	if (!reference) {
@@ -203,5 +192,5 @@ int main(int argc, char **argv)
 		free(s);
 	}
 	hy_nn_model_free(&m);
-	return st ? fail(&d) : 0;
+	return st ? fail(&cli, &d) : 0;
 }

@@ -15,9 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "core/num.h"
 #include "core/status.h"
-#include "core/version.h"
 #include "dist/dist.h"
 #include "train/ckptdir.h"
 #include "train/prov.h"
@@ -97,6 +98,7 @@ static const char usage[] =
 	"      --resume DIR|CKPT  continue a run exactly (DIR: its latest checkpoint)\n"
 	"      --init CKPT        start from the weights of a checkpoint\n"
 	"  -q, --quiet            no progress lines\n"
+	"  -v, --verbose          say the device and the threads\n"
 	"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
 	"\n"
@@ -106,20 +108,12 @@ static const char usage[] =
 	"      --val-fraction X   share of games held out for validation and the\n"
 	"                         calibration report (default 0.1)\n"
 	"  -k, --keep-going       skip bad games (counted) instead of failing\n"
-	"  (-e default 30, -b 256, --lr 1e-3, -S, -o, -q as above)\n"
+	"  (-e default 30, -b 256, --lr 1e-3, -S, -o, -q, -v as above)\n"
 	"\n"
 	"Exit status: 0 ok, 1 bad data, non-finite loss or I/O error, 2 usage,\n"
 	"3 format or version mismatch (e.g. a checkpoint of another architecture),\n"
 	"4 requested device unavailable, 130 interrupted (a checkpoint is saved).\n";
 
-static const char *prog = "hydra-fit";
-
-/* After --help/--version: 0, or 1 when stdout could not take it. */
-static int info_done(void)
-{
-	hy_diag d;
-	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
-}
 static volatile sig_atomic_t stop_flag;
 
 /* The first SIGINT/SIGTERM asks the trainer to save and stop; a second one
@@ -131,80 +125,48 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s: try 'hydra-fit --help'\n", prog);
-	return 2;
-}
-
 typedef struct ui {
-	int quiet, tty;
-	double last;
+	hy_cli *cli;
 	double val_loss;     /* last validation loss shown (NAN: none yet) */
 	int full_cpu;        /* the default full network on the CPU: say its speed */
 	int batch;
 	double t_first;      /* time of step 1 (speed notice) */
 } ui;
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void fmt_eta(double s, char *buf, size_t n)
-{
-	if (s < 0 || !isfinite(s)) {
-		snprintf(buf, n, "?");
-		return;
-	}
-	long t = (long)(s + 0.5);
-	snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-}
-
 static void on_progress(void *u, const hy_train_progress *p)
 {
 	ui *g = u;
-	if (g->quiet)
+	if (hy_cli_quiet(g->cli))
 		return;
 	if (p->evaluated)
 		g->val_loss = p->val_loss;
 	if (g->full_cpu && p->step == 1)
-		g->t_first = now_s();
+		g->t_first = hy_cli_now();
 	if (g->full_cpu && p->step == 4) { /* three steps after the first: roughly warm */
-		double rate = 3.0 * g->batch / (now_s() - g->t_first);
-		if (g->tty)
-			fputs("\r\033[K", stderr);
-		fprintf(stderr,
-			"%s: the full 40x256 network runs at about %.0f samples/s on this CPU "
+		double rate = 3.0 * g->batch / (hy_cli_now() - g->t_first);
+		hy_cli_say(g->cli, "the full 40x256 network runs at about %.0f samples/s on this CPU "
 			"(%.1f hours per million samples); '--arch small' (6x64) needs about "
-			"1/100 of its arithmetic\n", prog, rate, 1e6 / rate / 3600);
+			"1/100 of its arithmetic", rate, 1e6 / rate / 3600);
 		g->full_cpu = 0;
 	}
 	char eta[32], of[32] = "", vl[32] = "";
-	fmt_eta(p->eta_s, eta, sizeof eta);
+	hy_cli_hms(p->eta_s, eta, sizeof eta);
 	if (!isnan(g->val_loss))
 		snprintf(vl, sizeof vl, "  val %.4f", g->val_loss);
 	if (p->total > 0) /* 0: open-ended, one pass over a stream */
 		snprintf(of, sizeof of, "/%" PRId64, p->total);
-	if (g->tty) {
-		double t = now_s();
-		if (p->step != p->total && t - g->last < 0.2)
-			return;
-		g->last = t;
-		fprintf(stderr, "\rstep %" PRId64 "%s  loss %.4f%s  %.0f samples/s%s%s\033[K", p->step,
-			of, p->loss_avg, vl, p->samples_per_s, p->total > 0 ? "  ETA " : "",
-			p->total > 0 ? eta : "");
+	if (g->cli->tty) {
+		hy_cli_progress(g->cli, p->step == p->total, "step %" PRId64 "%s  loss %.4f%s  "
+			"%.0f samples/s%s%s", p->step, of, p->loss_avg, vl, p->samples_per_s,
+			p->total > 0 ? "  ETA " : "", p->total > 0 ? eta : "");
 		if (p->step == p->total)
-			fputc('\n', stderr);
+			hy_cli_progress_end(g->cli);
 	} else if (p->logged) {
-		fprintf(stderr, "%s: step %" PRId64 "%s loss %.4f", prog, p->step, of, p->loss_avg);
+		char val[32] = "";
 		if (p->evaluated)
-			fprintf(stderr, " val_loss %.4f", p->val_loss);
-		fprintf(stderr, " %.0f samples/s%s%s\n", p->samples_per_s, p->total > 0 ? " ETA " : "",
+			snprintf(val, sizeof val, " val_loss %.4f", p->val_loss);
+		hy_cli_say(g->cli, "step %" PRId64 "%s loss %.4f%s %.0f samples/s%s%s", p->step, of,
+			p->loss_avg, val, p->samples_per_s, p->total > 0 ? " ETA " : "",
 			p->total > 0 ? eta : "");
 	}
 }
@@ -212,9 +174,7 @@ static void on_progress(void *u, const hy_train_progress *p)
 static void on_notice(void *u, const char *msg)
 {
 	ui *g = u;
-	if (g->tty && !g->quiet)
-		fputs("\r\033[K", stderr);
-	fprintf(stderr, "%s: %s\n", prog, msg);
+	hy_cli_say(g->cli, "%s", msg);
 }
 
 enum {
@@ -230,7 +190,7 @@ enum { O_NO_OVERLAP = 700 }; /* several ranks (mpirun) */
 
 /* --feed-only: the feed alone (train/feed.h) over the configured inputs;
  * figures on stdout. */
-static int feed_only(const hy_train_cfg *cfg)
+static int feed_only(hy_cli *cli, const hy_train_cfg *cfg)
 {
 	const int batch = cfg->batch > 0 ? cfg->batch : 256;
 	const int threads = cfg->loader_threads > 0 ? cfg->loader_threads : 1;
@@ -248,7 +208,7 @@ static int feed_only(const hy_train_cfg *cfg)
 		&sec, &s, &d);
 	if (st) {
 		char buf[1200];
-		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		hy_cli_say(cli, "%s", hy_diag_format(&d, buf, sizeof buf));
 		return hy_status_exit(st);
 	}
 	double sps = sec > 0 ? (double)s.samples / sec : 0;
@@ -261,7 +221,7 @@ static int feed_only(const hy_train_cfg *cfg)
 		printf("feed: thread %d: %llu samples packed, %.3f s reading, %.3f s packing\n",
 			i + 1, (unsigned long long)s.thread_samples[i], s.read_s[i], s.pack_s[i]);
 	printf("feed: consumer waited %.3f s\n", s.wait_s);
-	return info_done();
+	return hy_cli_stdout_done(cli);
 }
 
 /* Whether the checkpoint a --resume names recorded input files (not
@@ -279,7 +239,7 @@ static int resume_has_files(const char *resume)
 	return files;
 }
 
-static int fit_main(int argc, char **argv, const char **val)
+static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 {
 	static const struct option opts[] = {
 		{"arch", required_argument, 0, 'a'},
@@ -321,9 +281,7 @@ static int fit_main(int argc, char **argv, const char **val)
 		{"anchor-coef", required_argument, 0, O_ANCHOR_COEF},
 		{"anchor-frac", required_argument, 0, O_ANCHOR_FRAC},
 		{"progress", required_argument, 0, O_PROGRESS},
-		{"quiet", no_argument, 0, 'q'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	hy_train_cfg cfg;
@@ -333,74 +291,64 @@ static int fit_main(int argc, char **argv, const char **val)
 	int ppo_mode = 0;
 	const char *ppo_opt = NULL; /* a PPO option given (an error without --mode ppo) */
 	const char *device = "auto", *arch_name = NULL;
-	/* --device cuda:N (-1: cuda or auto, the node-local rank's GPU), --precision, --fast */
-	int cuda_dev = -1, precision = -1, fast = 0;
+	int precision = -1, fast = 0; /* --precision, --fast */
 	int64_t blocks = -1, channels = -1, v;
 	double x;
-	int quiet = 0, c, feed_only_mode = 0;
-	while ((c = getopt_long(argc, argv, "a:j:e:b:S:o:qhV", opts, NULL)) != -1) {
+	int c, feed_only_mode = 0;
+	while ((c = getopt_long(argc, argv, "a:j:e:b:S:o:qvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': arch_name = optarg; break;
 		case O_BLOCKS:
 			if (hy_parse_i64(optarg, 0, 1000, &blocks))
-				return usage_error("bad --blocks '%s': 0 to 1000", optarg);
+				return hy_cli_usage(cli, "bad --blocks '%s': 0 to 1000", optarg);
 			break;
 		case O_CHANNELS:
 			if (hy_parse_i64(optarg, 32, 4096, &channels) || channels % 32)
-				return usage_error("bad --channels '%s': a multiple of 32 from 32 to 4096",
+				return hy_cli_usage(cli, "bad --channels '%s': a multiple of 32 from 32 to 4096",
 					optarg);
 			break;
 		case O_DEVICE:
-			if (strncmp(optarg, "cuda:", 5) == 0) {
-				if (hy_parse_i64(optarg + 5, 0, 1023, &v))
-					return usage_error("bad --device '%s': cuda:N with N from 0", optarg);
-				cuda_dev = (int)v;
-			} else if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") &&
-				strcmp(optarg, "cuda")) {
-				return usage_error("bad --device '%s': auto, cpu, cuda or cuda:N", optarg);
-			}
-			device = optarg;
+			if (hy_cli_opt_device(cli, optarg, &device))
+				return 2;
 			break;
 		case O_PRECISION:
-			if (strcmp(optarg, "bf16") && strcmp(optarg, "fp32"))
-				return usage_error("bad --precision '%s': bf16 or fp32", optarg);
-			precision = strcmp(optarg, "bf16") ? HY_NN_PREC_FP32 : HY_NN_PREC_BF16;
+			if (hy_cli_opt_precision(cli, optarg, &precision))
+				return 2;
 			break;
 		case O_FAST: fast = 1; break;
 		case O_LOADERS:
 			if (hy_parse_i64(optarg, 1, HY_TRAIN_FEED_MAX, &v))
-				return usage_error("bad --loader-threads '%s': 1 to 64", optarg);
+				return hy_cli_usage(cli, "bad --loader-threads '%s': 1 to 64", optarg);
 			cfg.loader_threads = (int)v;
 			break;
 		case O_FEED_ONLY: feed_only_mode = 1; break;
 		case O_NO_OVERLAP: cfg.no_overlap = 1; break;
 		case 'j':
-			if (hy_parse_i64(optarg, 1, 1024, &v))
-				return usage_error("bad --threads '%s': 1 to 1024", optarg);
-			cfg.threads = (int)v;
+			if (hy_cli_opt_threads(cli, optarg, &cfg.threads))
+				return 2;
 			break;
 		case O_MODE:
 			if (strcmp(optarg, "bc") && strcmp(optarg, "ppo"))
-				return usage_error("bad --mode '%s': bc, ppo or grp", optarg);
+				return hy_cli_usage(cli, "bad --mode '%s': bc, ppo or grp", optarg);
 			ppo_mode = strcmp(optarg, "ppo") == 0;
 			break;
 		case O_PPO_EPOCHS:
 			if (hy_parse_i64(optarg, 1, 1000, &v))
-				return usage_error("bad --ppo-epochs '%s': 1 to 1000", optarg);
+				return hy_cli_usage(cli, "bad --ppo-epochs '%s': 1 to 1000", optarg);
 			ppo.epochs = (int)v;
 			ppo_opt = "--ppo-epochs";
 			cfg.ppo_given |= HY_PPO_GIVEN_EPOCHS;
 			break;
 		case O_MINIBATCH:
 			if (hy_parse_i64(optarg, 1, 1 << 20, &v))
-				return usage_error("bad --minibatch '%s': 1 to 1048576", optarg);
+				return hy_cli_usage(cli, "bad --minibatch '%s': 1 to 1048576", optarg);
 			ppo.minibatch = (int)v;
 			ppo_opt = "--minibatch";
 			cfg.ppo_given |= HY_PPO_GIVEN_MINIBATCH;
 			break;
 		case O_CLIP:
 			if (hy_parse_double(optarg, &x) || !(x > 0 && x < 1))
-				return usage_error("bad --clip '%s': a number between 0 and 1", optarg);
+				return hy_cli_usage(cli, "bad --clip '%s': a number between 0 and 1", optarg);
 			ppo.loss.clip = (float)x;
 			ppo_opt = "--clip";
 			cfg.ppo_given |= HY_PPO_GIVEN_CLIP;
@@ -408,7 +356,7 @@ static int fit_main(int argc, char **argv, const char **val)
 		case O_VF:
 		case O_ENT:
 			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 100))
-				return usage_error(c == O_VF ? "bad --vf-coef '%s': 0 to 100"
+				return hy_cli_usage(cli, c == O_VF ? "bad --vf-coef '%s': 0 to 100"
 							   : "bad --ent-coef '%s': 0 to 100", optarg);
 			*(c == O_VF ? &ppo.loss.vf_coef : &ppo.loss.ent_coef) = (float)x;
 			ppo_opt = c == O_VF ? "--vf-coef" : "--ent-coef";
@@ -416,7 +364,7 @@ static int fit_main(int argc, char **argv, const char **val)
 			break;
 		case O_ENT_END:
 			if (hy_parse_double(optarg, &x) || !((x >= 0 && x <= 100) || x == -1))
-				return usage_error("bad --ent-end '%s': 0 to 100, or -1", optarg);
+				return hy_cli_usage(cli, "bad --ent-end '%s': 0 to 100, or -1", optarg);
 			ppo.ent_end = (float)x;
 			ppo_opt = "--ent-end";
 			cfg.ppo_given |= HY_PPO_GIVEN_ENT_END;
@@ -424,7 +372,7 @@ static int fit_main(int argc, char **argv, const char **val)
 		case O_KL_STOP:
 		case O_ANCHOR_COEF:
 			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 100))
-				return usage_error(c == O_KL_STOP ? "bad --kl-stop '%s': 0 to 100"
+				return hy_cli_usage(cli, c == O_KL_STOP ? "bad --kl-stop '%s': 0 to 100"
 					: "bad --anchor-coef '%s': 0 to 100", optarg);
 			*(c == O_KL_STOP ? &ppo.kl_stop : &ppo.anchor_coef) = (float)x;
 			ppo_opt = c == O_KL_STOP ? "--kl-stop" : "--anchor-coef";
@@ -432,14 +380,14 @@ static int fit_main(int argc, char **argv, const char **val)
 			break;
 		case O_ANCHOR_FRAC:
 			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))
-				return usage_error("bad --anchor-frac '%s': 0 to 1", optarg);
+				return hy_cli_usage(cli, "bad --anchor-frac '%s': 0 to 1", optarg);
 			ppo.anchor_frac = (float)x;
 			ppo_opt = "--anchor-frac";
 			cfg.ppo_given |= HY_PPO_GIVEN_ANCHOR_FRAC;
 			break;
 		case O_VALUE_WARMUP:
 			if (hy_parse_i64(optarg, 0, INT64_MAX / 2, &ppo.value_warmup))
-				return usage_error("bad --value-warmup '%s': steps, 0 or more", optarg);
+				return hy_cli_usage(cli, "bad --value-warmup '%s': steps, 0 or more", optarg);
 			ppo_opt = "--value-warmup";
 			cfg.ppo_given |= HY_PPO_GIVEN_VALUE_WARMUP;
 			break;
@@ -452,12 +400,12 @@ static int fit_main(int argc, char **argv, const char **val)
 			char *colon = strchr(optarg, ':');
 			double a, b;
 			if (!colon)
-				return usage_error("bad --progress '%s': A:B, 0 <= A <= B <= 1", optarg);
+				return hy_cli_usage(cli, "bad --progress '%s': A:B, 0 <= A <= B <= 1", optarg);
 			*colon = '\0';
 			int bad = hy_parse_double(optarg, &a) || hy_parse_double(colon + 1, &b);
 			*colon = ':';
 			if (bad || !(a >= 0 && a <= b && b <= 1))
-				return usage_error("bad --progress '%s': A:B, 0 <= A <= B <= 1", optarg);
+				return hy_cli_usage(cli, "bad --progress '%s': A:B, 0 <= A <= B <= 1", optarg);
 			ppo.progress0 = (float)a;
 			ppo.progress1 = (float)b;
 			ppo_opt = "--progress";
@@ -466,35 +414,35 @@ static int fit_main(int argc, char **argv, const char **val)
 		}
 		case 'n':
 			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.steps))
-				return usage_error("bad --steps '%s': a positive integer", optarg);
+				return hy_cli_usage(cli, "bad --steps '%s': a positive integer", optarg);
 			break;
 		case 'e':
 			if (hy_parse_double(optarg, &cfg.epochs) || cfg.epochs <= 0)
-				return usage_error("bad --epochs '%s': a positive number", optarg);
+				return hy_cli_usage(cli, "bad --epochs '%s': a positive number", optarg);
 			break;
 		case 'b':
 			if (hy_parse_i64(optarg, 1, 1 << 20, &v))
-				return usage_error("bad --batch '%s': 1 to 1048576", optarg);
+				return hy_cli_usage(cli, "bad --batch '%s': 1 to 1048576", optarg);
 			cfg.batch = (int)v;
 			break;
 		case O_LR:
 			if (hy_parse_double(optarg, &x) || x <= 0 || x > 10)
-				return usage_error("bad --lr '%s': a positive number", optarg);
+				return hy_cli_usage(cli, "bad --lr '%s': a positive number", optarg);
 			cfg.lr = (float)x;
 			break;
 		case O_WARMUP:
 			if (hy_parse_i64(optarg, 0, INT64_MAX / 2, &cfg.warmup))
-				return usage_error("bad --warmup '%s': steps, 0 or more", optarg);
+				return hy_cli_usage(cli, "bad --warmup '%s': steps, 0 or more", optarg);
 			cfg.warmup_set = 1;
 			break;
 		case 'S':
-			if (hy_parse_u64(optarg, 0, &cfg.seed))
-				return usage_error("bad --seed '%s': an unsigned 64-bit number", optarg);
+			if (hy_cli_opt_seed(cli, optarg, UINT64_MAX, &cfg.seed))
+				return 2;
 			cfg.seed_set = 1;
 			break;
 		case O_SHUF:
 			if (hy_parse_i64(optarg, 1, 1 << 26, &v))
-				return usage_error("bad --shuffle-buffer '%s': 1 to 67108864", optarg);
+				return hy_cli_usage(cli, "bad --shuffle-buffer '%s': 1 to 67108864", optarg);
 			cfg.shuffle_buffer = (size_t)v;
 			break;
 		case O_VAL: val[cfg.nval++] = optarg; break;
@@ -503,36 +451,34 @@ static int fit_main(int argc, char **argv, const char **val)
 			break;
 		case O_EVAL:
 			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.eval_every))
-				return usage_error("bad --eval-every '%s': a positive integer", optarg);
+				return hy_cli_usage(cli, "bad --eval-every '%s': a positive integer", optarg);
 			break;
 		case 'o': cfg.out = optarg; break;
 		case O_SAVE:
 			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.save_every))
-				return usage_error("bad --save-every '%s': a positive integer", optarg);
+				return hy_cli_usage(cli, "bad --save-every '%s': a positive integer", optarg);
 			break;
 		case O_KEEP:
 			if (hy_parse_i64(optarg, 1, 1000000, &v))
-				return usage_error("bad --keep '%s': a positive integer", optarg);
+				return hy_cli_usage(cli, "bad --keep '%s': a positive integer", optarg);
 			cfg.keep = (int)v;
 			break;
 		case O_LOG:
 			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.log_every))
-				return usage_error("bad --log-every '%s': a positive integer", optarg);
+				return hy_cli_usage(cli, "bad --log-every '%s': a positive integer", optarg);
 			break;
 		case O_RESUME: cfg.resume = optarg; break;
 		case O_INIT: cfg.init = optarg; break;
-		case 'q': quiet = 1; break;
-		case 'h': fputs(usage, stdout); return info_done();
-		case 'V': printf("hydra-fit (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
-			fprintf(stderr, "%s: try 'hydra-fit --help'\n", prog);
-			return 2;
+			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
+				return c;
 		}
 	}
+	const int quiet = hy_cli_quiet(cli);
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	if (arch_name && hy_nn_arch_preset(arch_name, &cfg.arch, &d) != HY_OK)
-		return usage_error("bad --arch '%s': tiny, small, base or full", arch_name);
+		return hy_cli_usage(cli, "bad --arch '%s': tiny, small, base or full", arch_name);
 	if (blocks >= 0 || channels >= 0) {
 		if (!cfg.arch.channels)
 			cfg.arch = (hy_nn_arch){40, 256};
@@ -542,45 +488,41 @@ static int fit_main(int argc, char **argv, const char **val)
 			cfg.arch.channels = (int)channels;
 	}
 	if (cfg.steps && cfg.epochs > 0)
-		return usage_error("%s", "--steps and --epochs exclude each other");
+		return hy_cli_usage(cli, "--steps and --epochs exclude each other");
 	if (cfg.resume && cfg.init)
-		return usage_error("%s", "--resume and --init exclude each other");
+		return hy_cli_usage(cli, "--resume and --init exclude each other");
 	if (ppo_opt && !ppo_mode)
-		return usage_error("%s is an option of --mode ppo", ppo_opt);
+		return hy_cli_usage(cli, "%s is an option of --mode ppo", ppo_opt);
 	if (ppo_mode && !cfg.resume && !cfg.init)
-		return usage_error("%s", "--mode ppo improves a trained model: give --init CKPT "
+		return hy_cli_usage(cli, "--mode ppo improves a trained model: give --init CKPT "
 			"(the policy that played the games) or --resume");
 	if (ppo_mode && ppo.minibatch > (cfg.batch > 0 ? cfg.batch : 256) && !cfg.resume)
-		return usage_error("%s", "--minibatch is larger than the rollout --batch");
+		return hy_cli_usage(cli, "--minibatch is larger than the rollout --batch");
 	cfg.ppo = ppo_mode ? &ppo : NULL;
 
-	/* device: a usable GPU (nn/cuda/cuda.h says why not), else the CPU */
-	if (strcmp(device, "cpu") != 0) {
-		hy_diag gd;
-		hy_diag_init(&gd, NULL);
-		/* under mpirun each rank of a node takes its own GPU (modulo the
-		 * visible ones) unless --device cuda:N names one */
-		const int by_rank = cuda_dev < 0;
-		if (by_rank)
-			cuda_dev = hy_nn_device_for_rank(hy_nn_local_rank_env(), hy_nn_cuda_count());
-		if (hy_nn_cuda_probe(cuda_dev, NULL, &gd) == HY_OK) {
-			cfg.cuda = 1;
-			cfg.cuda_device = cuda_dev;
-			if (by_rank && hy_dist_launched() && hy_dist_env_rank() == 0 && !quiet)
-				fprintf(stderr, "%s: cuda: each rank takes GPU (node-local rank mod %d "
-					"visible); --device cuda:N names one\n", prog, hy_nn_cuda_count());
-			cfg.precision = precision >= 0 ? precision : HY_NN_PREC_BF16;
-			cfg.fast = fast;
-		} else if (strcmp(device, "auto") != 0) {
-			fprintf(stderr, "%s: requested device unavailable: --device %s: %s\n", prog,
-				device, gd.msg);
-			return 4;
-		} else if (!quiet && hy_dist_env_rank() == 0) {
-			fprintf(stderr, "%s: no usable GPU (%s): training on the CPU\n", prog, gd.msg);
-		}
+	/* device: a usable GPU (nn/cuda/cuda.h says why not), else the CPU; under
+	 * mpirun each rank of a node takes its own GPU (modulo the visible ones)
+	 * unless --device cuda:N names one */
+	char why[512] = "";
+	int ordinal = 0, rc = hy_cli_device_pick(cli, device, &cfg.cuda, &ordinal, why, sizeof why);
+	if (rc)
+		return rc;
+	if (cfg.cuda) {
+		cfg.cuda_device = ordinal;
+		if (strncmp(device, "cuda:", 5) && hy_dist_launched() && hy_dist_env_rank() == 0 &&
+			!quiet)
+			hy_cli_say(cli, "cuda: each rank takes GPU (node-local rank mod %d visible); "
+				"--device cuda:N names one", hy_nn_cuda_count());
+		cfg.precision = precision >= 0 ? precision : HY_NN_PREC_BF16;
+		cfg.fast = fast;
+	} else if (why[0] && !quiet && hy_dist_env_rank() == 0) {
+		hy_cli_say(cli, "no usable GPU (%s): training on the CPU", why);
 	}
+	if (hy_dist_env_rank() == 0)
+		hy_cli_setup_info(cli, cfg.cuda, ordinal, why, cfg.threads > 0 || cfg.resume ?
+			cfg.threads : hy_cli_threads_default());
 	if (!cfg.cuda && precision == HY_NN_PREC_BF16)
-		return usage_error("%s", "--precision bf16 needs a GPU: the CPU backend computes "
+		return hy_cli_usage(cli, "--precision bf16 needs a GPU: the CPU backend computes "
 			"in fp32");
 
 	cfg.ninputs = (size_t)(argc - optind);
@@ -595,14 +537,10 @@ static int fit_main(int argc, char **argv, const char **val)
 			reads_stdin = 1;
 	if (reads_stdin && cfg.ninputs == 0 && cfg.resume && resume_has_files(cfg.resume))
 		reads_stdin = 0; /* the run reads the inputs its checkpoint recorded */
-	if (reads_stdin && isatty(STDIN_FILENO)) {
-		fprintf(stderr, "%s: no input: standard input is a terminal\n"
-			"hint: give sample streams or shards, or pipe hydra-encode into hydra-fit\n",
-			prog);
+	if (reads_stdin && hy_cli_stdin(cli, NULL, 0, 1, "sample streams or shards"))
 		return 2;
-	}
 	if (feed_only_mode)
-		return feed_only(&cfg);
+		return feed_only(cli, &cfg);
 
 	char outbuf[PATH_MAX];
 	if (!cfg.out && cfg.resume) {
@@ -625,7 +563,7 @@ static int fit_main(int argc, char **argv, const char **val)
 		localtime_r(&t, &tm);
 		strftime(outbuf, sizeof outbuf, "runs/%Y%m%d-%H%M%S", &tm);
 		cfg.out = outbuf;
-		fprintf(stderr, "%s: writing to '%s'\n", prog, cfg.out);
+		hy_cli_say(cli, "writing to '%s'", cfg.out);
 	}
 
 	hy_cleanup_install(); /* SIGHUP, SIGPIPE; SIGINT and SIGTERM are ours: */
@@ -639,31 +577,28 @@ static int fit_main(int argc, char **argv, const char **val)
 
 	/* no architecture asked for: the default full network; on the CPU say
 	 * once how fast it is (the first steps measured) and name a smaller one */
-	ui g = {.quiet = quiet, .tty = isatty(STDERR_FILENO), .val_loss = NAN,
+	ui g = {.cli = cli, .val_loss = NAN,
 		.batch = cfg.batch > 0 ? cfg.batch : 256,
 		.full_cpu = !arch_name && blocks < 0 && channels < 0 && !cfg.resume && !cfg.init};
 	hy_train_hooks hooks = {.progress = on_progress, .notice = on_notice, .u = &g};
 	hy_train_result res;
 	hy_status st = hy_train_run(&cfg, &hooks, &res, &d);
 	if (st && st != HY_STOP) {
-		char buf[1200];
-		if (g.tty && !quiet)
-			fputs("\r\033[K", stderr);
-		fprintf(stderr, "%s: %s\n", prog,
-			d.source[0] || d.line ? hy_diag_format(&d, buf, sizeof buf) : d.msg);
+		hy_cli_diag(cli, &d);
 		if (st == HY_EUSAGE)
-			fprintf(stderr, "%s: try 'hydra-fit --help'\n", prog);
+			hy_cli_try_help(cli);
 		return hy_status_exit(st);
 	}
+	hy_cli_progress_end(cli);
 	if (!quiet && hy_dist_env_rank() == 0) { /* one summary for an MPI job */
 		char secs[32], best[64] = "";
-		fmt_eta(res.seconds, secs, sizeof secs);
+		hy_cli_hms(res.seconds, secs, sizeof secs);
 		if (!isnan(res.best_val))
 			snprintf(best, sizeof best, ", best validation loss %.4f", res.best_val);
-		fprintf(stderr, "%s: %s at step %" PRId64 ": %" PRId64 " samples in %s%s\n", prog,
+		hy_cli_say(cli, "%s at step %" PRId64 ": %" PRId64 " samples in %s%s",
 			st == HY_STOP ? "interrupted, saved" : "done", res.step, res.samples, secs,
 			best);
-		fprintf(stderr, "%s: checkpoints in '%s': latest %s%s\n", prog, cfg.out,
+		hy_cli_say(cli, "checkpoints in '%s': latest %s%s", cfg.out,
 			res.last_ckpt[0] ? res.last_ckpt : "(none)",
 			isnan(res.best_val) ? "" : ", best -> 'best'");
 	}
@@ -673,8 +608,9 @@ static int fit_main(int argc, char **argv, const char **val)
 /* ------------------------------------------------------------ --mode grp */
 
 typedef struct grp_run {
+	hy_cli *cli;
 	hy_grp_data data;
-	int keep_going, quiet;
+	int keep_going;
 	uint64_t skipped;
 	int reported;
 	FILE *metrics;       /* metrics.jsonl text, written at the end */
@@ -689,8 +625,7 @@ static hy_status grp_on_game(void *ctx, hy_game *g)
 	hy_diag_init(&d, g->source);
 	hy_status st = hy_grp_data_add(&r->data, g, &d);
 	if (st != HY_OK) {
-		char buf[1200];
-		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		hy_cli_diag(r->cli, &d);
 		r->reported = 1;
 	}
 	return st;
@@ -699,8 +634,7 @@ static hy_status grp_on_game(void *ctx, hy_game *g)
 static hy_status grp_on_bad(void *ctx, const hy_diag *d)
 {
 	grp_run *r = ctx;
-	char buf[1200];
-	fprintf(stderr, "%s: %s\n", prog, hy_diag_format(d, buf, sizeof buf));
+	hy_cli_diag(r->cli, d);
 	if (!r->keep_going) {
 		r->reported = 1;
 		return d->status ? d->status : HY_EDATA;
@@ -717,17 +651,18 @@ static void grp_on_epoch(void *u, const hy_grp_epoch *e)
 	if (!isnan(e->val_loss))
 		fprintf(r->metrics, ",\"val_loss\":%.6f,\"val_top1\":%.6f", e->val_loss, e->val_top1);
 	fputs("}\n", r->metrics);
-	if (!r->quiet) {
-		fprintf(stderr, "%s: grp epoch %d: train loss %.4f top-1 %.3f", prog, e->epoch,
-			e->train_loss, e->train_top1);
+	if (!hy_cli_quiet(r->cli)) {
+		char val[80] = "";
 		if (!isnan(e->val_loss))
-			fprintf(stderr, ", validation loss %.4f top-1 %.3f", e->val_loss, e->val_top1);
-		fputc('\n', stderr);
+			snprintf(val, sizeof val, ", validation loss %.4f top-1 %.3f", e->val_loss,
+				e->val_top1);
+		hy_cli_say(r->cli, "grp epoch %d: train loss %.4f top-1 %.3f%s", e->epoch,
+			e->train_loss, e->train_top1, val);
 	}
 }
 
 /* hydra-fit --mode grp: its own options (lib/train/grp.h does the work). */
-static int grp_main(int argc, char **argv)
+static int grp_main(hy_cli *cli, int argc, char **argv)
 {
 	enum { G_MODE = 300, G_LR, G_HIDDEN, G_VALF };
 	static const struct option opts[] = {
@@ -740,69 +675,67 @@ static int grp_main(int argc, char **argv)
 		{"hidden", required_argument, 0, G_HIDDEN},
 		{"val-fraction", required_argument, 0, G_VALF},
 		{"keep-going", no_argument, 0, 'k'},
-		{"quiet", no_argument, 0, 'q'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	hy_grp_train_cfg cfg;
 	hy_grp_train_defaults(&cfg);
 	grp_run r;
 	memset(&r, 0, sizeof r);
+	r.cli = cli;
 	const char *out = NULL;
 	double valf = 0.1, x;
 	int64_t v;
 	int c;
-	while ((c = getopt_long(argc, argv, "o:e:b:S:kqhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:e:b:S:kqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case G_MODE:
 			if (strcmp(optarg, "grp"))
-				return usage_error("--mode '%s' takes the options of bc/ppo, not of grp",
-					optarg);
+				return hy_cli_usage(cli, "--mode '%s' takes the options of bc/ppo, not of "
+					"grp", optarg);
 			break;
 		case 'o': out = optarg; break;
 		case 'e':
 			if (hy_parse_i64(optarg, 1, 100000, &v))
-				return usage_error("bad --epochs '%s': 1 to 100000 (an integer with "
+				return hy_cli_usage(cli, "bad --epochs '%s': 1 to 100000 (an integer with "
 					"--mode grp)", optarg);
 			cfg.epochs = (int)v;
 			break;
 		case 'b':
 			if (hy_parse_i64(optarg, 1, 1 << 20, &v))
-				return usage_error("bad --batch '%s': 1 to 1048576", optarg);
+				return hy_cli_usage(cli, "bad --batch '%s': 1 to 1048576", optarg);
 			cfg.batch = (int)v;
 			break;
 		case G_LR:
 			if (hy_parse_double(optarg, &x) || !(x > 0 && x <= 10))
-				return usage_error("bad --lr '%s': above 0, at most 10", optarg);
+				return hy_cli_usage(cli, "bad --lr '%s': above 0, at most 10", optarg);
 			cfg.lr = (float)x;
 			break;
 		case 'S':
-			if (hy_parse_u64(optarg, 0, &cfg.seed))
-				return usage_error("bad --seed '%s'", optarg);
+			if (hy_cli_opt_seed(cli, optarg, UINT64_MAX, &cfg.seed))
+				return 2;
 			break;
 		case G_HIDDEN:
 			if (hy_parse_i64(optarg, 1, HY_GRP_HIDDEN_MAX, &v))
-				return usage_error("bad --hidden '%s': 1 to 1024", optarg);
+				return hy_cli_usage(cli, "bad --hidden '%s': 1 to 1024", optarg);
 			cfg.hidden = (int)v;
 			break;
 		case G_VALF:
 			if (hy_parse_double(optarg, &valf) || !(valf >= 0 && valf <= 0.9))
-				return usage_error("bad --val-fraction '%s': 0 to 0.9", optarg);
+				return hy_cli_usage(cli, "bad --val-fraction '%s': 0 to 0.9", optarg);
 			break;
 		case 'k': r.keep_going = 1; break;
-		case 'q': r.quiet = 1; break;
-		case 'h': fputs(usage, stdout); return info_done();
-		case 'V': printf("hydra-fit (hydra-c) %s\n", HY_VERSION); return info_done();
-		default: fprintf(stderr, "%s: try 'hydra-fit --help'\n", prog); return 2;
+		default:
+			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (!out)
-		return usage_error("%s", "--mode grp needs --out DIR");
+		return hy_cli_usage(cli, "--mode grp needs --out DIR");
 	char ckpt[4096], mpath[4096];
 	if (snprintf(ckpt, sizeof ckpt, "%s/grp.h5", out) >= (int)sizeof ckpt ||
 		snprintf(mpath, sizeof mpath, "%s/metrics.jsonl", out) >= (int)sizeof mpath)
-		return usage_error("--out '%s': name too long", out);
+		return hy_cli_usage(cli, "--out '%s': name too long", out);
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
 	hy_grp_data_init(&r.data, (int)lround(valf * 1000));
@@ -810,6 +743,7 @@ static int grp_main(int argc, char **argv)
 	static const char *const stdin_only[] = {"-"};
 	const char *const *paths = optind < argc ? (const char *const *)argv + optind : stdin_only;
 	size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
+	hy_cli_stdin(cli, paths, npaths, 0, "game logs");
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	hy_game_sink sink = {grp_on_game, grp_on_bad, &r};
@@ -821,10 +755,10 @@ static int grp_main(int argc, char **argv)
 	hy_status st = r.metrics ? HY_OK : hy_diag_set(&d, HY_ENOMEM, 0, "out of memory");
 	if (st == HY_OK)
 		st = hy_source_parse_paths(paths, npaths, &sink, &docs, &d);
-	if (st == HY_OK && !r.quiet)
-		fprintf(stderr, "%s: grp: %" PRIu64 " documents, %" PRIu64 " complete games (%"
+	if (st == HY_OK && !hy_cli_quiet(cli))
+		hy_cli_say(cli, "grp: %" PRIu64 " documents, %" PRIu64 " complete games (%"
 			PRIu64 " for validation), %zu boundary states; %" PRIu64 " incomplete games "
-			"(no end_game) and %" PRIu64 " bad games skipped\n", prog, docs, r.data.games,
+			"(no end_game) and %" PRIu64 " bad games skipped", docs, r.data.games,
 			r.data.val_games, r.data.n, r.data.incomplete, r.skipped);
 	if (st == HY_OK) {
 		hy_diag_init(&d, NULL);
@@ -865,19 +799,17 @@ static int grp_main(int argc, char **argv)
 	}
 	if (st == HY_OK) {
 		if (cal.samples)
-			fprintf(stderr, "%s: grp calibration on %" PRIu64 " validation games (%zu "
+			hy_cli_say(cli, "grp calibration on %" PRIu64 " validation games (%zu "
 				"states): log-loss %.4f (top-1 %.3f) vs uniform ln 24 = %.4f and vs the "
-				"training order frequencies %.4f (top-1 %.3f)\n", prog, cal.games,
+				"training order frequencies %.4f (top-1 %.3f)", cal.games,
 				cal.samples, cal.loss, cal.top1, cal.uniform, cal.empirical, cal.emp_top1);
 		else
-			fprintf(stderr, "%s: grp: no validation games: no calibration\n", prog);
-		if (!r.quiet)
-			fprintf(stderr, "%s: grp: wrote '%s' (best epoch %d) and '%s'\n", prog, ckpt,
+			hy_cli_say(cli, "grp: no validation games: no calibration");
+		if (!hy_cli_quiet(cli))
+			hy_cli_say(cli, "grp: wrote '%s' (best epoch %d) and '%s'", ckpt,
 				cal.best_epoch, mpath);
 	} else if (!r.reported) {
-		char buf[1200];
-		fprintf(stderr, "%s: %s\n", prog,
-			d.source[0] || d.line ? hy_diag_format(&d, buf, sizeof buf) : d.msg);
+		hy_cli_diag(cli, &d);
 	}
 	if (r.metrics)
 		fclose(r.metrics);
@@ -904,15 +836,17 @@ int main(int argc, char **argv)
 {
 	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
 	hy_h5_init(); /* before any HDF5 call: no exit-time clean-up (samples/h5.h) */
+	hy_cli cli;
+	hy_cli_init(&cli, "hydra-fit");
 	if (grp_mode(argc, argv))
-		return grp_main(argc, argv);
+		return grp_main(&cli, argc, argv);
 	/* room for every --val PATH */
 	const char **val = calloc((size_t)argc + 1, sizeof *val);
 	if (!val) {
-		fprintf(stderr, "%s: out of memory\n", prog);
+		hy_cli_say(&cli, "out of memory");
 		return 1;
 	}
-	int rc = fit_main(argc, argv, val);
+	int rc = fit_main(&cli, argc, argv, val);
 	free(val);
 	return rc;
 }

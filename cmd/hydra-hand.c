@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "core/tile.h"
@@ -53,12 +54,13 @@ static const char usage[] =
 	"      --json             one JSON object per query\n"
 	"  -b, --batch            read queries from stdin, one per line (the\n"
 	"                         arguments above); write one JSON line each\n"
+	"  -q, --quiet            accepted as in every program (hydra-hand prints\n"
+	"  -v, --verbose          no notices and has no more to say)\n"
 	"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
 	"\n"
 	"Exit status: 0 ok, 1 bad hand (batch: any bad line), 2 usage.\n";
 
-static const char *prog = "hydra-hand";
 
 enum { MODE_ANALYSE, MODE_TSUMO, MODE_RON };
 
@@ -93,11 +95,10 @@ static const struct option long_opts[] = {
 	{"double-ron", no_argument, 0, OPT_DOUBLE_RON},
 	{"json", no_argument, 0, OPT_JSON},
 	{"batch", no_argument, 0, 'b'},
-	{"help", no_argument, 0, 'h'},
-	{"version", no_argument, 0, 'V'},
+	HY_CLI_OPTIONS,
 	{0, 0, 0, 0},
 };
-static const char short_opts[] = ":rw:f:m:Rid:u:bhV";
+static const char short_opts[] = ":rw:f:m:Rid:u:bqvhV";
 
 typedef struct query {
 	int mode, json, batch, help, version;
@@ -214,6 +215,7 @@ static int parse_args(int argc, char **argv, query *o, char *err, size_t esize)
 		case OPT_DOUBLE_RON: o->second_winner = 1; break;
 		case OPT_JSON: o->json = 1; break;
 		case 'b': o->batch = 1; break;
+		case 'q': case 'v': break; /* nothing to silence, nothing to add */
 		case 'h': o->help = 1; break;
 		case 'V': o->version = 1; break;
 		case ':':
@@ -568,7 +570,7 @@ static int run_query(query *o, int line, char *err, size_t esize)
 
 /* ------------------------------------------------------------ batch */
 
-static int batch(int argc, char **argv)
+static int batch(hy_cli *cli, int argc, char **argv)
 {
 	char *buf = NULL, err[600];
 	size_t cap = 0;
@@ -577,7 +579,7 @@ static int batch(int argc, char **argv)
 	char **args = malloc(sizeof(char *) * (size_t)(argc + 256));
 	char **base = malloc(sizeof(char *) * (size_t)(argc + 1));
 	if (!args || !base) {
-		fprintf(stderr, "%s: out of memory\n", prog);
+		hy_cli_say(cli, "out of memory");
 		free(args);
 		free(base);
 		return 1;
@@ -609,7 +611,7 @@ static int batch(int argc, char **argv)
 		if (rc == P_OK)
 			rc = run_query(&o, lineno, err, sizeof err);
 		if (rc != P_OK) {
-			fprintf(stderr, "%s: <stdin>:%d: %s\n", prog, lineno, err);
+			hy_cli_say(cli, "<stdin>:%d: %s", lineno, err);
 			json_t *j = json_object();
 			json_object_set_new(j, "error", json_string(err));
 			emit_json(j, lineno);
@@ -620,45 +622,32 @@ static int batch(int argc, char **argv)
 	free(args);
 	free(base);
 	if (ferror(stdin)) {
-		fprintf(stderr, "%s: <stdin>: read error: %s\n", prog, strerror(errno));
+		hy_cli_say(cli, "<stdin>: read error: %s", strerror(errno));
 		return 1;
 	}
 	return status;
 }
 
-static int finish(int rc)
-{
-	if (fclose(stdout) != 0 && rc == 0) {
-		fprintf(stderr, "%s: standard output: write error: %s\n", prog, strerror(errno));
-		return 1;
-	}
-	return rc;
-}
-
 int main(int argc, char **argv)
 {
+	hy_cli cli;
+	hy_cli_init(&cli, "hydra-hand");
 	query o;
 	char err[600];
 	int rc = parse_args(argc, argv, &o, err, sizeof err);
-	if (rc == P_OK && o.help) {
-		fputs(usage, stdout);
-		return finish(0);
+	if (rc == P_OK && o.help)
+		return hy_cli_help(&cli, usage);
+	if (rc == P_OK && o.version)
+		return hy_cli_version(&cli);
+	if (rc == P_USAGE)
+		return hy_cli_usage(&cli, "%s", err);
+	if (rc == P_OK && o.batch) {
+		hy_cli_stdin(&cli, NULL, 0, 0, "queries");
+		return hy_cli_finish(&cli, batch(&cli, argc, argv));
 	}
-	if (rc == P_OK && o.version) {
-		printf("%s %s\n", prog, HY_VERSION);
-		return finish(0);
-	}
-	if (rc == P_USAGE) {
-		fprintf(stderr, "%s: %s\n%s", prog, err, "Try 'hydra-hand --help'.\n");
-		return 2;
-	}
-	if (rc == P_OK && o.batch)
-		return finish(batch(argc, argv));
 	if (rc == P_OK)
 		rc = run_query(&o, 0, err, sizeof err);
-	if (rc != P_OK) {
-		fprintf(stderr, "%s: %s\n", prog, err);
-		return finish(rc);
-	}
-	return finish(0);
+	if (rc != P_OK)
+		hy_cli_say(&cli, "%s", err);
+	return hy_cli_finish(&cli, rc);
 }

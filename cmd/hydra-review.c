@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
@@ -38,8 +40,13 @@ static const char usage[] =
 	"      --game N           review the Nth game of the input (default 1)\n"
 	"      --json             write the review's data as JSON instead of the page\n"
 	"  -o, --output FILE      write to FILE (atomically) instead of standard output\n"
-	"  -j, --threads N        CPU threads of a checkpoint (default 1)\n"
-	"      --device DEV       auto (the default), cpu or cuda, for a checkpoint\n"
+	"  -j, --threads N        CPU threads of a checkpoint (default: the CPUs this\n"
+	"                         process may use)\n"
+	"      --device DEV       a checkpoint's device: auto (the default: the GPU\n"
+	"                         when one is usable, else the CPU), cpu, cuda or\n"
+	"                         cuda:N\n"
+	"  -q, --quiet            no notices (errors still go to stderr)\n"
+	"  -v, --verbose          say the device and the threads\n"
 	"  -h, --help             show this help and exit\n"
 	"  -V, --version          show the version and exit\n"
 	"\n"
@@ -47,25 +54,10 @@ static const char usage[] =
 	"that is not there or I/O error, 2 usage, 3 format or version mismatch, 4\n"
 	"requested device unavailable.\n";
 
-static const char *prog = "hydra-review";
-
-static int info_done(void)
-{
-	hy_diag d;
-	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s: try 'hydra-review --help'\n", prog);
-	return 2;
-}
-
 enum { MAX_SEATS = 16 };
 
 typedef struct job {
+	hy_cli cli;
 	hy_policy pol;
 	const char *seat_arg[MAX_SEATS];
 	int nseat_arg;
@@ -82,8 +74,8 @@ static int seats_of(job *j, const hy_game *g)
 	if (j->nseat_arg == 0) {
 		unsigned k = hy_review_known_seats(g);
 		if (!k)
-			fprintf(stderr, "%s: %s: game %llu shows no player's hand at every kyoku\n",
-				prog, g->source ? g->source : "-", (unsigned long long)j->want);
+			hy_cli_say(&j->cli, "%s: game %llu shows no player's hand at every kyoku",
+				g->source ? g->source : "-", (unsigned long long)j->want);
 		return k ? (int)k : -1;
 	}
 	int mask = 0;
@@ -92,7 +84,7 @@ static int seats_of(job *j, const hy_game *g)
 		int64_t v;
 		int s = hy_parse_i64(a, 0, 3, &v) == 0 ? (int)v : hy_review_seat_of(g, a);
 		if (s < 0) {
-			fprintf(stderr, "%s: %s: game %llu has no player named '%s'\n", prog,
+			hy_cli_say(&j->cli, "%s: game %llu has no player named '%s'",
 				g->source ? g->source : "-", (unsigned long long)j->want, a);
 			return -1;
 		}
@@ -117,14 +109,13 @@ static hy_status on_game(void *ctx, hy_game *g)
 	d.game = g->index;
 	hy_status st = hy_review_game(&j->r, g, (unsigned)seats, &j->pol, &d);
 	if (st != HY_OK) {
-		char buf[1200];
-		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		hy_cli_diag(&j->cli, &d);
 		j->rc = hy_status_exit(st);
 	}
 	return HY_STOP;
 }
 
-static int write_out(const job *j, const char *path, int json)
+static int write_out(job *j, const char *path, int json)
 {
 	hy_output out;
 	hy_diag d;
@@ -152,8 +143,7 @@ static int write_out(const job *j, const char *path, int json)
 			hy_output_abort(&out);
 	}
 	if (st != HY_OK) {
-		char buf[1200];
-		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		hy_cli_diag(&j->cli, &d);
 		return hy_status_exit(st);
 	}
 	return 0;
@@ -171,8 +161,7 @@ static int review_main(int argc, char **argv, job *j)
 		{"output", required_argument, 0, 'o'},
 		{"threads", required_argument, 0, 'j'},
 		{"device", required_argument, 0, O_DEVICE},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	const char *model = NULL, *output = NULL;
@@ -180,70 +169,71 @@ static int review_main(int argc, char **argv, job *j)
 	hy_policy_opts_default(&po);
 	po.temperature = 0.0f;
 	po.device = "auto";
+	po.threads = hy_cli_threads_default();
+	hy_cli *cli = &j->cli;
 	int json = 0, c;
 	int64_t v;
 	j->want = 1;
-	while ((c = getopt_long(argc, argv, "o:j:hV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:j:qvhV", lopts, NULL)) != -1) {
 		switch (c) {
 		case O_MODEL: model = optarg; break;
 		case O_SEAT:
 			if (j->nseat_arg == MAX_SEATS)
-				return usage_error("too many --seat options (at most %s)", "16");
+				return hy_cli_usage(cli, "too many --seat options (at most %d)", MAX_SEATS);
 			if (!*optarg)
-				return usage_error("%s", "--seat needs a seat 0-3 or a player's name");
+				return hy_cli_usage(cli, "--seat needs a seat 0-3 or a player's name");
 			j->seat_arg[j->nseat_arg++] = optarg;
 			break;
 		case O_GAME:
 			if (hy_parse_i64(optarg, 1, INT64_MAX, &v))
-				return usage_error("bad --game '%s': 1 or more", optarg);
+				return hy_cli_usage(cli, "bad --game '%s': 1 or more", optarg);
 			j->want = (uint64_t)v;
 			break;
 		case O_JSON: json = 1; break;
 		case 'o': output = optarg; break;
 		case 'j':
-			if (hy_parse_i64(optarg, 1, 1024, &v))
-				return usage_error("bad --threads '%s': 1 to 1024", optarg);
-			po.threads = (int)v;
+			if (hy_cli_opt_threads(cli, optarg, &po.threads))
+				return 2;
 			break;
 		case O_DEVICE:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
-				return usage_error("bad --device '%s': auto, cpu or cuda", optarg);
-			po.device = optarg;
+			if (hy_cli_opt_device(cli, optarg, &po.device))
+				return 2;
 			break;
-		case 'h': fputs(usage, stdout); return info_done();
-		case 'V': printf("hydra-review (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
-			fprintf(stderr, "%s: try 'hydra-review --help'\n", prog);
-			return 2;
+			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (!model)
-		return usage_error("%s", "no reviewer: give --model CKPT.h5 (or rulebot, baseline, random)");
+		return hy_cli_usage(cli, "no reviewer: give --model CKPT.h5 (or rulebot, baseline, "
+			"random)");
 	if (strncmp(model, "mjai:", 5) == 0)
-		return usage_error("--model '%s': an external bot gives no probabilities", model);
+		return hy_cli_usage(cli, "--model '%s': an external bot gives no probabilities", model);
 	if (optind == argc)
-		return usage_error("%s", "no LOG to review");
+		return hy_cli_usage(cli, "no LOG to review");
+	int rc = hy_cli_device_check(cli, po.device, po.threads);
+	if (rc)
+		return rc;
+	hy_cli_stdin(cli, (const char *const *)argv + optind, (size_t)(argc - optind), 0,
+		"a game log");
 	hy_cleanup_install();
 	hy_diag d;
 	hy_diag_init(&d, model);
 	hy_status st = hy_policy_open(&j->pol, model, &po, &d);
 	if (st != HY_OK) {
-		char buf[1200];
-		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		hy_cli_diag(cli, &d);
 		return st == HY_EUSAGE ? 2 : hy_status_exit(st);
 	}
 	hy_game_sink sink = {.game = on_game, .bad = NULL, .ctx = j};
 	hy_diag_init(&d, NULL);
 	st = hy_source_parse_paths((const char *const *)argv + optind, (size_t)(argc - optind),
 				   &sink, NULL, &d);
-	int rc = j->rc;
+	rc = j->rc;
 	if (st != HY_OK && st != HY_STOP && rc == 0) {
-		char buf[1200];
-		fprintf(stderr, "%s: %s\n", prog, hy_diag_format(&d, buf, sizeof buf));
+		hy_cli_diag(cli, &d);
 		rc = hy_status_exit(st);
 	} else if (rc == 0 && !j->done) {
-		fprintf(stderr, "%s: the input holds %llu game%s: no game %llu\n", prog,
-			(unsigned long long)j->seen, j->seen == 1 ? "" : "s",
+		hy_cli_say(cli, "the input holds %llu game%s: no game %llu", (unsigned long long)j->seen, j->seen == 1 ? "" : "s",
 			(unsigned long long)j->want);
 		rc = 1;
 	}
@@ -258,17 +248,14 @@ int main(int argc, char **argv)
 	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
 	job *j = calloc(1, sizeof *j);
 	if (!j) {
-		fprintf(stderr, "%s: out of memory\n", prog);
+		fputs("hydra-review: out of memory\n", stderr);
 		return 1;
 	}
+	hy_cli_init(&j->cli, "hydra-review");
 	hy_review_init(&j->r);
 	int rc = review_main(argc, argv, j);
 	hy_review_free(&j->r);
+	hy_cli cli = j->cli;
 	free(j);
-	if (fclose(stdout) != 0 && rc == 0) {
-		if (errno != EPIPE)
-			fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
-		rc = 1;
-	}
-	return rc;
+	return hy_cli_finish(&cli, rc);
 }

@@ -11,9 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "core/num.h"
 #include "core/status.h"
-#include "core/version.h"
 #include "dist/dist.h"
 #include "io/cleanup.h"
 #include "io/output.h"
@@ -36,7 +37,7 @@ static const char usage[] =
 	"      --games N           hanchan to play (required)\n"
 	"      --first N           index of the first game (default 0)\n"
 	"  -t, --tables T          tables played at once (default 16)\n"
-	"  -j, --threads J         threads (default 1)\n"
+	"  -j, --threads J         threads (default: the CPUs this process may use)\n"
 	"  -S, --seed S            master seed of the walls, decimal or 0x hex,\n"
 	"                          below 2^63 (default 0)\n"
 	"      --policy P          policy at every seat (default baseline)\n"
@@ -45,7 +46,8 @@ static const char usage[] =
 	"      --rotate P,Q,...    seat s of game g plays policy (s + g) mod count\n"
 	"  -T, --temperature X     model sampling temperature, 0 = greedy\n"
 	"                          (default 1)\n"
-	"      --device D          model device: cpu, cuda or auto (default cpu)\n"
+	"      --device D          model device: auto (the default: the GPU when one\n"
+	"                          is usable, else the CPU), cpu, cuda or cuda:N\n"
 	"      --model-threads N   threads of a model's forward pass (default 1;\n"
 	"                          its rounding, so the games, depend on N)\n"
 	"      --bot-timeout S     seconds an mjai bot may take per answer\n"
@@ -74,6 +76,9 @@ static const char usage[] =
 	"                          the learner's games against a pool, for PPO\n"
 	"  -k, --keep-going        skip a game whose policy fails (counted and\n"
 	"                          reported) instead of failing the run\n"
+	"  -q, --quiet             no progress line\n"
+	"  -v, --verbose           say the device and the threads, and the counts\n"
+	"                          at the end\n"
 	"  -h, --help              show this help and exit\n"
 	"  -V, --version           show the version and exit\n"
 	"\n"
@@ -81,18 +86,10 @@ static const char usage[] =
 	"--keep-going: every game aborted), 2 usage, 3 format, 4 device\n"
 	"unavailable.\n";
 
-static const char *prog = "hydra-sp";
-
-/* After --help/--version: 0, or 1 when stdout could not take it. */
-static int info_done(void)
-{
-	hy_diag d;
-	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
-}
-
 enum { MAXPOL = 8 };
 
 typedef struct sp {
+	hy_cli *cli;
 	/* seats */
 	int mode;               /* 0 all, 1 seat0/others, 2 rotate, 3 league */
 	int nrot, rot[4];       /* rotate: policy index of each list entry */
@@ -109,8 +106,6 @@ typedef struct sp {
 	hy_gamelog_buf jbuf;    /* a game's JSON lines */
 	/* progress */
 	uint64_t total, played, aborted, nsamples;
-	int tty;
-	double t0, last;
 	/* ranks (mpirun): rank r of N plays games r, r + N, r + 2N, ... of
 	 * the run; every rank keeps its samples here, game by game (gend[k]:
 	 * end of its k-th game's samples), and after the games rank 0 writes
@@ -121,35 +116,6 @@ typedef struct sp {
 	size_t *gend;
 	uint64_t ngames, capgames;
 } sp;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* d as "source: message", or the message alone when it names no source. */
-static const char *diag_text(const hy_diag *d, char *buf, int size)
-{
-	return d->source[0] || d->line ? hy_diag_format(d, buf, size) : d->msg;
-}
-
-static void say(const hy_diag *d)
-{
-	char buf[1400];
-	fprintf(stderr, "%s: %s\n", prog, diag_text(d, buf, sizeof buf));
-}
-
-static int usage_error(const char *msg, const char *arg)
-{
-	if (arg)
-		fprintf(stderr, "%s: %s '%s'\n", prog, msg, arg);
-	else
-		fprintf(stderr, "%s: %s\n", prog, msg);
-	fprintf(stderr, "%s: try 'hydra-sp --help'\n", prog);
-	return 2;
-}
 
 static int seat_policy(void *ctx, uint64_t game, int seat)
 {
@@ -175,22 +141,18 @@ static hy_status write_log(sp *s, const hy_play_game *g, hy_diag *d)
 	return hy_gamelog_write(path, g->log, &s->jbuf, d);
 }
 
+/* The progress line (rank 0 draws it); final: the counts after it, on a
+ * terminal or with -v. */
 static void progress(sp *s, int final)
 {
-	if (!s->tty || s->ds.rank > 0)
+	hy_cli_progress_count(s->cli, "games", s->played, s->total, final);
+	if (!final)
 		return;
-	double t = now();
-	if (!final && t - s->last < 0.5)
-		return;
-	s->last = t;
-	double el = t - s->t0, rate = el > 0 ? (double)s->played / el : 0;
-	double eta = rate > 0 ? (double)(s->total - s->played) / rate : 0;
-	fprintf(stderr, "\r%s: %" PRIu64 "/%" PRIu64 " games, %.1f games/s, ETA %.0f s   ", prog,
-		s->played, s->total, rate, eta);
-	if (final)
-		fprintf(stderr, "\n%s: %" PRIu64 " games (%" PRIu64 " aborted), %" PRIu64
-			" samples in %.1f s\n",
-			prog, s->played, s->aborted, s->nsamples, el);
+	hy_cli_progress_end(s->cli);
+	if (s->ds.rank == 0 && ((s->cli->tty && !hy_cli_quiet(s->cli)) || hy_cli_verbose(s->cli)))
+		hy_cli_say(s->cli, "%" PRIu64 " games (%" PRIu64 " aborted), %" PRIu64
+			" samples in %.1f s", s->played, s->aborted, s->nsamples,
+			hy_cli_now() - s->cli->t0);
 }
 
 static hy_status keep_sample(sp *s, const hy_sample *x, hy_diag *d)
@@ -303,10 +265,8 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 				") aborted: %s", g->game + 1, g->game,
 				hy_diag_format(&g->d, buf, sizeof buf));
 		}
-		if (s->tty)
-			fputc('\n', stderr);
-		fprintf(stderr, "%s: game %" PRIu64 " (index %" PRIu64 ") aborted: %s\n", prog,
-			g->game + 1, g->game, hy_diag_format(&g->d, buf, sizeof buf));
+		hy_cli_say(s->cli, "game %" PRIu64 " (index %" PRIu64 ") aborted: %s", g->game + 1,
+			g->game, hy_diag_format(&g->d, buf, sizeof buf));
 		progress(s, 0);
 		/* no samples, but a place in the game order */
 		return s->samples && s->ds.size > 1 ? keep_game_end(s, d) : HY_OK;
@@ -407,18 +367,22 @@ int main(int argc, char **argv)
 		{"no-samples", no_argument, 0, OPT_NO_SAMPLES},
 		{"learner", no_argument, 0, OPT_LEARNER},
 		{"keep-going", no_argument, 0, 'k'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
+	hy_cli cli;
+	hy_cli_init(&cli, "hydra-sp");
 	sp s;
 	memset(&s, 0, sizeof s);
+	s.cli = &cli;
 	s.samples = 1;
 	hy_play_opts po;
 	hy_play_opts_default(&po);
 	po.tables = 16;
+	po.threads = hy_cli_threads_default();
 	hy_policy_opts pol_o;
 	hy_policy_opts_default(&pol_o);
+	pol_o.device = "auto";
 	const char *policy = NULL, *seat0 = NULL, *others = NULL, *outpath = NULL;
 	char *pool = NULL;
 	const char *start = NULL, *mix = NULL;
@@ -428,31 +392,29 @@ int main(int argc, char **argv)
 	int64_t v;
 	double x;
 	int c;
-	while ((c = getopt_long(argc, argv, "t:j:S:T:l:o:khV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:j:S:T:l:o:kqvhV", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_GAMES:
 			if (hy_parse_u64(optarg, 10, &po.count) || po.count == 0)
-				return usage_error("bad --games (want a positive integer)", optarg);
+				return hy_cli_usage(&cli, "bad --games '%s': a positive integer", optarg);
 			have_games = 1;
 			break;
 		case OPT_FIRST:
 			if (hy_parse_u64(optarg, 10, &po.first))
-				return usage_error("bad --first", optarg);
+				return hy_cli_usage(&cli, "bad --first '%s': 0 or more", optarg);
 			break;
 		case 't':
 			if (hy_parse_i64(optarg, 1, 65536, &v))
-				return usage_error("bad --tables (want 1 to 65536)", optarg);
+				return hy_cli_usage(&cli, "bad --tables '%s': 1 to 65536", optarg);
 			po.tables = (int)v;
 			break;
 		case 'j':
-			if (hy_parse_i64(optarg, 1, 1024, &v))
-				return usage_error("bad --threads (want 1 to 1024)", optarg);
-			po.threads = (int)v;
+			if (hy_cli_opt_threads(&cli, optarg, &po.threads))
+				return 2;
 			break;
 		case 'S':
-			if (hy_parse_u64(optarg, 0, &po.seed) || po.seed > (uint64_t)INT64_MAX)
-				return usage_error("bad --seed (want 0 to 2^63-1, decimal or 0x hex)",
-						   optarg);
+			if (hy_cli_opt_seed(&cli, optarg, INT64_MAX, &po.seed))
+				return 2;
 			break;
 		case OPT_POLICY: policy = optarg; break;
 		case OPT_SEAT0: seat0 = optarg; break;
@@ -460,32 +422,33 @@ int main(int argc, char **argv)
 		case OPT_ROTATE: rotate = optarg; break;
 		case 'T':
 			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1e6))
-				return usage_error("bad --temperature (want a number >= 0)", optarg);
+				return hy_cli_usage(&cli, "bad --temperature '%s': a number >= 0", optarg);
 			pol_o.temperature = (float)x;
 			break;
 		case OPT_DEVICE:
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "auto"))
-				return usage_error("bad --device (want cpu, cuda or auto)", optarg);
-			pol_o.device = optarg;
+			if (hy_cli_opt_device(&cli, optarg, &pol_o.device))
+				return 2;
 			break;
 		case OPT_MODEL_THREADS:
-			if (hy_parse_i64(optarg, 1, 1024, &v))
-				return usage_error("bad --model-threads (want 1 to 1024)", optarg);
+			if (hy_parse_i64(optarg, 1, HY_CLI_THREADS_MAX, &v))
+				return hy_cli_usage(&cli, "bad --model-threads '%s': 1 to %d", optarg,
+					HY_CLI_THREADS_MAX);
 			pol_o.threads = (int)v;
 			break;
 		case OPT_BOT_TIMEOUT:
 			if (hy_parse_double(optarg, &x) || !(x > 0 && x <= 1e6))
-				return usage_error("bad --bot-timeout (want seconds > 0)", optarg);
+				return hy_cli_usage(&cli, "bad --bot-timeout '%s': seconds, more than 0",
+					optarg);
 			pol_o.bot_timeout = x;
 			break;
 		case OPT_LAMBDA:
 			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))
-				return usage_error("bad --gae-lambda (want 0 to 1)", optarg);
+				return hy_cli_usage(&cli, "bad --gae-lambda '%s': 0 to 1", optarg);
 			po.gae_lambda = (float)x;
 			break;
 		case OPT_GAMMA:
 			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))
-				return usage_error("bad --gamma (want 0 to 1)", optarg);
+				return hy_cli_usage(&cli, "bad --gamma '%s': 0 to 1", optarg);
 			po.gamma = (float)x;
 			break;
 		case OPT_REWARD:
@@ -494,7 +457,7 @@ int main(int argc, char **argv)
 			else if (strncmp(optarg, "grp:", 4) == 0 && optarg[4])
 				grp_path = optarg + 4;
 			else
-				return usage_error("bad --reward (want placement or grp:PATH)", optarg);
+				return hy_cli_usage(&cli, "bad --reward '%s': placement or grp:PATH", optarg);
 			break;
 		case OPT_REWARD_STATE: reward_state = optarg; break;
 		case OPT_POOL: pool = optarg; break;
@@ -505,35 +468,33 @@ int main(int argc, char **argv)
 		case OPT_NO_SAMPLES: s.samples = 0; break;
 		case OPT_LEARNER: s.learner = 1; break;
 		case 'k': s.keep_going = 1; break;
-		case 'h': fputs(usage, stdout); return info_done();
-		case 'V': printf("hydra-sp (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
-			fprintf(stderr, "%s: try 'hydra-sp --help'\n", prog);
-			return 2;
+			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument", argv[optind]);
+		return hy_cli_usage(&cli, "unexpected argument '%s'", argv[optind]);
 	if (!have_games)
-		return usage_error("--games is required", NULL);
+		return hy_cli_usage(&cli, "--games is required");
 	if ((seat0 != NULL) != (others != NULL))
-		return usage_error("--seat0 and --others go together", NULL);
+		return hy_cli_usage(&cli, "--seat0 and --others go together");
 	if ((policy != NULL) + (seat0 != NULL) + (rotate != NULL) > 1)
-		return usage_error("use one of --policy, --seat0/--others, --rotate", NULL);
+		return hy_cli_usage(&cli, "use one of --policy, --seat0/--others, --rotate");
 	if (!s.samples && outpath)
-		return usage_error("--no-samples and --output exclude each other", NULL);
+		return hy_cli_usage(&cli, "--no-samples and --output exclude each other");
 	if (po.count > UINT64_MAX - po.first)
-		return usage_error("--first + --games overflows", NULL);
+		return hy_cli_usage(&cli, "--first + --games overflows");
 	if (s.log_dir && !*s.log_dir)
-		return usage_error("empty --log-dir", NULL);
+		return hy_cli_usage(&cli, "empty --log-dir");
 	if (reward_state && !grp_path)
-		return usage_error("--reward-state goes with --reward grp:PATH", NULL);
+		return hy_cli_usage(&cli, "--reward-state goes with --reward grp:PATH");
 	if (grp_path && !s.samples)
-		return usage_error("--reward grp:PATH rewards samples: not with --no-samples", NULL);
+		return hy_cli_usage(&cli, "--reward grp:PATH rewards samples: not with --no-samples");
 
 	if ((pool || start || mix) && !policy)
-		return usage_error("--pool, --start and --mix make a league around the learner "
-				   "given by --policy", NULL);
+		return hy_cli_usage(&cli, "--pool, --start and --mix make a league around the learner "
+				   "given by --policy");
 
 	/* the policy list: distinct specs, each opened once */
 	const char *spec[MAXPOL];
@@ -544,19 +505,19 @@ int main(int argc, char **argv)
 		hy_diag ld;
 		hy_diag_init(&ld, NULL);
 		if (mix && hy_league_parse_mix(mix, w, &ld) != HY_OK)
-			return usage_error(ld.msg, NULL);
+			return hy_cli_usage(&cli, "%s", ld.msg);
 		spec[nspec++] = policy;
 		char *item[MAXPOL];
 		int n = 0;
 		if (pool && (n = split_list(pool, item, MAXPOL - 2)) < 1)
-			return usage_error("bad --pool (want 1 to 6 checkpoints, comma separated)",
-					   pool);
+			return hy_cli_usage(&cli, "bad --pool '%s': 1 to 6 checkpoints, comma "
+				"separated", pool);
 		for (int i = 0; i < n; i++)
 			spec[nspec++] = item[i];
 		if (start)
 			spec[nspec++] = start;
 		if (hy_league_init(&s.league, po.seed, w, n, start != NULL, &ld) != HY_OK)
-			return usage_error(ld.msg, NULL);
+			return hy_cli_usage(&cli, "%s", ld.msg);
 		s.mode = 3;
 		s.learner = 1; /* only the learner's seats give samples */
 	} else if (seat0) {
@@ -567,8 +528,8 @@ int main(int argc, char **argv)
 		char *item[4];
 		int n = split_list(rotate, item, 4);
 		if (n < 1)
-			return usage_error("bad --rotate (want 1 to 4 policies, comma separated)",
-					   rotate);
+			return hy_cli_usage(&cli, "bad --rotate '%s': 1 to 4 policies, comma separated",
+				rotate);
 		s.mode = 2;
 		s.nrot = n;
 		for (int i = 0; i < n; i++) {
@@ -587,21 +548,26 @@ int main(int argc, char **argv)
 
 	hy_diag d;
 	hy_diag_init(&d, NULL);
+	int rc = hy_cli_device_check(&cli, pol_o.device, po.threads);
+	if (rc)
+		return rc;
 	if (hy_dist_init(&s.ds, &d) != HY_OK) {
-		say(&d);
+		hy_cli_diag(&cli, &d);
 		return 1;
 	}
+	if (s.ds.rank > 0) /* rank 0 draws the progress line */
+		cli.tty = 0;
 	const char *outname = outpath && strcmp(outpath, "-") != 0 ? outpath : NULL;
-	if (s.samples && !outname && s.ds.rank == 0 && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "%s: refusing to write a binary sample stream to a terminal\n"
-			"hint: use -o FILE, a pipe, or --no-samples\n", prog);
+	if (s.samples && !outname && s.ds.rank == 0 &&
+		hy_cli_stdout_binary(&cli, "a binary sample stream", "use -o FILE, a pipe, or "
+			"--no-samples")) {
 		hy_dist_abort(&s.ds, 2);
 		return 2;
 	}
 	if (grp_path && s.ds.size > 1) { /* the normalisation runs in game order */
 		if (s.ds.rank == 0)
-			fprintf(stderr, "%s: --reward grp runs in one process, not under mpirun "
-				"(its running normalisation follows the game order)\n", prog);
+			hy_cli_say(&cli, "--reward grp runs in one process, not under mpirun "
+				"(its running normalisation follows the game order)");
 		hy_dist_abort(&s.ds, 2);
 		return 2;
 	}
@@ -620,7 +586,7 @@ int main(int argc, char **argv)
 			rst = hy_reward_norm_load(reward_state, &rg.norm, &rg_found, &d);
 		}
 		if (rst != HY_OK) {
-			fprintf(stderr, "%s: --reward grp: %s\n", prog, d.msg);
+			hy_cli_say(&cli, "--reward grp: %s", d.msg);
 			hy_reward_grp_close(&rg);
 			hy_dist_free(&s.ds);
 			return hy_status_exit(rst);
@@ -641,7 +607,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (st != HY_OK) {
-		fprintf(stderr, "%s: policy '%s': %s\n", prog, spec[npol], d.msg);
+		hy_cli_say(&cli, "policy '%s': %s", spec[npol], d.msg);
 		for (int i = 0; i < npol; i++)
 			hy_policy_close(&pol[i]);
 		hy_reward_grp_close(&rg);
@@ -671,8 +637,7 @@ int main(int argc, char **argv)
 			po.reward_ctx = &rg;
 		}
 		s.total = po.count;
-		s.tty = isatty(STDERR_FILENO);
-		s.t0 = s.last = now();
+		hy_cli_progress_start(&cli);
 		hy_diag_init(&d, NULL);
 		/* this rank's games: first + rank, then every size-th */
 		const uint64_t count = po.count;
@@ -693,10 +658,9 @@ int main(int argc, char **argv)
 			s.played);
 	}
 	if (st != HY_OK) {
-		if (s.tty && s.played)
-			fputc('\n', stderr);
+		hy_cli_progress_end(&cli);
 		if (!all_aborted || s.ds.rank == 0)
-			say(&d);
+			hy_cli_diag(&cli, &d);
 		if (s.stopped)
 			fprintf(stderr, "hint: --keep-going skips the games whose policy fails "
 				"(counted and reported)\n");
@@ -712,13 +676,13 @@ int main(int argc, char **argv)
 			hy_output_abort(&s.out);
 		s.out_open = 0;
 		if (st != HY_OK)
-			say(&d);
+			hy_cli_diag(&cli, &d);
 	}
 	if (st != HY_OK) {
 		if (s.w) { /* never a trailer after a failure: the next stage fails too */
 			char why[1500], buf[1400];
-			snprintf(why, sizeof why, "%s failed: %s", prog,
-				 diag_text(&d, buf, sizeof buf));
+			snprintf(why, sizeof why, "%s failed: %s", cli.prog,
+				 hy_cli_diag_text(&d, buf, sizeof buf));
 			hy_sms_writer_abort(s.w, why);
 		}
 		if (s.out_open)
@@ -727,22 +691,21 @@ int main(int argc, char **argv)
 	if (st == HY_OK)
 		progress(&s, 1);
 	if (st == HY_OK && grp_path) {
-		fprintf(stderr, "%s: grp rewards: %" PRIu64 " games, running std %.6g over %" PRIu64
-			" kyoku rewards%s%s%s\n", prog, rg.games, hy_reward_norm_std(&rg.norm),
+		hy_cli_say(&cli, "grp rewards: %" PRIu64 " games, running std %.6g over %" PRIu64
+			" kyoku rewards%s%s%s", rg.games, hy_reward_norm_std(&rg.norm),
 			rg.norm.count, reward_state ? (rg_found ? " (state '" : " (new state '") : "",
 			reward_state ? reward_state : "", reward_state ? "')" : "");
 		if (reward_state) {
 			hy_diag_init(&d, reward_state);
 			if ((st = hy_reward_norm_save(reward_state, &rg.norm, &d)) != HY_OK)
-				say(&d);
+				hy_cli_diag(&cli, &d);
 		}
 	}
 	if (st == HY_OK && s.aborted && s.ds.rank == 0)
-		fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " games aborted and skipped "
-			"(--keep-going)\n", prog, s.aborted, s.played);
+		hy_cli_say(&cli, "%" PRIu64 " of %" PRIu64 " games aborted and skipped "
+			"(--keep-going)", s.aborted, s.played);
 	if (st != HY_OK && s.ds.size > 1 && !all_aborted) { /* the others would wait for it */
-		fprintf(stderr, "%s: rank %d of %d failed; ending all ranks\n", prog, s.ds.rank,
-			s.ds.size);
+		hy_cli_say(&cli, "rank %d of %d failed; ending all ranks", s.ds.rank, s.ds.size);
 		hy_dist_abort(&s.ds, st == HY_EUNSUP ? 4 : hy_status_exit(st));
 	}
 	for (int i = 0; i < npol; i++)

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "core/status.h"
-#include "core/version.h"
 #include "docs/source.h"
 #include "engine/replay.h"
 #include "events/event.h"
@@ -42,24 +42,19 @@ static const char usage[] =
 	"                      illegal events and score changes that differ from\n"
 	"                      the log; exit 1 if any (writes no output unless\n"
 	"                      -o or --json is given)\n"
+	"  -q, --quiet         no notices (errors and counts still go to stderr)\n"
+	"  -v, --verbose       also print the counts of documents, games, kyoku\n"
+	"                      and events at the end\n"
 	"  -h, --help          show this help and exit\n"
 	"  -V, --version       show the version and exit\n"
 	"\n"
 	"Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
 	"version mismatch.\n";
 
-static const char *prog = "mjai-parse";
-
-/* After --help/--version: 0, or 1 when stdout could not take it. */
-static int info_done(void)
-{
-	hy_diag d;
-	return hy_stdout_check(&d) ? fprintf(stderr, "%s: standard output: %s\n", prog, d.msg), 1 : 0;
-}
-
 enum { FMT_EVENTS, FMT_JSON, FMT_MJLOG, FMT_TENHOU6 };
 
 typedef struct run {
+	hy_cli *cli;
 	int fmt, keep_going, stats, check, write;
 	hy_replay_report rep;
 	uint64_t bad_games;  /* games with replay issues */
@@ -71,23 +66,18 @@ typedef struct run {
 	hy_diag err;        /* write error, if any */
 } run;
 
-static void say(const hy_diag *d)
-{
-	char buf[1200];
-	fprintf(stderr, "%s: %s\n", prog, hy_diag_format(d, buf, sizeof buf));
-}
-
 static hy_status on_issue(void *ctx, const hy_replay_issue *is)
 {
+	run *r = ctx;
 	const char *src = is->game->source && is->game->source[0] ? is->game->source : "(input)";
 	static const char *const kinds[] = {"illegal event", "score change differs",
 					    "kyoku start scores differ", "final scores differ"};
 	const char *kind = is->kind < 4 ? kinds[is->kind] : "issue";
 	if (is->line)
-		fprintf(stderr, "%s: %s:%u: %s: %s\n", prog, src, is->line, kind, is->msg);
+		hy_cli_say(r->cli, "%s:%u: %s: %s", src, is->line, kind, is->msg);
 	else
-		fprintf(stderr, "%s: %s: game %u, event %zu: %s: %s\n", prog, src,
-			is->game->index + 1, is->event + 1, kind, is->msg);
+		hy_cli_say(r->cli, "%s: game %u, event %zu: %s: %s", src, is->game->index + 1,
+			is->event + 1, kind, is->msg);
 	return HY_OK;
 }
 
@@ -98,7 +88,7 @@ static hy_status check_game(run *r, const hy_game *g)
 	hy_diag_init(&d, g->source);
 	hy_status s = hy_replay_game(g, &r->rep, &d);
 	if (s != HY_OK) {
-		say(&d);
+		hy_cli_diag(r->cli, &d);
 		return s;
 	}
 	r->bad_games += r->rep.illegal + r->rep.mismatch != before;
@@ -149,12 +139,12 @@ static hy_status on_game(void *ctx, hy_game *g)
 			return s;
 		}
 		if (s == HY_EUNSUP && r->games > 0 && r->fmt == FMT_MJLOG) {
-			say(&d);
+			hy_cli_diag(r->cli, &d);
 			r->reported = 1;
 			return s;
 		}
 		if (s != HY_OK) { /* a game the format cannot hold: bad data */
-			say(&d);
+			hy_cli_diag(r->cli, &d);
 			if (r->keep_going && s != HY_ENOMEM) {
 				r->skipped++;
 				return HY_OK;
@@ -184,7 +174,7 @@ static hy_status on_game(void *ctx, hy_game *g)
 static hy_status on_bad(void *ctx, const hy_diag *d)
 {
 	run *r = ctx;
-	say(d);
+	hy_cli_diag(r->cli, d);
 	if (!r->keep_going) {
 		r->reported = 1;
 		return d->status ? d->status : HY_EDATA;
@@ -193,16 +183,19 @@ static hy_status on_bad(void *ctx, const hy_diag *d)
 	return HY_OK;
 }
 
-static void print_stats(const run *r)
+/* The counts (-v, -s or skipped games), then with types the events per type
+ * (-s, or skipped games). */
+static void print_stats(const run *r, int types)
 {
+	hy_cli_progress_clear(r->cli);
 	fprintf(stderr, "%s: %llu documents, %llu games, %llu kyoku, %llu events",
-		prog, (unsigned long long)r->docs, (unsigned long long)r->games,
+		r->cli->prog, (unsigned long long)r->docs, (unsigned long long)r->games,
 		(unsigned long long)r->kyoku, (unsigned long long)r->events);
 	if (r->skipped)
 		fprintf(stderr, ", %llu bad games skipped", (unsigned long long)r->skipped);
 	fputc('\n', stderr);
-	for (int t = HY_EV_START_GAME; t < HY_EV_TYPE_COUNT; t++)
-		fprintf(stderr, "%s:   %-15s %llu\n", prog, hy_ev_type_name(t),
+	for (int t = HY_EV_START_GAME; types && t < HY_EV_TYPE_COUNT; t++)
+		fprintf(stderr, "%s:   %-15s %llu\n", r->cli->prog, hy_ev_type_name(t),
 			(unsigned long long)r->per_type[t]);
 }
 
@@ -215,15 +208,17 @@ int main(int argc, char **argv)
 		{"keep-going", no_argument, 0, 'k'},
 		{"stats", no_argument, 0, 's'},
 		{"check", no_argument, 0, 'c'},
-		{"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'},
+		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
 	};
+	hy_cli cli;
+	hy_cli_init(&cli, "mjai-parse");
 	run r;
 	memset(&r, 0, sizeof r);
+	r.cli = &cli;
 	const char *outpath = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "o:kscVh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:kscqvVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
 		case 'J': r.fmt = FMT_JSON; break;
@@ -232,22 +227,18 @@ int main(int argc, char **argv)
 			int k = 0;
 			while (k < 4 && strcmp(optarg, names[k]) != 0)
 				k++;
-			if (k == 4) {
-				fprintf(stderr, "%s: bad --format '%s' (events, json, mjlog or "
-					"tenhou6)\n%s: try 'mjai-parse --help'\n", prog, optarg, prog);
-				return 2;
-			}
+			if (k == 4)
+				return hy_cli_usage(&cli, "bad --format '%s' (events, json, mjlog or "
+					"tenhou6)", optarg);
 			r.fmt = k;
 			break;
 		}
 		case 'k': r.keep_going = 1; break;
 		case 's': r.stats = 1; break;
 		case 'c': r.check = 1; break;
-		case 'h': fputs(usage, stdout); return info_done();
-		case 'V': printf("mjai-parse (hydra-c) %s\n", HY_VERSION); return info_done();
 		default:
-			fprintf(stderr, "%s: try 'mjai-parse --help'\n", prog);
-			return 2;
+			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
+				return c;
 		}
 	}
 	r.write = !r.check || outpath || r.fmt != FMT_EVENTS;
@@ -256,11 +247,10 @@ int main(int argc, char **argv)
 	r.rep.issue = on_issue;
 	r.rep.ctx = &r;
 	if (r.write && (!outpath || strcmp(outpath, "-") == 0) && r.fmt == FMT_EVENTS &&
-	    isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "%s: refusing to write a binary event stream to a terminal\n"
-			"hint: use -o FILE, a pipe, or --json\n", prog);
+	    hy_cli_stdout_binary(&cli, "a binary event stream", "use -o FILE, a pipe, or --json"))
 		return 2;
-	}
+	hy_cli_stdin(&cli, (const char *const *)argv + optind, (size_t)(argc - optind), 0,
+		"game logs");
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
 
@@ -268,11 +258,11 @@ int main(int argc, char **argv)
 	hy_diag_init(&d, outpath);
 	hy_status s = hy_output_open(&r.out, outpath, &d);
 	if (s != HY_OK) {
-		say(&d);
+		hy_cli_diag(&cli, &d);
 		return hy_status_exit(s);
 	}
 	if (r.write && r.fmt == FMT_EVENTS && (s = hy_evs_writer_open(&r.w, r.out.f)) != HY_OK) {
-		fprintf(stderr, "%s: %s\n", prog, hy_status_str(s));
+		hy_cli_say(&cli, "%s", hy_status_str(s));
 		hy_output_abort(&r.out);
 		return hy_status_exit(s);
 	}
@@ -283,14 +273,14 @@ int main(int argc, char **argv)
 						(size_t)(argc - optind), &sink, &r.docs, &d);
 	if (first != HY_OK) {
 		if (r.err.status)
-			say(&r.err); /* the output failed */
+			hy_cli_diag(&cli, &r.err); /* the output failed */
 		else if (!r.reported)
-			say(&d);
+			hy_cli_diag(&cli, &d);
 	} else if (r.skipped && r.games == 0) { /* --keep-going kept nothing */
 		hy_diag_init(&d, NULL);
 		first = hy_diag_set(&d, HY_EDATA, 0, "no games: all %llu games read were bad "
 				    "(skipped)", (unsigned long long)r.skipped);
-		fprintf(stderr, "%s: %s\n", prog, d.msg);
+		hy_cli_say(&cli, "%s", d.msg);
 	}
 
 	if (first == HY_OK && r.w) {
@@ -298,37 +288,36 @@ int main(int argc, char **argv)
 		r.w = NULL;
 		first = hy_evs_writer_close(w, &r.err);
 		if (first != HY_OK)
-			say(&r.err);
+			hy_cli_diag(&cli, &r.err);
 	}
 	if (first == HY_OK) {
 		hy_diag_init(&d, NULL);
 		first = hy_output_commit(&r.out, &d);
 		if (first != HY_OK && d.msg[0])
-			say(&d);
+			hy_cli_diag(&cli, &d);
 	} else {
 		/* never a trailer after a failure: the next stage must fail too */
 		if (r.w) {
 			char why[1400], buf[1200];
 			const hy_diag *e = r.err.status ? &r.err : &d;
-			snprintf(why, sizeof why, "%s failed: %s", prog,
-				 e->source[0] || e->line ? hy_diag_format(e, buf, sizeof buf)
-							 : e->msg);
+			snprintf(why, sizeof why, "%s failed: %s", cli.prog,
+				 hy_cli_diag_text(e, buf, sizeof buf));
 			hy_evs_writer_abort(r.w, why);
 		}
 		hy_output_abort(&r.out);
 	}
-	if (r.stats || r.skipped)
-		print_stats(&r);
+	if (r.stats || r.skipped || hy_cli_verbose(&cli))
+		print_stats(&r, r.stats || r.skipped);
 	if (r.check) {
 		if (first != HY_OK)
 			fprintf(stderr,
 				"%s: check STOPPED after %llu games: the game above failed, and the "
 				"inputs after it were not checked; this is not a complete check\n",
-				prog, (unsigned long long)r.rep.games);
+				cli.prog, (unsigned long long)r.rep.games);
 		fprintf(stderr,
 			"%s: check%s: %llu games, %llu kyoku (%llu skipped: hidden hands), %llu hora, "
 			"%llu ryukyoku: %llu illegal events, %llu score mismatches in %llu games\n",
-			prog, first != HY_OK ? " (incomplete)" : "",
+			cli.prog, first != HY_OK ? " (incomplete)" : "",
 			(unsigned long long)r.rep.games, (unsigned long long)r.rep.kyoku,
 			(unsigned long long)r.rep.skipped_kyoku, (unsigned long long)r.rep.hora,
 			(unsigned long long)r.rep.ryukyoku, (unsigned long long)r.rep.illegal,

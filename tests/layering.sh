@@ -30,6 +30,7 @@ train:   core events samples encode nn dist data
 play:    core io hand events mjai engine samples encode nn dist train data
 export:  core io samples nn
 review:  core events hand engine play
+cli:     core io nn
 '
 
 cd "${1:-.}" || exit 2

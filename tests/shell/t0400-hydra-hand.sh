@@ -50,7 +50,7 @@ sed -n '/^\.SH OPTIONS/,/^\.SH EXIT/p' "$MAN" | sed 's/\\-/-/g' |
 cmp -s "$T/help.opts" "$T/man.opts" || { diff "$T/help.opts" "$T/man.opts" >&2;
 	fail "--help and the man page OPTIONS list different options"; }
 expect_exit 0 "$HH" -V
-grep -q '^hydra-hand [0-9]' "$T/out" || fail "-V: no version"
+grep -q '^hydra-hand (hydra-c) [0-9]' "$T/out" || fail "-V: no version"
 
 # ---------------------------------------------------------------- exit codes
 expect_exit 2 "$HH"

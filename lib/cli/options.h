@@ -1,0 +1,59 @@
+/* The options several programs share, each parsed one way so that every
+ * program gives the same answer (ARCHITECTURE.md §10): -j/--threads,
+ * -S/--seed, --device, --precision (-q/-v are cli.h's). A parser returns
+ * HY_OK, or HY_EUSAGE with the message ("bad --threads '0': 1 to 1024");
+ * its hy_cli_opt_ twin prints that as a usage error and returns 2 (0 when
+ * the argument is good). */
+#ifndef HY_CLI_OPTIONS_H
+#define HY_CLI_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli/cli.h"
+#include "core/status.h"
+
+enum { HY_CLI_THREADS_MAX = 1024, HY_CLI_CUDA_MAX = 1023 };
+
+/* -j, --threads N: 1 to 1024. */
+hy_status hy_cli_parse_threads(const char *arg, int *n, hy_diag *d);
+/* The default of -j: the CPUs this process may use (its affinity mask,
+ * capped by a cgroup quota: nn/threads.h). */
+int hy_cli_threads_default(void);
+
+/* -S, --seed S: decimal or 0x hexadecimal, 0 to max (UINT64_MAX; INT64_MAX
+ * where the seed is written into JSON logs as a signed number). */
+hy_status hy_cli_parse_seed(const char *arg, uint64_t max, uint64_t *seed, hy_diag *d);
+
+/* --device DEV: auto, cpu, cuda or cuda:N (N 0 to 1023). */
+hy_status hy_cli_parse_device(const char *arg, hy_diag *d);
+
+/* --precision P: bf16 or fp32 (*prec: HY_NN_PREC_BF16 or _FP32). */
+hy_status hy_cli_parse_precision(const char *arg, int *prec, hy_diag *d);
+
+int hy_cli_opt_threads(const hy_cli *c, const char *arg, int *n);
+int hy_cli_opt_seed(const hy_cli *c, const char *arg, uint64_t max, uint64_t *seed);
+int hy_cli_opt_device(const hy_cli *c, const char *arg, const char **dev);
+int hy_cli_opt_precision(const hy_cli *c, const char *arg, int *prec);
+
+/* The backend a --device name asks for (nn/cuda/cuda.h hy_nn_device_pick):
+ * "cpu" the CPU; "cuda" or "cuda:N" that GPU, or "prog: requested device
+ * unavailable: --device NAME: REASON" and 4 (exit status) when it is not
+ * usable; "auto" the GPU when usable, else the CPU with the reason in why
+ * (whyn bytes). Returns 0 or 4. */
+int hy_cli_device_pick(hy_cli *c, const char *name, int *cuda, int *ordinal, char *why,
+	size_t whyn);
+
+/* For a program whose checkpoints open their device later (lib/play, at
+ * the first model): an explicit cuda or cuda:N is checked now, before any
+ * input is read (hy_cli_device_pick: 4 when unavailable); "auto" is left to
+ * the model. name NULL: a CPU-only program. With -v, one line of what runs
+ * where: "prog: device cpu (auto: no usable GPU: REASON), 2 threads of 2
+ * usable CPUs". Returns 0 or 4. */
+int hy_cli_device_check(hy_cli *c, const char *name, int threads);
+/* That -v line for a device already chosen (cuda, ordinal; why: auto's
+ * reason for the CPU, or NULL); threads 0: a resumed run's, as its
+ * checkpoint recorded. */
+void hy_cli_setup_info(hy_cli *c, int cuda, int ordinal, const char *why, int threads);
+
+#endif

@@ -1,0 +1,153 @@
+/* lib/cli/options: the shared option parsers and their exact messages (the
+ * text every program prints after "prog: "). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cli/cli.h"
+#include "cli/options.h"
+#include "nn/backend.h"
+#include "nn/cuda/cuda.h"
+
+static void test_threads(void **state)
+{
+	hy_diag d;
+	int n = 7;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_cli_parse_threads("1", &n, &d), HY_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(hy_cli_parse_threads("1024", &n, &d), HY_OK);
+	assert_int_equal(n, 1024);
+	static const char *const bad[] = {"0", "x", "", "1025", "-1", "2x"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char want[100];
+		n = 7;
+		hy_diag_init(&d, NULL);
+		assert_int_equal(hy_cli_parse_threads(bad[i], &n, &d), HY_EUSAGE);
+		assert_int_equal(n, 7);
+		snprintf(want, sizeof want, "bad --threads '%s': 1 to 1024", bad[i]);
+		assert_string_equal(d.msg, want);
+	}
+	int def = hy_cli_threads_default();
+	assert_true(def >= 1 && def <= HY_CLI_THREADS_MAX);
+}
+
+static void test_seed(void **state)
+{
+	hy_diag d;
+	uint64_t s = 7;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_cli_parse_seed("0x2a", UINT64_MAX, &s, &d), HY_OK);
+	assert_true(s == 42);
+	assert_int_equal(hy_cli_parse_seed("18446744073709551615", UINT64_MAX, &s, &d), HY_OK);
+	assert_true(s == UINT64_MAX);
+	assert_int_equal(hy_cli_parse_seed("9223372036854775807", INT64_MAX, &s, &d), HY_OK);
+	assert_true(s == INT64_MAX);
+	s = 7;
+	assert_int_equal(hy_cli_parse_seed("9223372036854775808", INT64_MAX, &s, &d), HY_EUSAGE);
+	assert_string_equal(d.msg, "bad --seed '9223372036854775808': 0 to 2^63-1, decimal or "
+		"0x hex");
+	assert_true(s == 7);
+	static const char *const bad[] = {"x", "", "-1", "1.5", "18446744073709551616"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char want[120];
+		hy_diag_init(&d, NULL);
+		assert_int_equal(hy_cli_parse_seed(bad[i], UINT64_MAX, &s, &d), HY_EUSAGE);
+		snprintf(want, sizeof want, "bad --seed '%s': 0 to 2^64-1, decimal or 0x hex", bad[i]);
+		assert_string_equal(d.msg, want);
+	}
+	assert_true(s == 7);
+}
+
+static void test_device(void **state)
+{
+	hy_diag d;
+	static const char *const good[] = {"auto", "cpu", "cuda", "cuda:0", "cuda:1", "cuda:1023"};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		hy_diag_init(&d, NULL);
+		assert_int_equal(hy_cli_parse_device(good[i], &d), HY_OK);
+	}
+	static const char *const bad[] = {"bogus", "", "gpu", "cuda:", "cuda:x", "cuda:-1",
+		"cuda:1024", "CPU", "cuda0", "cuda:1 "};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char want[120];
+		hy_diag_init(&d, NULL);
+		assert_int_equal(hy_cli_parse_device(bad[i], &d), HY_EUSAGE);
+		snprintf(want, sizeof want, "bad --device '%s': auto, cpu, cuda or cuda:N (N from 0 "
+			"to 1023)", bad[i]);
+		assert_string_equal(d.msg, want);
+	}
+}
+
+static void test_precision(void **state)
+{
+	hy_diag d;
+	int p = -1;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_cli_parse_precision("bf16", &p, &d), HY_OK);
+	assert_int_equal(p, HY_NN_PREC_BF16);
+	assert_int_equal(hy_cli_parse_precision("fp32", &p, &d), HY_OK);
+	assert_int_equal(p, HY_NN_PREC_FP32);
+	p = -1;
+	assert_int_equal(hy_cli_parse_precision("fp16", &p, &d), HY_EUSAGE);
+	assert_string_equal(d.msg, "bad --precision 'fp16': bf16 or fp32");
+	assert_int_equal(p, -1);
+}
+
+/* cpu is always there; without the CUDA backend an explicit GPU is the
+ * requested-device-unavailable answer (exit status 4), and auto is the CPU
+ * with the reason. */
+static void test_pick(void **state)
+{
+	hy_cli c;
+	hy_cli_init(&c, "test_cli");
+	int cuda = -1, ord = -1;
+	char why[256];
+	assert_int_equal(hy_cli_device_pick(&c, "cpu", &cuda, &ord, why, sizeof why), 0);
+	assert_int_equal(cuda, 0);
+	if (hy_nn_cuda_built())
+		return;
+	assert_int_equal(hy_cli_device_pick(&c, "auto", &cuda, &ord, why, sizeof why), 0);
+	assert_int_equal(cuda, 0);
+	assert_true(strstr(why, "no CUDA backend") != NULL);
+	assert_int_equal(hy_cli_device_pick(&c, "cuda:1", &cuda, &ord, why, sizeof why), 4);
+	assert_int_equal(hy_cli_device_check(&c, "cuda", 1), 4);
+	assert_int_equal(hy_cli_device_check(&c, "auto", 1), 0);
+	assert_int_equal(hy_cli_device_check(&c, NULL, 1), 0);
+}
+
+static void test_verbosity(void **state)
+{
+	hy_cli c;
+	hy_cli_init(&c, "test_cli");
+	assert_false(hy_cli_quiet(&c) || hy_cli_verbose(&c));
+	hy_cli_verbosity(&c, 'v');
+	hy_cli_verbosity(&c, 'v');
+	assert_int_equal(c.level, 2);
+	hy_cli_verbosity(&c, 'q');
+	assert_true(hy_cli_quiet(&c));
+	hy_cli_verbosity(&c, 'v');
+	assert_int_equal(c.level, 1);
+	char buf[32];
+	hy_cli_hms(3725.4, buf, sizeof buf);
+	assert_string_equal(buf, "1:02:05");
+	hy_cli_hms(-1, buf, sizeof buf);
+	assert_string_equal(buf, "?");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_seed),
+		cmocka_unit_test(test_device),
+		cmocka_unit_test(test_precision),
+		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_verbosity),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
