@@ -1,12 +1,22 @@
 #include "core/num.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
+/* strto* skip leading white space (and strtoull then takes a '-'): the
+ * number must start at the first byte. */
+static int starts_bad(const char *s)
+{
+	return !*s || isspace((unsigned char)*s);
+}
+
 int hy_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
 {
 	char *end;
+	if (starts_bad(s))
+		return -1;
 	errno = 0;
 	long long x = strtoll(s, &end, 10);
 	if (errno || end == s || *end || x < lo || x > hi)
@@ -18,7 +28,7 @@ int hy_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *v)
 int hy_parse_u64(const char *s, int base, uint64_t *v)
 {
 	char *end;
-	if (!*s || *s == '-')
+	if (starts_bad(s) || *s == '-')
 		return -1;
 	errno = 0;
 	unsigned long long x = strtoull(s, &end, base);
@@ -31,6 +41,8 @@ int hy_parse_u64(const char *s, int base, uint64_t *v)
 int hy_parse_double(const char *s, double *v)
 {
 	char *end;
+	if (starts_bad(s))
+		return -1;
 	errno = 0;
 	double x = strtod(s, &end);
 	if (errno || end == s || *end || !isfinite(x))

@@ -1,5 +1,5 @@
 /* Strict numbers from command-line text: the whole string must be the
- * number (no trailing bytes, not empty), no overflow. Each returns 0 on
+ * number (no leading white space, no trailing bytes, not empty), no overflow. Each returns 0 on
  * success and -1 otherwise, leaving *v untouched on failure. Range and sign
  * rules beyond these are the caller's. */
 #ifndef HY_CORE_NUM_H
