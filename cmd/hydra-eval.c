@@ -41,6 +41,10 @@ static const char usage[] =
 	"      --challenger A     the challenger's policy\n"
 	"      --opponent B       the opponents' policy (three seats)\n"
 	"      --seeds N          seeds (walls), each played 4 times (default 100)\n"
+	"      --sequential       play looks of 100, 200, 400 ... seeds up to --seeds\n"
+	"                         and stop at the first whose interval of the mean\n"
+	"                         rank excludes 2.5 (each look at 1 - 0.05/looks:\n"
+	"                         95% over all of them); one process only\n"
 	"  -S, --seed S           master seed of the walls (decimal or 0x hex;\n"
 	"                         default 0)\n"
 	"  -t, --tables T         concurrent tables (default 16)\n"
@@ -75,7 +79,7 @@ typedef struct opts {
 	const char **data;
 	size_t ndata;
 	uint64_t seeds, seed;
-	int tables, threads, batch, json;
+	int tables, threads, batch, json, sequential;
 	double temperature, bot_timeout;
 } opts;
 
@@ -203,7 +207,10 @@ static int run_arena(const opts *o)
 		hy_cli_diag(o->cli, &d);
 		return 1;
 	}
-	int rc = rank_failed(o, &ds, run_arena_ranks(o, &ds));
+	int rc = o->sequential && ds.size > 1
+		? hy_cli_usage(o->cli, "--sequential decides after each look in one process: run it "
+			"without mpirun (or give --seeds without --sequential)")
+		: rank_failed(o, &ds, run_arena_ranks(o, &ds));
 	hy_dist_free(&ds);
 	return rc;
 }
@@ -244,8 +251,24 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 			    .threads = o->threads, .on_game = on_game, .ctx = &u,
 			    .first = (uint64_t)ds->rank, .count = mine,
 			    .stride = (uint64_t)ds->size};
-	if (mine)
+	hy_arena_seq q;
+	int looks = 0, decided = 0;
+	hy_arena_summary ls;
+	if (o->sequential) { /* one process (checked): look after look */
+		hy_arena_seq_plan(HY_ARENA_SEQ_FIRST, o->seeds, &q);
+		for (uint64_t prev = 0; !st && !decided && looks < q.n; looks++) {
+			ao.first = prev;
+			ao.count = q.look[looks] - prev;
+			st = hy_arena_run(&ao, &chal, &opp, &acc, &d);
+			prev = q.look[looks];
+			hy_arena_acc view = acc; /* the seeds played so far */
+			view.nseeds = prev;
+			hy_arena_summarise_at(&view, q.conf, &ls);
+			decided = hy_arena_decided(&ls);
+		}
+	} else if (mine) {
 		st = hy_arena_run(&ao, &chal, &opp, &acc, &d);
+	}
 	if (!st)
 		st = hy_arena_gather(ds, &acc, &d);
 	double elapsed = hy_cli_now() - o->cli->t0;
@@ -263,8 +286,13 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 		return 0;
 	}
 	arena_report r = {.info = {.challenger = o->challenger, .opponent = o->opponent,
-				   .seed = (unsigned long long)o->seed, .elapsed_s = elapsed}};
-	hy_arena_summarise(&acc, &r.s);
+				   .seed = (unsigned long long)o->seed, .elapsed_s = elapsed,
+				   .seq = o->sequential ? &q : NULL, .looks = looks,
+				   .decided = decided}};
+	hy_arena_acc view = acc; /* a sequential run: the seeds of the looks made */
+	if (o->sequential)
+		view.nseeds = q.look[looks - 1];
+	hy_arena_summarise_at(&view, o->sequential ? q.conf : 0.95, &r.s);
 	hy_arena_acc_free(&acc);
 	rc = emit(o, arena_table, arena_json, &r);
 	if (rc == 0 && r.s.aborted) {
@@ -322,7 +350,7 @@ static int run_dataset(const opts *o)
 
 /* ---------------------------------------------------------------- main */
 
-enum { O_CHAL = 256, O_OPP, O_TEMP, O_TIMEOUT, O_LOGDIR, O_DEVICE, O_JSON, O_TABLE };
+enum { O_CHAL = 256, O_OPP, O_TEMP, O_TIMEOUT, O_LOGDIR, O_DEVICE, O_JSON, O_TABLE, O_SEQ };
 
 static int eval_main(int argc, char **argv, opts *o)
 {
@@ -341,6 +369,7 @@ static int eval_main(int argc, char **argv, opts *o)
 		{"batch", required_argument, 0, 'b'},
 		{"device", required_argument, 0, O_DEVICE},
 		{"json", no_argument, 0, O_JSON},
+		{"sequential", no_argument, 0, O_SEQ},
 		{"table-out", required_argument, 0, O_TABLE},
 		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
@@ -394,6 +423,7 @@ static int eval_main(int argc, char **argv, opts *o)
 				return 2;
 			break;
 		case O_JSON: o->json = 1; break;
+		case O_SEQ: o->sequential = 1; break;
 		case O_TABLE: o->table_out = optarg; break;
 		default:
 			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
@@ -413,6 +443,8 @@ static int eval_main(int argc, char **argv, opts *o)
 		if (optind < argc)
 			return hy_cli_usage(cli, "unexpected argument '%s'", argv[optind]);
 	} else {
+		if (o->sequential)
+			return hy_cli_usage(cli, "--sequential belongs to the arena");
 		if (!o->model)
 			return hy_cli_usage(cli, "dataset mode needs --model CKPT");
 		if (o->log_dir)

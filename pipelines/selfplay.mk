@@ -33,7 +33,11 @@
 # OUT/best.h5 is the last iteration's best.h5. OUT/plots/league.png shows
 # the strength over the iterations against both. SEEDS defaults to 400: at
 # 100 seeds a 95% interval of the mean rank is about +-0.09 wide, too wide
-# for the few hundredths an iteration moves. Runs from any directory;
+# for the few hundredths an iteration moves. SEQUENTIAL=1 plays both
+# arenas by hydra-eval --sequential (looks of 100, 200, 400 ... seeds up to
+# SEEDS, stopping at the first whose interval of the mean rank excludes
+# 2.5, 95% over the looks): a clear result costs a quarter of the games,
+# and the time goes to self-play. Runs from any directory;
 # programs from BIN as in bc.mk; DEVICE as in bc.mk.
 #
 # Crash safety and rebuilds follow pipelines/common.mk: every target is
@@ -43,8 +47,8 @@
 #   OUT/.sp-init.settings   INIT (the path)
 #   OUT/.sp-play.settings   GAMES TABLES TEMP SEED MIX REWARD
 #   OUT/.sp-fit.settings    BATCH PPO_FLAGS ANCHOR VALUE_WARMUP HORIZON
-#   OUT/.sp-arena.settings  SEEDS
-#   OUT/.sp-yard.settings   SEEDS YARDSTICK
+#   OUT/.sp-arena.settings  SEEDS SEQUENTIAL
+#   OUT/.sp-yard.settings   SEEDS SEQUENTIAL YARDSTICK
 #   OUT/.sp-league.settings ITERS (league.jsonl, best.h5, the league plot)
 # so a changed setting remakes its stage of every iteration and all after
 # it. A PPO run resumes (--resume) under the rule of bc.mk.
@@ -57,6 +61,7 @@ GAMES  ?= 64
 TABLES ?= 32
 TEMP   ?= 1
 SEEDS  ?= 400
+SEQUENTIAL ?=
 SEED   ?= 0
 BATCH  ?= 4096
 PPO_FLAGS ?= --lr 1e-4
@@ -81,8 +86,8 @@ all: $(OUT)/league.jsonl $(OUT)/best.h5 plots
 $(eval $(call settings,sp-init,INIT))
 $(eval $(call settings,sp-play,GAMES TABLES TEMP SEED MIX REWARD))
 $(eval $(call settings,sp-fit,BATCH PPO_FLAGS ANCHOR VALUE_WARMUP HORIZON))
-$(eval $(call settings,sp-arena,SEEDS))
-$(eval $(call settings,sp-yard,SEEDS YARDSTICK))
+$(eval $(call settings,sp-arena,SEEDS SEQUENTIAL))
+$(eval $(call settings,sp-yard,SEEDS SEQUENTIAL YARDSTICK))
 
 # a GRP reward: the normalisation carried from iteration to iteration
 GRP := $(patsubst grp:%,%,$(filter grp:%,$(REWARD)))
@@ -154,7 +159,8 @@ $(OUT)/iter-$(1)/arena.json: $(OUT)/iter-$(1)/model.h5 $(OUT)/iter-$(2)/best.h5 
 		$(OUT)/.sp-arena.settings
 	$$(untmp)
 	$(P)hydra-eval -q --challenger $$< --opponent $(OUT)/iter-$(2)/best.h5 \
-		--seeds $(SEEDS) --seed $$$$(( 1000 + $(1) )) --device $(DEVICE) -j $(THREADS) \
+		--seeds $(SEEDS) $(if $(SEQUENTIAL),--sequential) --seed $$$$(( 1000 + $(1) )) \
+		--device $(DEVICE) -j $(THREADS) \
 		--table-out $(OUT)/iter-$(1)/arena.txt --json > $$@.tmp
 	$$(commit)
 	cat $(OUT)/iter-$(1)/arena.txt
@@ -162,7 +168,8 @@ $(OUT)/iter-$(1)/arena.json: $(OUT)/iter-$(1)/model.h5 $(OUT)/iter-$(2)/best.h5 
 $(OUT)/iter-$(1)/yard.json: $(OUT)/iter-$(1)/model.h5 $(OUT)/.sp-yard.settings
 	$$(untmp)
 	$(P)hydra-eval -q --challenger $$< --opponent $(YARDSTICK) \
-		--seeds $(SEEDS) --seed 5000 --device $(DEVICE) -j $(THREADS) \
+		--seeds $(SEEDS) $(if $(SEQUENTIAL),--sequential) --seed 5000 --device $(DEVICE) \
+		-j $(THREADS) \
 		--table-out $(OUT)/iter-$(1)/yard.txt --json > $$@.tmp
 	$$(commit)
 	cat $(OUT)/iter-$(1)/yard.txt

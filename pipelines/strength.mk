@@ -10,7 +10,7 @@
 #   4. the PPO league (pipelines/selfplay.mk) from the start: ITERS
 #      iterations of GAMES games rewarded per kyoku by the GRP, each
 #      candidate measured against the best so far and against TEACHER at
-#      LEAGUE_SEEDS seeds;
+#      LEAGUE_SEEDS seeds (SEQUENTIAL=1: hydra-eval --sequential, up to them);
 #   5. the final arenas at SEEDS seeds (400): the last model against three
 #      copies of its start, the last model against three TEACHER, and the
 #      start against three TEACHER for reference;
@@ -44,6 +44,7 @@ GRP_EPOCHS ?= 20
 ITERS   ?= 6
 GAMES   ?= 256
 LEAGUE_SEEDS ?= 400
+SEQUENTIAL ?=
 BATCH   ?= 4096
 PPO_FLAGS ?= --lr 1e-4
 SEEDS   ?= 400
@@ -85,7 +86,8 @@ league: $(OUT)/league/league.jsonl
 $(OUT)/league/league.jsonl: $(OUT)/bc/model.h5 $(OUT)/grp/grp.h5 FORCE
 	$(SUB) -f $(HERE)selfplay.mk INIT=$(OUT)/bc/model.h5 OUT=$(OUT)/league ITERS=$(ITERS) \
 		GAMES=$(GAMES) SEEDS=$(LEAGUE_SEEDS) BATCH=$(BATCH) PPO_FLAGS='$(PPO_FLAGS)' \
-		REWARD=grp:$(OUT)/grp/grp.h5 YARDSTICK=$(TEACHER) HORIZON=$(ITERS) all
+		REWARD=grp:$(OUT)/grp/grp.h5 YARDSTICK=$(TEACHER) HORIZON=$(ITERS) \
+		SEQUENTIAL=$(SEQUENTIAL) all
 
 FINAL := $(OUT)/league/iter-$(ITERS)/model.h5
 $(FINAL): $(OUT)/league/league.jsonl ;

@@ -127,7 +127,7 @@ double hy_arena_t_quantile(double conf, uint64_t df)
 	return 0.5 * (lo + hi);
 }
 
-void hy_arena_interval_of(const double *x, size_t n, hy_arena_interval *iv)
+void hy_arena_interval_at(const double *x, size_t n, double conf, hy_arena_interval *iv)
 {
 	iv->mean = iv->sd = iv->half = iv->lo = iv->hi = NAN;
 	if (n == 0)
@@ -142,9 +142,14 @@ void hy_arena_interval_of(const double *x, size_t n, hy_arena_interval *iv)
 	for (size_t i = 0; i < n; i++)
 		ss += (x[i] - iv->mean) * (x[i] - iv->mean);
 	iv->sd = sqrt(ss / (double)(n - 1));
-	iv->half = hy_arena_t_quantile(0.95, n - 1) * iv->sd / sqrt((double)n);
+	iv->half = hy_arena_t_quantile(conf, n - 1) * iv->sd / sqrt((double)n);
 	iv->lo = iv->mean - iv->half;
 	iv->hi = iv->mean + iv->half;
+}
+
+void hy_arena_interval_of(const double *x, size_t n, hy_arena_interval *iv)
+{
+	hy_arena_interval_at(x, n, 0.95, iv);
 }
 
 static void rates_of(const hy_arena_counts *c, hy_arena_rates *r)
@@ -172,7 +177,13 @@ static void sum_counts(hy_arena_counts *to, const hy_arena_counts *c)
 
 void hy_arena_summarise(hy_arena_acc *a, hy_arena_summary *s)
 {
+	hy_arena_summarise_at(a, 0.95, s);
+}
+
+void hy_arena_summarise_at(hy_arena_acc *a, double conf, hy_arena_summary *s)
+{
 	memset(s, 0, sizeof *s);
+	s->conf = conf;
 	s->seeds = a->nseeds;
 	double *mrank = a->scratch, *mpts = a->scratch + a->nseeds;
 	hy_arena_counts chal = {0}, opp = {0};
@@ -205,12 +216,28 @@ void hy_arena_summarise(hy_arena_acc *a, hy_arena_summary *s)
 	}
 	s->seeds_counted = n;
 	s->games = (uint64_t)n * HY_ARENA_ROTATIONS;
-	hy_arena_interval_of(mrank, n, &s->rank);
-	hy_arena_interval_of(mpts, n, &s->points);
-	s->t = n >= HY_ARENA_MIN_SEEDS ? hy_arena_t_quantile(0.95, n - 1) : NAN;
+	hy_arena_interval_at(mrank, n, conf, &s->rank);
+	hy_arena_interval_at(mpts, n, conf, &s->points);
+	s->t = n >= HY_ARENA_MIN_SEEDS ? hy_arena_t_quantile(conf, n - 1) : NAN;
 	s->score = s->games ? score / (double)s->games : NAN;
 	rates_of(&chal, &s->chal);
 	rates_of(&opp, &s->opp);
+}
+
+void hy_arena_seq_plan(uint64_t first, uint64_t max, hy_arena_seq *q)
+{
+	memset(q, 0, sizeof *q);
+	if (first < 1)
+		first = 1;
+	for (uint64_t k = first; k < max && q->n < HY_ARENA_SEQ_MAX_LOOKS - 1; k *= 2)
+		q->look[q->n++] = k;
+	q->look[q->n++] = max;
+	q->conf = 1.0 - 0.05 / q->n;
+}
+
+int hy_arena_decided(const hy_arena_summary *s)
+{
+	return s->rank.hi < 2.5 || s->rank.lo > 2.5; /* NaN: not decided */
 }
 
 /* ---------------------------------------------------------------- playing */

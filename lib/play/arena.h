@@ -106,6 +106,7 @@ typedef struct hy_arena_summary {
 	uint64_t aborted;        /* games aborted                             */
 	uint64_t seeds_excluded; /* seeds left out because of an aborted game */
 	uint64_t unplayed;       /* (seed, rotation) never recorded           */
+	double conf;             /* level of the intervals (0.95 by default)  */
 	double t;                /* t quantile used (NaN when n < 3)          */
 	hy_arena_interval rank;  /* 1-based                                   */
 	hy_arena_interval points;
@@ -116,6 +117,8 @@ typedef struct hy_arena_summary {
 
 /* Uses a->scratch; a is otherwise unchanged. */
 void hy_arena_summarise(hy_arena_acc *a, hy_arena_summary *s);
+/* The same with the intervals at level conf (in (0, 1)). */
+void hy_arena_summarise_at(hy_arena_acc *a, double conf, hy_arena_summary *s);
 
 /* x with P(|T| ≤ x) = conf for Student's t with df ≥ 1 degrees of freedom
  * (conf in (0, 1)); exact to ~1e-12 (the closed form of the distribution
@@ -124,6 +127,26 @@ double hy_arena_t_quantile(double conf, uint64_t df);
 
 /* Mean and 95% interval of n values (the per-seed means). */
 void hy_arena_interval_of(const double *x, size_t n, hy_arena_interval *iv);
+/* The same at level conf. */
+void hy_arena_interval_at(const double *x, size_t n, double conf, hy_arena_interval *iv);
+
+/* The sequential rule (hydra-eval --sequential): the seeds are played in
+ * looks of first, 2·first, 4·first, … seeds up to max (the last look);
+ * after each look the mean rank's interval is computed at level
+ * conf = 1 − 0.05 / looks, and the run stops at the first look whose
+ * interval lies wholly below or above 2.5 (parity). By Bonferroni's
+ * inequality the chance that any look excludes parity when the players
+ * are even stays at most 5%: the stopped run's interval is a 95% one for
+ * the whole procedure, and an even match runs to max. */
+enum { HY_ARENA_SEQ_FIRST = 100, HY_ARENA_SEQ_MAX_LOOKS = 24 };
+typedef struct hy_arena_seq {
+	uint64_t look[HY_ARENA_SEQ_MAX_LOOKS]; /* seeds after each look, rising to max */
+	int n;                                 /* looks                                */
+	double conf;                           /* each look's interval level          */
+} hy_arena_seq;
+void hy_arena_seq_plan(uint64_t first, uint64_t max, hy_arena_seq *q);
+/* 1 when the mean rank's interval lies wholly below or above 2.5. */
+int hy_arena_decided(const hy_arena_summary *s);
 
 /* A finished game as it reaches the caller of hy_arena_run: seed index
  * (the runner's game index) and rotation, with the runner's game. */

@@ -24,13 +24,14 @@ static const char *num(char *buf, size_t n, double x, int prec)
 }
 
 static void interval_row(FILE *f, const char *label, const hy_arena_interval *iv, int prec,
-			 uint64_t seeds)
+			 uint64_t seeds, double conf)
 {
 	char m[64], lo[64], hi[64], h[64];
 	fprintf(f, "%-18s%-10s", label, num(m, sizeof m, iv->mean, prec));
 	if (isfinite(iv->half))
-		fprintf(f, "+- %-9s 95%% CI [%s, %s]", num(h, sizeof h, iv->half, prec),
-			num(lo, sizeof lo, iv->lo, prec), num(hi, sizeof hi, iv->hi, prec));
+		fprintf(f, "+- %-9s %.4g%% CI [%s, %s]", num(h, sizeof h, iv->half, prec),
+			100 * conf, num(lo, sizeof lo, iv->lo, prec), num(hi, sizeof hi, iv->hi,
+			prec));
 	else
 		fprintf(f, "interval not available (%llu seed%s)", (unsigned long long)seeds,
 			seeds == 1 ? "" : "s");
@@ -62,8 +63,22 @@ hy_status hy_report_arena_table(FILE *f, const hy_report_arena_info *info,
 	if (s->unplayed)
 		fprintf(f, ", %llu not played", (unsigned long long)s->unplayed);
 	fputc('\n', f);
-	interval_row(f, "average rank", &s->rank, 4, s->seeds_counted);
-	interval_row(f, "placement points", &s->points, 2, s->seeds_counted);
+	interval_row(f, "average rank", &s->rank, 4, s->seeds_counted, s->conf);
+	interval_row(f, "placement points", &s->points, 2, s->seeds_counted, s->conf);
+	if (info->seq) {
+		const hy_arena_seq *q = info->seq;
+		if (info->decided)
+			fprintf(f, "%-18sdecided after %llu of at most %llu seeds (look %d of %d): the "
+				"interval excludes 2.5\n", "sequential",
+				(unsigned long long)q->look[info->looks - 1],
+				(unsigned long long)q->look[q->n - 1], info->looks, q->n);
+		else
+			fprintf(f, "%-18snot decided at %llu seeds (%d looks): the interval holds "
+				"2.5\n", "sequential", (unsigned long long)q->look[info->looks - 1],
+				info->looks);
+		fprintf(f, "%-18seach look at %.4g%%, so 95%% over the %d looks (Bonferroni)\n", "",
+			100 * q->conf, q->n);
+	}
 	if (isfinite(s->t))
 		fprintf(f, "%-18sStudent t %.4f, %llu df, over per-seed means\n", "interval",
 			s->t, (unsigned long long)(s->seeds_counted - 1));
@@ -164,13 +179,27 @@ hy_status hy_report_arena_json(FILE *f, const hy_report_arena_info *info,
 	    put(o, "aborted", json_integer((json_int_t)s->aborted)) |
 	    put(o, "seeds_excluded", json_integer((json_int_t)s->seeds_excluded)) |
 	    put(o, "unplayed", json_integer((json_int_t)s->unplayed)) |
-	    put(o, "confidence", json_real(0.95)) | put(o, "t", jnum(s->t)) |
+	    put(o, "confidence", json_real(s->conf)) | put(o, "t", jnum(s->t)) |
 	    put(o, "rank", jinterval(&s->rank)) | put(o, "points", jinterval(&s->points)) |
 	    put(o, "score", jnum(s->score)) | put(o, "rank_count", rc) |
 	    put(o, "rates", rates) | put(o, "elapsed_s", jnum(info->elapsed_s)) |
 	    put(o, "games_per_s", jnum(gps))) {
 		json_decref(o);
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	}
+	if (info->seq) { /* looks: the seeds after each look made */
+		const hy_arena_seq *q = info->seq;
+		json_t *sq = json_object(), *lk = json_array();
+		for (int i = 0; sq && lk && i < info->looks; i++)
+			if (json_array_append_new(lk, json_integer((json_int_t)q->look[i])))
+				break;
+		if (!sq || !lk || put(sq, "decided", json_boolean(info->decided)) |
+			put(sq, "looks", lk) | put(sq, "max_looks", json_integer(q->n)) |
+			put(sq, "max_seeds", json_integer((json_int_t)q->look[q->n - 1])) |
+			put(sq, "look_confidence", json_real(q->conf)) | put(o, "sequential", sq)) {
+			json_decref(o);
+			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+		}
 	}
 	return dump(f, o, d);
 }

@@ -18,6 +18,11 @@ typedef struct hy_report_arena_info {
 	const char *challenger, *opponent; /* policy specs          */
 	unsigned long long seed;           /* master seed           */
 	double elapsed_s;                  /* wall time of the games */
+	/* --sequential (arena.h hy_arena_seq; seq NULL: a fixed number of
+	 * seeds): the looks made, whether the last one decided, the most
+	 * seeds the run would have played */
+	const hy_arena_seq *seq;
+	int looks, decided;
 } hy_report_arena_info;
 
 hy_status hy_report_arena_table(FILE *f, const hy_report_arena_info *info,

@@ -243,4 +243,22 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["aborted"] == 8 and r["games"] == 0 and r["seeds_excluded"] == 2, r
 assert r["rank"]["mean"] is None' "$T/out" || fail "aborted games in the report"
+# --sequential: a clear result stops at the first look (100 seeds), at the
+# level of 3 looks; an even match plays every look and says so; the rule
+# is refused in dataset mode
+expect_exit 0 "$V" --challenger rulebot --opponent baseline --seeds 400 --sequential --json -q
+$PY -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+q = r["sequential"]
+assert q["decided"] and q["looks"] == [100] and q["max_looks"] == 3, q
+assert r["seeds"] == 100 and r["unplayed"] == 0 and r["games"] == 400, r
+assert abs(r["confidence"] - (1 - 0.05 / 3)) < 1e-9 and r["rank"]["hi"] < 2.5, r' "$T/out" ||
+	fail "hydra-eval --sequential, a clear result"
+expect_exit 0 "$V" --challenger baseline --opponent baseline --seeds 400 --sequential -q
+grep -q '^sequential  *not decided at 400 seeds (3 looks)' "$T/out" ||
+	{ cat "$T/out" >&2; fail "hydra-eval --sequential, an even match"; }
+grep -q '98.33% CI' "$T/out" || { cat "$T/out" >&2; fail "the looks' level not in the table"; }
+expect_exit 2 "$V" --model x.h5 --data x.sms --sequential
+grep -q 'belongs to the arena' "$T/err" || fail "--sequential in dataset mode"
 exit 0

@@ -110,6 +110,11 @@ for l in open(sys.argv[1]):
         seen[(int(m.group(2)), int(m.group(3)))] = int(m.group(1))
 assert seen == {(k, r): k % 3 for k in range(7) for r in range(4)}, seen
 EOF
+# --sequential decides after each look in one process: refused on 2 ranks
+$MPI2 "$EV" --challenger baseline --opponent random --seeds 4 --sequential -q >/dev/null 2>seq2.err
+[ $? -ne 0 ] || fail "mpirun hydra-eval --sequential: exit 0"
+grep -q -- '--sequential decides after each look in one process' seq2.err ||
+	{ cat seq2.err; fail "mpirun hydra-eval --sequential: no reason"; }
 
 # ---- hydra-fit: 2 ranks vs 1 rank, same data, seed and global batch
 FIT="--arch tiny --steps 20 --batch 64 --threads 1 --log-every 1 --seed 3"

@@ -17,6 +17,7 @@
 
 #include "dist/dist.h"
 #include "mjai/mjai.h"
+#include "nn/rng.h"
 #include "play/arena.h"
 #include "play/report.h"
 #include "samples/stream.h"
@@ -490,10 +491,113 @@ static void test_arena_stride(void **state)
 	hy_policy_close(&r);
 }
 
+/* The sequential rule: the looks double up to the most seeds, each at
+ * 1 − 0.05/looks; a look decides when the rank interval excludes 2.5; run
+ * on simulated even players (each rotation's rank uniform) the procedure
+ * decides in at most about 5% of the runs, and on a clearly better player
+ * it decides, mostly at the first look. */
+static int seq_run(hy_arena_acc *a, const hy_arena_seq *q, hy_rng *r, int better, int *at)
+{
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	uint64_t prev = 0;
+	for (int l = 0; l < q->n; l++) {
+		for (uint64_t k = prev; k < q->look[l]; k++)
+			for (int rot = 0; rot < 4; rot++) {
+				/* better: 1st with weight 2, others 1 */
+				int rank = better ? (int)hy_rng_below(r, 5) : (int)hy_rng_below(r, 4);
+				hy_arena_result res = played(rank > 3 ? 0 : rank, 25000, 8, 1);
+				assert_int_equal(hy_arena_record(a, k, rot, &res, &d), HY_OK);
+			}
+		prev = q->look[l];
+		hy_arena_acc view = *a;
+		view.nseeds = prev;
+		hy_arena_summary s;
+		hy_arena_summarise_at(&view, q->conf, &s);
+		assert_true(s.conf == q->conf);
+		if (hy_arena_decided(&s)) {
+			*at = l;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void test_sequential(void **state)
+{
+	(void)state;
+	hy_arena_seq q;
+	hy_arena_seq_plan(100, 400, &q);
+	assert_int_equal(q.n, 3);
+	assert_true(q.look[0] == 100 && q.look[1] == 200 && q.look[2] == 400);
+	assert_true(fabs(q.conf - (1 - 0.05 / 3)) < 1e-15);
+	hy_arena_seq_plan(100, 1000, &q);
+	assert_int_equal(q.n, 5);
+	assert_true(q.look[3] == 800 && q.look[4] == 1000);
+	hy_arena_seq_plan(100, 100, &q);
+	assert_int_equal(q.n, 1);
+	assert_true(q.look[0] == 100 && q.conf == 1 - 0.05);
+	hy_arena_seq_plan(100, 30, &q);
+	assert_true(q.n == 1 && q.look[0] == 30);
+
+	hy_arena_summary s;
+	memset(&s, 0, sizeof s);
+	s.rank = (hy_arena_interval){.mean = 2.3, .lo = 2.2, .hi = 2.4};
+	assert_true(hy_arena_decided(&s));
+	s.rank = (hy_arena_interval){.mean = 2.7, .lo = 2.6, .hi = 2.8};
+	assert_true(hy_arena_decided(&s));
+	s.rank = (hy_arena_interval){.mean = 2.45, .lo = 2.4, .hi = 2.5};
+	assert_false(hy_arena_decided(&s));
+	s.rank = (hy_arena_interval){.mean = 2.3, .lo = NAN, .hi = NAN};
+	assert_false(hy_arena_decided(&s));
+
+	/* the level: a wider interval at 99% than at 95% */
+	hy_rng r;
+	hy_rng_seed(&r, 20261126);
+	hy_arena_acc a;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_arena_seq_plan(100, 400, &q);
+	enum { RUNS = 1000 };
+	int decided = 0, at = 0, first = 0;
+	for (int run = 0; run < RUNS; run++) {
+		assert_int_equal(hy_arena_acc_init(&a, 400, &d), HY_OK);
+		decided += seq_run(&a, &q, &r, 0, &at);
+		hy_arena_acc_free(&a);
+	}
+	/* at most 5% by Bonferroni (and ~3.6% in truth); 1,000 runs: the
+	 * binomial's sd is 0.7% */
+	assert_true(decided <= 65);
+	decided = 0;
+	for (int run = 0; run < 50; run++) {
+		assert_int_equal(hy_arena_acc_init(&a, 400, &d), HY_OK);
+		if (seq_run(&a, &q, &r, 1, &at)) {
+			decided++;
+			first += at == 0;
+		}
+		hy_arena_acc_free(&a);
+	}
+	assert_int_equal(decided, 50); /* mean rank 2.2 against 2.5 */
+	assert_true(first >= 45);
+	assert_int_equal(hy_arena_acc_init(&a, 50, &d), HY_OK);
+	for (uint64_t k = 0; k < 50; k++)
+		for (int rot = 0; rot < 4; rot++) {
+			hy_arena_result res = played((int)hy_rng_below(&r, 4), 25000, 8, 1);
+			assert_int_equal(hy_arena_record(&a, k, rot, &res, &d), HY_OK);
+		}
+	hy_arena_summary s95, s99;
+	hy_arena_summarise(&a, &s95);
+	hy_arena_summarise_at(&a, 0.99, &s99);
+	assert_true(s95.conf == 0.95 && s99.conf == 0.99);
+	assert_true(s99.rank.mean == s95.rank.mean && s99.rank.half > s95.rank.half);
+	hy_arena_acc_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rotation),
+		cmocka_unit_test(test_sequential),
 		cmocka_unit_test(test_t_quantile),
 		cmocka_unit_test(test_few_seeds),
 		cmocka_unit_test(test_summary_direct),
