@@ -66,12 +66,22 @@ int hy_cli_try_help(const hy_cli *c)
 	return 2;
 }
 
+/* One write a message: stderr is unbuffered, and mpirun --tag-output tags
+ * each write, so a line written in pieces would reach the reader in pieces. */
 static void vsay(hy_cli *c, const char *fmt, va_list ap)
 {
 	hy_cli_progress_clear(c);
-	fprintf(stderr, "%s: ", c->prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char line[8192];
+	int n = snprintf(line, sizeof line, "%s: ", c->prog);
+	if (n < 0 || (size_t)n >= sizeof line - 2)
+		n = 0;
+	int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	size_t len = m < 0 ? (size_t)n : (size_t)n + (size_t)m;
+	if (len > sizeof line - 2)
+		len = sizeof line - 2;
+	line[len] = '\n';
+	line[len + 1] = '\0';
+	fputs(line, stderr);
 }
 
 int hy_cli_usage(const hy_cli *c, const char *fmt, ...)
@@ -160,9 +170,11 @@ int hy_cli_progress_due(hy_cli *c, int force)
 static void draw(hy_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void vdraw(hy_cli *c, const char *fmt, va_list ap)
 {
-	fputc('\r', stderr);
-	vfprintf(stderr, fmt, ap);
-	fputs("\033[K", stderr);
+	char line[1024] = "\r"; /* one write, as vsay */
+	int m = vsnprintf(line + 1, sizeof line - 5, fmt, ap);
+	size_t len = m < 0 ? 1 : 1 + ((size_t)m < sizeof line - 5 ? (size_t)m : sizeof line - 6);
+	memcpy(line + len, "\033[K", 4);
+	fputs(line, stderr);
 	c->shown = 1;
 }
 
