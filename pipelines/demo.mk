@@ -107,7 +107,7 @@ $(OUT)/sp/best.h5: $(OUT)/sp/league.jsonl ;
 $(OUT)/sp/iter-$(ITERS)/yard.json: $(OUT)/sp/league.jsonl ;
 
 # jq programs of the summary: a league line, and the plain verdict
-DEMO_LEAGUE := def r: if . == null then "n/a" else (. * 1000 | round / 1000) end; "  iteration \(.iter): vs best \(.rank|r) [\(.rank_lo|r), \(.rank_hi|r)], vs rulebot \(.yard_rank|r) [\(.yard_lo|r), \(.yard_hi|r)], \(.seeds) seeds\(if .promoted then ", promoted" else "" end)"
+DEMO_LEAGUE := def r: if . == null then "n/a" else (. * 1000 | round / 1000) end; "  iteration \(.iter): vs best \(.rank|r) [\(.rank_lo|r), \(.rank_hi|r)] (\(.seeds) seeds), vs rulebot \(.yard_rank|r) [\(.yard_lo|r), \(.yard_hi|r)] (\(.yard_seeds) seeds)\(if .promoted then ", promoted" else "" end)"
 DEMO_VERDICT := def r: . * 1000 | round / 1000; if .rank.hi == null then "verdict: not decided: \(.seeds_counted) seeds give no interval" elif .rank.hi < 2.5 then "verdict: the model BEAT the rule bot rulebot (mean rank \(.rank.mean|r), 95% interval [\(.rank.lo|r), \(.rank.hi|r)] below 2.5, \(.seeds_counted) seeds)" else "verdict: the model did NOT beat the rule bot rulebot (mean rank \(.rank.mean|r), 95% interval [\(.rank.lo|r), \(.rank.hi|r)] not below 2.5, \(.seeds_counted) seeds)" end
 $(OUT)/summary.txt: $(OUT)/arena-random.json $(OUT)/bc/arena.json $(OUT)/bc/eval.json \
 		$(OUT)/sp/league.jsonl $(OUT)/sp/best.h5 $(OUT)/sp/iter-$(ITERS)/yard.json \

@@ -182,9 +182,9 @@ $(OUT)/iter-$(1)/league.json: $(OUT)/iter-$(1)/arena.json $(OUT)/iter-$(1)/yard.
 		opponent: $$$$a.opponent, seeds: $$$$a.seeds_counted, points: $$$$a.points.mean, \
 		lo: $$$$a.points.lo, hi: $$$$a.points.hi, rank: $$$$a.rank.mean, \
 		rank_lo: $$$$a.rank.lo, rank_hi: $$$$a.rank.hi, promoted: ($$$$a.points.lo > 0), \
-		yardstick: $$$$y.opponent, yard_seeds: $$$$y.seeds_counted, \
+		conf: $$$$a.confidence, yardstick: $$$$y.opponent, yard_seeds: $$$$y.seeds_counted, \
 		yard_rank: $$$$y.rank.mean, yard_lo: $$$$y.rank.lo, yard_hi: $$$$y.rank.hi, \
-		yard_points: $$$$y.points.mean}' $$^ > $$@.tmp
+		yard_points: $$$$y.points.mean, yard_conf: $$$$y.confidence}' $$^ > $$@.tmp
 	$$(commit)
 	cat $$@
 

@@ -119,7 +119,7 @@ ROW = jq -r --arg name "$(1)" '"| \($$name) | \(.rank.mean*10000|round/10000) | 
 	"[\(.rank.lo*10000|round/10000), \(.rank.hi*10000|round/10000)]" end) + \
 	" | \(.seeds_counted) | \(.points.mean*100|round/100) | \(.rates.challenger.deal_in*10000|round/10000) | " + \
 	(if .rank.hi != null and .rank.hi < 2.5 then "yes" else "no" end) + " |"' $(2)
-LEAGUE_LINE := def r: if . == null then "-" else (. * 1000 | round / 1000) end; "- iteration \(.iter): vs best \(.rank|r) [\(.rank_lo|r), \(.rank_hi|r)], vs $(TEACHER) \(.yard_rank|r) [\(.yard_lo|r), \(.yard_hi|r)], \(.seeds) seeds\(if .promoted then ", promoted" else "" end)"
+LEAGUE_LINE := def r: if . == null then "-" else (. * 1000 | round / 1000) end; def pc: if . == null then "95" else (. * 10000 | round / 100 | tostring) end; "- iteration \(.iter): vs best \(.rank|r) [\(.rank_lo|r), \(.rank_hi|r)] (\(.seeds) seeds, \(.conf|pc)%), vs $(TEACHER) \(.yard_rank|r) [\(.yard_lo|r), \(.yard_hi|r)] (\(.yard_seeds) seeds, \(.yard_conf|pc)%)\(if .promoted then ", promoted" else "" end)"
 $(OUT)/summary.md: $(OUT)/final-vs-start.json $(OUT)/final-vs-teacher.json \
 		$(OUT)/start-vs-teacher.json $(OUT)/league/league.jsonl $(OUT)/grp/grp.h5
 	$(untmp)
@@ -131,7 +131,7 @@ $(OUT)/summary.md: $(OUT)/final-vs-start.json $(OUT)/final-vs-teacher.json \
 	  $(call ROW,final model vs 3 x $(TEACHER),$(OUT)/final-vs-teacher.json); \
 	  $(call ROW,BC start vs 3 x $(TEACHER),$(OUT)/start-vs-teacher.json); \
 	  echo; \
-	  echo "league (each candidate: mean rank vs the best so far and vs $(TEACHER), 95% intervals, seeds):"; \
+	  echo "league (each candidate: mean rank vs the best so far and vs $(TEACHER), each interval with its seeds and level: 95%, or 1 - 0.05/looks with SEQUENTIAL=1, 95% over the looks):"; \
 	  echo; \
 	  jq -r '$(LEAGUE_LINE)' $(OUT)/league/league.jsonl; \
 	} > $@.tmp
