@@ -718,20 +718,15 @@ static double *result(cu_ctx *x, int k)
 	return x->part + HY_NN_CUDA_PARTIALS + 2 * k;
 }
 
-/* Reads back the double (and the int after it) of pair RES_NOW. */
-static double fetch_result(cu_ctx *x, int *count)
+/* Reads back the sum of pair RES_NOW (sumsq: the one result read at once). */
+static double fetch_result(cu_ctx *x)
 {
-	double r[2] = {0, 0};
-	if (CU_RT(x, cudaMemcpyAsync(r, result(x, RES_NOW), sizeof r, cudaMemcpyDeviceToHost,
+	double r = 0;
+	if (CU_RT(x, cudaMemcpyAsync(&r, result(x, RES_NOW), sizeof r, cudaMemcpyDeviceToHost,
 			   x->s)) ||
 		CU_RT(x, cudaStreamSynchronize(x->s)))
 		return NAN;
-	if (count) {
-		int k;
-		memcpy(&k, &r[1], sizeof k);
-		*count += k;
-	}
-	return r[0];
+	return r;
 }
 
 /* A free pair for a loss about to be queued (all taken: the stream is
@@ -975,7 +970,7 @@ double k_sumsq(const hy_nn_ctx *c, size_t n, const float *g)
 	sumsq_kernel<<<HY_NN_CUDA_PARTIALS, NT, 0, x->s>>>(n, g, x->part);
 	if (CU_LAUNCH(x, "sumsq_kernel") || finish(x, RES_NOW))
 		return NAN;
-	return fetch_result(x, NULL);
+	return fetch_result(x);
 }
 
 /* ------------------------------------------------------------ optimiser */
