@@ -20,15 +20,16 @@
 #      nn/prof.h), the device side of the compact feed (bench/gpu_bench.c);
 #   5. the data feed with 1, 8 and 16 readers on the host, chunks decoded
 #      outside HDF5's lock, and the old way (FEED_DECODE=hdf5) beside it
-#      (bench/feed_bench.c);
+#      (bench/feed_bench.c); 1 to 16 separate reader processes
+#      (bench/feed_procs.sh);
 #   6. two MPI ranks sharing the GPU, overlap on and off, where mpirun is.
 #
 # Time, estimated for one H100 and 16 cores (build not included: make -j16
 # of the CUDA objects takes about 2 minutes): 1. 5 s; 2. 90 s; 3. 60 s
 # (self-play 15 s, 4 short hydra-fit runs); 4. 150 s (about 20 s a
-# configuration: start-up, the convolution timing, 20 steps); 5. 60 s;
-# 6. 30 s: about 6 minutes, every step under its own time limit so that a
-# hang costs its limit, not the run. The total stays under 10 minutes.
+# configuration: start-up, the convolution timing, 20 steps); 5. 85 s
+# (25 s of it the processes); 6. 30 s: about 6 minutes, every step under
+# its own time limit so that a hang costs its limit, not the run. The total stays under 10 minutes.
 BUILD=${BUILD:-build}
 REPORT=${REPORT:-$BUILD/gpu-acceptance.txt}
 B=$BUILD/bin
@@ -102,6 +103,8 @@ for n in 1 16; do # the old way for comparison: HDF5 decompresses under its lock
 	step "feed: $n loader threads, compact layout, FEED_DECODE=hdf5" 30 sh -c \
 		'FEED_DECODE=hdf5 "'"$BUILD"'/bench/feed_bench" '"$n"' 1024 6 f16 "'"$T"'"/train-*.h5'
 done
+step "feed: 1, 2, 4, 8 and 16 separate processes of one reader (bench/feed_procs.sh)" 90 \
+	env BUILD="$BUILD" sh bench/feed_procs.sh 5 "1 2 4 8 16" "$T"/train-*.h5
 for n in 8 16; do
 	step "feed: hydra-fit --feed-only, $n loaders" 60 \
 		"$B/hydra-fit" --feed-only --loader-threads "$n" --batch 1024 --steps 300 "$T"/train-*.h5
