@@ -34,6 +34,7 @@
 #include "nn/model.h"
 #include "nn/optim.h"
 #include "nn/synth.h"
+#include "train/ppo.h"
 
 /* ---------------------------------------------------------------- tolerances */
 
@@ -1048,6 +1049,209 @@ static void check_ckpt(env *e, int k)
 	pair_free(&p);
 }
 
+/* ---------------------------------------------------------------- rows at
+ * the sizes of real runs */
+
+/* A context of kind k (gname) for model a and batches up to max_batch. */
+static void ctx_of(hy_nn_ctx *c, int k, hy_nn_arch a, int max_batch, int fast, int infer)
+{
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_nn_cuda_cfg cfg = {.device = 0, .precision = k < 2 ? HY_NN_PREC_FP32 : HY_NN_PREC_BF16,
+		.fast = fast, .conv = fast ? HY_NN_CONV_AUTO : k % 2 ? HY_NN_CONV_CUDNN : HY_NN_CONV_GEMM,
+		.arch = a, .max_batch = max_batch, .infer = infer};
+	if (hy_nn_cuda_ctx_init(c, &cfg, &d))
+		exit(die("context", &d));
+}
+
+/* The ops whose launches grow with the batch (their grids and the
+ * convolutions' GEMM and cuDNN shapes) at batch 4096, in the four kinds of
+ * context, made for that batch. */
+static void check_big_batch(env *e)
+{
+	enum { B = 4096 };
+	hy_nn_ctx keep[NG]; /* the usual contexts, back at the end */
+	memcpy(keep, e->gpu, sizeof keep);
+	for (int k = 0; k < NG; k++)
+		ctx_of(&e->gpu[k], k, (hy_nn_arch){1, 256}, B, 0, 0);
+	check_conv(e, B, HY_NN_IN, 32);
+	check_conv(e, B, 32, 32);
+	check_gn(e, B, 64);
+	check_pool_se(e, B, 64);
+	check_losses(e, B);
+	for (int k = 0; k < NG; k++)
+		hy_nn_cuda_ctx_free(&e->gpu[k]);
+	memcpy(e->gpu, keep, sizeof keep);
+}
+
+/* Inference as self-play and the arena run it (play/model.c): one context
+ * in --fast mode (the convolution chosen by time), forwards at every batch
+ * 1…1024 in turn, twice. The choice is timed once per power-of-two bucket
+ * and shape (11 buckets × the stem's and the blocks' convolution = 22),
+ * never again on the second sweep, and the outputs at odd batches match the
+ * CPU's (the bucket's choice is valid for the smaller batch). */
+static void check_infer_buckets(env *e)
+{
+	enum { MAXB = 1024, BUCKETS = 11, SHAPES = 2 };
+	char nm[160];
+	hy_nn_arch a = {3, 64};
+	hy_nn_ctx g;
+	ctx_of(&g, 2, a, MAXB, 1, 1);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_rng r;
+	hy_rng_seed(&r, seed + 13);
+	hy_nn_model mc, mg;
+	hy_nn_work wc, wg;
+	if (hy_nn_model_init(&mc, a, e->cb, &e->cpu, &d) || hy_nn_model_init_params(&mc, &r, &d) ||
+		hy_nn_model_init(&mg, a, e->gb, &g, &d) || hy_nn_work_init_infer(&wc, &mc, MAXB, &d) ||
+		hy_nn_work_init_infer(&wg, &mg, MAXB, &d))
+		exit(die("inference model", &d));
+	e->gb->to_dev(mg.w, mc.w, mc.table.total * sizeof(float));
+	hy_sample *s = calloc(MAXB, sizeof *s);
+	hy_nn_synth_samples(&r, s, MAXB);
+	int after_first = 0;
+	for (int sweep = 0; sweep < 2; sweep++) {
+		for (int B = 1; B <= MAXB; B++) {
+			if (hy_nn_work_load(&wg, &mg, s, B, &d))
+				exit(die("inference load", &d));
+			hy_nn_forward(&mg, &wg);
+			if (sweep || (B != 1 && B != 37 && B != 513 && B != 1000))
+				continue;
+			float *hg = down(e, &g, wg.plog, (size_t)B * HY_ACTIONS);
+			if (hy_nn_work_load(&wc, &mc, s, B, &d))
+				exit(die("inference load", &d));
+			hy_nn_forward(&mc, &wc);
+			/* bf16 through 3 blocks: the model check's gradient bound */
+			double rl = rel_l2(wc.plog, hg, (size_t)B * HY_ACTIONS);
+			require(rl <= 5e-2, NAME("inference B=%d of the sweep (bucket %d) bf16 fast: "
+				"policy logits relative L2 %.3g of the CPU's", B, hy_nn_conv_bucket(B), rl));
+			free(hg);
+		}
+		drain(e, &g);
+		if (!sweep)
+			after_first = hy_nn_cuda_conv_timings(&g);
+	}
+	int timed = hy_nn_cuda_conv_timings(&g);
+	require(after_first == BUCKETS * SHAPES && timed == after_first,
+		NAME("inference at batches 1...%d twice, fast: %d convolution timings in the first "
+			"sweep (want %d), %d in the second (want 0)", MAXB, after_first,
+			BUCKETS * SHAPES, timed - after_first));
+	free(s);
+	hy_nn_work_free(&wc, &mc), hy_nn_work_free(&wg, &mg);
+	hy_nn_model_free(&mc), hy_nn_model_free(&mg);
+	hy_nn_cuda_ctx_free(&g);
+}
+
+/* PPO (train/ppo.h) on both backends from the same weights and rollout:
+ * the gradient of one minibatch (the policy and value outputs copied to the
+ * host, the PPO loss there, its output gradients back, backward), then
+ * STEPS updates of one optimiser step each, whose losses follow the CPU's
+ * (the tolerances of check_model and check_training). */
+static void check_ppo(env *e, int k)
+{
+	enum { B = 64, STEPS = 8 };
+	char nm[160];
+	pair p;
+	if (pair_init(e, &p, (hy_nn_arch){6, 64}, &e->gpu[k], B, seed + 14))
+		exit(1);
+	hy_sample *s = calloc(B, sizeof *s);
+	hy_rng r;
+	hy_rng_seed(&r, seed + 15);
+	hy_nn_synth_samples(&r, s, B);
+	for (int b = 0; b < B; b++) { /* a uniform behaviour policy's rollout */
+		s[b].logp = -logf((float)__builtin_popcountll(s[b].mask | 1ull << s[b].action));
+		s[b].adv = (float)hy_rng_normal(&r);
+		s[b].ret = (float)(0.5 * hy_rng_normal(&r));
+	}
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_train_ppo_cfg pc;
+	hy_train_ppo_defaults(&pc);
+	pc.epochs = 1;
+	pc.minibatch = B;
+	hy_train_ppo *pp[2];
+	hy_nn_model *m[2] = {&p.c, &p.g};
+	hy_nn_work *w[2] = {&p.wc, &p.wg};
+	hy_nn_losses l[2];
+	hy_nn_ppo_stats ps[2];
+	for (int i = 0; i < 2; i++) {
+		memset(&ps[i], 0, sizeof ps[i]);
+		if (hy_train_ppo_init(&pp[i], &pc, B, "check-gpu", &d) ||
+			hy_train_ppo_start(pp[i], m[i], 0, STEPS, &d) ||
+			hy_train_ppo_grad(pp[i], m[i], w[i], s, B, &l[i], &ps[i], &d))
+			exit(die("ppo", &d));
+	}
+	size_t n = p.c.table.total;
+	float *hg = down(e, &e->gpu[k], p.g.g, n);
+	double tl = k == 0 ? 1e-3 : k == 1 ? 3e-3 : 5e-3;
+	double tg = k == 0 ? 2e-3 : k == 1 ? 1e-2 : 5e-2;
+	compare_scalar(NAME("ppo loss B=%d %s", B, gname[k]), l[0].total, l[1].total, tl);
+	compare_scalar(NAME("ppo entropy B=%d %s", B, gname[k]), ps[0].entropy, ps[1].entropy, tl);
+	double rg = rel_l2(p.c.g, hg, n);
+	require(rg <= tg, NAME("ppo gradients B=%d %s (relative L2 difference %.3g, bound %.3g)", B,
+		gname[k], rg, tg));
+	free(hg);
+	/* the update: STEPS rollouts of one step each */
+	hy_nn_optim_cfg oc;
+	hy_nn_optim_defaults(&oc, STEPS);
+	double lc[STEPS], lg[STEPS], worst = 0;
+	int bad = -1;
+	for (int i = 0; i < 2; i++) {
+		int64_t step = 0;
+		for (int t = 0; t < STEPS; t++) {
+			hy_nn_losses lu;
+			hy_nn_step_info info;
+			if (hy_train_ppo_update(pp[i], m[i], w[i], &oc, &step, 0, seed, s, B, &lu, &info,
+				    &d))
+				exit(die("ppo update", &d));
+			(i ? lg : lc)[t] = lu.total;
+		}
+	}
+	for (int t = 0; t < STEPS; t++) {
+		double rr = fabs(lg[t] - lc[t]) / fabs(lc[t]);
+		worst = rr > worst ? rr : worst;
+		if (!(rr <= (k < 2 ? 2e-2 : 5e-2)) && bad < 0)
+			bad = t;
+	}
+	require(bad < 0, NAME("ppo %d updates B=%d %s: losses %.4f -> %.4f (cpu %.4f -> %.4f), "
+		"worst relative difference %.2g", STEPS, B, gname[k], lg[0], lg[STEPS - 1], lc[0],
+		lc[STEPS - 1], worst));
+	for (int i = 0; i < 2; i++)
+		hy_train_ppo_free(pp[i]);
+	free(s);
+	pair_free(&p);
+}
+
+/* `full` (40×256) for a few training steps on both backends, in a context
+ * made for it: the losses follow the CPU's (check_training's bounds). */
+static void check_full(env *e, int k)
+{
+	enum { B = 4, STEPS = 3 };
+	char nm[160];
+	hy_nn_arch a = {40, 256};
+	hy_nn_ctx g;
+	ctx_of(&g, k, a, B, 0, 0);
+	pair p;
+	if (pair_init(e, &p, a, &g, B, seed + 16))
+		exit(1);
+	double lc[STEPS], lg[STEPS], worst = 0;
+	train(e, &p.c, &p.wc, B, STEPS, lc);
+	train(e, &p.g, &p.wg, B, STEPS, lg);
+	int bad = -1;
+	for (int t = 0; t < STEPS; t++) {
+		double rr = fabs(lg[t] - lc[t]) / fabs(lc[t]);
+		worst = rr > worst ? rr : worst;
+		if (!(rr <= (k < 2 ? 2e-2 : 5e-2)) && bad < 0)
+			bad = t;
+	}
+	require(bad < 0, NAME("%d steps of full (40x256) B=%d %s: losses %.4f -> %.4f (cpu %.4f -> "
+		"%.4f), worst relative difference %.2g", STEPS, B, gname[k], lg[0], lg[STEPS - 1],
+		lc[0], lc[STEPS - 1], worst));
+	pair_free(&p);
+	hy_nn_cuda_ctx_free(&g);
+}
+
 /* ---------------------------------------------------------------- main */
 
 /* gemm on its own (the model reaches it through the linear layers' and
@@ -1255,8 +1459,14 @@ int main(int argc, char **argv)
 		check_model(&e, k, (hy_nn_arch){6, 64}, 64);
 		check_infer_feed(&e, k, (hy_nn_arch){3, 64}, 257);
 	}
-	check_training(&e, 0);
-	check_training(&e, 2);
+	for (int k = 0; k < NG; k++) /* every convolution mode */
+		check_training(&e, k);
+	for (int k = 0; k < NG; k++)
+		check_ppo(&e, k);
+	check_full(&e, 0);
+	check_full(&e, 3);
+	check_big_batch(&e);
+	check_infer_buckets(&e);
 	check_ckpt(&e, 2);
 	check_determinism(&e, 2);
 	check_determinism(&e, 3);

@@ -260,6 +260,7 @@ static hy_nn_conv_choice choose(cu_ctx *x, int dir, int B, int cin, int cout, co
 	const int bf_dw = dir == HY_NN_CONV_BWD_FILTER && x->precision == HY_NN_PREC_BF16;
 	if (!bf_dw && (x->conv == HY_NN_CONV_CUDNN || (x->conv == HY_NN_CONV_AUTO && x->fast))) {
 		void *target = dir == HY_NN_CONV_BWD_FILTER ? (void *)x->wtmp : out;
+		x->conv_timings++;
 		if (x->fast)
 			e.ms_gemm = time_gemm(x, dir, B, cin, cout, in, w, dy, target);
 		e.algo = find_algo(x, dir, B, cin, cout, in, w, dy, target, &e.ws, &e.ms_cudnn);

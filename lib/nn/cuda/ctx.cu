@@ -721,6 +721,12 @@ size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c)
 	return (size_t)high + x->plan.scratch;
 }
 
+int hy_nn_cuda_conv_timings(const hy_nn_ctx *c)
+{
+	cu_ctx *x = cu_enter(c);
+	return x ? x->conv_timings : 0;
+}
+
 size_t hy_nn_cuda_report(const hy_nn_ctx *c, char *buf, size_t n)
 {
 	cu_ctx *x = cu_enter(c);

@@ -80,6 +80,10 @@ void hy_nn_cuda_ctx_free(hy_nn_ctx *c);
 /* Multi-line report: device, precision, determinism, planned and peak
  * device memory, the convolution choice of every shape met so far. */
 size_t hy_nn_cuda_report(const hy_nn_ctx *c, char *buf, size_t n);
+/* How many convolution choices this context has made by timing (plan.h:
+ * --fast, or a forced cuDNN's algorithm search): one per shape bucket
+ * met, again only when the cache evicted it. */
+int hy_nn_cuda_conv_timings(const hy_nn_ctx *c);
 /* Peak device memory in use since ctx_init (bytes, from the pool). */
 size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c);
 /* The bf16 rounding of nn/math.h against CUDA's __float2bfloat16_rn on

@@ -84,6 +84,7 @@ typedef struct cu_ctx {
 	int nspans;
 	hy_nn_mem_plan plan;
 	hy_nn_conv_cache cache;
+	int conv_timings; /* choices made by timing (conv.cu choose) */
 	/* the first failure: status and "call: reason (file:line)" */
 	hy_status err;
 	char msg[480];

@@ -48,6 +48,11 @@ size_t hy_nn_cuda_report(const hy_nn_ctx *c, char *buf, size_t n)
 	return 0;
 }
 
+int hy_nn_cuda_conv_timings(const hy_nn_ctx *c)
+{
+	return 0;
+}
+
 size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c)
 {
 	return 0;
