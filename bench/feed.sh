@@ -7,7 +7,9 @@
 # the compact form over FEED_THREADS readers (default "1 2"), the chunks
 # decoded outside HDF5 (samples/shard.h hy_shard_decode: the default) and
 # the old way (FEED_DECODE=hdf5: HDF5 decompresses under its one lock),
-# each with the speed-up over one reader; then the trainer's own feed.
+# each with the speed-up over one reader; then FEED_PROCS (default "1 2")
+# separate processes of one reader each (bench/feed_procs.sh); then the
+# trainer's own feed.
 # Every line carries the load average (/proc/loadavg) at its start: on a
 # shared machine the scaling means little under a load near the cores.
 # FEED_SECONDS (default 8) per run.
@@ -42,6 +44,8 @@ for how in shard hdf5; do
 			"$(awk -v a="$sps" -v b="$one" -v n="$n" 'BEGIN { printf "%.0f per reader, %.2fx one reader", a / n, a / b }'), load $l"
 	done
 done
+# separate processes of one reader each (bench/feed_procs.sh)
+BUILD="$BUILD" sh "$(dirname "$0")/feed_procs.sh" "$S" "${FEED_PROCS:-1 2}" "$T"/train-*.h5 || exit 1
 # the trainer's own feed (train/feed.h), as hydra-fit uses it: 200 batches
 for n in ${FEED_THREADS:-1 2}; do
 	printf 'load %s: ' "$(load)"
