@@ -9,7 +9,9 @@
 #   2. check_gpu: every op of backend.h against the CPU reference in fp32
 #      and bf16 with the GEMM and the cuDNN convolution, the model forward
 #      and backward, 50 training steps on both backends, checkpoints
-#      CPU → GPU → CPU, determinism (tests/gpu/check_gpu.c);
+#      CPU → GPU → CPU, determinism, and rows at real sizes: every
+#      convolution mode trained, PPO, `full`, batch 4096, inference at
+#      batches 1…1024 (tests/gpu/check_gpu.c);
 #   3. hydra-fit end to end on data this script makes (rule-bot self-play,
 #      never skipped for want of logs): --device cuda, resumed on the CPU
 #      and back on the GPU, two identical runs, a too-large batch refused
@@ -25,7 +27,8 @@
 #   6. two MPI ranks sharing the GPU, overlap on and off, where mpirun is.
 #
 # Time, estimated for one H100 and 16 cores (build not included: make -j16
-# of the CUDA objects takes about 2 minutes): 1. 5 s; 2. 90 s; 3. 60 s
+# of the CUDA objects takes about 2 minutes): 1. 5 s; 2. 90 s (55 s on an
+# H200); 3. 60 s
 # (self-play 15 s, 4 short hydra-fit runs); 4. 150 s (about 20 s a
 # configuration: start-up, the convolution timing, 20 steps); 5. 85 s
 # (25 s of it the processes); 6. 30 s: about 6 minutes, every step under

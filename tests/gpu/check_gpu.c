@@ -13,7 +13,11 @@
  * 4. 50 training steps of `small` from the same initialisation and data on
  *    both backends: the loss curves agree;
  * 5. a checkpoint CPU → GPU → CPU: weights and moments bit-identical;
- * 6. the same GPU run twice: losses and weights bit-identical.
+ * 6. the same GPU run twice: losses and weights bit-identical;
+ * 7. rows at the sizes of real runs: training in all four convolution
+ *    modes, PPO (one minibatch's gradient, then updates), `full` for three
+ *    steps, the batch-indexed ops at batch 4096, and inference at every
+ *    batch 1…1024 with the number of convolution timings asserted.
  *
  * Comparisons: |gpu − cpu| ≤ atol + rtol·|cpu| element-wise, with atol a
  * fraction of the reference's RMS (so a tolerance means the same on any
