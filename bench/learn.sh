@@ -12,14 +12,14 @@
 #
 # Variables: OUT (default learn-run), and those of pipelines/strength.mk
 # (TEACHER_GAMES, ARCH, BC_STEPS, GRP_EPOCHS, ITERS, GAMES, LEAGUE_SEEDS,
-# BATCH, PPO_FLAGS, SEEDS), passed on when set. A second run reuses the
+# BATCH, PPO_FLAGS, SEQUENTIAL, SEEDS), passed on when set. A second run reuses the
 # stages that are done (and says so: their time is then that of the check).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-learn-run}
 vars=""
 for v in TEACHER_GAMES ARCH BC_STEPS BC_SEEDS BC_BATCH GRP_EPOCHS ITERS GAMES LEAGUE_SEEDS BATCH \
-	PPO_FLAGS SEEDS THREADS DEVICE; do
+	PPO_FLAGS SEQUENTIAL SEEDS THREADS DEVICE; do
 	eval "val=\${$v+set}"
 	[ "$val" = set ] && eval "vars=\"\$vars $v='\$$v'\""
 done
