@@ -919,6 +919,33 @@ static void check_infer_feed(env *e, int k, hy_nn_arch a, int B)
 	pair_free(&p);
 }
 
+/* Two loss curves of n steps, CPU (lc) and GPU (lg) of context kind k,
+ * from the same start: each step's loss within 2% (fp32) or 5% (bf16) of
+ * the CPU's. Adam amplifies tiny gradient differences where |g| ≈ 0 (a
+ * sign flips a full-size update), so the curves separate slowly; a wrong
+ * op (changes of tens of percent) does not meet these, and smaller errors
+ * are the gradient checks' business (the CPU emulation of bf16,
+ * tests/unit/test_nn_bf16_emul.c, stays within 0.1% over 50 steps). */
+static void curves(const char *what, int k, const double *lc, const double *lg, int n)
+{
+	char nm[320];
+	double t = k < 2 ? 2e-2 : 5e-2, worst = 0;
+	int bad = -1;
+	for (int i = 0; i < n; i++) {
+		double r = fabs(lg[i] - lc[i]) / fabs(lc[i]);
+		worst = r > worst ? r : worst;
+		if (!(r <= t) && bad < 0)
+			bad = i;
+	}
+	if (bad < 0)
+		snprintf(nm, sizeof nm, "%s %s: losses %.4f -> %.4f (cpu %.4f -> %.4f), worst relative "
+			"difference %.2g", what, gname[k], lg[0], lg[n - 1], lc[0], lc[n - 1], worst);
+	else
+		snprintf(nm, sizeof nm, "%s %s: step %d loss cpu %.6f gpu %.6f, bound %.0f%%", what,
+			gname[k], bad + 1, lc[bad], lg[bad], 100 * t);
+	require(bad < 0, nm);
+}
+
 /* steps of training on a backend; losses[steps]. */
 static void train(env *e, hy_nn_model *m, hy_nn_work *w, int B, int steps, double *losses)
 {
@@ -950,39 +977,13 @@ static void train(env *e, hy_nn_model *m, hy_nn_work *w, int B, int steps, doubl
 static void check_training(env *e, int k)
 {
 	enum { STEPS = 50, B = 64 };
-	char nm[160];
 	pair p;
 	if (pair_init(e, &p, (hy_nn_arch){6, 64}, &e->gpu[k], B, seed + 10))
 		exit(1);
 	double lc[STEPS], lg[STEPS];
 	train(e, &p.c, &p.wc, B, STEPS, lc);
 	train(e, &p.g, &p.wg, B, STEPS, lg);
-	/* Adam amplifies tiny gradient differences where |g| ≈ 0 (a sign
-	 * flips a full-size update), so the curves separate slowly: each
-	 * step's loss within 2% (fp32) or 5% (bf16) of the CPU's, which a
-	 * wrong op (changes of tens of percent) does not meet; smaller errors
-	 * are the gradient checks' business (the CPU emulation of bf16,
-	 * tests/unit/test_nn_bf16_emul.c, stays within 0.1% over these steps) */
-	double t = k < 2 ? 2e-2 : 5e-2, worst = 0;
-	int bad = -1;
-	for (int i = 0; i < STEPS; i++) {
-		double r = fabs(lg[i] - lc[i]) / fabs(lc[i]);
-		if (r > worst)
-			worst = r;
-		if (!(r <= t) && bad < 0)
-			bad = i;
-	}
-	checks++;
-	if (bad >= 0) {
-		failures++;
-		note("FAIL 50 steps of small %s: step %d loss cpu %.6f gpu %.6f (seed %llu)\n",
-			gname[k], bad + 1, lc[bad], lg[bad], (unsigned long long)seed);
-	} else {
-		note("ok   50 steps of small %s: losses %.4f -> %.4f (cpu %.4f -> %.4f), worst "
-			"relative difference %.2g\n", gname[k], lg[0], lg[STEPS - 1], lc[0],
-			lc[STEPS - 1], worst);
-	}
-	(void)nm;
+	curves("50 steps of small", k, lc, lg, STEPS);
 	pair_free(&p);
 }
 
@@ -1199,8 +1200,7 @@ static void check_ppo(env *e, int k)
 	/* the update: STEPS rollouts of one step each */
 	hy_nn_optim_cfg oc;
 	hy_nn_optim_defaults(&oc, STEPS);
-	double lc[STEPS], lg[STEPS], worst = 0;
-	int bad = -1;
+	double lc[STEPS], lg[STEPS];
 	for (int i = 0; i < 2; i++) {
 		int64_t step = 0;
 		for (int t = 0; t < STEPS; t++) {
@@ -1212,15 +1212,7 @@ static void check_ppo(env *e, int k)
 			(i ? lg : lc)[t] = lu.total;
 		}
 	}
-	for (int t = 0; t < STEPS; t++) {
-		double rr = fabs(lg[t] - lc[t]) / fabs(lc[t]);
-		worst = rr > worst ? rr : worst;
-		if (!(rr <= (k < 2 ? 2e-2 : 5e-2)) && bad < 0)
-			bad = t;
-	}
-	require(bad < 0, NAME("ppo %d updates B=%d %s: losses %.4f -> %.4f (cpu %.4f -> %.4f), "
-		"worst relative difference %.2g", STEPS, B, gname[k], lg[0], lg[STEPS - 1], lc[0],
-		lc[STEPS - 1], worst));
+	curves(NAME("ppo %d updates B=%d", STEPS, B), k, lc, lg, STEPS);
 	for (int i = 0; i < 2; i++)
 		hy_train_ppo_free(pp[i]);
 	free(s);
@@ -1239,19 +1231,10 @@ static void check_full(env *e, int k)
 	pair p;
 	if (pair_init(e, &p, a, &g, B, seed + 16))
 		exit(1);
-	double lc[STEPS], lg[STEPS], worst = 0;
+	double lc[STEPS], lg[STEPS];
 	train(e, &p.c, &p.wc, B, STEPS, lc);
 	train(e, &p.g, &p.wg, B, STEPS, lg);
-	int bad = -1;
-	for (int t = 0; t < STEPS; t++) {
-		double rr = fabs(lg[t] - lc[t]) / fabs(lc[t]);
-		worst = rr > worst ? rr : worst;
-		if (!(rr <= (k < 2 ? 2e-2 : 5e-2)) && bad < 0)
-			bad = t;
-	}
-	require(bad < 0, NAME("%d steps of full (40x256) B=%d %s: losses %.4f -> %.4f (cpu %.4f -> "
-		"%.4f), worst relative difference %.2g", STEPS, B, gname[k], lg[0], lg[STEPS - 1],
-		lc[0], lc[STEPS - 1], worst));
+	curves(NAME("%d steps of full (40x256) B=%d", STEPS, B), k, lc, lg, STEPS);
 	pair_free(&p);
 	hy_nn_cuda_ctx_free(&g);
 }
