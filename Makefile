@@ -237,9 +237,12 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory -f pipelines/demo.mk BIN=$(abspath $(BUILD))/bin OUT=$(DEMO_OUT)
 
+# the benchmarks that run on their own; feed_procs.sh (run by feed.sh) and
+# league.sh (a league from a given start) take arguments
+BENCH_SCRIPTS := $(filter-out bench/feed_procs.sh bench/league.sh,$(wildcard bench/*.sh))
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCHES)
-	@for b in bench/*.sh; do BUILD=$(BUILD) SHARED=$(SHARED) sh $$b || exit 1; done
+	@for b in $(BENCH_SCRIPTS); do BUILD=$(BUILD) SHARED=$(SHARED) sh $$b || exit 1; done
 
 install: $(BINS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
