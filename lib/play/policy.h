@@ -18,6 +18,7 @@
  * Policy specs (hy_policy_open):
  *   random          uniform over the legal actions (from `key`)
  *   baseline        the deterministic rule bot (lib/play/baseline.c)
+ *   search:GRP.h5[,K]  rulebot with a rollout lookahead (play/search.h)
  *   PATH.h5         a checkpoint: the network on the observation encoder,
  *                   sampling at opts->temperature (greedy at 0); any other
  *                   existing file (hydra-fit's `latest` link) is taken as
