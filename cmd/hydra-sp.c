@@ -32,7 +32,8 @@ static const char usage[] =
 	"Self-play: plays N full hanchan on seeded walls with policies at the\n"
 	"seats and writes a sample stream for PPO (behaviour log-probability,\n"
 	"value, reward, GAE advantage and return) and, optionally, mjai logs.\n"
-	"A policy is random, baseline, rulebot, a checkpoint PATH.h5, or mjai:COMMAND.\n"
+	"A policy is random, baseline, rulebot, search:GRP.h5[,K] (rulebot with a\n"
+	"rollout lookahead), a checkpoint PATH.h5, or mjai:COMMAND.\n"
 	"\n"
 	"      --games N           hanchan to play (required)\n"
 	"      --first N           index of the first game (default 0)\n"
@@ -71,6 +72,10 @@ static const char usage[] =
 	"      --start S           the league's frozen start (its BC model)\n"
 	"      --mix A,B,C         league weights of learner, pool and start\n"
 	"                          (default 0.5,0.3,0.2)\n"
+	"      --label-by P        DAgger: each sample's action label is rule\n"
+	"                          policy P's choice in its state (rulebot or\n"
+	"                          search:GRP.h5[,K]) while the seats play on;\n"
+	"                          for behaviour cloning, not for PPO\n"
 	"      --learner           samples of the first policy's decisions only\n"
 	"                          (--policy, --seat0 or the first of --rotate):\n"
 	"                          the learner's games against a pool, for PPO\n"
@@ -340,6 +345,7 @@ int main(int argc, char **argv)
 		OPT_POOL,
 		OPT_START,
 		OPT_MIX,
+		OPT_LABEL_BY,
 	};
 	static const struct option opts[] = {
 		{"games", required_argument, 0, OPT_GAMES},
@@ -362,6 +368,7 @@ int main(int argc, char **argv)
 		{"pool", required_argument, 0, OPT_POOL},
 		{"start", required_argument, 0, OPT_START},
 		{"mix", required_argument, 0, OPT_MIX},
+		{"label-by", required_argument, 0, OPT_LABEL_BY},
 		{"log-dir", required_argument, 0, 'l'},
 		{"output", required_argument, 0, 'o'},
 		{"no-samples", no_argument, 0, OPT_NO_SAMPLES},
@@ -385,7 +392,7 @@ int main(int argc, char **argv)
 	pol_o.device = "auto";
 	const char *policy = NULL, *seat0 = NULL, *others = NULL, *outpath = NULL;
 	char *pool = NULL;
-	const char *start = NULL, *mix = NULL;
+	const char *start = NULL, *mix = NULL, *label_by = NULL;
 	char *rotate = NULL;
 	const char *grp_path = NULL, *reward_state = NULL;
 	int have_games = 0;
@@ -463,6 +470,7 @@ int main(int argc, char **argv)
 		case OPT_POOL: pool = optarg; break;
 		case OPT_START: start = optarg; break;
 		case OPT_MIX: mix = optarg; break;
+		case OPT_LABEL_BY: label_by = optarg; break;
 		case 'l': s.log_dir = optarg; break;
 		case 'o': outpath = optarg; break;
 		case OPT_NO_SAMPLES: s.samples = 0; break;
@@ -491,6 +499,8 @@ int main(int argc, char **argv)
 		return hy_cli_usage(&cli, "--reward-state goes with --reward grp:PATH");
 	if (grp_path && !s.samples)
 		return hy_cli_usage(&cli, "--reward grp:PATH rewards samples: not with --no-samples");
+	if (label_by && !s.samples)
+		return hy_cli_usage(&cli, "--label-by labels samples: not with --no-samples");
 
 	if ((pool || start || mix) && !policy)
 		return hy_cli_usage(&cli, "--pool, --start and --mix make a league around the learner "
@@ -593,11 +603,22 @@ int main(int argc, char **argv)
 		}
 	}
 
-	hy_policy pol[MAXPOL];
+	hy_policy pol[MAXPOL], lab;
 	hy_policy *pp[MAXPOL];
 	memset(pol, 0, sizeof pol);
+	memset(&lab, 0, sizeof lab);
 	hy_status st = HY_OK;
 	int npol = 0;
+	if (label_by) {
+		hy_diag_init(&d, label_by);
+		if ((st = hy_policy_open(&lab, label_by, &pol_o, &d)) != HY_OK) {
+			hy_cli_say(&cli, "--label-by '%s': %s", label_by, d.msg);
+			hy_reward_grp_close(&rg);
+			hy_dist_abort(&s.ds, hy_status_exit(st));
+			return hy_status_exit(st);
+		}
+		po.label = &lab;
+	}
 	for (int i = 0; i < nspec && st == HY_OK; i++) {
 		hy_diag_init(&d, spec[i]);
 		st = hy_policy_open(&pol[i], spec[i], &pol_o, &d);
@@ -610,6 +631,7 @@ int main(int argc, char **argv)
 		hy_cli_say(&cli, "policy '%s': %s", spec[npol], d.msg);
 		for (int i = 0; i < npol; i++)
 			hy_policy_close(&pol[i]);
+		hy_policy_close(&lab);
 		hy_reward_grp_close(&rg);
 		hy_dist_abort(&s.ds, st == HY_EUNSUP ? 4 : hy_status_exit(st));
 		return st == HY_EUNSUP ? 4 : hy_status_exit(st);
@@ -710,6 +732,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < npol; i++)
 		hy_policy_close(&pol[i]);
+	hy_policy_close(&lab);
 	hy_reward_grp_close(&rg);
 	hy_gamelog_free(&s.jbuf);
 	free(s.kept);

@@ -329,6 +329,40 @@ static int decider_order(const hy_engine *e, unsigned who, int seats[4])
 
 /* Plays forced moves and collects the next requests (recording their
  * steps); returns 1 when the slot is finished or failed, else 0. */
+/* The label policy's choice for seat s in the slot's current state (the
+ * request make_request would build at this decision point) as sm's
+ * action; 1 (the run stops) when it fails or answers an illegal index. */
+static int teacher_label(runner *r, slot *x, int s, uint64_t legal, hy_sample *sm)
+{
+	hy_policy *p = r->o->label;
+	hy_decision q;
+	memset(&q, 0, sizeof q);
+	q.e = &x->t.e;
+	q.track = &x->trk;
+	q.log = &x->b.log;
+	q.game = x->game;
+	q.key = hy_policy_key(r->o->seed, x->game, x->ndec, s);
+	q.legal = legal;
+	q.seat = s;
+	hy_choice c;
+	memset(&c, 0, sizeof c);
+	c.index = -1;
+	hy_diag pd;
+	hy_diag_init(&pd, p->name);
+	hy_status st = p->ops->decide(p, 1, &q, &c, &pd);
+	if (st == HY_OK && (c.index < 0 || c.index >= HY_A_COUNT || !(legal >> c.index & 1))) {
+		st = HY_EDATA;
+		hy_diag_set(&pd, st, 0, "game %" PRIu64 ": labelling policy gave action %d, not "
+			    "legal (mask %#" PRIx64 ")", x->game + 1, c.index, legal);
+	}
+	if (st != HY_OK) {
+		set_err(x, st, &pd);
+		return 1;
+	}
+	sm->action = (uint8_t)c.index;
+	return 0;
+}
+
 static int collect(runner *r, slot *x)
 {
 	hy_diag d;
@@ -389,6 +423,8 @@ static int collect(runner *r, slot *x)
 				sm->honba = e->honba;
 				sm->step = x->kstep++;
 				hy_encode_opp_labels(e, s, sm);
+				if (r->o->label && teacher_label(r, x, s, legal, sm) != 0)
+					return 1;
 				ps->policy = (uint8_t)x->pol[s];
 				x->req_step[i] = (long)x->b.nsteps++;
 			}
@@ -542,7 +578,8 @@ static void step_slot(runner *r, slot *x, int t)
 			}
 			if (x->req_step[i] >= 0) {
 				hy_sample *s = &x->b.steps[x->req_step[i]].s;
-				s->action = (uint8_t)x->ans[i].index;
+				if (!r->o->label)
+					s->action = (uint8_t)x->ans[i].index;
 				s->logp = x->ans[i].logp;
 				s->value = x->ans[i].value;
 			}
@@ -735,6 +772,10 @@ static hy_status check_opts(const hy_play_opts *o, hy_policy *const *pol, int np
 	if (o->record_steps && !(o->gamma >= 0 && o->gamma <= 1 && o->gae_lambda >= 0 &&
 				 o->gae_lambda <= 1))
 		return hy_diag_set(d, HY_EUSAGE, 0, "gamma and lambda must be in [0, 1]");
+	if (o->label && !(o->label->ops && o->label->ops->decide && o->label->concurrent))
+		return hy_diag_set(d, HY_EUSAGE, 0,
+				   "the labelling policy must be a rule policy (random, baseline, "
+				   "rulebot or search:): it is asked from every table's thread");
 	if (o->seat_policy)
 		for (uint64_t k = 0; k < o->count && k < 4; k++)
 			for (int s = 0; s < 4; s++) {

@@ -112,6 +112,14 @@ typedef struct hy_play_opts {
 	 * A status other than HY_OK stops the run. NULL: placement. */
 	hy_status (*reward)(void *ctx, const hy_play_game *g, hy_play_step *steps, hy_diag *d);
 	void *reward_ctx;
+	/* DAgger (hydra-sp --label-by): with record_steps, each recorded
+	 * step's action label is this policy's choice in the step's state
+	 * (same request and key as the seat's own policy got), while the game
+	 * goes on with the seat's choice; logp and value stay the behaviour's.
+	 * It is asked from the tables' threads, so it must be `concurrent` (a
+	 * rule policy or search:). Its failure stops the run. NULL: the
+	 * action taken. */
+	hy_policy *label;
 } hy_play_opts;
 
 void hy_play_opts_default(hy_play_opts *o);

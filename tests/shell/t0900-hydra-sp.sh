@@ -14,7 +14,7 @@ grep -q '^usage: hydra-sp --games N \[options\]' "$T/out" || fail "--help usage 
 grep -A3 '^\.B hydra-sp' "$TOP/man/hydra-sp.1" | grep -q 'games' || fail "man SYNOPSIS"
 sed 's/\\-/-/g' "$TOP/man/hydra-sp.1" > "$T/man.txt"
 for o in games first tables threads seed policy seat0 others rotate temperature device \
-	model-threads bot-timeout gae-lambda gamma log-dir output no-samples help version; do
+	model-threads bot-timeout gae-lambda gamma log-dir output no-samples label-by help version; do
 	grep -q -- "--$o" "$T/out" || fail "--help lacks --$o"
 	grep -q -- "--$o" "$T/man.txt" || fail "man page lacks --$o"
 done
@@ -169,4 +169,31 @@ d = open(sys.argv[1], 'rb').read(); R = 5888
 n = (len(d) - 32) // R - 1
 seats = set(d[32 + i * R + 2] for i in range(n))
 assert n > 0 and seats == {0}, (n, seats)" "$T/learner.bin" || fail "--learner wrote other seats' samples"
+
+# --label-by: labelling by the playing policy itself changes no byte; by
+# another policy, the same games and samples with other action labels
+expect_exit 2 "$S" --games 1 --label-by rulebot --no-samples
+expect_err "not with --no-samples"
+expect_exit 2 "$S" --games 1 --label-by nonsense
+expect_err "--label-by 'nonsense'"
+"$S" -q --games 3 --policy rulebot -o "$T/rb.bin" || fail "rulebot samples"
+"$S" -q --games 3 --policy rulebot --label-by rulebot -o "$T/rb-rb.bin" || fail "--label-by rulebot"
+cmp -s "$T/rb.bin" "$T/rb-rb.bin" || fail "--label-by the playing policy changed the samples"
+"$S" -q --games 4 --seat0 random --others baseline --learner --label-by rulebot \
+	-o "$T/dagger.bin" || fail "--label-by with --learner"
+/usr/bin/python3 -c "
+import struct, sys
+a = open(sys.argv[1], 'rb').read(); b = open(sys.argv[2], 'rb').read(); R = 5888
+assert len(a) == len(b), (len(a), len(b))
+n = (len(a) - 32) // R - 1
+differ = 0
+for i in range(n):
+    o = 32 + i * R
+    ra, rb = a[o:o + R], b[o:o + R]
+    assert ra[0] == 1 and ra[:1] + ra[2:] == rb[:1] + rb[2:], i  # all but the label
+    mask = struct.unpack_from('<Q', rb, 40)[0]
+    assert mask >> rb[1] & 1, i                                   # a legal label
+    differ += ra[1] != rb[1]
+assert n > 100 and n // 2 < differ < n, (n, differ)  # random's choices mostly relabelled
+" "$T/learner.bin" "$T/dagger.bin" || fail "--label-by changed more than the labels, or too few"
 exit 0
