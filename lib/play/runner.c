@@ -327,8 +327,6 @@ static int decider_order(const hy_engine *e, unsigned who, int seats[4])
 	return n;
 }
 
-/* Plays forced moves and collects the next requests (recording their
- * steps); returns 1 when the slot is finished or failed, else 0. */
 /* The label policy's choice for seat s in the slot's current state (the
  * request make_request would build at this decision point) as sm's
  * action; 1 (the run stops) when it fails or answers an illegal index. */
@@ -363,6 +361,8 @@ static int teacher_label(runner *r, slot *x, int s, uint64_t legal, hy_sample *s
 	return 0;
 }
 
+/* Plays forced moves and collects the next requests (recording their
+ * steps); returns 1 when the slot is finished or failed, else 0. */
 static int collect(runner *r, slot *x)
 {
 	hy_diag d;

@@ -13,9 +13,9 @@
 #include "play/builtin.h"
 #include "play/reward.h"
 
-/* A rollout's candidate must beat rulebot's choice by this many standard
- * errors of the paired difference: with up to 14 candidates, a smaller
- * margin lets noise pick a worse discard too often. */
+/* A candidate must beat rulebot's choice by this many standard errors of
+ * the paired difference: with several candidates, a smaller margin lets
+ * the luck of one candidate's rollouts pick a worse move too often. */
 #define SWITCH_Z 2.0
 
 typedef struct search {
@@ -427,7 +427,9 @@ static int search_one(search *S, const hy_decision *r, float *value)
 	}
 	int pick = base;
 	for (int j = 0; j < K; j++) {
-		if (hy_search_determinize(e, r->seat, trk.riichi_safe, hy_policy_key(r->key, 0x5ea7c4, (uint64_t)j, r->seat), D) < 0)
+		/* deal j: the same for every candidate (common random numbers) */
+		uint64_t seed = hy_policy_key(r->key, 0x5ea7c4, (uint64_t)j, r->seat);
+		if (hy_search_determinize(e, r->seat, trk.riichi_safe, seed, D) < 0)
 			goto done;
 		for (int c = 0; c < nc; c++) {
 			v[c * K + j] = rollout(S, D, &trk, r->seat, cand[c]);
