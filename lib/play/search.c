@@ -10,6 +10,7 @@
 #include "core/tile.h"
 #include "hand/shanten.h"
 #include "nn/grp.h"
+#include "nn/rng.h"
 #include "play/builtin.h"
 #include "play/reward.h"
 
@@ -24,24 +25,13 @@ typedef struct search {
 	int k;          /* rollouts per candidate */
 } search;
 
-/* ------------------------------------------------------------ random */
+/* The deals draw from nn/rng.h's generator, seeded by the decision's key
+ * and the deal's number. */
+typedef hy_rng rng;
 
-typedef struct rng {
-	uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n), n ≥ 1 (the bias of a 64-bit modulus is negligible). */
 static int rng_below(rng *r, int n)
 {
-	return (int)(rng_next(r) % (uint64_t)n);
+	return (int)hy_rng_below(r, (uint64_t)n);
 }
 
 /* ------------------------------------------------------------ the unseen tiles */
@@ -84,23 +74,23 @@ static int unseen(const hy_engine *e, int seat, uint8_t out[HY_TILE_UNKNOWN])
 	return 0;
 }
 
+/* Copies of kind k left in the pool, its red five included. */
+static int kinds_left(const uint8_t pool[HY_TILE_UNKNOWN], int k)
+{
+	int red = hy_tile_red_of(k);
+	return pool[k] + (red >= 0 ? pool[red] : 0);
+}
+
 /* Takes one tile of kind k from the pool (a red five with its share of
  * the copies); −1 when none is left. */
 static int take_kind(uint8_t pool[HY_TILE_UNKNOWN], int k, rng *r)
 {
-	int red = hy_tile_red_of(k);
-	int n = pool[k] + (red >= 0 ? pool[red] : 0);
+	int n = kinds_left(pool, k), red = hy_tile_red_of(k);
 	if (n == 0)
 		return -1;
 	int t = (red >= 0 && rng_below(r, n) < pool[red]) ? red : k;
 	pool[t]--;
 	return t;
-}
-
-static int kinds_left(const uint8_t pool[HY_TILE_UNKNOWN], int k)
-{
-	int red = hy_tile_red_of(k);
-	return pool[k] + (red >= 0 ? pool[red] : 0);
 }
 
 /* A tenpai hand of n = 3g + 1 tiles (g groups and a pair, less one tile)
@@ -213,7 +203,8 @@ int hy_search_determinize(const hy_engine *e, int seat, const uint64_t safe[4], 
 			need += e->p[s].nconc;
 	if (need != left)
 		return -1;
-	rng r = {seed};
+	rng r;
+	hy_rng_seed(&r, seed);
 	out->e = *e;
 	out->e.log = NULL;
 	/* riichi hands first: they need the tiles of a tenpai shape */
