@@ -88,6 +88,8 @@ static const char usage[] =
 	"      --anchor CKPT      KL anchor: penalise KL(CKPT's policy || policy)\n"
 	"      --anchor-coef X    its weight at the start (default 0.05)\n"
 	"      --anchor-frac X    annealed to 0 over this share of the run (0.3)\n"
+	"      --no-adv-norm      take the advantages as they are, not normalised\n"
+	"                         per batch (hydra-sp --label-adv's samples)\n"
 	"      --progress A:B     the schedule's progress over this run (default\n"
 	"                         0:1; a league iteration i of n: (i-1)/n:i/n)\n"
 	"Output:\n"
@@ -181,7 +183,7 @@ enum {
 	O_BLOCKS = 256, O_CHANNELS, O_DEVICE, O_MODE, O_LR, O_WARMUP, O_SHUF, O_VAL, O_EVAL, O_ON_EVAL,
 	O_SAVE, O_KEEP, O_LOG, O_RESUME, O_INIT, O_PPO_EPOCHS, O_MINIBATCH, O_CLIP, O_VF, O_ENT,
 };
-enum { O_ENT_END = 800, O_KL_STOP, O_VALUE_WARMUP, O_ANCHOR, O_ANCHOR_COEF, O_ANCHOR_FRAC,
+enum { O_ENT_END = 800, O_NO_ADV_NORM, O_KL_STOP, O_VALUE_WARMUP, O_ANCHOR, O_ANCHOR_COEF, O_ANCHOR_FRAC,
 	O_PROGRESS }; /* the league's PPO schedule */
 
 enum { O_PRECISION = 512, O_FAST }; /* the device options */
@@ -280,6 +282,7 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 		{"anchor", required_argument, 0, O_ANCHOR},
 		{"anchor-coef", required_argument, 0, O_ANCHOR_COEF},
 		{"anchor-frac", required_argument, 0, O_ANCHOR_FRAC},
+		{"no-adv-norm", no_argument, 0, O_NO_ADV_NORM},
 		{"progress", required_argument, 0, O_PROGRESS},
 		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
@@ -377,6 +380,11 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 			*(c == O_KL_STOP ? &ppo.kl_stop : &ppo.anchor_coef) = (float)x;
 			ppo_opt = c == O_KL_STOP ? "--kl-stop" : "--anchor-coef";
 			cfg.ppo_given |= c == O_KL_STOP ? HY_PPO_GIVEN_KL_STOP : HY_PPO_GIVEN_ANCHOR_COEF;
+			break;
+		case O_NO_ADV_NORM:
+			ppo.loss.norm_adv = 0;
+			ppo_opt = "--no-adv-norm";
+			cfg.ppo_given |= HY_PPO_GIVEN_NORM_ADV;
 			break;
 		case O_ANCHOR_FRAC:
 			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))

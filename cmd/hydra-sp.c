@@ -76,6 +76,10 @@ static const char usage[] =
 	"                          policy P's choice in its state (rulebot or\n"
 	"                          search:GRP.h5[,K]) while the seats play on;\n"
 	"                          for behaviour cloning, not for PPO\n"
+	"      --label-adv         with --label-by qlabel:GRP.h5[,K]: each\n"
+	"                          sample is a rollout advantage of one\n"
+	"                          alternative to rulebot's choice (logp 0), for\n"
+	"                          hydra-fit --mode ppo --no-adv-norm\n"
 	"      --learner           samples of the first policy's decisions only\n"
 	"                          (--policy, --seat0 or the first of --rotate):\n"
 	"                          the learner's games against a pool, for PPO\n"
@@ -346,6 +350,7 @@ int main(int argc, char **argv)
 		OPT_START,
 		OPT_MIX,
 		OPT_LABEL_BY,
+		OPT_LABEL_ADV,
 	};
 	static const struct option opts[] = {
 		{"games", required_argument, 0, OPT_GAMES},
@@ -369,6 +374,7 @@ int main(int argc, char **argv)
 		{"start", required_argument, 0, OPT_START},
 		{"mix", required_argument, 0, OPT_MIX},
 		{"label-by", required_argument, 0, OPT_LABEL_BY},
+		{"label-adv", no_argument, 0, OPT_LABEL_ADV},
 		{"log-dir", required_argument, 0, 'l'},
 		{"output", required_argument, 0, 'o'},
 		{"no-samples", no_argument, 0, OPT_NO_SAMPLES},
@@ -471,6 +477,7 @@ int main(int argc, char **argv)
 		case OPT_START: start = optarg; break;
 		case OPT_MIX: mix = optarg; break;
 		case OPT_LABEL_BY: label_by = optarg; break;
+		case OPT_LABEL_ADV: po.label_adv = 1; break;
 		case 'l': s.log_dir = optarg; break;
 		case 'o': outpath = optarg; break;
 		case OPT_NO_SAMPLES: s.samples = 0; break;
@@ -501,6 +508,10 @@ int main(int argc, char **argv)
 		return hy_cli_usage(&cli, "--reward grp:PATH rewards samples: not with --no-samples");
 	if (label_by && !s.samples)
 		return hy_cli_usage(&cli, "--label-by labels samples: not with --no-samples");
+	if (po.label_adv && !label_by)
+		return hy_cli_usage(&cli, "--label-adv goes with --label-by qlabel:GRP.h5");
+	if (po.label_adv && grp_path)
+		return hy_cli_usage(&cli, "--label-adv sets the advantages: not with --reward");
 
 	if ((pool || start || mix) && !policy)
 		return hy_cli_usage(&cli, "--pool, --start and --mix make a league around the learner "

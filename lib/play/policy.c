@@ -7,6 +7,7 @@
 
 #include "play/builtin.h"
 #include "play/mjaibot.h"
+#include "play/qlabel.h"
 #include "play/search.h"
 
 void hy_policy_opts_default(hy_policy_opts *o)
@@ -43,6 +44,8 @@ hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o
 		st = hy_policy_open_rulebot(p, d);
 	else if (strncmp(spec, "search:", 7) == 0)
 		st = hy_policy_open_search(p, spec + 7, d);
+	else if (strncmp(spec, "qlabel:", 7) == 0)
+		st = hy_policy_open_qlabel(p, spec + 7, d);
 	else if (strncmp(spec, "mjai:", 5) == 0)
 		st = spec[5] ? hy_mjaibot_policy_open(p, spec + 5, o, d)
 			     : hy_diag_set(d, HY_EUSAGE, 0, "policy 'mjai:' names no command");
@@ -50,7 +53,8 @@ hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o
 		st = hy_policy_open_model(p, spec, o, d);
 	else
 		st = hy_diag_set(d, HY_EUSAGE, 0,
-				 "unknown policy '%s' (want random, baseline, rulebot, search:GRP.h5, a "
+				 "unknown policy '%s' (want random, baseline, rulebot, search:GRP.h5, "
+				 "qlabel:GRP.h5, a "
 				 "checkpoint PATH.h5 or mjai:COMMAND)",
 				 spec);
 	if (st != HY_OK) {

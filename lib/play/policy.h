@@ -19,6 +19,8 @@
  *   random          uniform over the legal actions (from `key`)
  *   baseline        the deterministic rule bot (lib/play/baseline.c)
  *   search:GRP.h5[,K]  rulebot with a rollout lookahead (play/search.h)
+ *   qlabel:GRP.h5[,K]  rollout advantages from the true state, a labeller
+ *                   for hydra-sp --label-by only (play/qlabel.h)
  *   PATH.h5         a checkpoint: the network on the observation encoder,
  *                   sampling at opts->temperature (greedy at 0); any other
  *                   existing file (hydra-fit's `latest` link) is taken as
@@ -118,6 +120,9 @@ struct hy_policy {
 			      * actions, whatever the sampling temperature),
 			      * random (uniform); the rule bots and external
 			      * bots choose without a distribution          */
+	int oracle;          /* 1 if it reads hidden state (the other hands,
+			      * the wall): qlabel, a labeller only; the
+			      * runner refuses it at a seat                  */
 };
 
 /* Opens a policy from a spec (above). HY_EUSAGE for an unknown spec, the

@@ -8,6 +8,7 @@
 #include "play/runner.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,8 @@ static void finish_labels(const runner *r, slot *x)
 		s->grp = grp[s->seat];
 		s->reward = 0.0f;
 	}
+	if (r->o->label_adv)
+		return; /* the labeller's advantages stand; no returns */
 	double pts[4];
 	for (int seat = 0; seat < 4; seat++)
 		pts[seat] = hy_play_placement_points(rank[seat]) / 100.0;
@@ -329,7 +332,9 @@ static int decider_order(const hy_engine *e, unsigned who, int seats[4])
 
 /* The label policy's choice for seat s in the slot's current state (the
  * request make_request would build at this decision point) as sm's
- * action; 1 (the run stops) when it fails or answers an illegal index. */
+ * action; with label_adv its value is sm's advantage (logp 0), and 2 when
+ * it has none (value NAN: the step is not recorded); 1 (the run stops)
+ * when it fails or answers an illegal index. */
 static int teacher_label(runner *r, slot *x, int s, uint64_t legal, hy_sample *sm)
 {
 	hy_policy *p = r->o->label;
@@ -356,6 +361,12 @@ static int teacher_label(runner *r, slot *x, int s, uint64_t legal, hy_sample *s
 	if (st != HY_OK) {
 		set_err(x, st, &pd);
 		return 1;
+	}
+	if (r->o->label_adv) {
+		if (isnan(c.value))
+			return 2;
+		sm->adv = c.value;
+		sm->ret = 0.0f;
 	}
 	sm->action = (uint8_t)c.index;
 	return 0;
@@ -423,8 +434,13 @@ static int collect(runner *r, slot *x)
 				sm->honba = e->honba;
 				sm->step = x->kstep++;
 				hy_encode_opp_labels(e, s, sm);
-				if (r->o->label && teacher_label(r, x, s, legal, sm) != 0)
+				int lab = r->o->label ? teacher_label(r, x, s, legal, sm) : 0;
+				if (lab == 1)
 					return 1;
+				if (lab == 2) { /* no advantage label: not recorded */
+					x->kstep--;
+					continue;
+				}
 				ps->policy = (uint8_t)x->pol[s];
 				x->req_step[i] = (long)x->b.nsteps++;
 			}
@@ -580,7 +596,8 @@ static void step_slot(runner *r, slot *x, int t)
 				hy_sample *s = &x->b.steps[x->req_step[i]].s;
 				if (!r->o->label)
 					s->action = (uint8_t)x->ans[i].index;
-				s->logp = x->ans[i].logp;
+				if (!r->o->label_adv) /* an advantage label's logp stays 0 */
+					s->logp = x->ans[i].logp;
 				s->value = x->ans[i].value;
 			}
 		}
@@ -775,7 +792,21 @@ static hy_status check_opts(const hy_play_opts *o, hy_policy *const *pol, int np
 	if (o->label && !(o->label->ops && o->label->ops->decide && o->label->concurrent))
 		return hy_diag_set(d, HY_EUSAGE, 0,
 				   "the labelling policy must be a rule policy (random, baseline, "
-				   "rulebot or search:): it is asked from every table's thread");
+				   "rulebot, search: or qlabel:): it is asked from every table's "
+				   "thread");
+	if (o->label_adv && !(o->label && o->label->has_value && o->record_steps))
+		return hy_diag_set(d, HY_EUSAGE, 0,
+				   "advantage labels need a labelling policy with values "
+				   "(qlabel:) and recorded steps");
+	if (o->label_adv && o->reward)
+		return hy_diag_set(d, HY_EUSAGE, 0,
+				   "advantage labels replace the rewards: not with a reward");
+	for (int i = 0; i < npol; i++)
+		if (pol[i]->oracle)
+			return hy_diag_set(d, HY_EUSAGE, 0,
+					   "policy '%s' reads the hidden tiles: it labels "
+					   "(--label-by), it does not play",
+					   pol[i]->name);
 	if (o->seat_policy)
 		for (uint64_t k = 0; k < o->count && k < 4; k++)
 			for (int s = 0; s < 4; s++) {

@@ -120,6 +120,12 @@ typedef struct hy_play_opts {
 	 * rule policy or search:). Its failure stops the run. NULL: the
 	 * action taken. */
 	hy_policy *label;
+	/* With label (qlabel:, play/qlabel.h): the labeller's value is the
+	 * step's advantage and its choice the step's action, logp is 0, ret
+	 * 0, and neither GAE nor a reward touches them; a decision it gives
+	 * no value (NAN) is not recorded. The samples of hydra-sp
+	 * --label-adv, for hydra-fit --mode ppo --no-adv-norm. */
+	int label_adv;
 } hy_play_opts;
 
 void hy_play_opts_default(hy_play_opts *o);

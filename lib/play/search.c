@@ -20,9 +20,8 @@
 #define SWITCH_Z 2.0
 
 typedef struct search {
-	hy_grp grp;
-	hy_policy base; /* rulebot: the rollouts' players and the default choice */
-	int k;          /* rollouts per candidate */
+	hy_search_rollouts ro; /* the GRP and rulebot of the rollouts */
+	int k;                 /* rollouts per candidate */
 } search;
 
 /* The deals draw from nn/rng.h's generator, seeded by the decision's key
@@ -36,8 +35,9 @@ static int rng_below(rng *r, int n)
 
 /* ------------------------------------------------------------ the unseen tiles */
 
-/* Per tile code (0–36): copies the seat cannot see. −1 when some code is
- * seen more than four times (an inconsistent state). */
+/* Per tile code (0–36): copies the seat cannot see (every seat's, when
+ * seat is −1: the tiles no hand holds). −1 when some code is seen more
+ * than four times (an inconsistent state). */
 static int unseen(const hy_engine *e, int seat, uint8_t out[HY_TILE_UNKNOWN])
 {
 	int c[HY_TILE_UNKNOWN];
@@ -45,13 +45,17 @@ static int unseen(const hy_engine *e, int seat, uint8_t out[HY_TILE_UNKNOWN])
 		c[k] = hy_tile_red_of(k) >= 0 ? 3 : 4;
 	for (int r = HY_TILE_5MR; r <= HY_TILE_5SR; r++)
 		c[r] = 1;
-	const hy_player *me = &e->p[seat];
-	for (int k = 0; k < HY_TILE_KINDS; k++) {
-		int red = hy_tile_red_of(k);
-		int nred = red >= 0 ? me->red[red - HY_TILE_5MR] : 0;
-		c[k] -= me->cnt[k] - nred;
-		if (red >= 0)
-			c[red] -= nred;
+	for (int s = 0; s < 4; s++) {
+		if (seat >= 0 && s != seat)
+			continue;
+		const hy_player *me = &e->p[s];
+		for (int k = 0; k < HY_TILE_KINDS; k++) {
+			int red = hy_tile_red_of(k);
+			int nred = red >= 0 ? me->red[red - HY_TILE_5MR] : 0;
+			c[k] -= me->cnt[k] - nred;
+			if (red >= 0)
+				c[red] -= nred;
+		}
 	}
 	for (int s = 0; s < 4; s++) {
 		const hy_player *p = &e->p[s];
@@ -184,8 +188,10 @@ static void set_hand(hy_player *p, const uint8_t *tiles, int n)
 	p->riichi_furiten = 0;
 }
 
-int hy_search_determinize(const hy_engine *e, int seat, const uint64_t safe[4], uint64_t seed,
-			  hy_search_deal *out)
+/* The deal of hy_search_determinize (seat ≥ 0) and of hy_search_redeal
+ * (seat −1: every hand kept, only the wall's hidden tiles redealt). */
+static int deal(const hy_engine *e, int seat, const uint64_t safe[4], uint64_t seed,
+		hy_search_deal *out)
 {
 	uint8_t pool[HY_TILE_UNKNOWN];
 	if (unseen(e, seat, pool) < 0)
@@ -199,7 +205,7 @@ int hy_search_determinize(const hy_engine *e, int seat, const uint64_t safe[4], 
 		return -1;
 	int need = e->live_left + nrin + nind + 5;
 	for (int s = 0; s < 4; s++)
-		if (s != seat)
+		if (seat >= 0 && s != seat)
 			need += e->p[s].nconc;
 	if (need != left)
 		return -1;
@@ -208,7 +214,7 @@ int hy_search_determinize(const hy_engine *e, int seat, const uint64_t safe[4], 
 	out->e = *e;
 	out->e.log = NULL;
 	/* riichi hands first: they need the tiles of a tenpai shape */
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 2 && seat >= 0; pass++) {
 		for (int s = 0; s < 4; s++) {
 			hy_player *p = &out->e.p[s];
 			if (s == seat || (pass == 0) != (p->riichi != 0))
@@ -244,6 +250,17 @@ int hy_search_determinize(const hy_engine *e, int seat, const uint64_t safe[4], 
 	return left == 0 ? 0 : -1;
 }
 
+int hy_search_determinize(const hy_engine *e, int seat, const uint64_t safe[4], uint64_t seed,
+			  hy_search_deal *out)
+{
+	return seat >= 0 && seat < 4 ? deal(e, seat, safe, seed, out) : -1;
+}
+
+int hy_search_redeal(const hy_engine *e, uint64_t seed, hy_search_deal *out)
+{
+	return deal(e, -1, NULL, seed, out);
+}
+
 /* ------------------------------------------------------------ rollouts */
 
 /* Applies legal index idx of seat s, keeping the riichi-safe kinds as the
@@ -264,7 +281,8 @@ static int apply(hy_search_deal *x, hy_obs_track *trk, int s, int idx)
 	return 0;
 }
 
-static int rule_choice(search *S, const hy_engine *e, const hy_obs_track *trk, int s)
+int hy_search_rule_choice(hy_search_rollouts *R, const hy_engine *e, const hy_obs_track *trk,
+			  int s)
 {
 	hy_decision q;
 	memset(&q, 0, sizeof q);
@@ -274,13 +292,13 @@ static int rule_choice(search *S, const hy_engine *e, const hy_obs_track *trk, i
 	q.legal = hy_engine_legal_mask(e, s);
 	hy_choice c;
 	c.index = -1;
-	if (!q.legal || S->base.ops->decide(&S->base, 1, &q, &c, NULL) != HY_OK)
+	if (!q.legal || R->base.ops->decide(&R->base, 1, &q, &c, NULL) != HY_OK)
 		return -1;
 	return c.index;
 }
 
 /* The seat's expected placement points after the kyoku. */
-static double value_after(const search *S, const hy_engine *e, int seat)
+static double value_after(const hy_search_rollouts *R, const hy_engine *e, int seat)
 {
 	if (e->phase == HY_PH_GAME_END)
 		return hy_reward_pts[e->rank[seat]];
@@ -291,14 +309,12 @@ static double value_after(const search *S, const hy_engine *e, int seat)
 	g.kyotaku = e->kyotaku;
 	g.oya = e->oya;
 	double ev[4];
-	hy_grp_expected(&S->grp, &g, hy_reward_pts, ev);
+	hy_grp_expected(&R->grp, &g, hy_reward_pts, ev);
 	return ev[seat];
 }
 
-/* Plays candidate idx of seat on deal D, then rulebots to the end of the
- * kyoku. NAN when something failed (the caller keeps rulebot's choice). */
-static double rollout(search *S, const hy_search_deal *D, const hy_obs_track *trk0, int seat,
-		      int idx)
+double hy_search_rollout(hy_search_rollouts *R, const hy_search_deal *D,
+			 const hy_obs_track *trk0, int seat, int idx)
 {
 	hy_search_deal x = *D;
 	hy_obs_track trk = *trk0;
@@ -319,16 +335,16 @@ static double rollout(search *S, const hy_search_deal *D, const hy_obs_track *tr
 		}
 		case HY_PH_KYOKU_END:
 			hy_engine_next_kyoku(e);
-			return value_after(S, e, seat);
+			return value_after(R, e, seat);
 		case HY_PH_NEW_KYOKU:
 		case HY_PH_GAME_END:
-			return value_after(S, e, seat);
+			return value_after(R, e, seat);
 		default: {
 			unsigned who = hy_engine_deciders(e);
 			if (!who)
 				return NAN;
 			int s = __builtin_ctz(who);
-			int c = rule_choice(S, e, &trk, s);
+			int c = hy_search_rule_choice(R, e, &trk, s);
 			if (c < 0 || apply(&x, &trk, s, c) < 0)
 				return NAN;
 		}
@@ -393,7 +409,7 @@ static int search_one(search *S, const hy_decision *r, float *value)
 		trk = *r->track;
 	else
 		memset(&trk, 0, sizeof trk);
-	int base = rule_choice(S, e, &trk, r->seat);
+	int base = hy_search_rule_choice(&S->ro, e, &trk, r->seat);
 	*value = 0;
 	if (base < 0 || (e->phase != HY_PH_TURN && e->phase != HY_PH_RIICHI) ||
 	    (r->legal >> HY_A_WIN & 1))
@@ -423,7 +439,7 @@ static int search_one(search *S, const hy_decision *r, float *value)
 		if (hy_search_determinize(e, r->seat, trk.riichi_safe, seed, D) < 0)
 			goto done;
 		for (int c = 0; c < nc; c++) {
-			v[c * K + j] = rollout(S, D, &trk, r->seat, cand[c]);
+			v[c * K + j] = hy_search_rollout(&S->ro, D, &trk, r->seat, cand[c]);
 			if (isnan(v[c * K + j]))
 				goto done;
 		}
@@ -473,12 +489,50 @@ static hy_status search_decide(hy_policy *p, size_t n, const hy_decision *req, h
 	return HY_OK;
 }
 
+hy_status hy_search_rollouts_open(hy_search_rollouts *R, const char *grp_path, hy_diag *d)
+{
+	memset(R, 0, sizeof *R);
+	hy_status st = hy_grp_load(grp_path, &R->grp, d);
+	if (st == HY_OK && (st = hy_policy_open_rulebot(&R->base, d)) != HY_OK)
+		hy_grp_free(&R->grp);
+	return st;
+}
+
+void hy_search_rollouts_close(hy_search_rollouts *R)
+{
+	hy_grp_free(&R->grp);
+	hy_policy_close(&R->base);
+}
+
+hy_status hy_search_parse_spec(const char *kind, const char *arg, char *path, size_t pathsz,
+			       int *k, hy_diag *d)
+{
+	const char *comma = strrchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	if (len == 0 || len >= pathsz)
+		return hy_diag_set(d, HY_EUSAGE, 0, "policy '%s:%s': want %s:GRP.h5[,K]", kind,
+				   arg, kind);
+	memcpy(path, arg, len);
+	path[len] = '\0';
+	if (comma) {
+		char *end;
+		errno = 0;
+		long x = strtol(comma + 1, &end, 10);
+		if (errno || *end || end == comma + 1 || x < 2 || x > HY_SEARCH_MAX_ROLLOUTS)
+			return hy_diag_set(d, HY_EUSAGE, 0,
+					   "policy '%s:%s': rollouts '%s' is not an integer "
+					   "in 2..%d",
+					   kind, arg, comma + 1, HY_SEARCH_MAX_ROLLOUTS);
+		*k = (int)x;
+	}
+	return HY_OK;
+}
+
 static void search_free(hy_policy *p)
 {
 	search *S = p->impl;
 	if (S) {
-		hy_grp_free(&S->grp);
-		hy_policy_close(&S->base);
+		hy_search_rollouts_close(&S->ro);
 		free(S);
 	}
 }
@@ -489,32 +543,13 @@ hy_status hy_policy_open_search(hy_policy *p, const char *arg, hy_diag *d)
 {
 	char path[4096];
 	int k = HY_SEARCH_ROLLOUTS;
-	const char *comma = strrchr(arg, ',');
-	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
-	if (len == 0 || len >= sizeof path)
-		return hy_diag_set(d, HY_EUSAGE, 0, "policy 'search:%s': want search:GRP.h5[,K]",
-				   arg);
-	memcpy(path, arg, len);
-	path[len] = '\0';
-	if (comma) {
-		char *end;
-		errno = 0;
-		long x = strtol(comma + 1, &end, 10);
-		if (errno || *end || end == comma + 1 || x < 2 || x > HY_SEARCH_MAX_ROLLOUTS)
-			return hy_diag_set(d, HY_EUSAGE, 0,
-					   "policy 'search:%s': rollouts '%s' is not an integer "
-					   "in 2..%d",
-					   arg, comma + 1, HY_SEARCH_MAX_ROLLOUTS);
-		k = (int)x;
-	}
+	hy_status st = hy_search_parse_spec("search", arg, path, sizeof path, &k, d);
+	if (st != HY_OK)
+		return st;
 	search *S = calloc(1, sizeof *S);
 	if (!S)
 		return hy_diag_set(d, HY_ENOMEM, 0, "search: out of memory");
-	hy_status st = hy_grp_load(path, &S->grp, d);
-	if (st == HY_OK)
-		st = hy_policy_open_rulebot(&S->base, d);
-	if (st != HY_OK) {
-		hy_grp_free(&S->grp);
+	if ((st = hy_search_rollouts_open(&S->ro, path, d)) != HY_OK) {
 		free(S);
 		return st;
 	}

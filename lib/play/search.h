@@ -45,10 +45,12 @@
 #ifndef HY_PLAY_SEARCH_H
 #define HY_PLAY_SEARCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/status.h"
 #include "engine/engine.h"
+#include "nn/grp.h"
 #include "play/policy.h"
 
 enum { HY_SEARCH_ROLLOUTS = 16, HY_SEARCH_MAX_ROLLOUTS = 256 };
@@ -70,5 +72,37 @@ typedef struct hy_search_deal {
 
 int hy_search_determinize(const hy_engine *e, int seat, const uint64_t safe[4], uint64_t seed,
 			  hy_search_deal *out);
+
+/* The oracle's deal (play/qlabel.h): every hand of e kept as it truly is,
+ * only the tiles no hand holds (the live wall, the replacement tiles, the
+ * unrevealed and the ura indicators) shuffled from the seed. 0, or −1 when
+ * the counts do not add up. */
+int hy_search_redeal(const hy_engine *e, uint64_t seed, hy_search_deal *out);
+
+/* What a rollout needs, shared with play/qlabel.c: the GRP that values the
+ * kyoku's end and the rulebot that plays every seat. */
+typedef struct hy_search_rollouts {
+	hy_grp grp;
+	hy_policy base;
+} hy_search_rollouts;
+
+hy_status hy_search_rollouts_open(hy_search_rollouts *R, const char *grp_path, hy_diag *d);
+void hy_search_rollouts_close(hy_search_rollouts *R);
+
+/* Rulebot's choice for seat s in e (−1 when it has none). */
+int hy_search_rule_choice(hy_search_rollouts *R, const hy_engine *e, const hy_obs_track *trk,
+			  int s);
+
+/* Plays legal index idx of seat on deal D, then rulebots to the end of
+ * the kyoku; the seat's expected placement points after it (the GRP's
+ * expectation at the next kyoku's start, the final placement when the game
+ * ends). NAN when something failed. */
+double hy_search_rollout(hy_search_rollouts *R, const hy_search_deal *D,
+			 const hy_obs_track *trk, int seat, int idx);
+
+/* Parses a spec argument "GRP.h5[,K]" of policy `kind` ("search",
+ * "qlabel"): path (pathsz bytes) and, when given, K into *k (2..256). */
+hy_status hy_search_parse_spec(const char *kind, const char *arg, char *path, size_t pathsz,
+			       int *k, hy_diag *d);
 
 #endif

@@ -361,7 +361,14 @@ hy_status hy_ckdir_read_ppo(const char *path, hy_train_ppo_cfg *c, char *anchor,
 					c->anchor_frac = (float)afrac;
 					c->progress0 = (float)p0;
 					c->progress1 = (float)p1;
-					*is_ppo = 1;
+					/* absent before --no-adv-norm existed: normalised */
+					int32_t na = 1;
+					if (H5Aexists(f, "ppo_norm_adv") > 0 &&
+						get_attr(f, "ppo_norm_adv", H5T_NATIVE_INT32, &na) < 0)
+						st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': unreadable PPO "
+							"attribute 'ppo_norm_adv'", path);
+					c->loss.norm_adv = na != 0;
+					*is_ppo = st == HY_OK;
 				}
 			}
 		}

@@ -156,7 +156,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 		{"train_mode", HY_NN_ATTR_I32, &s->mode},
 	};
 	/* a PPO run stores its settings, so --resume needs none of them */
-	hy_nn_ckpt_attr all[sizeof attrs / sizeof attrs[0] + 13 + 5];
+	hy_nn_ckpt_attr all[sizeof attrs / sizeof attrs[0] + 14 + 5];
 	int nall = (int)(sizeof attrs / sizeof attrs[0]);
 	memcpy(all, attrs, sizeof attrs);
 	/* provenance: how the model was made (h5dump -A), and the inputs a
@@ -173,12 +173,13 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 		r->prov_val ? r->prov_val : ""};
 	all[nall++] = (hy_nn_ckpt_attr){"train_device", HY_NN_ATTR_STR, device};
 	all[nall++] = (hy_nn_ckpt_attr){"train_precision", HY_NN_ATTR_I32, &prec};
-	int32_t pe = 0, pm = 0;
+	int32_t pe = 0, pm = 0, pna = 1;
 	double pd[9];
 	if (r->ppo) {
 		const hy_train_ppo_cfg *pc = hy_train_ppo_config(r->ppo);
 		pe = pc->epochs;
 		pm = pc->minibatch;
+		pna = pc->loss.norm_adv;
 		const double v[9] = {pc->loss.clip, pc->loss.vf_coef, pc->loss.ent_coef, pc->ent_end,
 			pc->kl_stop, pc->anchor_coef, pc->anchor_frac, pc->progress0, pc->progress1};
 		memcpy(pd, v, sizeof pd);
@@ -187,6 +188,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 			"ppo_progress0", "ppo_progress1"};
 		all[nall++] = (hy_nn_ckpt_attr){"ppo_epochs", HY_NN_ATTR_I32, &pe};
 		all[nall++] = (hy_nn_ckpt_attr){"ppo_minibatch", HY_NN_ATTR_I32, &pm};
+		all[nall++] = (hy_nn_ckpt_attr){"ppo_norm_adv", HY_NN_ATTR_I32, &pna};
 		all[nall++] = (hy_nn_ckpt_attr){"ppo_value_warmup", HY_NN_ATTR_I64, &pc->value_warmup};
 		all[nall++] = (hy_nn_ckpt_attr){"ppo_anchor", HY_NN_ATTR_STR,
 			pc->anchor ? pc->anchor : ""};

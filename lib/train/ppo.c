@@ -69,6 +69,7 @@ void hy_train_ppo_merge(hy_train_ppo_cfg *a, const hy_train_ppo_cfg *stored,
 	TAKE(HY_PPO_GIVEN_EPOCHS, epochs);
 	TAKE(HY_PPO_GIVEN_MINIBATCH, minibatch);
 	TAKE(HY_PPO_GIVEN_CLIP, loss.clip);
+	TAKE(HY_PPO_GIVEN_NORM_ADV, loss.norm_adv);
 	TAKE(HY_PPO_GIVEN_VF, loss.vf_coef);
 	TAKE(HY_PPO_GIVEN_ENT, loss.ent_coef);
 	TAKE(HY_PPO_GIVEN_ENT_END, ent_end);
@@ -522,5 +523,5 @@ void hy_train_ppo_metrics(const hy_train_ppo *p, FILE *f)
 	jnum(f, "ent_coef", p->sched.ent_coef);
 	jnum(f, "anchor_coef", p->sched.anchor_coef);
 	jnum(f, "progress", p->sched.progress);
-	fprintf(f, ",\"value_warmup\":%d", p->sched.warm);
+	fprintf(f, ",\"value_warmup\":%d,\"norm_adv\":%d", p->sched.warm, p->c.loss.norm_adv);
 }

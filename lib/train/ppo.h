@@ -61,6 +61,7 @@ enum {
 	HY_PPO_GIVEN_KL_STOP = 1 << 6, HY_PPO_GIVEN_VALUE_WARMUP = 1 << 7,
 	HY_PPO_GIVEN_ANCHOR = 1 << 8, HY_PPO_GIVEN_ANCHOR_COEF = 1 << 9,
 	HY_PPO_GIVEN_ANCHOR_FRAC = 1 << 10, HY_PPO_GIVEN_PROGRESS = 1 << 11,
+	HY_PPO_GIVEN_NORM_ADV = 1 << 12,
 };
 
 /* a = the fields of `given` (a mask of HY_PPO_GIVEN_*) from cli, the rest

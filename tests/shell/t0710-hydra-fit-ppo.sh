@@ -15,7 +15,7 @@ PY=/usr/bin/python3
 expect_exit 0 "$F" --help
 sed 's/\\-/-/g' "$TOP/man/hydra-fit.1" > "$T/man.txt"
 for o in mode ppo-epochs minibatch clip vf-coef ent-coef ent-end kl-stop value-warmup anchor \
-	anchor-coef anchor-frac progress; do
+	anchor-coef anchor-frac progress no-adv-norm; do
 	grep -q -- "--$o" "$T/out" || fail "--help lacks --$o"
 	grep -q -- "--$o" "$T/man.txt" || fail "man page lacks --$o"
 done
@@ -126,7 +126,10 @@ PYEOF
 # of step 16 (the same stream, read again and its draws replayed)
 "$SP" --games 4 --policy "$M" --seed 2 >"$T/sp2.bin" || fail "hydra-sp again"
 cmp -s "$T/sp.bin" "$T/sp2.bin" || fail "hydra-sp is not repeatable"
-ppo() { "$F" --mode ppo --batch 1024 --minibatch 256 --ppo-epochs 4 --kl-stop 0 -q "$@" "$T/sp.bin"; }
+# (--no-adv-norm: the bare resume below repeats the run only if the
+# checkpoint keeps that setting too)
+ppo() { "$F" --mode ppo --batch 1024 --minibatch 256 --ppo-epochs 4 --kl-stop 0 --no-adv-norm -q \
+	"$@" "$T/sp.bin"; }
 ppo --init "$M" --steps 48 --lr 3e-4 --warmup 0 --threads 2 --log-every 1 --save-every 16 \
 	--out "$T/full" 2>"$T/e1" || { cat "$T/e1" >&2; fail "full run"; }
 mkdir "$T/re"
@@ -153,9 +156,10 @@ import json, sys
 a, b = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
 strip = lambda r: {k: v for k, v in r.items() if k not in ("samples_per_s", "elapsed_s")}
 assert [strip(r) for r in a] == [strip(r) for r in b], (a, b)
+assert all(r["norm_adv"] == 0 for r in b), b
 PYEOF
 h5dump -A "$T/re2/latest" > "$T/attrs.txt" 2>/dev/null || fail "h5dump -A"
-for k in ppo_epochs ppo_clip ppo_kl_stop ppo_ent_end ppo_anchor ppo_progress1; do
+for k in ppo_epochs ppo_clip ppo_kl_stop ppo_ent_end ppo_anchor ppo_progress1 ppo_norm_adv; do
 	grep -q "ATTRIBUTE \"$k\"" "$T/attrs.txt" || fail "checkpoint lacks $k"
 done
 exit 0

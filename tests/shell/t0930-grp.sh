@@ -5,7 +5,8 @@
 # grp:PATH writes samples whose rewards sit on each seat's last decision of a
 # kyoku, are clipped to [-5, 5] and do not depend on the table count; the
 # normalisation state file round-trips and grows; a policy checkpoint given
-# as grp: and a GRP given as a policy are refused; usage errors.
+# as grp: and a GRP given as a policy are refused; usage errors; the GRP's
+# rollout advantages of hydra-sp --label-by qlabel: --label-adv.
 . tests/shell/lib.sh
 S="$BIN/hydra-sp"
 F="$BIN/hydra-fit"
@@ -114,3 +115,49 @@ expect_err "not a policy network checkpoint"
 expect_exit 3 "$S" --games 1 --reward grp:"$T/grp/grp.h5" --reward-state "$T/grp/metrics.jsonl" \
 	-o "$T/x.bin"
 expect_err "not a reward state file"
+
+# --label-by qlabel:GRP --label-adv: rollout advantages of alternatives to
+# rulebot's choice (lib/play/qlabel.h)
+G="$T/grp/grp.h5"
+expect_exit 2 "$S" --games 1 --label-adv -o "$T/x.bin"
+expect_err "goes with --label-by qlabel"
+expect_exit 2 "$S" --games 1 --label-by qlabel:"$G" --label-adv --reward grp:"$G" -o "$T/x.bin"
+expect_err "not with --reward"
+expect_exit 2 "$S" --games 1 --label-by rulebot --label-adv -o "$T/x.bin"
+expect_err "labelling policy with values"
+expect_exit 2 "$S" --games 1 --policy qlabel:"$G" --no-samples
+expect_err "it does not play"
+expect_exit 2 "$S" --games 1 --label-by qlabel:"$G",1 --label-adv -o "$T/x.bin"
+expect_err "rollouts '1'"
+[ ! -e "$T/x.bin" ] || fail "a refused run wrote samples"
+"$S" -q --games 2 --seed 4 --policy rulebot --label-by qlabel:"$G",4 --label-adv -o "$T/q1.bin" ||
+	fail "--label-adv"
+"$S" -q --games 2 --seed 4 --tables 1 --threads 1 --policy rulebot \
+	--label-by qlabel:"$G",4 --label-adv -o "$T/q2.bin" || fail "--label-adv, one table"
+cmp -s "$T/q1.bin" "$T/q2.bin" || fail "--label-adv depends on the tables and threads"
+"$S" -q --games 2 --seed 4 --policy rulebot -o "$T/rb.bin" || fail "rulebot samples"
+$PY - "$T/q1.bin" "$T/rb.bin" <<'PYEOF' || fail "--label-adv samples"
+import struct, sys, math
+def recs(p):
+    d = open(p, "rb").read(); R = 5888
+    n = (len(d) - 32) // R - 1
+    return [d[32 + i * R:32 + (i + 1) * R] for i in range(n)]
+q, rb = recs(sys.argv[1]), recs(sys.argv[2])
+advs = []
+for r in q:
+    assert r[0] == 1
+    logp, value, reward, adv, ret = struct.unpack_from("<5f", r, 20)
+    mask = struct.unpack_from("<Q", r, 40)[0]
+    assert mask >> r[1] & 1, "an illegal label"
+    assert logp == 0 and ret == 0 and reward == 0, (logp, ret, reward)
+    assert math.isfinite(adv)
+    advs.append(adv)
+# fewer samples than the same games' rulebot samples: no label without an
+# alternative; rulebot's choice beats a random alternative on average
+assert 0.3 * len(rb) < len(q) < len(rb), (len(q), len(rb))
+mean = sum(advs) / len(advs)
+assert sum(a != 0 for a in advs) > 0.5 * len(advs)
+assert mean < 0, mean
+print("label-adv: %d samples of %d decisions, mean advantage %+.3f" % (len(q), len(rb), mean))
+PYEOF
+exit 0

@@ -2,13 +2,19 @@
  * the seat sees and redeals exactly the tiles it cannot see; an opponent
  * in riichi gets a tenpai hand whose waits are not furiten; deals and
  * choices are functions of the key; the policy answers legally and, where
- * no turn of its own is searched, as rulebot; its spec is checked. */
+ * no turn of its own is searched, as rulebot; its spec is checked.
+ * The oracle labeller on the same rollouts (lib/play/qlabel.c): its redeal
+ * keeps every hand and redeals only the wall; its labels are legal
+ * alternatives to rulebot's choice, functions of the key; a discard into
+ * a riichi's wait is valued below rulebot's safe choice; it is refused at
+ * a seat. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +26,8 @@
 #include "hand/shanten.h"
 #include "nn/grp.h"
 #include "play/policy.h"
+#include "play/qlabel.h"
+#include "play/runner.h"
 #include "play/search.h"
 
 #include "fixture_play.h"
@@ -28,7 +36,9 @@
 static char grp_dir[] = "/tmp/hydra-search-XXXXXX";
 static char grp_path[160];
 
-/* A GRP of random weights: the search only needs some value of a state. */
+/* A GRP that has learnt that the final order is the order of the scores
+ * (states of random scores, 300 AdamW steps): its expectation then rises
+ * with a seat's own score, which qlabel's deal-in check needs. */
 static int setup(void **state)
 {
 	(void)state;
@@ -40,6 +50,31 @@ static int setup(void **state)
 	hy_diag_init(&d, NULL);
 	if (hy_grp_init(&m, 16, 5, &d) != HY_OK)
 		return -1;
+	enum { N = 256 };
+	static float x[N][HY_GRP_NIN];
+	uint8_t y[N];
+	uint64_t r = 12345;
+	for (int i = 0; i < N; i++) {
+		hy_grp_state g;
+		memset(&g, 0, sizeof g);
+		int32_t left = 100000;
+		for (int s = 0; s < 3; s++) {
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			g.scores[s] = (int32_t)((r >> 33) % 40) * 1000 + 5000;
+			left -= g.scores[s];
+		}
+		g.scores[3] = left;
+		g.grand_kyoku = (uint8_t)(i % 8);
+		g.oya = (uint8_t)(i % 4);
+		hy_grp_features(&g, x[i]);
+		y[i] = (uint8_t)hy_grp_order_index(g.scores);
+	}
+	hy_nn_optim_cfg oc;
+	hy_nn_optim_defaults(&oc, 300);
+	for (int step = 0; step < 300; step++) {
+		hy_grp_loss(&m, &x[0][0], y, N, 1, NULL);
+		hy_grp_adamw(&m, &oc, 3e-3f);
+	}
 	hy_status st = hy_grp_save(grp_path, &m, NULL, 0, &d);
 	hy_grp_free(&m);
 	return st == HY_OK ? 0 : -1;
@@ -258,7 +293,8 @@ static void test_spec(void **state)
 	(void)state;
 	hy_policy p;
 	hy_diag d;
-	const char *bad[] = {"search:", "search:x.h5,1", "search:x.h5,abc", "search:x.h5,999"};
+	const char *bad[] = {"search:", "search:x.h5,1", "search:x.h5,abc", "search:x.h5,999",
+			     "qlabel:", "qlabel:x.h5,0"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		hy_diag_init(&d, NULL);
 		assert_int_equal(hy_policy_open(&p, bad[i], NULL, &d), HY_EUSAGE);
@@ -268,6 +304,145 @@ static void test_spec(void **state)
 	assert_non_null(strstr(d.msg, "grp.h5"));
 }
 
+/* The oracle's redeal: every hand as it is, the rest of the set in the
+ * wall; a function of the seed. */
+static void test_redeal(void **state)
+{
+	(void)state;
+	hy_policy rb = open_policy("rulebot");
+	game g;
+	int checked = 0;
+	for (int n = 0; n < 400; n += 9) {
+		int seat = play_to(&g, &rb, 13, n);
+		if (seat < 0)
+			break;
+		hy_search_deal a, b, c;
+		assert_int_equal(hy_search_redeal(&g.t.e, 1, &a), 0);
+		assert_int_equal(hy_search_redeal(&g.t.e, 1, &b), 0);
+		assert_int_equal(hy_search_redeal(&g.t.e, 2, &c), 0);
+		for (int s = 0; s < 4; s++) {
+			assert_memory_equal(a.e.p[s].cnt, g.t.e.p[s].cnt, 34);
+			assert_memory_equal(a.e.p[s].red, g.t.e.p[s].red, sizeof a.e.p[s].red);
+		}
+		check_deal(&g.t.e, seat, &a);
+		check_deal(&g.t.e, seat, &c);
+		assert_memory_equal(a.live, b.live, a.nlive);
+		if (a.nlive > 10)
+			assert_memory_not_equal(a.live, c.live, a.nlive);
+		checked++;
+		hy_game_free(&g.log);
+	}
+	hy_game_free(&g.log);
+	assert_true(checked > 30);
+	hy_policy_close(&rb);
+}
+
+/* Asks a policy once; the index, and the value into *v. */
+static int ask1(hy_policy *p, const hy_engine *e, const hy_obs_track *trk, int seat,
+		uint64_t key, float *v)
+{
+	hy_decision q;
+	memset(&q, 0, sizeof q);
+	q.e = e;
+	q.track = trk;
+	q.seat = seat;
+	q.key = key;
+	q.legal = hy_engine_legal_mask(e, seat);
+	hy_choice c;
+	memset(&c, 0, sizeof c);
+	c.index = -1;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(p->ops->decide(p, 1, &q, &c, &d), HY_OK);
+	*v = c.value;
+	return c.index;
+}
+
+static void test_qlabel(void **state)
+{
+	(void)state;
+	char spec[256];
+	snprintf(spec, sizeof spec, "qlabel:%s,4", grp_path);
+	hy_policy ql = open_policy(spec), rb = open_policy("rulebot");
+	assert_true(ql.oracle && ql.has_value && ql.concurrent);
+	/* through a game: a label is a legal alternative to rulebot's choice,
+	 * the same for the same key */
+	game g;
+	int seat, labelled = 0, alts = 0;
+	uint64_t seen_alt = 0;
+	for (int n = 0; n < 150 && (seat = play_to(&g, &rb, 5, n)) >= 0; n += 3) {
+		float v1, v2;
+		int a = ask1(&ql, &g.t.e, &g.trk, seat, 31 + (uint64_t)n, &v1);
+		int b = ask1(&ql, &g.t.e, &g.trk, seat, 31 + (uint64_t)n, &v2);
+		int r = decide1(&rb, &g.t.e, &g.trk, seat, 0);
+		uint64_t legal = hy_engine_legal_mask(&g.t.e, seat);
+		assert_int_equal(a, b);
+		assert_true(legal >> a & 1);
+		int cand[HY_A_COUNT];
+		int nc = hy_qlabel_candidates(legal, r, cand);
+		if (nc >= 2 && !(legal >> HY_A_WIN & 1)) {
+			assert_false(isnan(v1));
+			assert_true(v1 == v2);
+			assert_int_not_equal(a, r);
+			labelled++;
+			seen_alt |= 1ull << a;
+		} else { /* one candidate, or a win offered */
+			assert_true(isnan(v1));
+			assert_int_equal(a, r);
+		}
+		alts += nc - 1;
+		hy_game_free(&g.log);
+	}
+	hy_game_free(&g.log);
+	print_message("qlabel: %d labelled turns, %d alternatives\n", labelled, alts);
+	assert_true(labelled >= 30);
+	assert_true(__builtin_popcountll(seen_alt) > 10);
+	/* a red five is a candidate only when its plain copy is not legal */
+	uint64_t legal = 1ull << HY_TILE_5MR | 1ull << hy_tile_kind(HY_TILE_5MR) | 1ull << 0;
+	int cand[HY_A_COUNT];
+	assert_int_equal(hy_qlabel_candidates(legal, 0, cand), 2);
+	assert_int_equal(hy_qlabel_candidates(legal, HY_TILE_5MR, cand), 3);
+	/* Seat 1 in riichi waits on 1p-4p; seat 0 holds 4p. Where the label is
+	 * 4p, the ron that follows in every rollout puts it below rulebot's
+	 * choice, which is not 4p. */
+	table t;
+	riichi_scene(&t, "19m46p379s12347z5m", "5p", "5m", "9s", "2s", "5z");
+	assert_true(t.e.p[1].riichi != 0);
+	int r = decide1(&rb, &t.e, &t.trk, 0, 0);
+	assert_int_not_equal(r, tile("4p"));
+	int hits = 0;
+	for (uint64_t key = 0; key < 400 && hits < 3; key++) {
+		float v;
+		if (ask1(&ql, &t.e, &t.trk, 0, key, &v) != tile("4p"))
+			continue;
+		print_message("qlabel: 4p into the riichi valued %+.3f against rulebot's %d\n",
+			      (double)v, r);
+		assert_true(v < 0);
+		hits++;
+	}
+	assert_int_equal(hits, 3);
+	hy_game_free(&t.log);
+	/* a win offered: no label */
+	deal(&t, "123456789m1235p", "123456789p1234s", "234567s1122334z", "567899s5566777z",
+	     "9m");
+	draw(&t, "5p");
+	float v;
+	assert_int_equal(ask1(&ql, &t.e, &t.trk, 0, 1, &v), HY_A_WIN);
+	assert_true(isnan(v));
+	hy_game_free(&t.log);
+	/* it reads the hidden tiles: the runner refuses it at a seat */
+	hy_play_opts o;
+	hy_play_opts_default(&o);
+	o.count = 1;
+	hy_policy *pp[1] = {&ql};
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_play_run(&o, pp, 1, NULL, NULL, &d), HY_EUSAGE);
+	assert_non_null(strstr(d.msg, "it labels"));
+	hy_policy_close(&ql);
+	hy_policy_close(&rb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +450,8 @@ int main(void)
 		cmocka_unit_test(test_riichi_tenpai),
 		cmocka_unit_test(test_policy),
 		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_redeal),
+		cmocka_unit_test(test_qlabel),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
