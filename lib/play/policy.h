@@ -54,6 +54,10 @@ typedef struct hy_decision {
 	uint64_t key;               /* per-decision randomness, see above        */
 	uint64_t legal;             /* hy_engine_legal_mask(e, seat), never 0    */
 	int seat;                   /* absolute seat 0–3                         */
+	int taken;                  /* for an advantage labeller (qlabel:, with
+				     * hydra-sp --label-adv): 1 + the index the
+				     * seat took, whose value it is asked for;
+				     * 0 otherwise                               */
 	float *probs;               /* optional, NULL when not wanted: where a
 				     * policy with a distribution (has_probs)
 				     * writes its probability of each of the 46

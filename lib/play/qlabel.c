@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/tile.h"
 #include "play/search.h"
 
 typedef struct qlabel {
@@ -13,20 +12,8 @@ typedef struct qlabel {
 	int k; /* rollouts per action */
 } qlabel;
 
-int hy_qlabel_candidates(uint64_t legal, int b, int *out)
-{
-	int n = 0;
-	for (uint64_t m = legal; m; m &= m - 1) {
-		int i = __builtin_ctzll(m);
-		if (i >= HY_TILE_5MR && i <= HY_TILE_5SR && i != b &&
-		    (legal >> hy_tile_kind(i) & 1))
-			continue;
-		out[n++] = i;
-	}
-	return n;
-}
-
-/* The label of one request: index into *idx, advantage returned (NAN: none). */
+/* The advantage of the taken action over rulebot's choice (NAN: none);
+ * *idx the taken action (rulebot's choice when none was given). */
 static double label_one(qlabel *Q, const hy_decision *r, int *idx)
 {
 	const hy_engine *e = r->e;
@@ -36,18 +23,11 @@ static double label_one(qlabel *Q, const hy_decision *r, int *idx)
 	else
 		memset(&trk, 0, sizeof trk);
 	int b = hy_search_rule_choice(&Q->ro, e, &trk, r->seat);
-	*idx = b;
-	if (b < 0 || (r->legal >> HY_A_WIN & 1) ||
+	int a = r->taken - 1;
+	*idx = a >= 0 && a < HY_A_COUNT && (r->legal >> a & 1) ? a : b;
+	if (b < 0 || *idx == b || (r->legal >> HY_A_WIN & 1) ||
 	    (e->phase != HY_PH_TURN && e->phase != HY_PH_RIICHI && e->phase != HY_PH_CALL))
 		return NAN;
-	int cand[HY_A_COUNT], alt[HY_A_COUNT], na = 0;
-	int nc = hy_qlabel_candidates(r->legal, b, cand);
-	for (int c = 0; c < nc; c++)
-		if (cand[c] != b)
-			alt[na++] = cand[c];
-	if (na < 1 || na != nc - 1)
-		return NAN;
-	int a = alt[(int)(hy_policy_uniform(r->key, 0x91abe1) * na)];
 	hy_search_deal *D = malloc(sizeof *D);
 	if (!D)
 		return NAN;
@@ -63,10 +43,7 @@ static double label_one(qlabel *Q, const hy_decision *r, int *idx)
 		sum += qa - qb; /* NAN stays NAN */
 	}
 	free(D);
-	if (isnan(sum))
-		return NAN;
-	*idx = a;
-	return (double)na * sum / Q->k;
+	return sum / Q->k;
 }
 
 static hy_status qlabel_decide(hy_policy *p, size_t n, const hy_decision *req, hy_choice *out,

@@ -1,6 +1,7 @@
 /* qlabel: rollout advantages from the true state, the labels of
- * `hydra-sp --label-by qlabel:GRP.h5[,K] --label-adv` for a policy-gradient
- * step beyond rulebot (bench/RESULTS-learn.md, "Oracle rollout advantages").
+ * `hydra-sp --label-by qlabel:GRP.h5[,K] --label-adv`: a policy-gradient
+ * step on the action values of rulebot (bench/RESULTS-learn.md, "Oracle
+ * rollout advantages").
  *
  * The search teacher (play/search.h) guesses the hidden tiles: its deals
  * give the opponents uniform hands, slower and safer than the hands real
@@ -12,28 +13,24 @@
  * therefore reads the whole engine state and is refused as a seat policy
  * (hy_policy.oracle): it only labels.
  *
- * For a decision of a seat (its turn, the riichi discard, or a call window;
- * not when a win is offered) with candidates C (every legal action, a red
- * five left out when its plain copy is legal and rulebot did not choose
- * it):
- *   - b = rulebot's choice, a = one candidate other than b, uniform over
- *     the |C| − 1 of them (from the decision's key);
+ * Asked for the action a the seat took (hy_decision.taken) at a decision
+ * of its turn, its riichi discard or a call window, no win offered, with
+ * b = rulebot's choice in the same state and a ≠ b:
  *   - K rollouts j: every hand kept, the tiles no hand holds (live wall,
  *     replacement tiles, unrevealed and ura indicators) shuffled from
  *     (key, j); a, resp. b, played, then four rulebots to the end of the
  *     kyoku; Q = the seat's expected placement points after it
  *     (hy_search_rollout); both actions on the same shuffles;
- *   - the answer: index a, value (|C| − 1)·mean_j (Q_a − Q_b).
- * With the sample's logp 0 the PPO surrogate of hydra-fit --mode ppo
- * (without advantage normalisation and with the clip wide open) is
- * r·A = π(a)·A, whose gradient in expectation over the uniform a is
- * Σ_{c ≠ b} (Q_c − Q_b)·∇π(c): the all-action policy gradient of
- * E_π[Q^rulebot], whose ascent moves the policy towards the one-step
- * improvement of rulebot.
+ *   - the answer: index a, value mean_j (Q_a − Q_b).
+ * Otherwise (a = b, a win offered, another phase, a failed rollout, no
+ * taken action) no label: value NAN, index a (b when none was given).
  *
- * No label (value NAN, index b) for a decision with fewer than two
- * candidates, a win offered, a phase other than those above, or a rollout
- * that failed. Deterministic in the request. */
+ * For a seat that samples a from its policy π, Q_b is a baseline that
+ * does not depend on a, so E_a[∇log π(a)·(Q_a − Q_b)] = ∇ Σ_a π(a)·Q(a):
+ * the samples are an on-policy policy gradient of rulebot's action values
+ * with a paired, nearly noise-free baseline, and a step where the seat
+ * agreed with rulebot carries no gradient (it is dropped). Deterministic
+ * in the request. */
 #ifndef HY_PLAY_QLABEL_H
 #define HY_PLAY_QLABEL_H
 
@@ -44,10 +41,5 @@ enum { HY_QLABEL_ROLLOUTS = 8 };
 
 /* Opens the labeller of a spec's argument "GRP.h5[,K]". */
 hy_status hy_policy_open_qlabel(hy_policy *p, const char *arg, hy_diag *d);
-
-/* The candidates of a decision with legal mask `legal` as above (b =
- * rulebot's choice): their indices in out (≤ HY_A_COUNT), their count
- * returned. */
-int hy_qlabel_candidates(uint64_t legal, int b, int *out);
 
 #endif

@@ -151,8 +151,14 @@ static void finish_labels(const runner *r, slot *x)
 		s->grp = grp[s->seat];
 		s->reward = 0.0f;
 	}
-	if (r->o->label_adv)
-		return; /* the labeller's advantages stand; no returns */
+	if (r->o->label_adv) { /* the labeller's advantages stand; no returns */
+		size_t m = 0;
+		for (size_t j = 0; j < n; j++)
+			if (!st[j].dropped)
+				st[m++] = st[j];
+		x->b.nsteps = m;
+		return;
+	}
 	double pts[4];
 	for (int seat = 0; seat < 4; seat++)
 		pts[seat] = hy_play_placement_points(rank[seat]) / 100.0;
@@ -332,10 +338,11 @@ static int decider_order(const hy_engine *e, unsigned who, int seats[4])
 
 /* The label policy's choice for seat s in the slot's current state (the
  * request make_request would build at this decision point) as sm's
- * action; with label_adv its value is sm's advantage (logp 0), and 2 when
- * it has none (value NAN: the step is not recorded); 1 (the run stops)
+ * action; with label_adv (taken: the index the seat took) the labeller's
+ * value of that action is sm's advantage instead, and 2 is returned when
+ * it has none (value NAN: the step is dropped); 1 (the game is aborted)
  * when it fails or answers an illegal index. */
-static int teacher_label(runner *r, slot *x, int s, uint64_t legal, hy_sample *sm)
+static int teacher_label(runner *r, slot *x, int s, uint64_t legal, int taken, hy_sample *sm)
 {
 	hy_policy *p = r->o->label;
 	hy_decision q;
@@ -347,6 +354,7 @@ static int teacher_label(runner *r, slot *x, int s, uint64_t legal, hy_sample *s
 	q.key = hy_policy_key(r->o->seed, x->game, x->ndec, s);
 	q.legal = legal;
 	q.seat = s;
+	q.taken = taken + 1;
 	hy_choice c;
 	memset(&c, 0, sizeof c);
 	c.index = -1;
@@ -367,8 +375,27 @@ static int teacher_label(runner *r, slot *x, int s, uint64_t legal, hy_sample *s
 			return 2;
 		sm->adv = c.value;
 		sm->ret = 0.0f;
+		return 0;
 	}
 	sm->action = (uint8_t)c.index;
+	return 0;
+}
+
+/* label_adv: the labeller's advantage of every recorded answer of this
+ * round, asked before any answer is applied (they share the state);
+ * 1 when the game was aborted. */
+static int adv_labels(runner *r, slot *x)
+{
+	for (int i = 0; i < x->nreq; i++) {
+		if (x->req_step[i] < 0)
+			continue;
+		hy_play_step *ps = &x->b.steps[x->req_step[i]];
+		int lab = teacher_label(r, x, x->req_seat[i], x->req_legal[i], x->ans[i].index,
+					&ps->s);
+		if (lab == 1)
+			return 1;
+		ps->dropped = lab == 2;
+	}
 	return 0;
 }
 
@@ -434,14 +461,11 @@ static int collect(runner *r, slot *x)
 				sm->honba = e->honba;
 				sm->step = x->kstep++;
 				hy_encode_opp_labels(e, s, sm);
-				int lab = r->o->label ? teacher_label(r, x, s, legal, sm) : 0;
-				if (lab == 1)
+				if (r->o->label && !r->o->label_adv &&
+				    teacher_label(r, x, s, legal, -1, sm) != 0)
 					return 1;
-				if (lab == 2) { /* no advantage label: not recorded */
-					x->kstep--;
-					continue;
-				}
 				ps->policy = (uint8_t)x->pol[s];
+				ps->dropped = 0;
 				x->req_step[i] = (long)x->b.nsteps++;
 			}
 		}
@@ -577,6 +601,8 @@ static void step_slot(runner *r, slot *x, int t)
 			return;
 	}
 	for (;;) {
+		if (!x->aborted && r->o->label_adv)
+			adv_labels(r, x);
 		if (x->aborted) {
 			x->done = 1;
 			return;
@@ -594,10 +620,9 @@ static void step_slot(runner *r, slot *x, int t)
 			}
 			if (x->req_step[i] >= 0) {
 				hy_sample *s = &x->b.steps[x->req_step[i]].s;
-				if (!r->o->label)
+				if (!r->o->label || r->o->label_adv)
 					s->action = (uint8_t)x->ans[i].index;
-				if (!r->o->label_adv) /* an advantage label's logp stays 0 */
-					s->logp = x->ans[i].logp;
+				s->logp = x->ans[i].logp;
 				s->value = x->ans[i].value;
 			}
 		}
@@ -794,10 +819,14 @@ static hy_status check_opts(const hy_play_opts *o, hy_policy *const *pol, int np
 				   "the labelling policy must be a rule policy (random, baseline, "
 				   "rulebot, search: or qlabel:): it is asked from every table's "
 				   "thread");
-	if (o->label_adv && !(o->label && o->label->has_value && o->record_steps))
+	if (o->label_adv && !(o->label && o->label->oracle && o->record_steps))
 		return hy_diag_set(d, HY_EUSAGE, 0,
-				   "advantage labels need a labelling policy with values "
-				   "(qlabel:) and recorded steps");
+				   "advantage labels need an advantage labeller (qlabel:) and "
+				   "recorded steps");
+	if (o->label && o->label->oracle && !o->label_adv)
+		return hy_diag_set(d, HY_EUSAGE, 0,
+				   "'%s' gives advantages, not action labels: use it with "
+				   "advantage labels (--label-adv)", o->label->name);
 	if (o->label_adv && o->reward)
 		return hy_diag_set(d, HY_EUSAGE, 0,
 				   "advantage labels replace the rewards: not with a reward");

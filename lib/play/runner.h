@@ -66,6 +66,8 @@ typedef struct hy_play_step {
 			  * logp, value; outcome labels filled at game end;
 			  * opp_* from the full state (flag OPP_KNOWN)       */
 	uint8_t policy;  /* which of the run's policies took it           */
+	uint8_t dropped; /* runner-internal: no advantage label (label_adv);
+			  * such steps never reach the sink              */
 } hy_play_step;
 
 /* Per-seat counts of a finished game (arena statistics). */
@@ -120,10 +122,13 @@ typedef struct hy_play_opts {
 	 * rule policy or search:). Its failure stops the run. NULL: the
 	 * action taken. */
 	hy_policy *label;
-	/* With label (qlabel:, play/qlabel.h): the labeller's value is the
-	 * step's advantage and its choice the step's action, logp is 0, ret
-	 * 0, and neither GAE nor a reward touches them; a decision it gives
-	 * no value (NAN) is not recorded. The samples of hydra-sp
+	/* With an advantage labeller as label (qlabel:, play/qlabel.h): each
+	 * recorded step keeps the seat's action and logp, and its advantage
+	 * is the labeller's value of that action (asked with
+	 * hy_decision.taken, before the round's answers are applied); ret is
+	 * 0 and neither GAE nor a reward touches them; a step the labeller
+	 * gives no value (NAN: the seat took rulebot's choice, or no
+	 * alternative existed) is dropped. The samples of hydra-sp
 	 * --label-adv, for hydra-fit --mode ppo --no-adv-norm. */
 	int label_adv;
 } hy_play_opts;

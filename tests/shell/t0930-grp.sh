@@ -116,48 +116,58 @@ expect_exit 3 "$S" --games 1 --reward grp:"$T/grp/grp.h5" --reward-state "$T/grp
 	-o "$T/x.bin"
 expect_err "not a reward state file"
 
-# --label-by qlabel:GRP --label-adv: rollout advantages of alternatives to
-# rulebot's choice (lib/play/qlabel.h)
+# --label-by qlabel:GRP --label-adv: the rollout advantage of each action
+# the seat took over rulebot's choice (lib/play/qlabel.h)
 G="$T/grp/grp.h5"
 expect_exit 2 "$S" --games 1 --label-adv -o "$T/x.bin"
 expect_err "goes with --label-by qlabel"
 expect_exit 2 "$S" --games 1 --label-by qlabel:"$G" --label-adv --reward grp:"$G" -o "$T/x.bin"
 expect_err "not with --reward"
 expect_exit 2 "$S" --games 1 --label-by rulebot --label-adv -o "$T/x.bin"
-expect_err "labelling policy with values"
+expect_err "an advantage labeller"
+expect_exit 2 "$S" --games 1 --label-by qlabel:"$G" -o "$T/x.bin"
+expect_err "use it with advantage labels"
 expect_exit 2 "$S" --games 1 --policy qlabel:"$G" --no-samples
 expect_err "it does not play"
 expect_exit 2 "$S" --games 1 --label-by qlabel:"$G",1 --label-adv -o "$T/x.bin"
 expect_err "rollouts '1'"
 [ ! -e "$T/x.bin" ] || fail "a refused run wrote samples"
-"$S" -q --games 2 --seed 4 --policy rulebot --label-by qlabel:"$G",4 --label-adv -o "$T/q1.bin" ||
+"$S" -q --games 2 --seed 4 --policy random --label-by qlabel:"$G",4 --label-adv -o "$T/q1.bin" ||
 	fail "--label-adv"
-"$S" -q --games 2 --seed 4 --tables 1 --threads 1 --policy rulebot \
+"$S" -q --games 2 --seed 4 --tables 1 --threads 1 --policy random \
 	--label-by qlabel:"$G",4 --label-adv -o "$T/q2.bin" || fail "--label-adv, one table"
 cmp -s "$T/q1.bin" "$T/q2.bin" || fail "--label-adv depends on the tables and threads"
-"$S" -q --games 2 --seed 4 --policy rulebot -o "$T/rb.bin" || fail "rulebot samples"
-$PY - "$T/q1.bin" "$T/rb.bin" <<'PYEOF' || fail "--label-adv samples"
+"$S" -q --games 2 --seed 4 --policy random -o "$T/rnd.bin" || fail "random samples"
+"$S" -q --games 2 --seed 4 --policy rulebot --label-by qlabel:"$G",4 --label-adv \
+	-o "$T/q3.bin" || fail "--label-adv of rulebot"
+$PY - "$T/q1.bin" "$T/rnd.bin" "$T/q3.bin" <<'PYEOF' || fail "--label-adv samples"
 import struct, sys, math
 def recs(p):
     d = open(p, "rb").read(); R = 5888
     n = (len(d) - 32) // R - 1
     return [d[32 + i * R:32 + (i + 1) * R] for i in range(n)]
-q, rb = recs(sys.argv[1]), recs(sys.argv[2])
+q, rnd, rb = (recs(p) for p in sys.argv[1:4])
+# the same games as random's own samples, less the steps without a label
+# (random took rulebot's choice, or a win was offered): a subsequence,
+# byte for byte but for the reward, the advantage and the return
+strip = lambda r: r[:28] + r[40:]
+j = 0
 advs = []
 for r in q:
-    assert r[0] == 1
+    while j < len(rnd) and strip(rnd[j]) != strip(r):
+        j += 1
+    assert j < len(rnd), "a --label-adv sample that random did not record"
     logp, value, reward, adv, ret = struct.unpack_from("<5f", r, 20)
-    mask = struct.unpack_from("<Q", r, 40)[0]
-    assert mask >> r[1] & 1, "an illegal label"
-    assert logp == 0 and ret == 0 and reward == 0, (logp, ret, reward)
+    assert logp < 0 and ret == 0 and reward == 0, (logp, ret, reward)
     assert math.isfinite(adv)
     advs.append(adv)
-# fewer samples than the same games' rulebot samples: no label without an
-# alternative; rulebot's choice beats a random alternative on average
-assert 0.3 * len(rb) < len(q) < len(rb), (len(q), len(rb))
+    j += 1
+assert 0.5 * len(rnd) < len(q) < len(rnd), (len(q), len(rnd))
+# rulebot always takes its own choice: nothing to label
+assert len(rb) == 0, len(rb)
+# random's moves are worse than rulebot's on average
 mean = sum(advs) / len(advs)
-assert sum(a != 0 for a in advs) > 0.5 * len(advs)
 assert mean < 0, mean
-print("label-adv: %d samples of %d decisions, mean advantage %+.3f" % (len(q), len(rb), mean))
+print("label-adv: %d of random's %d decisions valued, mean advantage %+.3f" % (len(q), len(rnd), mean))
 PYEOF
 exit 0

@@ -4,10 +4,10 @@
  * choices are functions of the key; the policy answers legally and, where
  * no turn of its own is searched, as rulebot; its spec is checked.
  * The oracle labeller on the same rollouts (lib/play/qlabel.c): its redeal
- * keeps every hand and redeals only the wall; its labels are legal
- * alternatives to rulebot's choice, functions of the key; a discard into
- * a riichi's wait is valued below rulebot's safe choice; it is refused at
- * a seat. */
+ * keeps every hand and redeals only the wall; it values an action other
+ * than rulebot's choice, as a function of the key, and not rulebot's own;
+ * a discard into a riichi's wait is valued below rulebot's safe choice; it
+ * is refused at a seat and without advantage labels. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -337,9 +337,10 @@ static void test_redeal(void **state)
 	hy_policy_close(&rb);
 }
 
-/* Asks a policy once; the index, and the value into *v. */
+/* Asks a labeller once for the value of action `taken` (−1: none); the
+ * index, and the value into *v. */
 static int ask1(hy_policy *p, const hy_engine *e, const hy_obs_track *trk, int seat,
-		uint64_t key, float *v)
+		uint64_t key, int taken, float *v)
 {
 	hy_decision q;
 	memset(&q, 0, sizeof q);
@@ -348,6 +349,7 @@ static int ask1(hy_policy *p, const hy_engine *e, const hy_obs_track *trk, int s
 	q.seat = seat;
 	q.key = key;
 	q.legal = hy_engine_legal_mask(e, seat);
+	q.taken = taken + 1;
 	hy_choice c;
 	memset(&c, 0, sizeof c);
 	c.index = -1;
@@ -365,72 +367,64 @@ static void test_qlabel(void **state)
 	snprintf(spec, sizeof spec, "qlabel:%s,4", grp_path);
 	hy_policy ql = open_policy(spec), rb = open_policy("rulebot");
 	assert_true(ql.oracle && ql.has_value && ql.concurrent);
-	/* through a game: a label is a legal alternative to rulebot's choice,
-	 * the same for the same key */
+	/* through a game: rulebot's own choice, or none given, has no value;
+	 * another legal action has one, the same for the same key, and the
+	 * index answered is the action asked about */
 	game g;
-	int seat, labelled = 0, alts = 0;
-	uint64_t seen_alt = 0;
+	int seat, valued = 0, zero = 0;
 	for (int n = 0; n < 150 && (seat = play_to(&g, &rb, 5, n)) >= 0; n += 3) {
-		float v1, v2;
-		int a = ask1(&ql, &g.t.e, &g.trk, seat, 31 + (uint64_t)n, &v1);
-		int b = ask1(&ql, &g.t.e, &g.trk, seat, 31 + (uint64_t)n, &v2);
-		int r = decide1(&rb, &g.t.e, &g.trk, seat, 0);
 		uint64_t legal = hy_engine_legal_mask(&g.t.e, seat);
-		assert_int_equal(a, b);
-		assert_true(legal >> a & 1);
-		int cand[HY_A_COUNT];
-		int nc = hy_qlabel_candidates(legal, r, cand);
-		if (nc >= 2 && !(legal >> HY_A_WIN & 1)) {
+		int r = decide1(&rb, &g.t.e, &g.trk, seat, 0);
+		float v1, v2;
+		assert_int_equal(ask1(&ql, &g.t.e, &g.trk, seat, 9, r, &v1), r);
+		assert_true(isnan(v1));
+		assert_int_equal(ask1(&ql, &g.t.e, &g.trk, seat, 9, -1, &v1), r);
+		assert_true(isnan(v1));
+		if (legal >> HY_A_WIN & 1)
+			goto next;
+		for (uint64_t m = legal & ~(1ull << r); m; m &= m - 1) {
+			int a = __builtin_ctzll(m);
+			uint64_t key = 31 + (uint64_t)n;
+			assert_int_equal(ask1(&ql, &g.t.e, &g.trk, seat, key, a, &v1), a);
+			assert_int_equal(ask1(&ql, &g.t.e, &g.trk, seat, key, a, &v2), a);
 			assert_false(isnan(v1));
 			assert_true(v1 == v2);
-			assert_int_not_equal(a, r);
-			labelled++;
-			seen_alt |= 1ull << a;
-		} else { /* one candidate, or a win offered */
-			assert_true(isnan(v1));
-			assert_int_equal(a, r);
+			valued++;
+			zero += v1 == 0;
 		}
-		alts += nc - 1;
+	next:
 		hy_game_free(&g.log);
 	}
 	hy_game_free(&g.log);
-	print_message("qlabel: %d labelled turns, %d alternatives\n", labelled, alts);
-	assert_true(labelled >= 30);
-	assert_true(__builtin_popcountll(seen_alt) > 10);
-	/* a red five is a candidate only when its plain copy is not legal */
-	uint64_t legal = 1ull << HY_TILE_5MR | 1ull << hy_tile_kind(HY_TILE_5MR) | 1ull << 0;
-	int cand[HY_A_COUNT];
-	assert_int_equal(hy_qlabel_candidates(legal, 0, cand), 2);
-	assert_int_equal(hy_qlabel_candidates(legal, HY_TILE_5MR, cand), 3);
-	/* Seat 1 in riichi waits on 1p-4p; seat 0 holds 4p. Where the label is
-	 * 4p, the ron that follows in every rollout puts it below rulebot's
-	 * choice, which is not 4p. */
+	print_message("qlabel: %d alternatives valued, %d at exactly 0\n", valued, zero);
+	assert_true(valued >= 200);
+	assert_true(zero < valued / 2);
+	/* Seat 1 in riichi waits on 1p-4p; seat 0 holds 4p. Rulebot does not
+	 * throw it; thrown, the ron that follows in every rollout values it
+	 * well below rulebot's choice, whatever the shuffles. */
 	table t;
 	riichi_scene(&t, "19m46p379s12347z5m", "5p", "5m", "9s", "2s", "5z");
 	assert_true(t.e.p[1].riichi != 0);
 	int r = decide1(&rb, &t.e, &t.trk, 0, 0);
 	assert_int_not_equal(r, tile("4p"));
-	int hits = 0;
-	for (uint64_t key = 0; key < 400 && hits < 3; key++) {
+	for (uint64_t key = 0; key < 3; key++) {
 		float v;
-		if (ask1(&ql, &t.e, &t.trk, 0, key, &v) != tile("4p"))
-			continue;
+		assert_int_equal(ask1(&ql, &t.e, &t.trk, 0, key, tile("4p"), &v), tile("4p"));
 		print_message("qlabel: 4p into the riichi valued %+.3f against rulebot's %d\n",
 			      (double)v, r);
-		assert_true(v < 0);
-		hits++;
+		assert_true(v < -0.1);
 	}
-	assert_int_equal(hits, 3);
 	hy_game_free(&t.log);
-	/* a win offered: no label */
+	/* a win offered: no value, whatever the seat took */
 	deal(&t, "123456789m1235p", "123456789p1234s", "234567s1122334z", "567899s5566777z",
 	     "9m");
 	draw(&t, "5p");
 	float v;
-	assert_int_equal(ask1(&ql, &t.e, &t.trk, 0, 1, &v), HY_A_WIN);
+	assert_int_equal(ask1(&ql, &t.e, &t.trk, 0, 1, tile("1m"), &v), tile("1m"));
 	assert_true(isnan(v));
 	hy_game_free(&t.log);
-	/* it reads the hidden tiles: the runner refuses it at a seat */
+	/* it reads the hidden tiles: the runner refuses it at a seat, and as
+	 * a labeller without advantage labels */
 	hy_play_opts o;
 	hy_play_opts_default(&o);
 	o.count = 1;
@@ -439,6 +433,12 @@ static void test_qlabel(void **state)
 	hy_diag_init(&d, NULL);
 	assert_int_equal(hy_play_run(&o, pp, 1, NULL, NULL, &d), HY_EUSAGE);
 	assert_non_null(strstr(d.msg, "it labels"));
+	hy_policy *rp[1] = {&rb};
+	o.record_steps = 1;
+	o.label = &ql;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_play_run(&o, rp, 1, NULL, NULL, &d), HY_EUSAGE);
+	assert_non_null(strstr(d.msg, "--label-adv"));
 	hy_policy_close(&ql);
 	hy_policy_close(&rb);
 }
