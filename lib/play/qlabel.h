@@ -30,7 +30,12 @@
  * the samples are an on-policy policy gradient of rulebot's action values
  * with a paired, nearly noise-free baseline, and a step where the seat
  * agreed with rulebot carries no gradient (it is dropped). Deterministic
- * in the request. */
+ * in the request.
+ *
+ * Measured (bench/RESULTS-learn.md): 332K such samples of the BC start's
+ * games, fitted by PPO, left it at parity with itself against rulebot
+ * (2.60–2.64 against 2.59); the advantages' noise (sd 0.09 at K = 8, 0.055
+ * of it from the hidden deal) is about ten times their signal. */
 #ifndef HY_PLAY_QLABEL_H
 #define HY_PLAY_QLABEL_H
 
