@@ -382,21 +382,18 @@ static int teacher_label(runner *r, slot *x, int s, uint64_t legal, int taken, h
 }
 
 /* label_adv: the labeller's advantage of every recorded answer of this
- * round, asked before any answer is applied (they share the state);
- * 1 when the game was aborted. */
-static int adv_labels(runner *r, slot *x)
+ * round, asked before any answer is applied (they share the state); a
+ * failure aborts the game (x->aborted). */
+static void adv_labels(runner *r, slot *x)
 {
-	for (int i = 0; i < x->nreq; i++) {
+	for (int i = 0; i < x->nreq && !x->aborted; i++) {
 		if (x->req_step[i] < 0)
 			continue;
 		hy_play_step *ps = &x->b.steps[x->req_step[i]];
 		int lab = teacher_label(r, x, x->req_seat[i], x->req_legal[i], x->ans[i].index,
 					&ps->s);
-		if (lab == 1)
-			return 1;
 		ps->dropped = lab == 2;
 	}
-	return 0;
 }
 
 /* Plays forced moves and collects the next requests (recording their
@@ -535,6 +532,7 @@ static void make_request(const runner *r, slot *x, int t, int i, hy_decision *q)
 	q->key = hy_policy_key(r->o->seed, x->game, x->ndec, s);
 	q->legal = x->req_legal[i];
 	q->seat = s;
+	q->taken = 0;
 	q->probs = NULL;
 }
 
