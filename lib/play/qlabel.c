@@ -3,14 +3,10 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "play/search.h"
 
-typedef struct qlabel {
-	hy_search_rollouts ro;
-	int k; /* rollouts per action */
-} qlabel;
+typedef hy_search_rollouts qlabel;
 
 /* The advantage of the taken action over rulebot's choice (NAN: none);
  * *idx the taken action (rulebot's choice when none was given). */
@@ -18,11 +14,7 @@ static double label_one(qlabel *Q, const hy_decision *r, int *idx)
 {
 	const hy_engine *e = r->e;
 	hy_obs_track trk;
-	if (r->track)
-		trk = *r->track;
-	else
-		memset(&trk, 0, sizeof trk);
-	int b = hy_search_rule_choice(&Q->ro, e, &trk, r->seat);
+	int b = hy_search_request_choice(Q, r, &trk);
 	int a = r->taken - 1;
 	*idx = a >= 0 && a < HY_A_COUNT && (r->legal >> a & 1) ? a : b;
 	if (b < 0 || *idx == b || (r->legal >> HY_A_WIN & 1) ||
@@ -38,8 +30,8 @@ static double label_one(qlabel *Q, const hy_decision *r, int *idx)
 			sum = NAN;
 			break;
 		}
-		double qa = hy_search_rollout(&Q->ro, D, &trk, r->seat, a);
-		double qb = hy_search_rollout(&Q->ro, D, &trk, r->seat, b);
+		double qa = hy_search_rollout(Q, D, &trk, r->seat, a);
+		double qb = hy_search_rollout(Q, D, &trk, r->seat, b);
 		sum += qa - qb; /* NAN stays NAN */
 	}
 	free(D);
@@ -63,37 +55,12 @@ static hy_status qlabel_decide(hy_policy *p, size_t n, const hy_decision *req, h
 	return HY_OK;
 }
 
-static void qlabel_free(hy_policy *p)
-{
-	qlabel *Q = p->impl;
-	if (Q) {
-		hy_search_rollouts_close(&Q->ro);
-		free(Q);
-	}
-}
-
-static const hy_policy_ops qlabel_ops = {qlabel_decide, NULL, qlabel_free};
+static const hy_policy_ops qlabel_ops = {qlabel_decide, NULL, hy_search_free_policy};
 
 hy_status hy_policy_open_qlabel(hy_policy *p, const char *arg, hy_diag *d)
 {
-	char path[4096];
-	int k = HY_QLABEL_ROLLOUTS;
-	hy_status st = hy_search_parse_spec("qlabel", arg, path, sizeof path, &k, d);
-	if (st != HY_OK)
-		return st;
-	qlabel *Q = calloc(1, sizeof *Q);
-	if (!Q)
-		return hy_diag_set(d, HY_ENOMEM, 0, "qlabel: out of memory");
-	if ((st = hy_search_rollouts_open(&Q->ro, path, d)) != HY_OK) {
-		free(Q);
-		return st;
-	}
-	Q->k = k;
-	p->ops = &qlabel_ops;
-	p->impl = Q;
-	p->stochastic = 1;
-	p->has_value = 1;
-	p->concurrent = 1;
-	p->oracle = 1;
-	return HY_OK;
+	hy_status st = hy_search_open_policy(p, "qlabel", arg, HY_QLABEL_ROLLOUTS, &qlabel_ops, d);
+	if (st == HY_OK)
+		p->oracle = 1;
+	return st;
 }

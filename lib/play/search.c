@@ -19,10 +19,7 @@
  * the luck of one candidate's rollouts pick a worse move too often. */
 #define SWITCH_Z 2.0
 
-typedef struct search {
-	hy_search_rollouts ro; /* the GRP and rulebot of the rollouts */
-	int k;                 /* rollouts per candidate */
-} search;
+typedef hy_search_rollouts search;
 
 /* The deals draw from nn/rng.h's generator, seeded by the decision's key
  * and the deal's number. */
@@ -313,6 +310,15 @@ static double value_after(const hy_search_rollouts *R, const hy_engine *e, int s
 	return ev[seat];
 }
 
+int hy_search_request_choice(hy_search_rollouts *R, const hy_decision *r, hy_obs_track *trk)
+{
+	if (r->track)
+		*trk = *r->track;
+	else
+		memset(trk, 0, sizeof *trk);
+	return hy_search_rule_choice(R, r->e, trk, r->seat);
+}
+
 double hy_search_rollout(hy_search_rollouts *R, const hy_search_deal *D,
 			 const hy_obs_track *trk0, int seat, int idx)
 {
@@ -405,11 +411,7 @@ static int search_one(search *S, const hy_decision *r, float *value)
 {
 	const hy_engine *e = r->e;
 	hy_obs_track trk;
-	if (r->track)
-		trk = *r->track;
-	else
-		memset(&trk, 0, sizeof trk);
-	int base = hy_search_rule_choice(&S->ro, e, &trk, r->seat);
+	int base = hy_search_request_choice(S, r, &trk);
 	*value = 0;
 	if (base < 0 || (e->phase != HY_PH_TURN && e->phase != HY_PH_RIICHI) ||
 	    (r->legal >> HY_A_WIN & 1))
@@ -439,7 +441,7 @@ static int search_one(search *S, const hy_decision *r, float *value)
 		if (hy_search_determinize(e, r->seat, trk.riichi_safe, seed, D) < 0)
 			goto done;
 		for (int c = 0; c < nc; c++) {
-			v[c * K + j] = hy_search_rollout(&S->ro, D, &trk, r->seat, cand[c]);
+			v[c * K + j] = hy_search_rollout(S, D, &trk, r->seat, cand[c]);
 			if (isnan(v[c * K + j]))
 				goto done;
 		}
@@ -489,27 +491,14 @@ static hy_status search_decide(hy_policy *p, size_t n, const hy_decision *req, h
 	return HY_OK;
 }
 
-hy_status hy_search_rollouts_open(hy_search_rollouts *R, const char *grp_path, hy_diag *d)
+hy_status hy_search_open_policy(hy_policy *p, const char *kind, const char *arg, int k0,
+				const hy_policy_ops *ops, hy_diag *d)
 {
-	memset(R, 0, sizeof *R);
-	hy_status st = hy_grp_load(grp_path, &R->grp, d);
-	if (st == HY_OK && (st = hy_policy_open_rulebot(&R->base, d)) != HY_OK)
-		hy_grp_free(&R->grp);
-	return st;
-}
-
-void hy_search_rollouts_close(hy_search_rollouts *R)
-{
-	hy_grp_free(&R->grp);
-	hy_policy_close(&R->base);
-}
-
-hy_status hy_search_parse_spec(const char *kind, const char *arg, char *path, size_t pathsz,
-			       int *k, hy_diag *d)
-{
+	char path[4096];
+	int k = k0;
 	const char *comma = strrchr(arg, ',');
 	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
-	if (len == 0 || len >= pathsz)
+	if (len == 0 || len >= sizeof path)
 		return hy_diag_set(d, HY_EUSAGE, 0, "policy '%s:%s': want %s:GRP.h5[,K]", kind,
 				   arg, kind);
 	memcpy(path, arg, len);
@@ -523,41 +512,40 @@ hy_status hy_search_parse_spec(const char *kind, const char *arg, char *path, si
 					   "policy '%s:%s': rollouts '%s' is not an integer "
 					   "in 2..%d",
 					   kind, arg, comma + 1, HY_SEARCH_MAX_ROLLOUTS);
-		*k = (int)x;
+		k = (int)x;
 	}
-	return HY_OK;
-}
-
-static void search_free(hy_policy *p)
-{
-	search *S = p->impl;
-	if (S) {
-		hy_search_rollouts_close(&S->ro);
-		free(S);
-	}
-}
-
-static const hy_policy_ops search_ops = {search_decide, NULL, search_free};
-
-hy_status hy_policy_open_search(hy_policy *p, const char *arg, hy_diag *d)
-{
-	char path[4096];
-	int k = HY_SEARCH_ROLLOUTS;
-	hy_status st = hy_search_parse_spec("search", arg, path, sizeof path, &k, d);
-	if (st != HY_OK)
-		return st;
-	search *S = calloc(1, sizeof *S);
-	if (!S)
-		return hy_diag_set(d, HY_ENOMEM, 0, "search: out of memory");
-	if ((st = hy_search_rollouts_open(&S->ro, path, d)) != HY_OK) {
-		free(S);
+	hy_search_rollouts *R = calloc(1, sizeof *R);
+	if (!R)
+		return hy_diag_set(d, HY_ENOMEM, 0, "%s: out of memory", kind);
+	hy_status st = hy_grp_load(path, &R->grp, d);
+	if (st == HY_OK && (st = hy_policy_open_rulebot(&R->base, d)) != HY_OK)
+		hy_grp_free(&R->grp);
+	if (st != HY_OK) {
+		free(R);
 		return st;
 	}
-	S->k = k;
-	p->ops = &search_ops;
-	p->impl = S;
-	p->stochastic = 1; /* its rollouts' deals come from the key */
+	R->k = k;
+	p->ops = ops;
+	p->impl = R;
+	p->stochastic = 1; /* the rollouts' deals come from the key */
 	p->has_value = 1;
 	p->concurrent = 1;
 	return HY_OK;
+}
+
+void hy_search_free_policy(hy_policy *p)
+{
+	hy_search_rollouts *R = p->impl;
+	if (R) {
+		hy_grp_free(&R->grp);
+		hy_policy_close(&R->base);
+		free(R);
+	}
+}
+
+static const hy_policy_ops search_ops = {search_decide, NULL, hy_search_free_policy};
+
+hy_status hy_policy_open_search(hy_policy *p, const char *arg, hy_diag *d)
+{
+	return hy_search_open_policy(p, "search", arg, HY_SEARCH_ROLLOUTS, &search_ops, d);
 }

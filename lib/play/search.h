@@ -80,18 +80,30 @@ int hy_search_determinize(const hy_engine *e, int seat, const uint64_t safe[4], 
 int hy_search_redeal(const hy_engine *e, uint64_t seed, hy_search_deal *out);
 
 /* What a rollout needs, shared with play/qlabel.c: the GRP that values the
- * kyoku's end and the rulebot that plays every seat. */
+ * kyoku's end, the rulebot that plays every seat, and the number of
+ * rollouts per action. The impl of a search: or qlabel: policy. */
 typedef struct hy_search_rollouts {
 	hy_grp grp;
 	hy_policy base;
+	int k;
 } hy_search_rollouts;
 
-hy_status hy_search_rollouts_open(hy_search_rollouts *R, const char *grp_path, hy_diag *d);
-void hy_search_rollouts_close(hy_search_rollouts *R);
+/* Opens policy p of kind ("search", "qlabel") from its spec's argument
+ * "GRP.h5[,K]" (K rollouts, 2..256; k0 when not given) with ops, whose
+ * free is hy_search_free_policy: p->impl is the hy_search_rollouts, and
+ * p is stochastic (the rollouts come from the key), has a value and is
+ * concurrent. HY_EUSAGE for a bad argument, the GRP's status otherwise. */
+hy_status hy_search_open_policy(hy_policy *p, const char *kind, const char *arg, int k0,
+				const hy_policy_ops *ops, hy_diag *d);
+void hy_search_free_policy(hy_policy *p);
 
 /* Rulebot's choice for seat s in e (−1 when it has none). */
 int hy_search_rule_choice(hy_search_rollouts *R, const hy_engine *e, const hy_obs_track *trk,
 			  int s);
+
+/* A request's tracker copied into trk (zeros when it has none) and
+ * rulebot's choice in the request's state (−1 when it has none). */
+int hy_search_request_choice(hy_search_rollouts *R, const hy_decision *r, hy_obs_track *trk);
 
 /* Plays legal index idx of seat on deal D, then rulebots to the end of
  * the kyoku; the seat's expected placement points after it (the GRP's
@@ -99,10 +111,5 @@ int hy_search_rule_choice(hy_search_rollouts *R, const hy_engine *e, const hy_ob
  * ends). NAN when something failed. */
 double hy_search_rollout(hy_search_rollouts *R, const hy_search_deal *D,
 			 const hy_obs_track *trk, int seat, int idx);
-
-/* Parses a spec argument "GRP.h5[,K]" of policy `kind` ("search",
- * "qlabel"): path (pathsz bytes) and, when given, K into *k (2..256). */
-hy_status hy_search_parse_spec(const char *kind, const char *arg, char *path, size_t pathsz,
-			       int *k, hy_diag *d);
 
 #endif
