@@ -119,17 +119,17 @@ typedef struct hy_play_opts {
 	 * (same request and key as the seat's own policy got), while the game
 	 * goes on with the seat's choice; logp and value stay the behaviour's.
 	 * It is asked from the tables' threads, so it must be `concurrent` (a
-	 * rule policy or search:). Its failure stops the run. NULL: the
-	 * action taken. */
+	 * rule policy or search:; qlabel: only with label_adv). Its failure
+	 * stops the run. NULL: the action taken. */
 	hy_policy *label;
 	/* With an advantage labeller as label (qlabel:, play/qlabel.h): each
 	 * recorded step keeps the seat's action and logp, and its advantage
 	 * is the labeller's value of that action (asked with
 	 * hy_decision.taken, before the round's answers are applied); ret is
 	 * 0 and neither GAE nor a reward touches them; a step the labeller
-	 * gives no value (NAN: the seat took rulebot's choice, or no
-	 * alternative existed) is dropped. The samples of hydra-sp
-	 * --label-adv, for hydra-fit --mode ppo --no-adv-norm. */
+	 * gives no value (NAN: the seat took rulebot's choice, or a win was
+	 * offered) is dropped. The samples of hydra-sp --label-adv, for
+	 * hydra-fit --mode ppo --no-adv-norm. */
 	int label_adv;
 } hy_play_opts;
 
