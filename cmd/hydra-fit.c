@@ -183,8 +183,8 @@ enum {
 	O_BLOCKS = 256, O_CHANNELS, O_DEVICE, O_MODE, O_LR, O_WARMUP, O_SHUF, O_VAL, O_EVAL, O_ON_EVAL,
 	O_SAVE, O_KEEP, O_LOG, O_RESUME, O_INIT, O_PPO_EPOCHS, O_MINIBATCH, O_CLIP, O_VF, O_ENT,
 };
-enum { O_ENT_END = 800, O_NO_ADV_NORM, O_KL_STOP, O_VALUE_WARMUP, O_ANCHOR, O_ANCHOR_COEF, O_ANCHOR_FRAC,
-	O_PROGRESS }; /* the league's PPO schedule */
+enum { O_ENT_END = 800, O_NO_ADV_NORM, O_KL_STOP, O_VALUE_WARMUP, O_ANCHOR, O_ANCHOR_COEF,
+	O_ANCHOR_FRAC, O_PROGRESS }; /* the league's PPO schedule */
 
 enum { O_PRECISION = 512, O_FAST }; /* the device options */
 enum { O_LOADERS = 600, O_FEED_ONLY }; /* the data feed's */
