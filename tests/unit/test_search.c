@@ -342,17 +342,9 @@ static void test_redeal(void **state)
 static int ask1(hy_policy *p, const hy_engine *e, const hy_obs_track *trk, int seat,
 		uint64_t key, int taken, float *v)
 {
-	hy_decision q;
-	memset(&q, 0, sizeof q);
-	q.e = e;
-	q.track = trk;
-	q.seat = seat;
-	q.key = key;
-	q.legal = hy_engine_legal_mask(e, seat);
-	q.taken = taken + 1;
-	hy_choice c;
-	memset(&c, 0, sizeof c);
-	c.index = -1;
+	hy_decision q = {.e = e, .track = trk, .key = key, .seat = seat,
+			 .legal = hy_engine_legal_mask(e, seat), .taken = taken + 1};
+	hy_choice c = {.index = -1};
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	assert_int_equal(p->ops->decide(p, 1, &q, &c, &d), HY_OK);
