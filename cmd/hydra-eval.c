@@ -34,8 +34,10 @@ static const char usage[] =
 	"walls, each seed 4 times with the challenger rotating through the seats\n"
 	"(duplicate). Dataset mode: policy accuracy per action type and per-head\n"
 	"losses of a checkpoint on sample streams or HDF5 shards.\n"
-	"A policy is random, baseline, rulebot, search:GRP.h5[,K] (rulebot with a\n"
-	"rollout lookahead), a checkpoint PATH.h5, or mjai:COMMAND (an external\n"
+	"A policy is random, baseline, rulebot, search:GRP.h5[,K][,DEAL] (rulebot\n"
+	"with a rollout lookahead; DEAL: MODEL.h5 to guess the hidden hands from a\n"
+	"checkpoint's tenpai and danger heads, or an oracle: oracle-who,\n"
+	"oracle-tenpai, oracle), a checkpoint PATH.h5, or mjai:COMMAND (an external\n"
 	"program speaking the mjai bot protocol on stdin/stdout).\n"
 	"\n"
 	"Arena:\n"
@@ -54,6 +56,9 @@ static const char usage[] =
 	"      --bot-timeout SEC  seconds an mjai bot may take per answer (default 10)\n"
 	"      --log-dir DIR      write every game's mjai log as gzip'd JSON lines,\n"
 	"                         DIR/seed-KKKKKKKK-rR.json.gz (seed K, rotation R)\n"
+	"      --oracle           let a policy that reads the hidden tiles play (the\n"
+	"                         search oracles): what reading the hands is worth,\n"
+	"                         a diagnostic, not a player's strength\n"
 	"Dataset mode:\n"
 	"      --model CKPT       the checkpoint to evaluate\n"
 	"      --data PATH        samples (a stream, a shard, or - for stdin);\n"
@@ -80,7 +85,7 @@ typedef struct opts {
 	const char **data;
 	size_t ndata;
 	uint64_t seeds, seed;
-	int tables, threads, batch, json, sequential;
+	int tables, threads, batch, json, sequential, oracle;
 	double temperature, bot_timeout;
 } opts;
 
@@ -251,7 +256,7 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 	hy_arena_opts ao = {.seed = o->seed, .nseeds = o->seeds, .tables = o->tables,
 			    .threads = o->threads, .on_game = on_game, .ctx = &u,
 			    .first = (uint64_t)ds->rank, .count = mine,
-			    .stride = (uint64_t)ds->size};
+			    .stride = (uint64_t)ds->size, .allow_oracle = o->oracle};
 	hy_arena_seq q;
 	int looks = 0, decided = 0;
 	hy_arena_summary ls;
@@ -351,7 +356,8 @@ static int run_dataset(const opts *o)
 
 /* ---------------------------------------------------------------- main */
 
-enum { O_CHAL = 256, O_OPP, O_TEMP, O_TIMEOUT, O_LOGDIR, O_DEVICE, O_JSON, O_TABLE, O_SEQ };
+enum { O_CHAL = 256, O_OPP, O_TEMP, O_TIMEOUT, O_LOGDIR, O_DEVICE, O_JSON, O_TABLE, O_SEQ,
+	O_ORACLE };
 
 static int eval_main(int argc, char **argv, opts *o)
 {
@@ -371,6 +377,7 @@ static int eval_main(int argc, char **argv, opts *o)
 		{"device", required_argument, 0, O_DEVICE},
 		{"json", no_argument, 0, O_JSON},
 		{"sequential", no_argument, 0, O_SEQ},
+		{"oracle", no_argument, 0, O_ORACLE},
 		{"table-out", required_argument, 0, O_TABLE},
 		HY_CLI_OPTIONS,
 		{0, 0, 0, 0},
@@ -425,6 +432,7 @@ static int eval_main(int argc, char **argv, opts *o)
 			break;
 		case O_JSON: o->json = 1; break;
 		case O_SEQ: o->sequential = 1; break;
+		case O_ORACLE: o->oracle = 1; break;
 		case O_TABLE: o->table_out = optarg; break;
 		default:
 			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
@@ -446,6 +454,8 @@ static int eval_main(int argc, char **argv, opts *o)
 	} else {
 		if (o->sequential)
 			return hy_cli_usage(cli, "--sequential belongs to the arena");
+		if (o->oracle)
+			return hy_cli_usage(cli, "--oracle belongs to the arena");
 		if (!o->model)
 			return hy_cli_usage(cli, "dataset mode needs --model CKPT");
 		if (o->log_dir)

@@ -293,6 +293,7 @@ hy_status hy_arena_run(const hy_arena_opts *o, hy_policy *challenger, hy_policy 
 		po.record_steps = 0;
 		po.seat_policy = pass_seat;
 		po.seat_ctx = &p;
+		po.allow_oracle = o->allow_oracle;
 		hy_status st = hy_play_run(&po, pol, 2, pass_sink, &p, d);
 		if (st)
 			return st;

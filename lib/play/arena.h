@@ -164,6 +164,7 @@ typedef struct hy_arena_opts {
 	 * 1: consecutive): one rank's share of a multi-process run (lib/dist:
 	 * first = rank, stride = ranks); the others stay unplayed. */
 	uint64_t first, count, stride;
+	int allow_oracle; /* hy_play_opts.allow_oracle (hydra-eval --oracle) */
 } hy_arena_opts;
 
 /* Plays the 4·nseeds games (rotation 0 for every seed, then rotation 1,

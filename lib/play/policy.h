@@ -18,7 +18,8 @@
  * Policy specs (hy_policy_open):
  *   random          uniform over the legal actions (from `key`)
  *   baseline        the deterministic rule bot (lib/play/baseline.c)
- *   search:GRP.h5[,K]  rulebot with a rollout lookahead (play/search.h)
+ *   search:GRP.h5[,K][,DEAL]  rulebot with a rollout lookahead; DEAL a
+ *                   belief checkpoint or an oracle (play/search.h)
  *   qlabel:GRP.h5[,K]  rollout advantages from the true state, a labeller
  *                   for hydra-sp --label-by only (play/qlabel.h)
  *   PATH.h5         a checkpoint: the network on the observation encoder,
@@ -125,8 +126,12 @@ struct hy_policy {
 			      * random (uniform); the rule bots and external
 			      * bots choose without a distribution          */
 	int oracle;          /* 1 if it reads hidden state (the other hands,
-			      * the wall): qlabel, a labeller only; the
-			      * runner refuses it at a seat                  */
+			      * the wall): qlabel, a labeller only, and the
+			      * search oracles, diagnostics; the runner
+			      * refuses it at a seat unless allowed          */
+	int advantage;       /* 1 if it answers hy_decision.taken with that
+			      * action's advantage (qlabel): the labeller
+			      * of --label-adv                               */
 };
 
 /* Opens a policy from a spec (above). HY_EUSAGE for an unknown spec, the

@@ -20,13 +20,13 @@ static double label_one(qlabel *Q, const hy_decision *r, int *idx)
 	if (b < 0 || *idx == b || (r->legal >> HY_A_WIN & 1) ||
 	    (e->phase != HY_PH_TURN && e->phase != HY_PH_RIICHI && e->phase != HY_PH_CALL))
 		return NAN;
-	hy_search_deal *D = malloc(sizeof *D);
+	hy_deal *D = malloc(sizeof *D);
 	if (!D)
 		return NAN;
 	double sum = 0;
 	for (int j = 0; j < Q->k; j++) {
 		uint64_t seed = hy_policy_key(r->key, 0x0a7c1e, (uint64_t)j, r->seat);
-		if (hy_search_redeal(e, seed, D) < 0) {
+		if (hy_deal_redeal(e, seed, D) < 0) {
 			sum = NAN;
 			break;
 		}
@@ -60,7 +60,9 @@ static const hy_policy_ops qlabel_ops = {qlabel_decide, NULL, hy_search_free_pol
 hy_status hy_policy_open_qlabel(hy_policy *p, const char *arg, hy_diag *d)
 {
 	hy_status st = hy_search_open_policy(p, "qlabel", arg, HY_QLABEL_ROLLOUTS, &qlabel_ops, d);
-	if (st == HY_OK)
+	if (st == HY_OK) {
 		p->oracle = 1;
+		p->advantage = 1;
+	}
 	return st;
 }

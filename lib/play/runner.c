@@ -817,22 +817,26 @@ static hy_status check_opts(const hy_play_opts *o, hy_policy *const *pol, int np
 				   "the labelling policy must be a rule policy (random, baseline, "
 				   "rulebot, search: or qlabel:): it is asked from every table's "
 				   "thread");
-	if (o->label_adv && !(o->label && o->label->oracle && o->record_steps))
+	if (o->label_adv && !(o->label && o->label->advantage && o->record_steps))
 		return hy_diag_set(d, HY_EUSAGE, 0,
 				   "advantage labels need an advantage labeller (qlabel:) and "
 				   "recorded steps");
-	if (o->label && o->label->oracle && !o->label_adv)
+	if (o->label && o->label->advantage && !o->label_adv)
 		return hy_diag_set(d, HY_EUSAGE, 0,
 				   "'%s' gives advantages, not action labels: use it with "
 				   "advantage labels (--label-adv)", o->label->name);
+	if (o->label && o->label->oracle && !o->label->advantage)
+		return hy_diag_set(d, HY_EUSAGE, 0,
+				   "'%s' reads the hidden tiles: not a teacher", o->label->name);
 	if (o->label_adv && o->reward)
 		return hy_diag_set(d, HY_EUSAGE, 0,
 				   "advantage labels replace the rewards: not with a reward");
 	for (int i = 0; i < npol; i++)
-		if (pol[i]->oracle)
+		if (pol[i]->oracle && !o->allow_oracle)
 			return hy_diag_set(d, HY_EUSAGE, 0,
 					   "policy '%s' reads the hidden tiles: it labels "
-					   "(--label-by), it does not play",
+					   "(--label-by), it does not play (hydra-eval --oracle "
+					   "plays it as a diagnostic)",
 					   pol[i]->name);
 	if (o->seat_policy)
 		for (uint64_t k = 0; k < o->count && k < 4; k++)

@@ -106,6 +106,10 @@ typedef struct hy_play_opts {
 	 * game; NULL means policy 0 everywhere. */
 	int (*seat_policy)(void *ctx, uint64_t game, int seat);
 	void *seat_ctx;
+	/* 1: a policy that reads hidden tiles (hy_policy.oracle) may play a
+	 * seat — hydra-eval --oracle, a diagnostic of what reading the hands
+	 * is worth; 0 (the default): refused. */
+	int allow_oracle;
 	/* Rewards other than placement points (play/reward.h: per-kyoku GRP
 	 * rewards): with record_steps, called for every finished game that was
 	 * not aborted, in game order (so a stateful normaliser sees the same

@@ -1,9 +1,18 @@
 /* search: the rule bot improved by a one-step lookahead over determinized
  * rollouts — the teacher of expert iteration (bench/RESULTS-learn.md).
  *
- * Spec: `search:GRP.h5` or `search:GRP.h5,K` (K rollouts per candidate,
- * default 16). On its own turns (TURN and RIICHI phases, no win offered)
- * where a lookahead can matter — its hand one step from tenpai or closer,
+ * Spec: `search:GRP.h5[,K][,DEAL]`: K rollouts per candidate (default
+ * 16); DEAL how the rollouts deal the hidden tiles (play/deal.h): a guess
+ * from the seat's view when absent; MODEL.h5, the guess drawn from that
+ * checkpoint's tenpai and danger heads (play/belief.h); `oracle-who`,
+ * which opponents are tenpai; `oracle-tenpai`, the true hands of the
+ * tenpai opponents; `oracle`, every true hand. The oracles read hidden
+ * tiles (hy_policy.oracle): they are diagnostics
+ * of what a reading of the hands is worth, played only where hydra-eval
+ * --oracle allows it.
+ *
+ * On its own turns (TURN and RIICHI phases, no win offered) where a
+ * lookahead can matter — its hand one step from tenpai or closer,
  * or an opponent in riichi or with two open melds — it scores rulebot's
  * choice and the other candidates (every discard that keeps the best
  * shanten, riichi, a kan, kyuushu) by K rollouts to the end of the kyoku,
@@ -18,27 +27,26 @@
  * worse (2.91): with many candidates and few rollouts the luck of one
  * candidate's rollouts decides. It is kept as the tool those measurements
  * came from and as a `--label-by` teacher for expert iteration, not as a
- * stronger player.
+ * stronger player. What a better guess could give ("What a reading of the
+ * hands is worth", 100 seeds each): every true hand 2.12 [2.03, 2.21];
+ * the tenpai opponents' true hands 2.16 [2.09, 2.24]; knowing only who is
+ * tenpai 2.50; the guess drawn from the BC start's heads 2.47 [2.41, 2.54].
+ * The strength is in reading the waits, which those heads barely do.
  *
  * Rollout j (the same j for every candidate: common random numbers, so
  * that the comparison of two candidates sees the same deal of the hidden
  * tiles):
- *   - determinize: the tiles the seat cannot see (136 less its own hand,
- *     every river tile not called away, every meld, the revealed dora
- *     indicators) are shuffled into the opponents' concealed hands, the
- *     live wall, the replacement tiles, the unrevealed indicators and the
- *     ura indicators. An opponent in riichi gets a tenpai hand whose waits
- *     miss every kind it discarded and every kind discarded since its
- *     riichi (it would be furiten otherwise): a complete hand built from
- *     random groups of the unseen tiles, less one random tile, drawn again
- *     until the waits fit (64 tries, then any hand);
+ *   - deal j of the hidden tiles (play/deal.h: the tiles the seat cannot
+ *     see shuffled into the opponents' hands and the wall, an opponent in
+ *     riichi given a tenpai hand it is not furiten on);
  *   - the candidate is applied, then four rulebots play to the end of the
  *     kyoku;
  *   - the value is the seat's expected placement points after the kyoku
  *     (play/reward.h's points, 90/45/0/−135 / 100): the GRP's expectation
  *     at the next kyoku's start, or the final placement when the game ends.
- * Only what the seat can see decides: its own hand, the public table and
- * the tracker's riichi-safe kinds; the true hidden tiles are never read.
+ * Without an oracle only what the seat can see decides: its own hand, the
+ * public table, the tracker's riichi-safe kinds and a belief computed
+ * from the seat's observation; the true hidden tiles are never read.
  *
  * Deterministic: the draws come from the decision's key alone. Rulebot's
  * deterministic play makes a rollout a function of (candidate, deal). */
@@ -51,33 +59,15 @@
 #include "core/status.h"
 #include "engine/engine.h"
 #include "nn/grp.h"
+#include "play/belief.h"
+#include "play/deal.h"
 #include "play/policy.h"
 
 enum { HY_SEARCH_ROLLOUTS = 16, HY_SEARCH_MAX_ROLLOUTS = 256 };
 
+
 /* Opens the policy of a spec's argument "GRP.h5[,K]". */
 hy_status hy_policy_open_search(hy_policy *p, const char *arg, hy_diag *d);
-
-/* The unseen-tile deal of one rollout: `seat`'s view of e, its hidden
- * tiles redealt from the 64-bit seed into out (a copy of e: opponents'
- * concealed hands, unrevealed indicators, ura) and into the draws. `safe`
- * is the tracker's riichi_safe (NULL: none). Returns 0, or −1 when the
- * counts do not add up (the caller then keeps the rulebot's choice). */
-typedef struct hy_search_deal {
-	hy_engine e;
-	uint8_t live[136];     /* the live draws, first first; e.live_left of them */
-	uint8_t rinshan[4];    /* replacement draws, first first */
-	uint8_t nlive, nrinshan, live_next, rinshan_next;
-} hy_search_deal;
-
-int hy_search_determinize(const hy_engine *e, int seat, const uint64_t safe[4], uint64_t seed,
-			  hy_search_deal *out);
-
-/* The oracle's deal (play/qlabel.h): every hand of e kept as it truly is,
- * only the tiles no hand holds (the live wall, the replacement tiles, the
- * unrevealed and the ura indicators) shuffled from the seed. 0, or −1 when
- * the counts do not add up. */
-int hy_search_redeal(const hy_engine *e, uint64_t seed, hy_search_deal *out);
 
 /* What a rollout needs, shared with play/qlabel.c: the GRP that values the
  * kyoku's end, the rulebot that plays every seat, and the number of
@@ -86,6 +76,9 @@ typedef struct hy_search_rollouts {
 	hy_grp grp;
 	hy_policy base;
 	int k;
+	hy_belief *belief; /* search's deals from a checkpoint's heads; NULL: none */
+	int oracle;        /* search's deals: HY_DEAL_KNOW_TENPAI, _KEEP_TENPAI,
+			    * _KEEP_ALL (play/deal.h) or 0 (a guess)      */
 } hy_search_rollouts;
 
 /* Opens policy p of kind ("search", "qlabel") from its spec's argument
@@ -109,7 +102,7 @@ int hy_search_request_choice(hy_search_rollouts *R, const hy_decision *r, hy_obs
  * the kyoku; the seat's expected placement points after it (the GRP's
  * expectation at the next kyoku's start, the final placement when the game
  * ends). NAN when something failed. */
-double hy_search_rollout(hy_search_rollouts *R, const hy_search_deal *D,
+double hy_search_rollout(hy_search_rollouts *R, const hy_deal *D,
 			 const hy_obs_track *trk, int seat, int idx);
 
 #endif

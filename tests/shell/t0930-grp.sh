@@ -6,7 +6,8 @@
 # kyoku, are clipped to [-5, 5] and do not depend on the table count; the
 # normalisation state file round-trips and grows; a policy checkpoint given
 # as grp: and a GRP given as a policy are refused; usage errors; the GRP's
-# rollout advantages of hydra-sp --label-by qlabel: --label-adv.
+# rollout advantages of hydra-sp --label-by qlabel: --label-adv; the
+# search's oracle deals under hydra-eval --oracle.
 . tests/shell/lib.sh
 S="$BIN/hydra-sp"
 F="$BIN/hydra-fit"
@@ -169,5 +170,25 @@ assert len(rb) == 0, len(rb)
 mean = sum(advs) / len(advs)
 assert mean < 0, mean
 print("label-adv: %d of random's %d decisions valued, mean advantage %+.3f" % (len(q), len(rnd), mean))
+PYEOF
+
+# The search's oracle deals (lib/play/deal.h) read the hidden hands: a
+# diagnostic that hydra-eval plays only with --oracle, never a teacher
+EV="$BIN/hydra-eval"
+expect_exit 2 "$EV" --challenger search:"$G",4,oracle --opponent rulebot --seeds 1 -q
+expect_err "hydra-eval --oracle"
+expect_exit 2 "$EV" --oracle --model "$G" --data "$T/q1.bin"
+expect_err "--oracle belongs to the arena"
+expect_exit 2 "$EV" --challenger search:"$G",4,oracle,5 --opponent rulebot --seeds 1 -q
+expect_err "want search:GRP.h5"
+expect_exit 2 "$S" --games 1 --label-by search:"$G",4,oracle-tenpai -o "$T/x.bin"
+expect_err "not a teacher"
+[ ! -e "$T/x.bin" ] || fail "a refused run wrote samples"
+"$EV" --oracle --challenger search:"$G",4,oracle-tenpai --opponent rulebot --seeds 1 --json \
+	-q >"$T/oracle.json" || fail "--oracle"
+$PY - "$T/oracle.json" <<'PYEOF' || fail "--oracle arena"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["games"] == 4 and r["aborted"] == 0, r
 PYEOF
 exit 0

@@ -1,13 +1,13 @@
-/* The search policy (lib/play/search.c): its determinization keeps what
- * the seat sees and redeals exactly the tiles it cannot see; an opponent
- * in riichi gets a tenpai hand whose waits are not furiten; deals and
- * choices are functions of the key; the policy answers legally and, where
- * no turn of its own is searched, as rulebot; its spec is checked.
- * The oracle labeller on the same rollouts (lib/play/qlabel.c): its redeal
- * keeps every hand and redeals only the wall; it values an action other
- * than rulebot's choice, as a function of the key, and not rulebot's own;
- * a discard into a riichi's wait is valued below rulebot's safe choice; it
- * is refused at a seat and without advantage labels. */
+/* The search policy (lib/play/search.c): choices are functions of the
+ * key; the policy answers legally and, where no turn of its own is
+ * searched, as rulebot; its spec is checked, the deal part (a belief
+ * checkpoint or an oracle) included; an oracle search plays only where
+ * the run allows it. Its deals are test_deal.c's.
+ * The oracle labeller on the same rollouts (lib/play/qlabel.c): it values
+ * an action other than rulebot's choice, as a function of the key, and
+ * not rulebot's own; a discard into a riichi's wait is valued below
+ * rulebot's safe choice; it is refused at a seat and without advantage
+ * labels. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +32,7 @@
 
 #include "fixture_play.h"
 #include "fixture_table.h"
+#include "fixture_deal.h"
 
 static char grp_dir[] = "/tmp/hydra-search-XXXXXX";
 static char grp_path[160];
@@ -88,177 +89,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Copies per tile code of everything the seat sees: own hand, rivers not
- * called away, melds, revealed indicators. */
-static void seen(const hy_engine *e, int seat, int c[HY_TILE_UNKNOWN])
-{
-	memset(c, 0, sizeof(int) * HY_TILE_UNKNOWN);
-	const hy_player *me = &e->p[seat];
-	for (int k = 0; k < 34; k++) {
-		int r = hy_tile_red_of(k), nr = r >= 0 ? me->red[r - HY_TILE_5MR] : 0;
-		c[k] += me->cnt[k] - nr;
-		if (r >= 0)
-			c[r] += nr;
-	}
-	for (int s = 0; s < 4; s++) {
-		const hy_player *p = &e->p[s];
-		for (int i = 0; i < p->nriver; i++)
-			if (!(p->river_flags[i] & HY_RIVER_CALLED))
-				c[p->river[i]]++;
-		for (int m = 0; m < p->nmelds; m++)
-			for (int j = 0; j < p->melds[m].ntiles; j++)
-				c[p->melds[m].tiles[j]]++;
-	}
-	for (int i = 0; i < e->ndora; i++)
-		c[e->dora_ind[i]]++;
-}
-
-static void add_hand(const hy_player *p, int c[HY_TILE_UNKNOWN])
-{
-	for (int k = 0; k < 34; k++) {
-		int r = hy_tile_red_of(k), nr = r >= 0 ? p->red[r - HY_TILE_5MR] : 0;
-		c[k] += p->cnt[k] - nr;
-		if (r >= 0)
-			c[r] += nr;
-	}
-}
-
-/* The deal holds the full set: 4 of each kind, one red five per suit. */
-static void check_deal(const hy_engine *e, int seat, const hy_search_deal *x)
-{
-	int c[HY_TILE_UNKNOWN];
-	seen(e, seat, c);
-	for (int s = 0; s < 4; s++) {
-		assert_int_equal(x->e.p[s].nconc, e->p[s].nconc);
-		if (s == seat)
-			assert_memory_equal(x->e.p[s].cnt, e->p[s].cnt, 34);
-		else
-			add_hand(&x->e.p[s], c);
-		/* the public table is the same */
-		assert_int_equal(x->e.p[s].nriver, e->p[s].nriver);
-		assert_memory_equal(x->e.p[s].river, e->p[s].river, e->p[s].nriver);
-		assert_int_equal(x->e.p[s].riichi, e->p[s].riichi);
-	}
-	assert_int_equal(x->nlive, e->live_left);
-	for (int i = 0; i < x->nlive; i++)
-		c[x->live[i]]++;
-	for (int i = 0; i < x->nrinshan; i++)
-		c[x->rinshan[i]]++;
-	for (int i = e->ndora; i < 5; i++)
-		c[x->e.dora_ind[i]]++;
-	for (int i = 0; i < 5; i++)
-		c[x->e.ura[i]]++;
-	assert_memory_equal(x->e.dora_ind, e->dora_ind, e->ndora);
-	assert_memory_equal(x->e.scores, e->scores, sizeof e->scores);
-	for (int t = 0; t < HY_TILE_UNKNOWN; t++) {
-		int want = t >= HY_TILE_5MR ? 1 : hy_tile_red_of(t) >= 0 ? 3 : 4;
-		if (c[t] != want)
-			print_error("tile code %d: %d copies in the deal, want %d\n", t, c[t], want);
-		assert_int_equal(c[t], want);
-	}
-}
-
-/* Self-play with rulebot at every seat from seed until the n-th turn of
- * a seat (TURN phase); the tracker fed from the log. */
-typedef struct game {
-	hy_table t;
-	hy_game log;
-	hy_obs_track trk;
-	size_t fed;
-} game;
-
-static void game_feed(game *g)
-{
-	for (; g->fed < g->log.n; g->fed++) {
-		const hy_event *ev = &g->log.ev[g->fed];
-		if (ev->type == HY_EV_START_KYOKU)
-			hy_obs_track_reset(&g->trk);
-		else
-			hy_obs_track_event(&g->trk, &g->t.e, ev);
-	}
-}
-
-/* Plays to the n-th TURN decision; returns its seat, −1 at game end. */
-static int play_to(game *g, hy_policy *rb, uint64_t seed, int n)
-{
-	memset(g, 0, sizeof *g);
-	hy_game_init(&g->log);
-	hy_diag d;
-	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_table_start(&g->t, NULL, seed, 0, &g->log, &d), HY_OK);
-	game_feed(g);
-	int turns = 0;
-	while (g->t.e.phase != HY_PH_GAME_END) {
-		unsigned who = hy_engine_deciders(&g->t.e);
-		int s = __builtin_ctz(who);
-		if (g->t.e.phase == HY_PH_TURN && turns++ == n)
-			return s;
-		int c = decide1(rb, &g->t.e, &g->trk, s, 0);
-		assert_int_equal(hy_table_act(&g->t, s, c, &d), HY_OK);
-		game_feed(g);
-	}
-	return -1;
-}
-
-static void test_determinize(void **state)
-{
-	(void)state;
-	hy_policy rb = open_policy("rulebot");
-	game g;
-	int checked = 0;
-	for (int n = 0; n < 400; n += 7) {
-		int seat = play_to(&g, &rb, 11, n);
-		if (seat < 0)
-			break;
-		hy_search_deal a, b, c;
-		assert_int_equal(hy_search_determinize(&g.t.e, seat, g.trk.riichi_safe, 1, &a), 0);
-		assert_int_equal(hy_search_determinize(&g.t.e, seat, g.trk.riichi_safe, 1, &b), 0);
-		assert_int_equal(hy_search_determinize(&g.t.e, seat, g.trk.riichi_safe, 2, &c), 0);
-		check_deal(&g.t.e, seat, &a);
-		check_deal(&g.t.e, seat, &c);
-		/* a function of the seed */
-		assert_memory_equal(a.live, b.live, a.nlive);
-		for (int s = 0; s < 4; s++)
-			assert_memory_equal(a.e.p[s].cnt, b.e.p[s].cnt, 34);
-		if (a.nlive > 10)
-			assert_memory_not_equal(a.live, c.live, a.nlive);
-		checked++;
-		hy_game_free(&g.log);
-	}
-	hy_game_free(&g.log);
-	assert_true(checked > 40);
-	hy_policy_close(&rb);
-}
-
-/* Seat 1 in riichi (declared on 9s after throwing 5m... see
- * fixture_table.h's riichi_scene): every deal gives it a tenpai hand
- * whose waits miss the kinds it discarded and those passed since. */
-static void test_riichi_tenpai(void **state)
-{
-	(void)state;
-	table t;
-	riichi_on_9s(&t);
-	assert_true(t.e.p[1].riichi != 0);
-	uint64_t forbid = t.e.p[1].discarded | t.trk.riichi_safe[1];
-	assert_true(forbid >> hy_tile_kind(tile("9s")) & 1);
-	assert_true(forbid >> hy_tile_kind(tile("8m")) & 1);
-	uint64_t union_waits = 0;
-	for (uint64_t seed = 0; seed < 200; seed++) {
-		hy_search_deal x;
-		assert_int_equal(hy_search_determinize(&t.e, 0, t.trk.riichi_safe, seed, &x), 0);
-		check_deal(&t.e, 0, &x);
-		const hy_player *p = &x.e.p[1];
-		assert_int_equal(hy_shanten(p->cnt, p->nmelds), 0);
-		assert_true(p->waits != 0);
-		assert_int_equal(p->waits, hy_hand_waits(p->cnt, p->nmelds));
-		assert_int_equal(p->waits & forbid, 0);
-		union_waits |= p->waits;
-	}
-	/* the waits vary with the deal */
-	assert_true(__builtin_popcountll(union_waits) > 10);
-	hy_game_free(&t.log);
-}
-
 static void test_policy(void **state)
 {
 	(void)state;
@@ -293,8 +123,10 @@ static void test_spec(void **state)
 	(void)state;
 	hy_policy p;
 	hy_diag d;
-	const char *bad[] = {"search:", "search:x.h5,1", "search:x.h5,abc", "search:x.h5,999",
-			     "qlabel:", "qlabel:x.h5,0"};
+	const char *bad[] = {"search:", "search:x.h5,1", "search:x.h5,999", "search:x.h5,8,9",
+			     "search:x.h5,abc,def", "search:x.h5,8,oracle,9", "search:x.h5,8,",
+			     "search:,8", "qlabel:", "qlabel:x.h5,0", "qlabel:x.h5,8,oracle",
+			     "qlabel:x.h5,m.h5"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		hy_diag_init(&d, NULL);
 		assert_int_equal(hy_policy_open(&p, bad[i], NULL, &d), HY_EUSAGE);
@@ -302,39 +134,73 @@ static void test_spec(void **state)
 	hy_diag_init(&d, NULL);
 	assert_int_not_equal(hy_policy_open(&p, "search:/nonexistent/grp.h5", NULL, &d), HY_OK);
 	assert_non_null(strstr(d.msg, "grp.h5"));
+	/* a belief checkpoint that is not there */
+	char spec[512];
+	snprintf(spec, sizeof spec, "search:%s,4,/nonexistent/belief.h5", grp_path);
+	hy_diag_init(&d, NULL);
+	assert_int_not_equal(hy_policy_open(&p, spec, NULL, &d), HY_OK);
+	assert_non_null(strstr(d.msg, "belief.h5"));
+	/* the deals: a guess, or an oracle in either place after the GRP */
+	const char *deal[] = {"4", "oracle-who", "4,oracle-tenpai", "oracle,4"};
+	for (size_t i = 0; i < sizeof deal / sizeof deal[0]; i++) {
+		snprintf(spec, sizeof spec, "search:%s,%s", grp_path, deal[i]);
+		hy_policy q = open_policy(spec);
+		hy_search_rollouts *R = q.impl;
+		assert_int_equal(q.oracle, i > 0);
+		static const int want[] = {0, HY_DEAL_KNOW_TENPAI, HY_DEAL_KEEP_TENPAI,
+					   HY_DEAL_KEEP_ALL};
+		assert_int_equal(R->oracle, want[i]);
+		assert_int_equal(R->k, i == 1 ? HY_SEARCH_ROLLOUTS : 4);
+		hy_policy_close(&q);
+	}
 }
 
-/* The oracle's redeal: every hand as it is, the rest of the set in the
- * wall; a function of the seed. */
-static void test_redeal(void **state)
+/* Counts the finished games that were not aborted. */
+static hy_status count_game(void *ctx, const hy_play_game *g, hy_diag *d)
+{
+	(void)d;
+	*(int *)ctx += !g->aborted;
+	return HY_OK;
+}
+
+/* An oracle search plays only where the run allows it (hydra-eval
+ * --oracle): refused by default and as a teacher, a whole game when
+ * allowed. */
+static void test_oracle_play(void **state)
 {
 	(void)state;
+	char spec[512];
+	snprintf(spec, sizeof spec, "search:%s,4,oracle", grp_path);
+	hy_policy os = open_policy(spec);
+	hy_play_opts o;
+	hy_play_opts_default(&o);
+	o.count = 1;
+	hy_policy *pp[1] = {&os};
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_play_run(&o, pp, 1, NULL, NULL, &d), HY_EUSAGE);
+	assert_non_null(strstr(d.msg, "--oracle"));
+	/* nor does it teach, and it gives no advantages */
 	hy_policy rb = open_policy("rulebot");
-	game g;
-	int checked = 0;
-	for (int n = 0; n < 400; n += 9) {
-		int seat = play_to(&g, &rb, 13, n);
-		if (seat < 0)
-			break;
-		hy_search_deal a, b, c;
-		assert_int_equal(hy_search_redeal(&g.t.e, 1, &a), 0);
-		assert_int_equal(hy_search_redeal(&g.t.e, 1, &b), 0);
-		assert_int_equal(hy_search_redeal(&g.t.e, 2, &c), 0);
-		for (int s = 0; s < 4; s++) {
-			assert_memory_equal(a.e.p[s].cnt, g.t.e.p[s].cnt, 34);
-			assert_memory_equal(a.e.p[s].red, g.t.e.p[s].red, sizeof a.e.p[s].red);
-		}
-		check_deal(&g.t.e, seat, &a);
-		check_deal(&g.t.e, seat, &c);
-		assert_memory_equal(a.live, b.live, a.nlive);
-		if (a.nlive > 10)
-			assert_memory_not_equal(a.live, c.live, a.nlive);
-		checked++;
-		hy_game_free(&g.log);
-	}
-	hy_game_free(&g.log);
-	assert_true(checked > 30);
+	hy_policy *rp[1] = {&rb};
+	o.record_steps = 1;
+	o.label = &os;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_play_run(&o, rp, 1, NULL, NULL, &d), HY_EUSAGE);
+	assert_non_null(strstr(d.msg, "not a teacher"));
+	o.label_adv = 1;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_play_run(&o, rp, 1, NULL, NULL, &d), HY_EUSAGE);
+	assert_non_null(strstr(d.msg, "advantage labeller"));
 	hy_policy_close(&rb);
+	hy_play_opts_default(&o);
+	o.count = 1;
+	o.allow_oracle = 1;
+	int games = 0;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_play_run(&o, pp, 1, count_game, &games, &d), HY_OK);
+	assert_int_equal(games, 1);
+	hy_policy_close(&os);
 }
 
 /* Asks a labeller once for the value of action `taken` (−1: none); the
@@ -438,11 +304,9 @@ static void test_qlabel(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_determinize),
-		cmocka_unit_test(test_riichi_tenpai),
 		cmocka_unit_test(test_policy),
 		cmocka_unit_test(test_spec),
-		cmocka_unit_test(test_redeal),
+		cmocka_unit_test(test_oracle_play),
 		cmocka_unit_test(test_qlabel),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
