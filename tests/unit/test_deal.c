@@ -22,9 +22,6 @@
 #include "engine/engine.h"
 #include "engine/table.h"
 #include "hand/shanten.h"
-#include "nn/checkpoint.h"
-#include "nn/model.h"
-#include "nn/optim.h"
 #include "play/belief.h"
 #include "play/deal.h"
 #include "play/policy.h"
@@ -32,6 +29,7 @@
 #include "fixture_play.h"
 #include "fixture_table.h"
 #include "fixture_deal.h"
+#include "fixture_ckpt.h"
 
 static void test_determinize(void **state)
 {
@@ -249,23 +247,8 @@ static void test_belief_predict(void **state)
 {
 	(void)state;
 	char path[512];
-	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	snprintf(path, sizeof path, "%s/test_deal-%ld.h5", dir, (long)getpid());
-	hy_nn_ctx ctx;
-	hy_nn_ctx_init(&ctx, 1);
-	hy_nn_model m;
+	tiny_ckpt(path, sizeof path, "test_deal", 9);
 	hy_diag d;
-	hy_diag_init(&d, path);
-	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){2, 32}, hy_nn_backend_cpu(), &ctx, &d),
-			 HY_OK);
-	hy_rng rng;
-	hy_rng_seed(&rng, 9);
-	assert_int_equal(hy_nn_model_init_params(&m, &rng, &d), HY_OK);
-	hy_nn_ckpt_meta meta = {0};
-	hy_nn_optim_defaults(&meta.opt, 10);
-	assert_int_equal(hy_nn_ckpt_save(path, &m, &meta, &d), HY_OK);
-	hy_nn_model_free(&m);
-
 	hy_belief *b;
 	assert_int_equal(hy_belief_open(&b, path, &d), HY_OK);
 	hy_policy rb = open_policy("rulebot");

@@ -32,6 +32,7 @@
 #include "samples/stream.h"
 
 #include "fixture_play.h"
+#include "fixture_ckpt.h"
 #include "fixture_table.h"
 
 /* ------------------------------------------------------------ keys */
@@ -478,32 +479,11 @@ static void test_runner_encode_and_strength(void **state)
 	hy_policy_close(&r);
 }
 
-/* A random-initialised tiny model (values not zero: GAE is not trivial). */
-static void tiny_ckpt(char *path, size_t n)
-{
-	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	snprintf(path, n, "%s/test_play-%ld.h5", dir, (long)getpid());
-	hy_nn_ctx ctx;
-	hy_nn_ctx_init(&ctx, 1);
-	hy_nn_model m;
-	hy_diag d;
-	hy_diag_init(&d, path);
-	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){2, 32}, hy_nn_backend_cpu(), &ctx, &d),
-			 HY_OK);
-	hy_rng rng;
-	hy_rng_seed(&rng, 4);
-	assert_int_equal(hy_nn_model_init_params(&m, &rng, &d), HY_OK);
-	hy_nn_ckpt_meta meta = {0};
-	hy_nn_optim_defaults(&meta.opt, 10);
-	assert_int_equal(hy_nn_ckpt_save(path, &m, &meta, &d), HY_OK);
-	hy_nn_model_free(&m);
-}
-
 static void test_model_policy(void **state)
 {
 	(void)state;
 	char path[512];
-	tiny_ckpt(path, sizeof path);
+	tiny_ckpt(path, sizeof path, "test_play", 4); /* values not zero: GAE is not trivial */
 	hy_policy m, g, b = open_policy("baseline");
 	hy_diag d;
 	hy_diag_init(&d, path);

@@ -155,6 +155,25 @@ static void test_spec(void **state)
 	}
 }
 
+/* A run of policy p (labelled by `label`, with advantage labels when
+ * adv) that the runner refuses, saying `why`. */
+static void refused(hy_policy *p, hy_policy *label, int adv, const char *why)
+{
+	hy_play_opts o;
+	hy_play_opts_default(&o);
+	o.count = 1;
+	o.record_steps = label != NULL;
+	o.label = label;
+	o.label_adv = adv;
+	hy_policy *pp[1] = {p};
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_play_run(&o, pp, 1, NULL, NULL, &d), HY_EUSAGE);
+	if (!strstr(d.msg, why))
+		print_error("refused with '%s', not '%s'\n", d.msg, why);
+	assert_non_null(strstr(d.msg, why));
+}
+
 /* Counts the finished games that were not aborted. */
 static hy_status count_game(void *ctx, const hy_play_game *g, hy_diag *d)
 {
@@ -171,31 +190,18 @@ static void test_oracle_play(void **state)
 	(void)state;
 	char spec[512];
 	snprintf(spec, sizeof spec, "search:%s,4,oracle", grp_path);
-	hy_policy os = open_policy(spec);
+	hy_policy os = open_policy(spec), rb = open_policy("rulebot");
+	refused(&os, NULL, 0, "--oracle");
+	/* nor does it teach, and it gives no advantages */
+	refused(&rb, &os, 0, "not a teacher");
+	refused(&rb, &os, 1, "advantage labeller");
+	hy_policy_close(&rb);
 	hy_play_opts o;
 	hy_play_opts_default(&o);
 	o.count = 1;
+	o.allow_oracle = 1;
 	hy_policy *pp[1] = {&os};
 	hy_diag d;
-	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_play_run(&o, pp, 1, NULL, NULL, &d), HY_EUSAGE);
-	assert_non_null(strstr(d.msg, "--oracle"));
-	/* nor does it teach, and it gives no advantages */
-	hy_policy rb = open_policy("rulebot");
-	hy_policy *rp[1] = {&rb};
-	o.record_steps = 1;
-	o.label = &os;
-	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_play_run(&o, rp, 1, NULL, NULL, &d), HY_EUSAGE);
-	assert_non_null(strstr(d.msg, "not a teacher"));
-	o.label_adv = 1;
-	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_play_run(&o, rp, 1, NULL, NULL, &d), HY_EUSAGE);
-	assert_non_null(strstr(d.msg, "advantage labeller"));
-	hy_policy_close(&rb);
-	hy_play_opts_default(&o);
-	o.count = 1;
-	o.allow_oracle = 1;
 	int games = 0;
 	hy_diag_init(&d, NULL);
 	assert_int_equal(hy_play_run(&o, pp, 1, count_game, &games, &d), HY_OK);
@@ -283,20 +289,8 @@ static void test_qlabel(void **state)
 	hy_game_free(&t.log);
 	/* it reads the hidden tiles: the runner refuses it at a seat, and as
 	 * a labeller without advantage labels */
-	hy_play_opts o;
-	hy_play_opts_default(&o);
-	o.count = 1;
-	hy_policy *pp[1] = {&ql};
-	hy_diag d;
-	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_play_run(&o, pp, 1, NULL, NULL, &d), HY_EUSAGE);
-	assert_non_null(strstr(d.msg, "it labels"));
-	hy_policy *rp[1] = {&rb};
-	o.record_steps = 1;
-	o.label = &ql;
-	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_play_run(&o, rp, 1, NULL, NULL, &d), HY_EUSAGE);
-	assert_non_null(strstr(d.msg, "--label-adv"));
+	refused(&ql, NULL, 0, "it labels");
+	refused(&rb, &ql, 0, "--label-adv");
 	hy_policy_close(&ql);
 	hy_policy_close(&rb);
 }
