@@ -8,6 +8,8 @@
 #include "hand/shanten.h"
 #include "nn/rng.h"
 
+/* The deals draw from nn/rng.h's generator, seeded by the caller's seed
+ * (the search's: the decision's key and the deal's number). */
 typedef hy_rng rng;
 
 static int rng_below(rng *r, int n)
@@ -215,8 +217,8 @@ static void set_hand(hy_player *p, const uint8_t *tiles, int n)
 	p->riichi_furiten = 0;
 }
 
-/* Takes seat s's true concealed tiles out of the pool (they stay its
- * hand in the copy of the state). */
+/* Takes p's true concealed tiles out of the pool (they stay its hand in
+ * the copy of the state). */
 static void keep_hand(const hy_player *p, uint8_t pool[HY_TILE_UNKNOWN], int *left)
 {
 	for (int k = 0; k < HY_TILE_KINDS; k++) {
@@ -271,7 +273,8 @@ static int deal(const hy_engine *e, const deal_how *h, uint64_t seed, hy_deal *o
 	for (int s = 0; s < 4 && seat >= 0; s++) {
 		const hy_player *p = &e->p[s];
 		int o = (s - seat + 3) & 3; /* 0 shimocha, 1 toimen, 2 kamicha */
-		int truly = s != seat && hy_shanten(p->cnt, p->nmelds) == 0;
+		int truly = s != seat && (h->know_tenpai || h->keep_tenpai) &&
+			    hy_shanten(p->cnt, p->nmelds) == 0;
 		tenpai[s] = s != seat && (p->riichi || (bel && hy_rng_uniform(&r) < bel->tenpai[o]));
 		if (h->know_tenpai)
 			tenpai[s] = truly;

@@ -21,8 +21,6 @@
 
 typedef hy_search_rollouts search;
 
-/* The deals draw from nn/rng.h's generator, seeded by the decision's key
- * and the deal's number. */
 /* ------------------------------------------------------------ rollouts */
 
 /* Applies legal index idx of seat s, keeping the riichi-safe kinds as the
@@ -192,6 +190,8 @@ static int search_one(search *S, const hy_decision *r, float *value)
 		return base;
 	hy_belief_out bo, *bel = NULL;
 	if (S->belief) {
+		/* a belief that fails keeps rulebot's choice, as a deal that
+		 * fails does */
 		hy_diag bd = {0};
 		if (hy_belief_predict(S->belief, e, &trk, r->seat, &bo, &bd) != HY_OK)
 			return base;
@@ -269,8 +269,9 @@ static hy_status search_decide(hy_policy *p, size_t n, const hy_decision *req, h
 hy_status hy_search_open_policy(hy_policy *p, const char *kind, const char *arg, int k0,
 				const hy_policy_ops *ops, hy_diag *d)
 {
-	/* "GRP.h5[,K]", and for search a belief checkpoint in any place after
-	 * the GRP: a part that is not a number */
+	/* "GRP.h5[,K]"; for search also a DEAL in either place after the
+	 * GRP (a part that is not a number): an oracle's name, else a belief
+	 * checkpoint */
 	char buf[3 * 4096], *part[3];
 	int nparts = 0, k = k0, oracle = 0;
 	const char *belief = NULL;
@@ -291,7 +292,8 @@ hy_status hy_search_open_policy(hy_policy *p, const char *kind, const char *arg,
 	int belief_ok = strcmp(kind, "search") == 0;
 	if (too_many || nparts > (belief_ok ? 3 : 2) || part[0][0] == '\0')
 		return hy_diag_set(d, HY_EUSAGE, 0, "policy '%s:%s': want %s:GRP.h5[,K]%s", kind,
-				   arg, kind, belief_ok ? "[,MODEL.h5|oracle|oracle-tenpai|oracle-who]" : "");
+				   arg, kind,
+				   belief_ok ? "[,MODEL.h5|oracle|oracle-tenpai|oracle-who]" : "");
 	int have_k = 0;
 	for (int i = 1; i < nparts; i++) {
 		char *end;
