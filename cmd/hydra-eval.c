@@ -280,6 +280,7 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 	double elapsed = hy_cli_now() - o->cli->t0;
 	hy_gamelog_free(&u.logbuf);
 	hy_cli_progress_end(o->cli);
+	int read_hidden = chal.oracle || opp.oracle;
 	hy_policy_close(&chal);
 	hy_policy_close(&opp);
 	if (st) {
@@ -301,6 +302,9 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 	hy_arena_summarise_at(&view, o->sequential ? q.conf : 0.95, &r.s);
 	hy_arena_acc_free(&acc);
 	rc = emit(o, arena_table, arena_json, &r);
+	if (rc == 0 && read_hidden)
+		hy_cli_say(o->cli, "--oracle: a policy read the hidden tiles; the figures say what "
+				   "reading them is worth, not a player's strength");
 	if (rc == 0 && r.s.aborted) {
 		hy_cli_say(o->cli, "%llu game%s aborted, left out of the statistics with %s seed%s",
 			(unsigned long long)r.s.aborted, r.s.aborted == 1 ? "" : "s",

@@ -53,9 +53,9 @@ hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o
 		st = hy_policy_open_model(p, spec, o, d);
 	else
 		st = hy_diag_set(d, HY_EUSAGE, 0,
-				 "unknown policy '%s' (want random, baseline, rulebot, search:GRP.h5[,K][,DEAL], "
-				 "qlabel:GRP.h5, a "
-				 "checkpoint PATH.h5 or mjai:COMMAND)",
+				 "unknown policy '%s' (want random, baseline, rulebot, "
+				 "search:GRP.h5[,K][,DEAL], qlabel:GRP.h5, a checkpoint PATH.h5 "
+				 "or mjai:COMMAND)",
 				 spec);
 	if (st != HY_OK) {
 		memset(p, 0, sizeof *p);

@@ -185,7 +185,8 @@ expect_exit 2 "$S" --games 1 --label-by search:"$G",4,oracle-tenpai -o "$T/x.bin
 expect_err "not a teacher"
 [ ! -e "$T/x.bin" ] || fail "a refused run wrote samples"
 "$EV" --oracle --challenger search:"$G",4,oracle-tenpai --opponent rulebot --seeds 1 --json \
-	-q >"$T/oracle.json" || fail "--oracle"
+	>"$T/oracle.json" 2>"$T/oracle.err" || fail "--oracle"
+grep -q "not a player's strength" "$T/oracle.err" || fail "--oracle does not say what it measured"
 $PY - "$T/oracle.json" <<'PYEOF' || fail "--oracle arena"
 import json, sys
 r = json.load(open(sys.argv[1]))
