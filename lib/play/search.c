@@ -272,25 +272,21 @@ hy_status hy_search_open_policy(hy_policy *p, const char *kind, const char *arg,
 	/* "GRP.h5[,K]"; for search also a DEAL in either place after the
 	 * GRP (a part that is not a number): an oracle's name, else a belief
 	 * checkpoint */
-	char buf[3 * 4096], *part[3];
+	char buf[3 * 4096], *part[4];
 	int nparts = 0, k = k0, oracle = 0;
 	const char *belief = NULL;
 	if (strlen(arg) >= sizeof buf)
 		return hy_diag_set(d, HY_EUSAGE, 0, "policy '%s:%s': argument too long", kind, arg);
 	strcpy(buf, arg);
-	int too_many = 0;
-	for (char *t = buf, *c;; t = c + 1) {
-		if (nparts == 3) {
-			too_many = 1;
-			break;
-		}
+	/* up to 4 parts: a fourth (which keeps any further commas) is one too many */
+	for (char *t = buf, *c; nparts < 4; t = c + 1) {
 		part[nparts++] = t;
 		if (!(c = strchr(t, ',')))
 			break;
 		*c = '\0';
 	}
 	int belief_ok = strcmp(kind, "search") == 0;
-	if (too_many || nparts > (belief_ok ? 3 : 2) || part[0][0] == '\0')
+	if (nparts > (belief_ok ? 3 : 2) || part[0][0] == '\0')
 		return hy_diag_set(d, HY_EUSAGE, 0, "policy '%s:%s': want %s:GRP.h5[,K]%s", kind,
 				   arg, kind,
 				   belief_ok ? "[,MODEL.h5|oracle|oracle-tenpai|oracle-who]" : "");
