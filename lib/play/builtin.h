@@ -8,8 +8,12 @@
 
 hy_status hy_policy_open_random(hy_policy *p, hy_diag *d);
 hy_status hy_policy_open_baseline(hy_policy *p, hy_diag *d);
-/* The stronger rule teacher and yardstick (rulebot.c). */
-hy_status hy_policy_open_rulebot(hy_policy *p, hy_diag *d);
+/* The stronger rule teacher and yardstick (rulebot.c); params NULL for
+ * its defaults, else `rulebot:`'s PARAMS (play/ruleparams.h). */
+hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, hy_diag *d);
+/* The same with parameters given as numbers (play/ruleparams.h). */
+struct hy_rule_params;
+hy_status hy_policy_open_rulebot_with(hy_policy *p, const struct hy_rule_params *P, hy_diag *d);
 /* A checkpoint (nn/checkpoint.h) on the CPU backend; o->device "cuda"
  * gives HY_EUNSUP ("no CUDA backend in this build"). */
 hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_opts *o,

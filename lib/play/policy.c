@@ -41,7 +41,9 @@ hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o
 	else if (strcmp(spec, "baseline") == 0)
 		st = hy_policy_open_baseline(p, d);
 	else if (strcmp(spec, "rulebot") == 0)
-		st = hy_policy_open_rulebot(p, d);
+		st = hy_policy_open_rulebot(p, NULL, d);
+	else if (strncmp(spec, "rulebot:", 8) == 0)
+		st = hy_policy_open_rulebot(p, spec + 8, d);
 	else if (strncmp(spec, "search:", 7) == 0)
 		st = hy_policy_open_search(p, spec + 7, d);
 	else if (strncmp(spec, "qlabel:", 7) == 0)
@@ -53,7 +55,7 @@ hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o
 		st = hy_policy_open_model(p, spec, o, d);
 	else
 		st = hy_diag_set(d, HY_EUSAGE, 0,
-				 "unknown policy '%s' (want random, baseline, rulebot, "
+				 "unknown policy '%s' (want random, baseline, rulebot[:PARAMS], "
 				 "search:GRP.h5[,K][,DEAL], qlabel:GRP.h5, a checkpoint PATH.h5 "
 				 "or mjai:COMMAND)",
 				 spec);

@@ -18,6 +18,8 @@
  * Policy specs (hy_policy_open):
  *   random          uniform over the legal actions (from `key`)
  *   baseline        the deterministic rule bot (lib/play/baseline.c)
+ *   rulebot         the stronger rule teacher and yardstick (rulebot.c)
+ *   rulebot:PARAMS  rulebot with other numbers (play/ruleparams.h)
  *   search:GRP.h5[,K][,DEAL]  rulebot with a rollout lookahead; DEAL a
  *                   belief checkpoint or an oracle (play/search.h)
  *   qlabel:GRP.h5[,K]  rollout advantages from the true state, a labeller

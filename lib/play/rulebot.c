@@ -47,6 +47,8 @@
  * folding a tenpai, folding to open threats at one-shanten and calling
  * tanyao from farther away each measured worse. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/tile.h"
@@ -54,11 +56,15 @@
 #include "hand/shanten.h"
 #include "play/builtin.h"
 #include "play/rulekit.h"
+#include "play/ruleparams.h"
+
+#define PV(v, i) ((v)->P->v[HY_RP_##i])
 
 /* One decision's reading of the table. */
 typedef struct view {
 	const hy_engine *e;
 	const hy_obs_track *t;
+	const hy_rule_params *P;
 	int seat;
 	uint8_t vis[34];      /* visible outside the own concealed hand */
 	uint8_t vis_all[34];  /* the same plus the own concealed hand */
@@ -132,18 +138,19 @@ static float threat_weight(const view *v, int o)
 				show = 1;
 		}
 		if (open >= 3)
-			w = 0.8f;
+			w = (float)PV(v, THREAT_OPEN3);
 		else if (open == 2)
-			w = show ? 0.5f : 0.25f;
+			w = (float)(show ? PV(v, THREAT_OPEN2V) : PV(v, THREAT_OPEN2));
 	}
 	if (w > 0 && o == e->oya)
-		w *= 1.5f;
+		w *= (float)PV(v, THREAT_DEALER);
 	return w;
 }
 
-static void view_init(view *v, const hy_decision *r)
+static void view_init(view *v, const hy_decision *r, const hy_rule_params *P)
 {
 	memset(v, 0, sizeof *v);
+	v->P = P;
 	v->e = r->e;
 	v->t = r->track;
 	v->seat = r->seat;
@@ -180,31 +187,30 @@ static float danger_vs(const view *v, int o, int k)
 		return 0;
 	float d;
 	if (k >= 27) {
-		static const float honour[5] = {0, 0.5f, 2.0f, 5.0f, 7.0f};
-		d = honour[left];
+		d = (float)v->P->v[HY_RP_D_HONOUR1 + left - 1];
 	} else {
 		int n = k % 9, b = k - n;
 		d = 0;
 		/* ryanmen (n-2, n-1) waiting n-3 and n */
 		if (n >= 3 && !(gen >> (k - 3) & 1) && !kabe(v, k - 1) && !kabe(v, k - 2))
-			d += 3.5f;
+			d += (float)PV(v, D_RYANMEN);
 		/* ryanmen (n+1, n+2) waiting n and n+3 */
 		if (n <= 5 && !(gen >> (k + 3) & 1) && !kabe(v, k + 1) && !kabe(v, k + 2))
-			d += 3.5f;
+			d += (float)PV(v, D_RYANMEN);
 		/* penchan 1-2 waiting 3, 8-9 waiting 7 */
 		if (n == 2 && !kabe(v, b) && !kabe(v, b + 1))
-			d += 1.0f;
+			d += (float)PV(v, D_PENCHAN);
 		if (n == 6 && !kabe(v, b + 7) && !kabe(v, b + 8))
-			d += 1.0f;
+			d += (float)PV(v, D_PENCHAN);
 		/* kanchan (n-1, n+1) */
 		if (n >= 1 && n <= 7 && !kabe(v, k - 1) && !kabe(v, k + 1))
-			d += 1.2f;
+			d += (float)PV(v, D_KANCHAN);
 		if (left >= 2)
-			d += left >= 3 ? 1.5f : 1.0f;
-		d += 0.3f;
+			d += (float)(left >= 3 ? PV(v, D_SHANPON3) : PV(v, D_SHANPON2));
+		d += (float)PV(v, D_TANKI);
 	}
 	if (v->dora[k])
-		d *= 1.3f;
+		d *= (float)PV(v, D_DORA);
 	return d;
 }
 
@@ -510,15 +516,15 @@ static int push(const view *v, int best, const cand *top)
 		if (best <= 0)
 			return 1; /* tenpai always pushes (measured: folding it loses) */
 		if (best == 1)
-			return top->value >= (dealer ? 7800 : 5200) && top->ukeire >= 6 &&
-			       e->live_left >= 24;
+			return top->value >= PV(v, PUSH_VALUE) * (dealer ? 1.5 : 1.0) &&
+			       top->ukeire >= PV(v, PUSH_ACCEPT) && e->live_left >= PV(v, PUSH_WALL);
 		return 0;
 	}
 	float wmax = 0;
 	for (int o = 0; o < 4; o++)
 		if (v->w[o] > wmax)
 			wmax = v->w[o];
-	return !(best >= 2 && wmax >= 0.5f);
+	return !(best >= PV(v, FOLD_OPEN_SHANTEN) && wmax >= PV(v, FOLD_OPEN_WEIGHT));
 }
 
 static int choose_discard(const view *v, uint64_t legal, int riichi_decl)
@@ -546,11 +552,11 @@ static int choose_discard(const view *v, uint64_t legal, int riichi_decl)
 		if (pushing) {
 			if (x->sh != best)
 				continue;
-			s = x->ukeire - 0.3 * x->danger;
+			s = x->ukeire - PV(v, SCORE_DANGER) * x->danger;
 			if (best == 0)
-				s += x->value / 500.0;
+				s += x->value / PV(v, SCORE_VALUE);
 			else if (best >= 2)
-				s -= 3.0 * v->dora[k];
+				s -= PV(v, SCORE_DORA) * v->dora[k];
 		} else {
 			s = -100.0 * x->danger - 2.0 * (x->sh - best) + 0.01 * x->ukeire;
 		}
@@ -583,7 +589,7 @@ static int want_riichi(const view *v, uint64_t legal)
 			tenpai_value(v, c, p->red, 0, &live, &dama);
 			if (live > 0)
 				any_live = 1;
-			if (live > 0 && dama >= (dealer ? 18000 : 12000))
+			if (live > 0 && dama >= PV(v, DAMA_VALUE) * (dealer ? 1.5 : 1.0))
 				rich_dama = 1;
 		}
 		c[k]++;
@@ -643,7 +649,7 @@ static int choose_call(const view *v, uint64_t legal)
 		for (int j = 0; j < 34; j++)
 			if (!is_simple(j))
 				bad += p->cnt[j];
-		if (bad > 2)
+		if (bad > PV(v, CALL_TERMINALS))
 			return -1;
 		uint8_t c[34];
 		memcpy(c, p->cnt, 34);
@@ -653,7 +659,7 @@ static int choose_call(const view *v, uint64_t legal)
 			dcount += c[j] * v->dora[j];
 		for (int s = 0; s < 3; s++)
 			dcount += p->red[s];
-		if (dcount < 1)
+		if (dcount < PV(v, CALL_DORA))
 			return -1;
 		tanyao = 1;
 	}
@@ -687,7 +693,7 @@ static int choose_call(const view *v, uint64_t legal)
 
 /* ------------------------------------------------------------ decide */
 
-static int rulebot_one(const hy_decision *r)
+static int rulebot_one(const hy_decision *r, const hy_rule_params *P)
 {
 	const hy_engine *e = r->e;
 	uint64_t legal = r->legal;
@@ -698,7 +704,7 @@ static int rulebot_one(const hy_decision *r)
 	if (e->phase == HY_PH_TURN && dk && !(dk & (dk - 1)) && !(legal >> HY_A_KYUUSHU & 1))
 		return hy_rk_discard_index(p, legal, __builtin_ctzll(dk)); /* forced: in riichi */
 	view v;
-	view_init(&v, r);
+	view_init(&v, r, P);
 	if (e->phase == HY_PH_TURN) {
 		if ((legal >> HY_A_KYUUSHU & 1) && hy_shanten(p->cnt, p->nmelds) >= 3)
 			return HY_A_KYUUSHU;
@@ -735,10 +741,9 @@ static int rulebot_one(const hy_decision *r)
 static hy_status rulebot_decide(hy_policy *p, size_t n, const hy_decision *req, hy_choice *out,
 				hy_diag *d)
 {
-	(void)p;
 	(void)d;
 	for (size_t i = 0; i < n; i++) {
-		out[i].index = rulebot_one(&req[i]);
+		out[i].index = rulebot_one(&req[i], p->impl);
 		out[i].logp = 0.0f;
 		out[i].value = 0.0f;
 	}
@@ -747,18 +752,43 @@ static hy_status rulebot_decide(hy_policy *p, size_t n, const hy_decision *req, 
 
 static void rulebot_free(hy_policy *p)
 {
-	(void)p;
+	free(p->impl);
+	p->impl = NULL;
 }
 
 static const hy_policy_ops rulebot_ops = {rulebot_decide, NULL, rulebot_free};
 
-hy_status hy_policy_open_rulebot(hy_policy *p, hy_diag *d)
+static hy_status open_with(hy_policy *p, hy_rule_params *P)
 {
-	(void)d;
 	p->ops = &rulebot_ops;
-	p->impl = NULL;
+	p->impl = P;
 	p->stochastic = 0;
 	p->has_value = 0;
 	p->concurrent = 1;
 	return HY_OK;
+}
+
+hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, hy_diag *d)
+{
+	hy_rule_params *P = malloc(sizeof *P);
+	if (!P)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	hy_rule_params_default(P);
+	hy_status st = params ? hy_rule_params_from_spec(P, params, d) : HY_OK;
+	if (st != HY_OK) {
+		free(P);
+		return st;
+	}
+	return open_with(p, P);
+}
+
+hy_status hy_policy_open_rulebot_with(hy_policy *p, const hy_rule_params *params, hy_diag *d)
+{
+	hy_rule_params *P = malloc(sizeof *P);
+	if (!P)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	*P = *params;
+	memset(p, 0, sizeof *p);
+	snprintf(p->name, sizeof p->name, "rulebot:(parameters)");
+	return open_with(p, P);
 }

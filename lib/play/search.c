@@ -325,7 +325,7 @@ hy_status hy_search_open_policy(hy_policy *p, const char *kind, const char *arg,
 	if (!R)
 		return hy_diag_set(d, HY_ENOMEM, 0, "%s: out of memory", kind);
 	hy_status st = hy_grp_load(part[0], &R->grp, d);
-	if (st == HY_OK && (st = hy_policy_open_rulebot(&R->base, d)) != HY_OK)
+	if (st == HY_OK && (st = hy_policy_open_rulebot(&R->base, NULL, d)) != HY_OK)
 		hy_grp_free(&R->grp);
 	if (st == HY_OK && belief && (st = hy_belief_open(&R->belief, belief, d)) != HY_OK) {
 		hy_grp_free(&R->grp);
