@@ -45,7 +45,15 @@
  * The thresholds were chosen on duplicate arenas of 400 seeds against
  * three baseline bots at master seeds 0, 3 and 7 (bench/RESULTS-learn.md):
  * folding a tenpai, folding to open threats at one-shanten and calling
- * tanyao from farther away each measured worse. */
+ * tanyao from farther away each measured worse.
+ *
+ * Every number above is a named parameter (play/ruleparams.h), these its
+ * defaults; `rulebot:PARAMS` plays other values and hydra-tune searches
+ * them. Four parameters whose defaults leave the rules above as they are
+ * open other moves: a two-shanten push against riichi from a value
+ * (push_far_value), a riichi that needs more live waits or draws
+ * (riichi_live, riichi_wall), a tanyao call that need not reach tenpai
+ * (call_tanyao_shanten). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -518,7 +526,8 @@ static int push(const view *v, int best, const cand *top)
 		if (best == 1)
 			return top->value >= PV(v, PUSH_VALUE) * (dealer ? 1.5 : 1.0) &&
 			       top->ukeire >= PV(v, PUSH_ACCEPT) && e->live_left >= PV(v, PUSH_WALL);
-		return 0;
+		return top->value >= PV(v, PUSH_FAR_VALUE) * (dealer ? 1.5 : 1.0) &&
+		       e->live_left >= PV(v, PUSH_WALL);
 	}
 	float wmax = 0;
 	for (int o = 0; o < 4; o++)
@@ -587,14 +596,14 @@ static int want_riichi(const view *v, uint64_t legal)
 			int live;
 			int32_t dama;
 			tenpai_value(v, c, p->red, 0, &live, &dama);
-			if (live > 0)
+			if (live > 0 && live >= PV(v, RIICHI_LIVE))
 				any_live = 1;
 			if (live > 0 && dama >= PV(v, DAMA_VALUE) * (dealer ? 1.5 : 1.0))
 				rich_dama = 1;
 		}
 		c[k]++;
 	}
-	return any_live && !rich_dama;
+	return any_live && !rich_dama && v->e->live_left >= PV(v, RIICHI_WALL);
 }
 
 /* ------------------------------------------------------------ calls */
@@ -686,7 +695,7 @@ static int choose_call(const view *v, uint64_t legal)
 			pick = HY_A_CHI_LOW + i;
 		}
 	}
-	if (tanyao && ps > 0)
+	if (tanyao && ps > PV(v, CALL_TANYAO_SHANTEN))
 		return -1;
 	return pick;
 }

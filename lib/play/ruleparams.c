@@ -29,14 +29,18 @@ static const hy_rule_param_info info[HY_RP_COUNT] = {
 	[HY_RP_PUSH_VALUE] = {"push_value", 5200, 1000, 20000, 1},
 	[HY_RP_PUSH_ACCEPT] = {"push_accept", 6, 0, 30, 1},
 	[HY_RP_PUSH_WALL] = {"push_wall", 24, 0, 60, 1},
+	[HY_RP_PUSH_FAR_VALUE] = {"push_far_value", 48000, 2000, 48000, 1},
 	[HY_RP_FOLD_OPEN_SHANTEN] = {"fold_open_shanten", 2, 1, 6, 1},
 	[HY_RP_FOLD_OPEN_WEIGHT] = {"fold_open_weight", 0.5, 0, 3, 0},
 	[HY_RP_SCORE_DANGER] = {"score_danger", 0.3, 0, 3, 0},
 	[HY_RP_SCORE_VALUE] = {"score_value", 500, 100, 5000, 1},
 	[HY_RP_SCORE_DORA] = {"score_dora", 3.0, 0, 10, 0},
 	[HY_RP_DAMA_VALUE] = {"dama_value", 12000, 3900, 48000, 1},
+	[HY_RP_RIICHI_LIVE] = {"riichi_live", 1, 1, 8, 1},
+	[HY_RP_RIICHI_WALL] = {"riichi_wall", 0, 0, 40, 1},
 	[HY_RP_CALL_TERMINALS] = {"call_terminals", 2, 0, 6, 1},
 	[HY_RP_CALL_DORA] = {"call_dora", 1, 0, 3, 1},
+	[HY_RP_CALL_TANYAO_SHANTEN] = {"call_tanyao_shanten", 0, 0, 2, 1},
 };
 
 const hy_rule_param_info *hy_rule_param_info_of(int i)

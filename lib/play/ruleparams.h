@@ -35,15 +35,23 @@ enum {
 				* value (a dealer's 1.5 times)                 */
 	HY_RP_PUSH_ACCEPT,     /* … with this lookahead acceptance             */
 	HY_RP_PUSH_WALL,       /* … and this many draws left                   */
+	HY_RP_PUSH_FAR_VALUE,  /* two-shanten and farther push against riichi
+				* from this value (a dealer's 1.5 times; the
+				* default, above any hand's, never)           */
 	HY_RP_FOLD_OPEN_SHANTEN, /* against open threats: fold from this shanten */
 	HY_RP_FOLD_OPEN_WEIGHT,  /* … against a threat of this weight          */
 	HY_RP_SCORE_DANGER,    /* pushing: acceptance less this × danger       */
 	HY_RP_SCORE_VALUE,     /* tenpai: plus value / this                    */
 	HY_RP_SCORE_DORA,      /* two-shanten on: each dora kept worth this    */
 	HY_RP_DAMA_VALUE,      /* dama from this value (a dealer's 1.5 times)  */
+	HY_RP_RIICHI_LIVE,     /* riichi needs this many live copies of the
+				* waits                                        */
+	HY_RP_RIICHI_WALL,     /* … and this many draws left                   */
 	HY_RP_CALL_TERMINALS,  /* fast tanyao: at most this many terminals and
 				* honours in the closed hand                   */
 	HY_RP_CALL_DORA,       /* … and at least this many dora                */
+	HY_RP_CALL_TANYAO_SHANTEN, /* … and a tanyao shanten after the call of
+				* at most this (0: straight to tenpai)         */
 	HY_RP_COUNT
 };
 
