@@ -41,7 +41,7 @@ static hy_status evaluate(const hy_ruletune_opts *o, hy_policy *opponent,
 	return st;
 }
 
-/* x_i moved by `by` steps of `step`, clamped to the range and rounded for a
+/* v moved by step, clamped to the parameter's range and rounded for a
  * whole-number parameter. */
 static double moved(const hy_rule_param_info *in, double v, double step)
 {

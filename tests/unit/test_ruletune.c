@@ -128,7 +128,7 @@ static void test_file(void **state)
 	snprintf(want, sizeof want, "%s:2: rulebot parameter 'score_danger'", path);
 	assert_non_null(strstr(d.msg, want));
 	unlink(path);
-	/* a spec with '=' is a list even when no such file exists */
+	/* a spec that names no file is read as a list */
 	hy_diag_init(&d, NULL);
 	assert_int_equal(hy_rule_params_from_spec(&q, "/nonexistent/params", &d), HY_EUSAGE);
 	assert_non_null(strstr(d.msg, "want NAME=VALUE"));
