@@ -767,30 +767,15 @@ static void rulebot_free(hy_policy *p)
 
 static const hy_policy_ops rulebot_ops = {rulebot_decide, NULL, rulebot_free};
 
-static hy_status open_with(hy_policy *p, hy_rule_params *P)
-{
-	p->ops = &rulebot_ops;
-	p->impl = P;
-	p->stochastic = 0;
-	p->has_value = 0;
-	p->concurrent = 1;
-	return HY_OK;
-}
-
 hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, hy_diag *d)
 {
-	hy_rule_params *P = malloc(sizeof *P);
-	if (!P)
-		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
-	hy_rule_params_default(P);
-	hy_status st = params ? hy_rule_params_from_spec(P, params, d) : HY_OK;
-	if (st != HY_OK) {
-		free(P);
-		return st;
-	}
-	return open_with(p, P);
+	hy_rule_params P;
+	hy_rule_params_default(&P);
+	hy_status st = params ? hy_rule_params_from_spec(&P, params, d) : HY_OK;
+	return st != HY_OK ? st : hy_policy_open_rulebot_with(p, &P, d);
 }
 
+/* Clears p and names it; hy_policy_open names it again by its spec. */
 hy_status hy_policy_open_rulebot_with(hy_policy *p, const hy_rule_params *params, hy_diag *d)
 {
 	hy_rule_params *P = malloc(sizeof *P);
@@ -799,5 +784,10 @@ hy_status hy_policy_open_rulebot_with(hy_policy *p, const hy_rule_params *params
 	*P = *params;
 	memset(p, 0, sizeof *p);
 	snprintf(p->name, sizeof p->name, "rulebot:(parameters)");
-	return open_with(p, P);
+	p->ops = &rulebot_ops;
+	p->impl = P;
+	p->stochastic = 0;
+	p->has_value = 0;
+	p->concurrent = 1;
+	return HY_OK;
 }
