@@ -1,7 +1,8 @@
 #!/bin/sh
 # The learning benchmark (issue 20): pipelines/strength.mk from nothing, on
 # this machine's CPU, stage by stage with the wall time and the load of
-# each: rulebot games -> behaviour cloning -> GRP -> PPO league -> final
+# each: rulebot games -> behaviour cloning -> GRP -> rulebot tuned by
+# self-play -> the BC start distilled from it -> PPO league -> final
 # arenas at SEEDS seeds. Prints a markdown report (the commands, the
 # machine, the stages' times, strength.mk's summary table) and writes it to
 # OUT/learn-report.md beside the run; the plots are OUT/bc/run/plots/*.png,
@@ -11,14 +12,16 @@
 #   OUT=/tmp/learn ITERS=3 GAMES=64 bench/learn.sh   # any variable of strength.mk
 #
 # Variables: OUT (default learn-run), and those of pipelines/strength.mk
-# (TEACHER_GAMES, ARCH, BC_STEPS, GRP_EPOCHS, ITERS, GAMES, LEAGUE_SEEDS,
-# BATCH, PPO_FLAGS, SEQUENTIAL, SEEDS), passed on when set. A second run reuses the
+# (TEACHER_GAMES, ARCH, BC_STEPS, GRP_EPOCHS, DISTIL, TUNE_SEEDS, TUNE_SEED,
+# TUNE_SWEEPS, DISTIL_GAMES, DISTIL_SEED, DISTIL_STEPS, DISTIL_LR, ITERS,
+# GAMES, LEAGUE_SEEDS, BATCH, PPO_FLAGS, SEQUENTIAL, SEEDS), passed on when set. A second run reuses the
 # stages that are done (and says so: their time is then that of the check).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-learn-run}
 vars=""
-for v in TEACHER_GAMES ARCH BC_STEPS BC_SEEDS BC_BATCH GRP_EPOCHS ITERS GAMES LEAGUE_SEEDS BATCH \
+for v in TEACHER_GAMES ARCH BC_STEPS BC_SEEDS BC_BATCH GRP_EPOCHS DISTIL TUNE_SEEDS TUNE_SEED TUNE_SWEEPS \
+	DISTIL_GAMES DISTIL_SEED DISTIL_STEPS DISTIL_LR ITERS GAMES LEAGUE_SEEDS BATCH \
 	PPO_FLAGS SEQUENTIAL SEEDS THREADS DEVICE; do
 	eval "val=\${$v+set}"
 	[ "$val" = set ] && eval "vars=\"\$vars $v='\$$v'\""
@@ -39,7 +42,7 @@ tmp="$report.tmp"
 	echo "|---|---|---|---|"
 } > "$tmp"
 total=0
-for stage in teacher bc grp league final all; do
+for stage in teacher bc grp tune distil league final all; do
 	l0=$(cut -d' ' -f1-3 /proc/loadavg)
 	t0=$(date +%s)
 	echo "== learn: stage $stage" >&2
