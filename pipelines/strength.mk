@@ -9,7 +9,7 @@
 #      GRP_EPOCHS epochs): OUT/grp/grp.h5 and its calibration;
 #   4. a stronger teacher and its distillation (DISTIL=1, the default;
 #      DISTIL= skips both, and the league starts from the BC start):
-#      hydra-tune searches TEACHER's numbers by duplicate arenas against
+#      hydra-tune searches rulebot's numbers by duplicate arenas against
 #      three TEACHER on TUNE_SEEDS seeds of master seed TUNE_SEED,
 #      TUNE_SWEEPS sweeps (OUT/tune/teacher.params, `rulebot:PARAMS`);
 #      DISTIL_GAMES games of that tuned teacher (hydra-sp samples, seed
@@ -26,7 +26,7 @@
 #      for reference, the BC start against three TEACHER and (DISTIL=1)
 #      the distilled start against three copies of the BC start and the
 #      tuned teacher against three TEACHER;
-#   7. OUT/summary.md: the table of the three arenas (mean rank, its 95%
+#   7. OUT/summary.md: the table of the arenas (mean rank, its 95%
 #      interval and the seeds, placement points, deal-in), whether each
 #      interval lies below 2.5, and the league's records.
 #
@@ -185,7 +185,7 @@ LEAGUE_LINE := def r: if . == null then "-" else (. * 1000 | round / 1000) end; 
 $(OUT)/summary.md: $(OUT)/final-vs-start.json $(OUT)/final-vs-teacher.json \
 		$(OUT)/start-vs-teacher.json $(DISTIL_ARENAS) $(OUT)/league/league.jsonl $(OUT)/grp/grp.h5
 	$(untmp)
-	{ echo "# strength ($(OUT)): $(ITERS) league iterations of $(GAMES) games from a $(ARCH) clone of $(TEACHER)$(if $(DISTIL), fine-tuned on $(DISTIL_GAMES) games of $(TEACHER) tuned by self-play)"; \
+	{ echo "# strength ($(OUT)): $(ITERS) league iterations of $(GAMES) games from a $(ARCH) clone of $(TEACHER)$(if $(DISTIL), fine-tuned on $(DISTIL_GAMES) games of rulebot tuned by self-play against $(TEACHER))"; \
 	  echo; \
 	  echo "| arena (1 vs 3, duplicate) | mean rank | 95% interval | seeds | placement points | deal-in | interval below 2.5 |"; \
 	  echo "|---|---|---|---|---|---|---|"; \

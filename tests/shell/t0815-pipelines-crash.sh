@@ -54,7 +54,8 @@ fi
 exec "$real" "$@"
 EOF
 chmod +x w/kill-at
-for p in mjai-parse hydra-encode hydra-augment hydra-fit hydra-eval hydra-sp hydra-review cp cat jq gnuplot; do
+for p in mjai-parse hydra-encode hydra-augment hydra-fit hydra-eval hydra-sp hydra-review hydra-tune \
+	cp cat jq gnuplot; do
 	ln -s kill-at "w/$p"
 done
 HY_REAL_BIN=$BIN HY_REAL_PATH=$PATH HY_CALLS=$T/calls HY_KILLED=$T/killed
@@ -66,7 +67,8 @@ export HY_REAL_BIN HY_REAL_PATH HY_CALLS HY_KILLED HY_TEST_PGID PATH
 MK="make --no-print-directory BIN=$T/w DEVICE=cpu THREADS=1 LIVE_PLOTS="
 BC="$MK -f pl/bc.mk LOGS=logs OUT=bc ARCH=tiny STEPS=20 BATCH=64 VAL=0.3 SEEDS=2"
 SP="$MK -f pl/selfplay.mk INIT=bc/model.h5 OUT=sp GAMES=4 TABLES=4 SEEDS=2 BATCH=64 ITERS=2"
-DEMO="$MK -f pl/demo.mk OUT=d GAMES=8 ARCH=tiny STEPS=20 VAL=0.3 SEEDS=2 ITERS=1 SP_GAMES=4 SP_SEEDS=2"
+DEMO="$MK -f pl/demo.mk OUT=d GAMES=8 ARCH=tiny STEPS=20 VAL=0.3 SEEDS=2 ITERS=1 SP_GAMES=4 SP_SEEDS=2
+	TUNE_SEEDS=4 DISTIL_GAMES=4 DISTIL_STEPS=10"
 
 # snap OUT TARGETS: "path time size" of the targets that exist, by path
 snap() {
@@ -200,12 +202,16 @@ cmp -s sp/best.h5 sp/iter-2/best.h5 || fail "selfplay.mk: sp/best.h5"
 
 # ---- demo.mk: its own stages (those of bc.mk and selfplay.mk, which it runs,
 # are tested above; so is a kill inside a sub-make, plots.mk under bc.mk)
-DEMO_T=".demo-logs.settings .demo-arena.settings .demo-grp.settings logs.done bc/model.h5
-bc/eval.json bc/arena.json arena-random.json grp/grp.h5 sp/league.jsonl sp/best.h5 review.html
-summary.txt"
+DEMO_T=".demo-logs.settings .demo-arena.settings .demo-grp.settings .demo-tune.settings
+.demo-distil.settings logs.done bc/model.h5 bc/eval.json bc/arena.json arena-random.json
+tune/teacher.params distil/games.bin distil/model.h5 grp/grp.h5 sp/league.jsonl sp/best.h5
+review.html summary.txt"
 chain demo.mk d "$DEMO_T" "$DEMO" <<'EOF'
 logs.done hydra-sp *--log-dir d/logs.tmp*
 arena-random.json hydra-eval *--opponent random*
+tune/teacher.params hydra-tune *
+distil/games.bin hydra-sp *--policy rulebot:d/tune/teacher.params*
+distil/model.h5 hydra-fit *--init d/bc/model.h5*
 grp/grp.h5 hydra-fit --mode grp*
 review.html hydra-review *
 summary.txt jq -r *validation top-1*
@@ -213,6 +219,8 @@ EOF
 [ "$(ls d/logs | wc -l)" -eq 8 ] || fail "demo.mk: d/logs does not hold 8 games"
 grep -q "iteration 1:" d/summary.txt || fail "demo.mk: summary"
 grep -q "^verdict: " d/summary.txt || fail "demo.mk: no verdict"
+grep -q "^tuned teacher: .* against 3 x rulebot" d/summary.txt || fail "demo.mk: no tuned teacher"
+cmp -s d/distil/model.h5 d/sp/iter-0/model.h5 || fail "demo.mk: the league did not start from the distilled clone"
 grep -q "^<!doctype html>" d/review.html || fail "demo.mk: review.html is no page"
 grep -q "^review: d/review.html" d/summary.txt || fail "demo.mk: the summary does not name the review"
 exit 0
