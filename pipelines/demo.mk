@@ -102,7 +102,7 @@ $(OUT)/grp/grp.h5: $(OUT)/logs.done $(OUT)/.demo-grp.settings
 # the tuned teacher (hydra-tune writes it atomically), its games, the clone
 # fine-tuned on them in a fresh run: the league's start
 $(OUT)/tune/teacher.params: $(OUT)/.demo-tune.settings
-	@echo "== 6/10 hydra-tune: rulebot's numbers tuned by self-play ($(TUNE_SEEDS) seeds, $(TUNE_SWEEPS) sweeps)"
+	@echo "== 6/10 hydra-tune: rulebot's numbers tuned by self-play ($(TUNE_SEEDS) seeds a step, sweeps: $(TUNE_SWEEPS))"
 	$(untmp)
 	@mkdir -p $(@D)
 	$(P)hydra-tune -q --seeds $(TUNE_SEEDS) --sweeps $(TUNE_SWEEPS) -j $(THREADS) -o $@
@@ -119,7 +119,7 @@ $(OUT)/distil/model.h5: $(OUT)/distil/games.bin $(OUT)/bc/model.h5
 	cp -L $(OUT)/distil/run/latest $@.tmp
 	$(commit)
 
-$(OUT)/sp/league.jsonl: $(OUT)/distil/model.h5 $(OUT)/grp/grp.h5 FORCE
+$(OUT)/sp/league.jsonl: $(OUT)/grp/grp.h5 $(OUT)/distil/model.h5 FORCE
 	@echo "== 8/10 league: $(ITERS) PPO iterations of $(SP_GAMES) games from the distilled clone, arenas vs the best and vs rulebot"
 	$(SUB) -f $(HERE)selfplay.mk INIT=$(OUT)/distil/model.h5 OUT=$(OUT)/sp ITERS=$(ITERS) \
 		GAMES=$(SP_GAMES) SEEDS=$(SP_SEEDS) TABLES=16 REWARD=grp:$(OUT)/grp/grp.h5 \

@@ -204,15 +204,15 @@ cmp -s sp/best.h5 sp/iter-2/best.h5 || fail "selfplay.mk: sp/best.h5"
 # are tested above; so is a kill inside a sub-make, plots.mk under bc.mk)
 DEMO_T=".demo-logs.settings .demo-arena.settings .demo-grp.settings .demo-tune.settings
 .demo-distil.settings logs.done bc/model.h5 bc/eval.json bc/arena.json arena-random.json
-tune/teacher.params distil/games.bin distil/model.h5 grp/grp.h5 sp/league.jsonl sp/best.h5
+grp/grp.h5 tune/teacher.params distil/games.bin distil/model.h5 sp/league.jsonl sp/best.h5
 review.html summary.txt"
 chain demo.mk d "$DEMO_T" "$DEMO" <<'EOF'
 logs.done hydra-sp *--log-dir d/logs.tmp*
 arena-random.json hydra-eval *--opponent random*
+grp/grp.h5 hydra-fit --mode grp*
 tune/teacher.params hydra-tune *
 distil/games.bin hydra-sp *--policy rulebot:d/tune/teacher.params*
 distil/model.h5 hydra-fit *--init d/bc/model.h5*
-grp/grp.h5 hydra-fit --mode grp*
 review.html hydra-review *
 summary.txt jq -r *validation top-1*
 EOF
