@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode/obs.h"
 #include "engine/engine.h"
 #include "nn/checkpoint.h"
 #include "nn/cuda/cuda.h"
@@ -42,20 +43,87 @@ const char *hy_dseval_type_name(int t)
 	return t >= 0 && t < HY_DSEVAL_TYPES ? type_names[t] : "?";
 }
 
-void hy_dseval_add_policy(hy_dseval_acc *a, const float *l, uint64_t mask, int label)
+static const char *const miss_names[HY_DSEVAL_MISSES] = {
+	"red", "keep-both", "keep-label", "keep-model", "keep-neither",
+	"safe-both", "safe-label", "safe-model", "safe-neither",
+};
+
+const char *hy_dseval_miss_name(int m)
+{
+	return m >= 0 && m < HY_DSEVAL_MISSES ? miss_names[m] : "?";
+}
+
+int hy_dseval_add_policy(hy_dseval_acc *a, const float *l, uint64_t mask, int label)
 {
 	int t = hy_dseval_type_of(label);
 	if (t < 0)
-		return;
+		return -1;
 	uint64_t m = mask | 1ull << label;
 	int above = 0; /* legal actions ranked before the label */
-	for (int i = 0; i < HY_ACTIONS; i++)
-		if (i != label && (m >> i & 1) &&
-		    (l[i] > l[label] || (l[i] == l[label] && i < label)))
+	int top = label;
+	for (int i = 0; i < HY_ACTIONS; i++) {
+		if (i == label || !(m >> i & 1))
+			continue;
+		if (l[i] > l[label] || (l[i] == l[label] && i < label))
 			above++;
+		if (l[i] > l[top] || (l[i] == l[top] && i < top))
+			top = i;
+	}
 	a->count[t]++;
 	a->top1[t] += above < 1;
 	a->top3[t] += above < 3;
+	a->confusion[t][hy_dseval_type_of(top)]++;
+	return top;
+}
+
+/* The tile kind of a discard action (a red five is its five). */
+static int discard_kind(int a)
+{
+	static const int five[3] = {4, 13, 22}; /* actions 34–36: 5mr 5pr 5sr */
+	return a < HY_TILE_KINDS ? a : five[a - HY_TILE_KINDS];
+}
+
+static int cell(const hy_sample *s, int ch, int kind)
+{
+	return hy_half_to_float(s->obs[ch * HY_OBS_TILES + kind]) > 0.5f;
+}
+
+/* Safe against every opponent in riichi: a kind it discarded, or one
+ * anybody discarded after its declaration that it did not ron. */
+static int safe(const hy_sample *s, int kind)
+{
+	for (int o = 0; o < 3; o++)
+		if (cell(s, HY_OBS_RIICHI + 1 + o, 0) && !cell(s, HY_OBS_GENBUTSU + o, kind) &&
+		    !cell(s, HY_OBS_RIICHI_SAFE + o, kind))
+			return 0;
+	return 1;
+}
+
+int hy_dseval_add_miss(hy_dseval_acc *a, const hy_sample *s, int top)
+{
+	int label = s->action;
+	if (hy_dseval_type_of(label) != HY_DSEVAL_DISCARD ||
+	    hy_dseval_type_of(top) != HY_DSEVAL_DISCARD || top == label)
+		return -1;
+	int kl = discard_kind(label), km = discard_kind(top), c;
+	if (kl == km) {
+		c = HY_DSEVAL_MISS_RED;
+	} else if (cell(s, HY_OBS_RIICHI + 1, 0) || cell(s, HY_OBS_RIICHI + 2, 0) ||
+		   cell(s, HY_OBS_RIICHI + 3, 0)) {
+		int sl = safe(s, kl), sm = safe(s, km);
+		c = sl && sm ? HY_DSEVAL_MISS_SAFE_BOTH
+		    : sl     ? HY_DSEVAL_MISS_SAFE_LABEL
+		    : sm     ? HY_DSEVAL_MISS_SAFE_MODEL
+			     : HY_DSEVAL_MISS_SAFE_NEITHER;
+	} else {
+		int gl = cell(s, HY_OBS_BEST_DISCARD, kl), gm = cell(s, HY_OBS_BEST_DISCARD, km);
+		c = gl && gm ? HY_DSEVAL_MISS_KEEP_BOTH
+		    : gl     ? HY_DSEVAL_MISS_KEEP_LABEL
+		    : gm     ? HY_DSEVAL_MISS_KEEP_MODEL
+			     : HY_DSEVAL_MISS_KEEP_NEITHER;
+	}
+	a->miss[c]++;
+	return c;
 }
 
 static double ratio(double x, double n)
@@ -78,6 +146,8 @@ void hy_dseval_finish(const hy_dseval_acc *a, hy_dseval_result *r)
 		r->acc1[t] = ratio((double)a->top1[t], (double)a->count[t]);
 		r->acc3[t] = ratio((double)a->top3[t], (double)a->count[t]);
 	}
+	memcpy(r->confusion, a->confusion, sizeof r->confusion);
+	memcpy(r->miss, a->miss, sizeof r->miss);
 	r->acc1_all = ratio((double)r->top1_all, (double)a->n);
 	r->acc3_all = ratio((double)r->top3_all, (double)a->n);
 	hy_nn_losses m;
@@ -117,7 +187,9 @@ static int eval_batch(void *u, const hy_sample *s, size_t n)
 	r->acc.n += n;
 	r->m.be->to_host(r->logits, r->w.plog, n * HY_ACTIONS * sizeof(float));
 	for (size_t i = 0; i < n; i++)
-		hy_dseval_add_policy(&r->acc, r->logits + i * HY_ACTIONS, s[i].mask, s[i].action);
+		hy_dseval_add_miss(&r->acc, &s[i],
+				   hy_dseval_add_policy(&r->acc, r->logits + i * HY_ACTIONS,
+							s[i].mask, s[i].action));
 	if (r->c->progress)
 		r->c->progress(r->c->u, r->acc.n);
 	return 0;

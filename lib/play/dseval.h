@@ -6,6 +6,15 @@
  *     per action type of the label (discard, riichi, chi, pon, kan, win,
  *     kyuushu, pass); ties between equal logits go to the lower action
  *     index, as in the trainer's top-1 count;
+ *   - the confusion of the label's type with the type of the model's top-1
+ *     legal action, and for the discards the model gets wrong (its top-1 a
+ *     discard of another kind) what kind of mistake it is, read off the
+ *     sample's observation: with no opponent in riichi, whether each of the
+ *     two discards keeps the minimum shanten (channel 9: an efficiency
+ *     choice, or a broken shape); against a riichi, whether each is safe
+ *     (genbutsu or discarded after the declaration, channels 62+o and 68+o,
+ *     against every opponent in riichi: a push where the label folds, or a
+ *     fold where it pushes);
  *   - the per-head losses of the trainer (nn/model.h hy_nn_loss, the same
  *     functions and weights), averaged over the whole input: policy, value
  *     and grp over all samples, tenpai over the samples with opponent
@@ -20,6 +29,7 @@
 #include "core/status.h"
 #include "nn/evalacc.h"
 #include "nn/model.h"
+#include "samples/sample.h"
 
 typedef enum hy_dseval_type {
 	HY_DSEVAL_DISCARD = 0,
@@ -38,23 +48,54 @@ int hy_dseval_type_of(int action);
 /* "discard", "riichi", ... */
 const char *hy_dseval_type_name(int type);
 
+/* The discards the model gets wrong, by situation (hy_dseval_add_miss):
+ * with no opponent in riichi by which of the two discards keeps the minimum
+ * shanten, against a riichi by which of the two is safe. */
+typedef enum hy_dseval_miss {
+	HY_DSEVAL_MISS_RED = 0,      /* the same kind: red five for plain or back */
+	HY_DSEVAL_MISS_KEEP_BOTH,    /* no riichi: both keep the minimum shanten */
+	HY_DSEVAL_MISS_KEEP_LABEL,   /*   only the label's                        */
+	HY_DSEVAL_MISS_KEEP_MODEL,   /*   only the model's                        */
+	HY_DSEVAL_MISS_KEEP_NEITHER, /*   neither                                 */
+	HY_DSEVAL_MISS_SAFE_BOTH,    /* a riichi: both safe                       */
+	HY_DSEVAL_MISS_SAFE_LABEL,   /*   only the label's: the model pushes      */
+	HY_DSEVAL_MISS_SAFE_MODEL,   /*   only the model's: the model folds       */
+	HY_DSEVAL_MISS_SAFE_NEITHER, /*   neither                                 */
+	HY_DSEVAL_MISSES
+} hy_dseval_miss;
+
+/* "red", "keep-both", ... */
+const char *hy_dseval_miss_name(int m);
+
 typedef struct hy_dseval_acc {
 	uint64_t n;                          /* samples                    */
 	uint64_t count[HY_DSEVAL_TYPES];     /* samples per label type     */
 	uint64_t top1[HY_DSEVAL_TYPES], top3[HY_DSEVAL_TYPES];
+	/* [label type][type of the model's top-1] */
+	uint64_t confusion[HY_DSEVAL_TYPES][HY_DSEVAL_TYPES];
+	uint64_t miss[HY_DSEVAL_MISSES];     /* discard misses by situation */
 	hy_nn_evalacc loss;                  /* losses over the batches     */
 } hy_dseval_acc;
 
 /* Adds one sample's policy logits (46, any scale) with its legal mask and
  * label to the accuracy counts: the label's rank among the legal actions
- * (mask | label bit) decides top-1 / top-3. */
-void hy_dseval_add_policy(hy_dseval_acc *a, const float *logits, uint64_t mask, int label);
+ * (mask | label bit) decides top-1 / top-3, and the type of the model's
+ * top-1 among them (ties to the lower index) the confusion. Returns that
+ * top-1 action, or -1 for a label out of range (nothing counted). */
+int hy_dseval_add_policy(hy_dseval_acc *a, const float *logits, uint64_t mask, int label);
+
+/* Counts a discard miss of sample s: its label a discard, the model's top-1
+ * `top` a discard of another kind or the other copy of a five; anything
+ * else is not a discard miss and counts nothing. Returns the class counted
+ * or -1. */
+int hy_dseval_add_miss(hy_dseval_acc *a, const hy_sample *s, int top);
 
 typedef struct hy_dseval_result {
 	hy_nn_arch arch;
 	uint64_t n;
 	uint64_t count[HY_DSEVAL_TYPES], top1[HY_DSEVAL_TYPES], top3[HY_DSEVAL_TYPES];
 	uint64_t top1_all, top3_all;
+	uint64_t confusion[HY_DSEVAL_TYPES][HY_DSEVAL_TYPES], miss[HY_DSEVAL_MISSES];
 	/* accuracies (NaN for a type with no sample) */
 	double acc1[HY_DSEVAL_TYPES], acc3[HY_DSEVAL_TYPES], acc1_all, acc3_all;
 	/* per-head mean losses (NaN for a head with nothing to count) and

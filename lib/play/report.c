@@ -218,6 +218,34 @@ hy_status hy_report_dseval_table(FILE *f, const char *model, const hy_dseval_res
 			num(b, sizeof b, r->acc3[t], 4));
 	fprintf(f, "%-10s%-10llu%-9s%s\n", "all", (unsigned long long)r->n,
 		num(a, sizeof a, r->acc1_all, 4), num(b, sizeof b, r->acc3_all, 4));
+	fprintf(f, "the model's top-1 (columns) by the label's type (rows)\n%-10s", "");
+	for (int t = 0; t < HY_DSEVAL_TYPES; t++)
+		fprintf(f, t + 1 < HY_DSEVAL_TYPES ? "%-9s" : "%s\n", hy_dseval_type_name(t));
+	for (int t = 0; t < HY_DSEVAL_TYPES; t++) {
+		fprintf(f, "  %-8s", hy_dseval_type_name(t));
+		for (int u = 0; u < HY_DSEVAL_TYPES; u++)
+			fprintf(f, u + 1 < HY_DSEVAL_TYPES ? "%-9llu" : "%llu\n",
+				(unsigned long long)r->confusion[t][u]);
+	}
+	static const char *const miss_text[HY_DSEVAL_MISSES] = {
+		"the other copy of the same five",
+		"no riichi: both keep the minimum shanten",
+		"no riichi: only the label's keeps it",
+		"no riichi: only the model's keeps it",
+		"no riichi: neither keeps it",
+		"a riichi: both safe",
+		"a riichi: only the label's safe (the model pushes)",
+		"a riichi: only the model's safe (the model folds)",
+		"a riichi: neither safe",
+	};
+	uint64_t nmiss = 0;
+	for (int m = 0; m < HY_DSEVAL_MISSES; m++)
+		nmiss += r->miss[m];
+	fprintf(f, "discard misses (the model's top-1 another discard): %llu\n",
+		(unsigned long long)nmiss);
+	for (int m = 0; m < HY_DSEVAL_MISSES; m++)
+		fprintf(f, "  %-52s%-9llu%s\n", miss_text[m], (unsigned long long)r->miss[m],
+			num(a, sizeof a, nmiss ? (double)r->miss[m] / (double)nmiss : NAN, 4));
 	const char *names[6] = {"total", "policy", "value", "grp", "tenpai", "danger"};
 	double v[6] = {r->total, r->policy, r->value, r->grp, r->tenpai, r->danger};
 	fprintf(f, "%-10s", "loss");
@@ -245,8 +273,24 @@ hy_status hy_report_dseval_json(FILE *f, const char *model, const hy_dseval_resu
 {
 	json_t *o = json_object(), *acc = json_object(), *loss = json_object();
 	int bad = !o || !acc || !loss;
-	for (int t = 0; !bad && t < HY_DSEVAL_TYPES; t++)
+	json_t *conf = json_object(), *miss = json_object();
+	bad |= !conf || !miss;
+	for (int t = 0; !bad && t < HY_DSEVAL_TYPES; t++) {
 		bad = put(acc, hy_dseval_type_name(t), jacc(r->count[t], r->acc1[t], r->acc3[t]));
+		json_t *row = json_object();
+		int rb = bad || !row;
+		for (int u = 0; !rb && u < HY_DSEVAL_TYPES; u++)
+			rb = put(row, hy_dseval_type_name(u),
+				 json_integer((json_int_t)r->confusion[t][u]));
+		if (rb) {
+			json_decref(row);
+			bad = 1;
+		} else {
+			bad = put(conf, hy_dseval_type_name(t), row); /* takes row */
+		}
+	}
+	for (int m = 0; !bad && m < HY_DSEVAL_MISSES; m++)
+		bad = put(miss, hy_dseval_miss_name(m), json_integer((json_int_t)r->miss[m]));
 	if (!bad)
 		bad = put(acc, "all", jacc(r->n, r->acc1_all, r->acc3_all)) |
 		      put(loss, "total", jnum(r->total)) | put(loss, "policy", jnum(r->policy)) |
@@ -256,14 +300,16 @@ hy_status hy_report_dseval_json(FILE *f, const char *model, const hy_dseval_resu
 		json_decref(o);
 		json_decref(acc);
 		json_decref(loss);
+		json_decref(conf);
+		json_decref(miss);
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	}
-	/* acc and loss belong to o from here (set_new takes them even when it
+	/* acc, loss, conf and miss belong to o from here (set_new takes them even when it
 	 * fails), so one decref of o frees everything */
 	if (put(o, "model", json_string(model)) | put(o, "blocks", json_integer(r->arch.blocks)) |
 	    put(o, "channels", json_integer(r->arch.channels)) |
 	    put(o, "samples", json_integer((json_int_t)r->n)) | put(o, "accuracy", acc) |
-	    put(o, "loss", loss) | put(o, "tenpai_labels", json_integer((json_int_t)r->n_tenpai)) |
+	    put(o, "loss", loss) | put(o, "confusion", conf) | put(o, "discard_misses", miss) | put(o, "tenpai_labels", json_integer((json_int_t)r->n_tenpai)) |
 	    put(o, "danger_labels", json_integer((json_int_t)r->n_danger))) {
 		json_decref(o);
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");

@@ -8,7 +8,8 @@
 # --log-dir logs pass mjai-parse --check and the rotations of a seed start on
 # the same deal; a tiny checkpoint plays in the arena; dataset mode on a
 # shard made by hydra-encode from hydra-sp logs gives the trainer's own
-# validation losses and accuracy; through hydra-bot (mjai:) the rule bot and
+# validation losses and accuracy, and its confusion and discard misses agree
+# with the games it played greedy (hydra-sp --label-by); through hydra-bot (mjai:) the rule bot and
 # the checkpoint play the same games as in process; a crashing mjai bot aborts its games
 # (exit 1, reported, left out of the statistics).
 . tests/shell/lib.sh
@@ -189,8 +190,45 @@ assert a["accuracy"] == b["accuracy"], (a["accuracy"], b["accuracy"])
 for k in a["loss"]:
     assert abs(a["loss"][k] - b["loss"][k]) <= 1e-4 * max(1, abs(a["loss"][k])), k
 PYEOF
+# the confusion and the discard misses: the checkpoint plays greedy against
+# three rulebot twice on the same walls, its samples labelled once with its
+# own choices and once with rulebot's (--label-by). On the first stream its
+# top-1 is what it played; on the second, the confusion's columns count
+# those choices by type, and the misses are the discards it got wrong.
+for lab in own rulebot; do
+	"$BIN/hydra-sp" --games 4 --seat0 "$CK" --others rulebot -T 0 --learner --seed 77 -q \
+		$( [ $lab = rulebot ] && echo --label-by rulebot ) -o "$T/dag-$lab.bin" 2> "$T/sp.err" ||
+		{ cat "$T/sp.err" >&2; fail "hydra-sp --label-by"; }
+	expect_exit 0 "$V" --model "$CK" --data "$T/dag-$lab.bin" --device cpu --json
+	cp "$T/out" "$T/dag-$lab.json"
+done
+$PY - "$T/dag-own.json" "$T/dag-rulebot.json" <<'PYEOF' || fail "confusion"
+import json, sys
+own, lab = (json.load(open(p)) for p in sys.argv[1:3])
+types = "discard riichi chi pon kan win kyuushu pass".split()
+assert own["samples"] == lab["samples"] > 50
+for r in (own, lab):
+    c = r["confusion"]
+    for t in types:  # each row sums to the label's count
+        assert sum(c[t][u] for u in types) == r["accuracy"][t]["samples"], t
+    n = r["accuracy"]["discard"]["samples"]
+    right = round(r["accuracy"]["discard"]["top1"] * n) if n else 0
+    assert sum(r["discard_misses"].values()) == c["discard"]["discard"] - right
+# its own choices: top-1 on (nearly) every sample, a float tie aside
+assert own["accuracy"]["all"]["top1"] >= 0.99, own["accuracy"]["all"]
+assert sum(own["discard_misses"].values()) <= 0.01 * own["samples"]
+# the model's choices by type are the columns of the relabelled confusion
+col = {u: sum(lab["confusion"][t][u] for t in types) for u in types}
+for u in types:
+    assert abs(col[u] - own["accuracy"][u]["samples"]) <= 0.01 * own["samples"] + 1, (u, col)
+# a tiny model disagrees with rulebot, so there are misses to classify
+assert lab["accuracy"]["all"]["top1"] < 0.99 and sum(lab["discard_misses"].values()) > 0
+print("confusion: %d samples, %d discard misses against rulebot" % (
+    lab["samples"], sum(lab["discard_misses"].values())))
+PYEOF
 expect_exit 0 "$V" --model "$CK" "$T/s.h5" --data "$T/s.h5" --table-out "$T/ds.txt" -q
-for k in discard riichi chi pon kan win kyuushu pass all loss; do
+for k in discard riichi chi pon kan win kyuushu pass all loss "the model's top-1" "discard misses" \
+	"  a riichi: only the label's safe"; do
 	grep -q "^$k" "$T/ds.txt" || fail "dataset table lacks '$k'"
 done
 same_file "$T/ds.txt" "$T/out"

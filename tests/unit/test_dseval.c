@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "encode/obs.h"
 #include "play/dseval.h"
 
 static void test_types(void **state)
@@ -42,9 +43,11 @@ static void test_topk(void **state)
 	memset(&a, 0, sizeof a);
 	/* legal 0..9: label 9 is the argmax, 7 third, 6 fourth */
 	uint64_t m = (1ull << 10) - 1;
-	hy_dseval_add_policy(&a, l, m, 9);
-	hy_dseval_add_policy(&a, l, m, 7);
-	hy_dseval_add_policy(&a, l, m, 6);
+	/* each returns the model's top-1 among the legal actions */
+	assert_int_equal(hy_dseval_add_policy(&a, l, m, 9), 9);
+	assert_int_equal(hy_dseval_add_policy(&a, l, m, 7), 9);
+	assert_int_equal(hy_dseval_add_policy(&a, l, m, 6), 9);
+	assert_int_equal(a.confusion[HY_DSEVAL_DISCARD][HY_DSEVAL_DISCARD], 3);
 	assert_int_equal(a.count[HY_DSEVAL_DISCARD], 3);
 	assert_int_equal(a.top1[HY_DSEVAL_DISCARD], 1);
 	assert_int_equal(a.top3[HY_DSEVAL_DISCARD], 2);
@@ -53,20 +56,83 @@ static void test_topk(void **state)
 	m = 1ull << 41 | 1ull << 45;
 	hy_dseval_add_policy(&a, l, m, 45);
 	assert_int_equal(a.top1[HY_DSEVAL_PASS], 1);
-	hy_dseval_add_policy(&a, l, m, 41);
+	assert_int_equal(hy_dseval_add_policy(&a, l, m, 41), 45);
 	assert_int_equal(a.count[HY_DSEVAL_PON], 1);
+	/* confusion: a pon label whose top-1 is pass, a pass label right */
+	assert_int_equal(a.confusion[HY_DSEVAL_PON][HY_DSEVAL_PASS], 1);
+	assert_int_equal(a.confusion[HY_DSEVAL_PASS][HY_DSEVAL_PASS], 1);
+	assert_int_equal(a.confusion[HY_DSEVAL_PON][HY_DSEVAL_PON], 0);
 	assert_int_equal(a.top1[HY_DSEVAL_PON], 0);
 	assert_int_equal(a.top3[HY_DSEVAL_PON], 1);
 	/* the label counts as legal even if the mask lacks it */
-	hy_dseval_add_policy(&a, l, 1ull << 3, 43);
+	assert_int_equal(hy_dseval_add_policy(&a, l, 1ull << 3, 43), 43);
 	assert_int_equal(a.top1[HY_DSEVAL_WIN], 1);
+	/* a label out of range counts nothing */
+	assert_int_equal(hy_dseval_add_policy(&a, l, m, 46), -1);
+	assert_int_equal(a.confusion[HY_DSEVAL_WIN][HY_DSEVAL_WIN], 1);
 	/* ties go to the lower index (the trainer's argmax) */
 	float t[HY_ACTIONS] = {0};
-	hy_dseval_add_policy(&a, t, 0xf, 0);
-	hy_dseval_add_policy(&a, t, 0xf, 3);
+	assert_int_equal(hy_dseval_add_policy(&a, t, 0xf, 0), 0);
+	assert_int_equal(hy_dseval_add_policy(&a, t, 0xf, 3), 0);
 	assert_int_equal(a.top1[HY_DSEVAL_DISCARD], 2);
 	assert_int_equal(a.top3[HY_DSEVAL_DISCARD], 3);
 	assert_int_equal(a.count[HY_DSEVAL_DISCARD], 5);
+}
+
+static void set(hy_sample *s, int ch, int kind)
+{
+	s->obs[ch * HY_OBS_TILES + kind] = hy_half_from_float(1.0f);
+}
+
+static void test_misses(void **state)
+{
+	hy_dseval_acc a;
+	memset(&a, 0, sizeof a);
+	static hy_sample s; /* large: not on the stack */
+	memset(&s, 0, sizeof s);
+	s.action = 5; /* label: discard 6m */
+	/* no riichi: 6m keeps the minimum shanten, 1m (0) and 2m (1) too, 9m (8) not */
+	set(&s, HY_OBS_BEST_DISCARD, 5);
+	set(&s, HY_OBS_BEST_DISCARD, 0);
+	set(&s, HY_OBS_BEST_DISCARD, 1);
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 0), HY_DSEVAL_MISS_KEEP_BOTH);
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 8), HY_DSEVAL_MISS_KEEP_LABEL);
+	s.action = 8;
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 1), HY_DSEVAL_MISS_KEEP_MODEL);
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 7), HY_DSEVAL_MISS_KEEP_NEITHER);
+	/* not misses: the same action, or a top-1 that is no discard, or a
+	 * label that is no discard */
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 8), -1);
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 37), -1);
+	s.action = 45;
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 8), -1);
+	/* the red five for the plain one and back */
+	s.action = 13;
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 35), HY_DSEVAL_MISS_RED);
+	s.action = 36;
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 22), HY_DSEVAL_MISS_RED);
+	/* opponent 1 (relative player 2) in riichi: safe is its genbutsu or a
+	 * kind discarded after its declaration; the shanten no longer counts */
+	set(&s, HY_OBS_RIICHI + 2, 0);
+	set(&s, HY_OBS_GENBUTSU + 1, 27);   /* E its genbutsu */
+	set(&s, HY_OBS_RIICHI_SAFE + 1, 9); /* 1p passed after the riichi */
+	set(&s, HY_OBS_GENBUTSU + 0, 10);   /* 2p safe only against another */
+	s.action = 27;
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 9), HY_DSEVAL_MISS_SAFE_BOTH);
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 10), HY_DSEVAL_MISS_SAFE_LABEL);
+	s.action = 5; /* keeps the minimum shanten, but unsafe */
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 27), HY_DSEVAL_MISS_SAFE_MODEL);
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 10), HY_DSEVAL_MISS_SAFE_NEITHER);
+	/* a second riichi (opponent 2): E is not its genbutsu, so no longer safe */
+	set(&s, HY_OBS_RIICHI + 3, 0);
+	s.action = 9;
+	set(&s, HY_OBS_RIICHI_SAFE + 2, 9);
+	assert_int_equal(hy_dseval_add_miss(&a, &s, 27), HY_DSEVAL_MISS_SAFE_LABEL);
+	static const int want[HY_DSEVAL_MISSES] = {2, 1, 1, 1, 1, 1, 2, 1, 1};
+	for (int m = 0; m < HY_DSEVAL_MISSES; m++)
+		assert_int_equal(a.miss[m], want[m]);
+	assert_string_equal(hy_dseval_miss_name(HY_DSEVAL_MISS_SAFE_LABEL), "safe-label");
+	assert_string_equal(hy_dseval_miss_name(HY_DSEVAL_MISSES), "?");
 }
 
 static void test_finish(void **state)
@@ -80,6 +146,8 @@ static void test_finish(void **state)
 	a.count[HY_DSEVAL_PASS] = 2;
 	a.top1[HY_DSEVAL_PASS] = 2;
 	a.top3[HY_DSEVAL_PASS] = 2;
+	a.confusion[HY_DSEVAL_DISCARD][HY_DSEVAL_RIICHI] = 3;
+	a.miss[HY_DSEVAL_MISS_SAFE_MODEL] = 4;
 	a.loss.n = 10;
 	a.loss.sum_policy = 20;
 	a.loss.sum_value = 5;
@@ -92,6 +160,8 @@ static void test_finish(void **state)
 	r.arch.channels = 32;
 	hy_dseval_finish(&a, &r);
 	assert_int_equal(r.arch.channels, 32);
+	assert_int_equal(r.confusion[HY_DSEVAL_DISCARD][HY_DSEVAL_RIICHI], 3);
+	assert_int_equal(r.miss[HY_DSEVAL_MISS_SAFE_MODEL], 4);
 	assert_true(r.acc1[HY_DSEVAL_DISCARD] == 0.5 && r.acc3[HY_DSEVAL_DISCARD] == 0.75);
 	assert_true(isnan(r.acc1[HY_DSEVAL_CHI]));
 	assert_true(r.acc1_all == 0.6 && r.acc3_all == 0.8);
@@ -107,6 +177,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_topk),
+		cmocka_unit_test(test_misses),
 		cmocka_unit_test(test_finish),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
