@@ -7,14 +7,14 @@
  *     kyuushu, pass); ties between equal logits go to the lower action
  *     index, as in the trainer's top-1 count;
  *   - the confusion of the label's type with the type of the model's top-1
- *     legal action, and for the discards the model gets wrong (its top-1 a
- *     discard of another kind) what kind of mistake it is, read off the
+ *     legal action, and for the discards the model gets wrong (its top-1
+ *     another discard) what kind of mistake it is, read off the
  *     sample's observation: with no opponent in riichi, whether each of the
  *     two discards keeps the minimum shanten (channel 9: an efficiency
  *     choice, or a broken shape); against a riichi, whether each is safe
  *     (genbutsu or discarded after the declaration, channels 62+o and 68+o,
  *     against every opponent in riichi: a push where the label folds, or a
- *     fold where it pushes);
+ *     fold where it pushes; a red five for the plain one apart);
  *   - the per-head losses of the trainer (nn/model.h hy_nn_loss, the same
  *     functions and weights), averaged over the whole input: policy, value
  *     and grp over all samples, tenpai over the samples with opponent
