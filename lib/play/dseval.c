@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tile.h"
 #include "encode/obs.h"
 #include "engine/engine.h"
 #include "nn/checkpoint.h"
@@ -76,16 +77,15 @@ int hy_dseval_add_policy(hy_dseval_acc *a, const float *l, uint64_t mask, int la
 	return top;
 }
 
-/* The tile kind of a discard action (a red five is its five). */
-static int discard_kind(int a)
-{
-	static const int five[3] = {4, 13, 22}; /* actions 34–36: 5mr 5pr 5sr */
-	return a < HY_TILE_KINDS ? a : five[a - HY_TILE_KINDS];
-}
-
 static int cell(const hy_sample *s, int ch, int kind)
 {
 	return hy_half_to_float(s->obs[ch * HY_OBS_TILES + kind]) > 0.5f;
+}
+
+/* Opponent o (relative player o + 1) has declared riichi (a fill plane). */
+static int in_riichi(const hy_sample *s, int o)
+{
+	return cell(s, HY_OBS_RIICHI + 1 + o, 0);
 }
 
 /* Safe against every opponent in riichi: a kind it discarded, or one
@@ -93,7 +93,7 @@ static int cell(const hy_sample *s, int ch, int kind)
 static int safe(const hy_sample *s, int kind)
 {
 	for (int o = 0; o < 3; o++)
-		if (cell(s, HY_OBS_RIICHI + 1 + o, 0) && !cell(s, HY_OBS_GENBUTSU + o, kind) &&
+		if (in_riichi(s, o) && !cell(s, HY_OBS_GENBUTSU + o, kind) &&
 		    !cell(s, HY_OBS_RIICHI_SAFE + o, kind))
 			return 0;
 	return 1;
@@ -105,11 +105,11 @@ int hy_dseval_add_miss(hy_dseval_acc *a, const hy_sample *s, int top)
 	if (hy_dseval_type_of(label) != HY_DSEVAL_DISCARD ||
 	    hy_dseval_type_of(top) != HY_DSEVAL_DISCARD || top == label)
 		return -1;
-	int kl = discard_kind(label), km = discard_kind(top), c;
+	/* discard actions 0–36 are tile codes: 34–36 the red fives */
+	int kl = hy_tile_kind(label), km = hy_tile_kind(top), c;
 	if (kl == km) {
 		c = HY_DSEVAL_MISS_RED;
-	} else if (cell(s, HY_OBS_RIICHI + 1, 0) || cell(s, HY_OBS_RIICHI + 2, 0) ||
-		   cell(s, HY_OBS_RIICHI + 3, 0)) {
+	} else if (in_riichi(s, 0) || in_riichi(s, 1) || in_riichi(s, 2)) {
 		int sl = safe(s, kl), sm = safe(s, km);
 		c = sl && sm ? HY_DSEVAL_MISS_SAFE_BOTH
 		    : sl     ? HY_DSEVAL_MISS_SAFE_LABEL
