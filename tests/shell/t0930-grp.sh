@@ -117,6 +117,81 @@ expect_exit 3 "$S" --games 1 --reward grp:"$T/grp/grp.h5" --reward-state "$T/grp
 	-o "$T/x.bin"
 expect_err "not a reward state file"
 
+# --duplicate G: each wall played G times, advantages relative to the
+# same seat's kyoku reward in the group's other games (lib/play/duplicate.h)
+P="$T/pol/latest"
+G="$T/grp/grp.h5"
+expect_exit 2 "$S" --games 2 --policy "$P" --duplicate 2 -o "$T/x.bin"
+expect_err "goes with --reward grp"
+expect_exit 2 "$S" --games 3 --policy "$P" --reward grp:"$G" --duplicate 2 -o "$T/x.bin"
+expect_err "multiples of --duplicate 2"
+expect_exit 2 "$S" --games 2 --policy "$P" --reward grp:"$G" --duplicate 1 -o "$T/x.bin"
+expect_err "bad --duplicate"
+expect_exit 2 "$S" --games 2 --policy "$P" --reward grp:"$G" --duplicate 2 --label-by rulebot \
+	-o "$T/x.bin"
+expect_err "not with --label-by"
+[ ! -e "$T/x.bin" ] || fail "a refused run wrote samples"
+expect_exit 0 "$S" --games 6 --seed 8 --policy "$P" --reward grp:"$G" --duplicate 2 \
+	-o "$T/d1.bin"
+expect_err "duplicate: [0-9]+ kyoku rewards with a baseline, sd [0-9.]+; less the baseline, rms"
+# a league: the learner's seat is the group's
+expect_exit 0 "$S" --games 8 --seed 8 --policy "$P" --start "$P" --reward grp:"$G" \
+	--duplicate 2 -o "$T/d3.bin"
+$PY - "$T/d1.bin" "$T/d3.bin" <<'PYEOF' || fail "--duplicate samples"
+import struct, sys
+def recs(p):
+    d = open(p, "rb").read(); R = 5888
+    n = (len(d) - 32) // R - 1
+    return [d[32 + i * R:32 + (i + 1) * R] for i in range(n)]
+def games(rs):
+    # the stream's games in order: a new one where the walls change or
+    # the round goes back (the group's next game on the same walls)
+    out = []
+    for r in rs:
+        wall, key = struct.unpack_from("<Q", r, 48)[0], (r[3], r[4])
+        if not out or out[-1][0] != wall or key < out[-1][2]:
+            out.append([wall, [], key])
+        out[-1][1].append(r)
+        out[-1][2] = key
+    return out
+g = games(recs(sys.argv[1]))
+walls = [x[0] for x in g]
+assert len(g) == 6 and walls[0] == walls[1] and walls[2] == walls[3] and walls[4] == walls[5] \
+    and len(set(walls)) == 3, len(g)
+checked = differ = 0
+for a in range(0, 6, 2):
+    A, B = g[a][1], g[a + 1][1]
+    # the same deal: the first decision of the kyoku E1 (the dealer's, after
+    # its draw) sees the same observation in both games
+    assert A[0][2] == B[0][2] and A[0][96:5876] == B[0][96:5876], "E1 deals differ"
+    # the kyoku rewards of each seat, and each step's advantage against
+    # the other game's
+    R = [{}, {}]
+    for i, G_ in enumerate((A, B)):
+        for r in G_:
+            k = (r[2], r[3], r[4])
+            R[i][k] = R[i].get(k, 0.0) + struct.unpack_from("<f", r, 28)[0]
+    for i, G_ in enumerate((A, B)):
+        for r in G_:
+            k = (r[2], r[3], r[4])
+            assert k in R[1 - i], "a kyoku without a partner was written"
+            adv = struct.unpack_from("<f", r, 32)[0]
+            want = R[i][k] - R[1 - i][k]
+            assert abs(adv - want) < 1e-4 * (1 + abs(want)), (adv, want)
+            checked += 1
+            differ += adv != 0
+    differ += A != B
+assert checked > 1000 and differ > 100, (checked, differ)
+# the league: the seating is the group's (the learner at seat group mod
+# 4, and the same seats drawn as the learner in both games)
+g = games(recs(sys.argv[2]))
+assert len(g) == 8, len(g)
+for a in range(0, 8, 2):
+    s0, s1 = ({r[2] for r in g[b][1]} for b in (a, a + 1))
+    assert s0 == s1 and (a // 2) % 4 in s0, (a, s0, s1)
+print("duplicate: %d advantages checked, %d non-zero" % (checked, differ))
+PYEOF
+
 # --label-by qlabel:GRP --label-adv: the rollout advantage of each action
 # the seat took over rulebot's choice (lib/play/qlabel.h)
 G="$T/grp/grp.h5"
