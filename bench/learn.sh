@@ -14,7 +14,7 @@
 # Variables: OUT (default learn-run), and those of pipelines/strength.mk
 # (TEACHER_GAMES, ARCH, BC_STEPS, GRP_EPOCHS, DISTIL, TUNE_SEEDS, TUNE_SEED,
 # TUNE_SWEEPS, DISTIL_GAMES, DISTIL_SEED, DISTIL_STEPS, DISTIL_LR, ITERS,
-# GAMES, LEAGUE_SEEDS, BATCH, PPO_FLAGS, SEQUENTIAL, DUP, SEEDS), passed on when set. A second run reuses the
+# GAMES, LEAGUE_SEEDS, BATCH, PPO_FLAGS, SEQUENTIAL, SEEDS), passed on when set. A second run reuses the
 # stages that are done (and says so: their time is then that of the check).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +22,7 @@ OUT=${OUT:-learn-run}
 vars=""
 for v in TEACHER_GAMES ARCH BC_STEPS BC_SEEDS BC_BATCH GRP_EPOCHS DISTIL TUNE_SEEDS TUNE_SEED TUNE_SWEEPS \
 	DISTIL_GAMES DISTIL_SEED DISTIL_STEPS DISTIL_LR ITERS GAMES LEAGUE_SEEDS BATCH \
-	PPO_FLAGS SEQUENTIAL DUP SEEDS THREADS DEVICE BIN; do
+	PPO_FLAGS SEQUENTIAL SEEDS THREADS DEVICE BIN; do
 	eval "val=\${$v+set}"
 	[ "$val" = set ] && eval "vars=\"\$vars $v='\$$v'\""
 done

@@ -21,7 +21,6 @@
 #include "nn/threads.h"
 #include "io/staged.h"
 #include "play/gamelog.h"
-#include "play/duplicate.h"
 #include "play/league.h"
 #include "play/policy.h"
 #include "play/reward.h"
@@ -85,13 +84,6 @@ static const char usage[] =
 	"                          action taken less rulebot's choice's (steps\n"
 	"                          that took rulebot's choice are dropped), for\n"
 	"                          hydra-fit --mode ppo --no-adv-norm\n"
-	"      --duplicate G       play each wall G times (games i and j with\n"
-	"                          i / G = j / G: the same deals, draws and\n"
-	"                          seating) and give each step the advantage of\n"
-	"                          its kyoku reward over the mean of the same\n"
-	"                          seat's in the group's other games (with\n"
-	"                          --reward grp:PATH; a kyoku no other game\n"
-	"                          played is dropped)\n"
 	"      --learner           samples of the first policy's decisions only\n"
 	"                          (--policy, --seat0 or the first of --rotate):\n"
 	"                          the learner's games against a pool, for PPO\n"
@@ -115,8 +107,6 @@ typedef struct sp {
 	int mode;               /* 0 all, 1 seat0/others, 2 rotate, 3 league */
 	int nrot, rot[4];       /* rotate: policy index of each list entry */
 	hy_league league;       /* league: the seating (play/league.h) */
-	int dup;                /* --duplicate G: games per walls (0: off) */
-	hy_dup du;              /* the group being played (play/duplicate.h) */
 	/* outputs */
 	const char *log_dir;
 	int samples;
@@ -143,8 +133,6 @@ typedef struct sp {
 static int seat_policy(void *ctx, uint64_t game, int seat)
 {
 	const sp *s = ctx;
-	if (s->dup > 1)
-		game /= (uint64_t)s->dup; /* a duplicate group sits alike */
 	if (s->mode == 1)
 		return seat == 0 ? 0 : 1;
 	if (s->mode == 3)
@@ -275,33 +263,6 @@ static hy_status gather(sp *s, uint64_t count, hy_diag *d)
 	return st;
 }
 
-/* --duplicate: the game's samples join its group; after the group's last
- * game, its samples with their duplicate advantages are written (an
- * aborted game joins with none). */
-static hy_status dup_game(sp *s, const hy_play_game *g, hy_diag *d)
-{
-	hy_status st;
-	for (size_t i = 0; !g->aborted && i < g->nsteps; i++) {
-		if (s->learner && g->steps[i].policy != 0)
-			continue;
-		if ((st = hy_dup_push(&s->du, &g->steps[i].s, d)) != HY_OK)
-			return st;
-	}
-	hy_dup_end_game(&s->du);
-	if (g->game % (uint64_t)s->dup != (uint64_t)s->dup - 1)
-		return HY_OK;
-	size_t n;
-	if ((st = hy_dup_finish(&s->du, &n, d)) != HY_OK)
-		return st;
-	hy_diag_init(d, s->out.st.path ? s->out.st.path : "(stdout)");
-	for (size_t i = 0; i < n; i++)
-		if ((st = hy_sms_write(s->w, &s->du.s[i], d)) != HY_OK)
-			return st;
-	s->nsamples += n;
-	hy_dup_clear(&s->du);
-	return HY_OK;
-}
-
 static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 {
 	sp *s = ctx;
@@ -320,8 +281,6 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 		hy_cli_say(s->cli, "game %" PRIu64 " (index %" PRIu64 ") aborted: %s", g->game + 1,
 			g->game, hy_diag_format(&g->d, buf, sizeof buf));
 		progress(s, 0);
-		if (s->dup && s->w)
-			return dup_game(s, g, d);
 		/* no samples, but a place in the game order */
 		return s->samples && s->ds.size > 1 ? keep_game_end(s, d) : HY_OK;
 	}
@@ -338,9 +297,6 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 			if ((st = keep_game_end(s, d)) != HY_OK)
 				return st;
 		}
-	} else if (s->dup && s->w) {
-		if ((st = dup_game(s, g, d)) != HY_OK)
-			return st;
 	} else if (s->w) {
 		hy_diag_init(d, s->out.st.path ? s->out.st.path : "(stdout)");
 		for (size_t i = 0; i < g->nsteps; i++) {
@@ -399,7 +355,6 @@ int main(int argc, char **argv)
 		OPT_MIX,
 		OPT_LABEL_BY,
 		OPT_LABEL_ADV,
-		OPT_DUPLICATE,
 	};
 	static const struct option opts[] = {
 		{"games", required_argument, 0, OPT_GAMES},
@@ -424,7 +379,6 @@ int main(int argc, char **argv)
 		{"mix", required_argument, 0, OPT_MIX},
 		{"label-by", required_argument, 0, OPT_LABEL_BY},
 		{"label-adv", no_argument, 0, OPT_LABEL_ADV},
-		{"duplicate", required_argument, 0, OPT_DUPLICATE},
 		{"log-dir", required_argument, 0, 'l'},
 		{"output", required_argument, 0, 'o'},
 		{"no-samples", no_argument, 0, OPT_NO_SAMPLES},
@@ -528,12 +482,6 @@ int main(int argc, char **argv)
 		case OPT_MIX: mix = optarg; break;
 		case OPT_LABEL_BY: label_by = optarg; break;
 		case OPT_LABEL_ADV: po.label_adv = 1; break;
-		case OPT_DUPLICATE:
-			if (hy_parse_i64(optarg, 2, 255, &v))
-				return hy_cli_usage(&cli, "bad --duplicate '%s': 2 to 255 games a wall",
-					optarg);
-			s.dup = (int)v;
-			break;
 		case 'l': s.log_dir = optarg; break;
 		case 'o': outpath = optarg; break;
 		case OPT_NO_SAMPLES: s.samples = 0; break;
@@ -568,16 +516,6 @@ int main(int argc, char **argv)
 		return hy_cli_usage(&cli, "--label-adv goes with --label-by qlabel:GRP.h5");
 	if (po.label_adv && grp_path)
 		return hy_cli_usage(&cli, "--label-adv sets the advantages: not with --reward");
-
-	if (s.dup && !grp_path)
-		return hy_cli_usage(&cli, "--duplicate compares kyoku rewards: it goes with "
-				   "--reward grp:PATH");
-	if (s.dup && label_by)
-		return hy_cli_usage(&cli, "--duplicate sets the advantages: not with --label-by");
-	if (s.dup && (po.count % (uint64_t)s.dup || po.first % (uint64_t)s.dup))
-		return hy_cli_usage(&cli, "--games and --first must be multiples of --duplicate %d "
-				   "(whole groups)", s.dup);
-	po.wall_group = (uint32_t)s.dup;
 
 	if ((pool || start || mix) && !policy)
 		return hy_cli_usage(&cli, "--pool, --start and --mix make a league around the learner "
@@ -800,15 +738,6 @@ int main(int argc, char **argv)
 				hy_cli_diag(&cli, &d);
 		}
 	}
-	if (st == HY_OK && s.dup) {
-		const hy_dup_stats *u = &s.du.st;
-		double sd = hy_dup_reward_sd(u), rms = hy_dup_adv_rms(u);
-		hy_cli_say(&cli, "duplicate: %" PRIu64 " kyoku rewards with a baseline, sd %.4g; "
-			"less the baseline, rms %.4g (%.0f%% of the variance); %" PRIu64
-			" kyoku without one, %" PRIu64 " of %" PRIu64 " steps dropped", u->kyoku, sd,
-			rms, sd > 0 ? 100 * rms * rms / (sd * sd) : 0.0, u->lone, u->dropped,
-			u->dropped + u->steps);
-	}
 	if (st == HY_OK && s.aborted && s.ds.rank == 0)
 		hy_cli_say(&cli, "%" PRIu64 " of %" PRIu64 " games aborted and skipped "
 			"(--keep-going)", s.aborted, s.played);
@@ -821,7 +750,6 @@ int main(int argc, char **argv)
 	hy_policy_close(&lab);
 	hy_reward_grp_close(&rg);
 	hy_gamelog_free(&s.jbuf);
-	hy_dup_free(&s.du);
 	free(s.kept);
 	free(s.gend);
 	hy_dist_free(&s.ds);

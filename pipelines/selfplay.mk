@@ -7,10 +7,7 @@
 #      six) or the frozen start, in the proportions MIX (0.5,0.3,0.2);
 #      samples of the learner's seats only; rewarded by REWARD (placement,
 #      or grp:PATH for per-kyoku GRP rewards, normalised by a running
-#      standard deviation kept in iter-i/reward-state); DUP=G (with a GRP
-#      reward) plays each wall G times and gives each step the advantage
-#      of its kyoku reward over the same seat's mean in the other games on
-#      that wall (hydra-sp --duplicate; GAMES a multiple of G);
+#      standard deviation kept in iter-i/reward-state);
 #   2. improves it with hydra-fit --mode ppo from those samples (one pass of
 #      rollout batches): the league's schedule over HORIZON iterations (8;
 #      --progress (i-1)/HORIZON:i/HORIZON, 1 past it, so that raising ITERS
@@ -48,7 +45,7 @@
 # the targets that are missing. Iteration 0 depends on the file INIT, and
 # the stages on the stamps of their settings:
 #   OUT/.sp-init.settings   INIT (the path)
-#   OUT/.sp-play.settings   GAMES TABLES TEMP SEED MIX REWARD DUP
+#   OUT/.sp-play.settings   GAMES TABLES TEMP SEED MIX REWARD
 #   OUT/.sp-fit.settings    BATCH PPO_FLAGS ANCHOR VALUE_WARMUP HORIZON
 #   OUT/.sp-arena.settings  SEEDS SEQUENTIAL
 #   OUT/.sp-yard.settings   SEEDS SEQUENTIAL YARDSTICK
@@ -70,7 +67,6 @@ BATCH  ?= 4096
 PPO_FLAGS ?= --lr 1e-4
 MIX    ?= 0.5,0.3,0.2
 REWARD ?= placement
-DUP    ?=
 ANCHOR ?= 0.05
 VALUE_WARMUP ?= 8
 HORIZON ?= 8
@@ -88,7 +84,7 @@ LAST := $(OUT)/iter-$(ITERS)
 all: $(OUT)/league.jsonl $(OUT)/best.h5 plots
 
 $(eval $(call settings,sp-init,INIT))
-$(eval $(call settings,sp-play,GAMES TABLES TEMP SEED MIX REWARD DUP))
+$(eval $(call settings,sp-play,GAMES TABLES TEMP SEED MIX REWARD))
 $(eval $(call settings,sp-fit,BATCH PPO_FLAGS ANCHOR VALUE_WARMUP HORIZON))
 $(eval $(call settings,sp-arena,SEEDS SEQUENTIAL))
 $(eval $(call settings,sp-yard,SEEDS SEQUENTIAL YARDSTICK))
@@ -128,7 +124,7 @@ $(OUT)/iter-$(1)/samples.bin: $(OUT)/iter-$(2)/model.h5 $(OUT)/iter-0/model.h5 \
 		--policy $(OUT)/iter-$(2)/model.h5 --start $(OUT)/iter-0/model.h5 \
 		$(if $(call pool,$(1)),--pool $(call pool,$(1))) --mix $(MIX) \
 		$(if $(GRP),--reward $(REWARD) --reward-state $(OUT)/iter-$(1)/reward-state.tmp) \
-		$(if $(DUP),--duplicate $(DUP)) --temperature $(TEMP) --device $(DEVICE) -o $$@.tmp
+		--temperature $(TEMP) --device $(DEVICE) -o $$@.tmp
 	$(if $(GRP),mv -f $(OUT)/iter-$(1)/reward-state.tmp $(OUT)/iter-$(1)/reward-state,\
 		: > $(OUT)/iter-$(1)/reward-state)
 	$$(commit)

@@ -21,8 +21,6 @@
 #      iterations of GAMES games rewarded per kyoku by the GRP, each
 #      candidate measured against the best so far and against TEACHER at
 #      LEAGUE_SEEDS seeds (SEQUENTIAL=1: hydra-eval --sequential, up to them);
-#      DUP=G plays each league wall G times, with duplicate advantages
-#      (selfplay.mk);
 #   6. the final arenas at SEEDS seeds (400): the last model against three
 #      copies of its BC start, the last model against three TEACHER, and,
 #      for reference, the BC start against three TEACHER and (DISTIL=1)
@@ -69,7 +67,6 @@ ITERS   ?= 6
 GAMES   ?= 256
 LEAGUE_SEEDS ?= 400
 SEQUENTIAL ?=
-DUP     ?=
 BATCH   ?= 4096
 PPO_FLAGS ?= --lr 1e-4
 SEEDS   ?= 400
@@ -139,7 +136,7 @@ $(OUT)/league/league.jsonl: $(START) $(OUT)/grp/grp.h5 FORCE
 	$(SUB) -f $(HERE)selfplay.mk INIT=$(START) OUT=$(OUT)/league ITERS=$(ITERS) \
 		GAMES=$(GAMES) SEEDS=$(LEAGUE_SEEDS) BATCH=$(BATCH) PPO_FLAGS='$(PPO_FLAGS)' \
 		REWARD=grp:$(OUT)/grp/grp.h5 YARDSTICK=$(TEACHER) HORIZON=$(ITERS) \
-		SEQUENTIAL=$(SEQUENTIAL) DUP=$(DUP) all
+		SEQUENTIAL=$(SEQUENTIAL) all
 
 FINAL := $(OUT)/league/iter-$(ITERS)/model.h5
 $(FINAL): $(OUT)/league/league.jsonl ;

@@ -265,12 +265,6 @@ static void feed(runner *r, slot *x)
 	}
 }
 
-/* The index of the walls game i plays (hy_play_opts.wall_group). */
-static uint64_t walls_of(const hy_play_opts *o, uint64_t game)
-{
-	return o->wall_group > 1 ? game / o->wall_group : game;
-}
-
 /* Writes the run's seed and the seat policies into start_game. */
 static hy_status label_start(runner *r, slot *x, hy_diag *d)
 {
@@ -287,8 +281,7 @@ static hy_status label_start(runner *r, slot *x, hy_diag *d)
 	}
 	ev->flags |= HY_EVF_NAMES;
 	char extra[96];
-	snprintf(extra, sizeof extra, "{\"seed\":[%" PRIu64 ",%" PRIu64 "]}", r->o->seed,
-		 walls_of(r->o, x->game));
+	snprintf(extra, sizeof extra, "{\"seed\":[%" PRIu64 ",%" PRIu64 "]}", r->o->seed, x->game);
 	ev->extra = hy_game_strdup(g, extra, strlen(extra));
 	return ev->extra ? HY_OK : HY_ENOMEM;
 }
@@ -320,7 +313,7 @@ static void start_slot(runner *r, slot *x)
 	}
 	hy_status st = hy_game_set_source(&x->b.log, "selfplay", (uint32_t)x->game);
 	if (st == HY_OK)
-		st = hy_table_start(&x->t, NULL, r->o->seed, walls_of(r->o, x->game), &x->b.log, &d);
+		st = hy_table_start(&x->t, NULL, r->o->seed, x->game, &x->b.log, &d);
 	if (st == HY_OK)
 		st = label_start(r, x, &d);
 	if (st != HY_OK) {

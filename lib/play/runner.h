@@ -135,14 +135,6 @@ typedef struct hy_play_opts {
 	 * offered) is dropped. The samples of hydra-sp --label-adv, for
 	 * hydra-fit --mode ppo --no-adv-norm. */
 	int label_adv;
-	/* Duplicate walls (hydra-sp --duplicate, play/duplicate.h): games i
-	 * and j with i / wall_group == j / wall_group play the same walls,
-	 * those of (seed, i / wall_group): every kyoku with the same grand
-	 * kyoku and honba deals the same tiles. The log's start_game seed
-	 * names those walls, and the samples' `game` is theirs, so a group's
-	 * games share it; the policies' randomness stays the game's own.
-	 * 0 or 1: each game its own walls. */
-	uint32_t wall_group;
 } hy_play_opts;
 
 void hy_play_opts_default(hy_play_opts *o);
