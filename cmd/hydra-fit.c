@@ -67,11 +67,6 @@ static const char usage[] =
 	"  -b, --batch N          samples per step (default 256)\n"
 	"      --lr X             peak learning rate (default 5e-4; cosine to 1e-5)\n"
 	"      --warmup N         linear warmup steps (default 5% of the steps)\n"
-	"      --soft-weight B    train the policy towards (1 - B) x the label + B x\n"
-	"                         the sample's soft target, where it has one (the\n"
-	"                         teacher's distribution: hydra-sp --label-by\n"
-	"                         rulebot); 0 to 1, default 0 (the label alone;\n"
-	"                         --resume: the checkpoint's)\n"
 	"  -S, --seed S           seed of initialisation and data order (default 0)\n"
 	"      --shuffle-buffer N samples in the shuffle buffer (default 8192)\n"
 	"      --val PATH         validation samples (repeatable), evaluated every\n"
@@ -193,7 +188,6 @@ enum { O_ENT_END = 800, O_NO_ADV_NORM, O_KL_STOP, O_VALUE_WARMUP, O_ANCHOR, O_AN
 
 enum { O_PRECISION = 512, O_FAST }; /* the device options */
 enum { O_LOADERS = 600, O_FEED_ONLY }; /* the data feed's */
-enum { O_SOFT = 900 }; /* the supervised loss's */
 enum { O_NO_OVERLAP = 700 }; /* several ranks (mpirun) */
 
 /* --feed-only: the feed alone (train/feed.h) over the configured inputs;
@@ -266,7 +260,6 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 		{"batch", required_argument, 0, 'b'},
 		{"lr", required_argument, 0, O_LR},
 		{"warmup", required_argument, 0, O_WARMUP},
-		{"soft-weight", required_argument, 0, O_SOFT},
 		{"seed", required_argument, 0, 'S'},
 		{"shuffle-buffer", required_argument, 0, O_SHUF},
 		{"val", required_argument, 0, O_VAL},
@@ -449,13 +442,6 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 			if (hy_parse_i64(optarg, 0, INT64_MAX / 2, &cfg.warmup))
 				return hy_cli_usage(cli, "bad --warmup '%s': steps, 0 or more", optarg);
 			cfg.warmup_set = 1;
-			break;
-		case O_SOFT:
-			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))
-				return hy_cli_usage(cli, "bad --soft-weight '%s': a weight from 0 to 1",
-					optarg);
-			cfg.soft_weight = (float)x;
-			cfg.soft_weight_set = 1;
 			break;
 		case 'S':
 			if (hy_cli_opt_seed(cli, optarg, UINT64_MAX, &cfg.seed))

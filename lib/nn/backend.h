@@ -153,13 +153,11 @@ typedef struct hy_nn_backend {
 	 * one wait (sum and correct must stay valid until then; NAN after a
 	 * failure). */
 	/* Softmax cross-entropy over n classes, restricted to the legal classes
-	 * of mask[b] (mask NULL: all legal), towards the target
-	 * hy_nn_soft_target (math.h) of label[b] and soft [B][HY_NN_SOFT] at
-	 * weight beta (soft NULL: the one-hot label); correct (if not NULL)
-	 * += argmax == label. */
+	 * of mask[b] (mask NULL: all legal); correct (if not NULL) += argmax ==
+	 * label. */
 	void (*softmax_ce)(const hy_nn_ctx *c, int B, int n, const float *logits,
-		const uint64_t *mask, const uint8_t *label, const uint8_t *soft, float beta,
-		float scale, float *dlogits, double *sum, int *correct);
+		const uint64_t *mask, const uint8_t *label, float scale, float *dlogits,
+		double *sum, int *correct);
 	/* Sigmoid BCE with per-element weights w ∈ {0, 1} (NULL: all 1). */
 	void (*bce)(const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
 		const float *w, float scale, float *dlogits, double *sum);

@@ -591,8 +591,8 @@ static void f32_se_bwd(const hy_nn_ctx *c, int B, int C, const float *y, const f
 }
 
 static void cpu_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits,
-	const uint64_t *mask, const uint8_t *label, const uint8_t *soft, float beta, float scale,
-	float *dlogits, double *sum, int *correct)
+	const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, double *sum,
+	int *correct)
 {
 	(void)c;
 	double total = 0;
@@ -612,16 +612,13 @@ static void cpu_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits
 		for (int i = 0; i < n; i++)
 			if (m >> i & 1)
 				se += exp(l[i] - mx);
-		double lse = mx + log(se), tl = 0;
-		const uint8_t *q = soft ? soft + (size_t)b * HY_NN_SOFT : NULL;
+		double lse = mx + log(se);
+		total += lse - l[label[b]];
 		ok += best == label[b];
 		for (int i = 0; i < n; i++) {
 			double p = m >> i & 1 ? exp(l[i] - lse) : 0.0;
-			float t = m >> i & 1 ? hy_nn_soft_target(q, label[b], beta, i) : 0.0f;
-			tl += (double)t * l[i];
-			d[i] = (float)(scale * (p - t));
+			d[i] = (float)(scale * (p - (i == label[b])));
 		}
-		total += lse - tl; /* Σ t = 1 */
 	}
 	if (correct)
 		*correct += ok;

@@ -102,31 +102,6 @@ static inline HY_NN_DEVICE float hy_nn_bce_logits(float x, float y)
 	return fmaxf(x, 0.0f) - x * y + log1pf(expf(-fabsf(x)));
 }
 
-/* The policy target of class i for a sample of label `label` and soft
- * target `soft` (HY_NN_SOFT bytes: HY_NN_SOFT / 2 actions, then their
- * weights, as hy_sample's soft_action and soft_weight): (1 − β)·[i =
- * label] + β·w_i / Σw, where w_i is the weight on i. soft NULL, β 0 or no
- * weight: the one-hot [i = label]. The loss of a row is Σ_i t_i·(lse −
- * l_i) over its legal classes, its gradient p_i − t_i. */
-#define HY_NN_SOFT 16
-static inline HY_NN_DEVICE float hy_nn_soft_target(const uint8_t *soft, int label, float beta,
-	int i)
-{
-	const float hard = i == label ? 1.0f : 0.0f;
-	if (!soft || beta == 0.0f)
-		return hard;
-	unsigned sum = 0, wi = 0;
-	for (int k = 0; k < HY_NN_SOFT / 2; k++) {
-		const unsigned wk = soft[HY_NN_SOFT / 2 + k];
-		sum += wk;
-		if (wk && soft[k] == i)
-			wi = wk;
-	}
-	if (!sum)
-		return hard;
-	return (1.0f - beta) * hard + beta * ((float)wi / (float)sum);
-}
-
 /* One AdamW update of one parameter, PyTorch's formulation: decoupled decay
  * p ← p(1 − lr·wd), then p ← p − (lr/bc1)·m / (√v/√bc2 + eps), where
  * bc1 = 1 − β1^t and bc2 = 1 − β2^t. */

@@ -237,7 +237,6 @@ static hy_status work_alloc(hy_nn_work *w, const hy_nn_model *m, int max_batch, 
 		w->th = A((size_t)B * HY_NN_TEN_HID * F), w->tout = A((size_t)B * HY_NN_OPP * F);
 		w->dan = A(R * HY_NN_OPP * F);
 		w->mask = A((size_t)B * 8), w->action = A((size_t)B), w->grp = A((size_t)B);
-		w->soft = A((size_t)B * HY_NN_SOFT);
 		w->vt = A((size_t)B * F);
 		w->ten_t = A((size_t)B * HY_NN_OPP * F), w->ten_w = A((size_t)B * HY_NN_OPP * F);
 		w->dan_t = A(R * HY_NN_OPP * F), w->dan_w = A(R * HY_NN_OPP * F);
@@ -298,13 +297,13 @@ float hy_nn_value_target(int rank)
 }
 
 /* The packed batch (model.h): mask, vt, ten_t, ten_w, dan_t, dan_w, the
- * input (xin fp32, or obs binary16 when compact), soft, action, grp —
- * every section a multiple of 8 bytes but the last two. */
+ * input (xin fp32, or obs binary16 when compact), action, grp — every
+ * section a multiple of 8 bytes but the last two. */
 typedef struct batch_view {
 	uint64_t *mask;
 	float *vt, *ten_t, *ten_w, *dan_t, *dan_w, *xin;
 	uint16_t *obs;
-	uint8_t *soft, *action, *grp;
+	uint8_t *action, *grp;
 } batch_view;
 
 static size_t input_bytes(int n, int compact)
@@ -328,15 +327,13 @@ static void batch_view_of(batch_view *v, const void *buf, int n, int compact)
 	v->xin = compact ? NULL : (float *)h;
 	v->obs = compact ? (uint16_t *)h : NULL;
 	h += input_bytes(n, compact);
-	v->soft = (uint8_t *)h;
-	h += (size_t)n * HY_NN_SOFT;
 	v->action = (uint8_t *)h, v->grp = v->action + n;
 }
 
 size_t hy_nn_batch_bytes_as(int n, int compact)
 {
 	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
-	return (size_t)n * (8 + HY_NN_SOFT + 2 + F * (1 + 2 * HY_NN_OPP)) + 2 * R * HY_NN_OPP * F +
+	return (size_t)n * (8 + 2 + F * (1 + 2 * HY_NN_OPP)) + 2 * R * HY_NN_OPP * F +
 		input_bytes(n, compact);
 }
 
@@ -375,14 +372,6 @@ hy_status hy_nn_batch_pack_as(void *buf, const hy_sample *s, int n, int compact,
 		mask[b] = x->mask & ((1ull << HY_ACTIONS) - 1);
 		action[b] = x->action;
 		grp[b] = x->grp;
-		_Static_assert(HY_NN_SOFT == 2 * HY_SOFT_SLOTS, "a soft target's bytes");
-		uint8_t *q = v.soft + (size_t)b * HY_NN_SOFT;
-		if (x->flags & HY_SAMPLE_F_SOFT) {
-			memcpy(q, x->soft_action, HY_SOFT_SLOTS);
-			memcpy(q + HY_SOFT_SLOTS, x->soft_weight, HY_SOFT_SLOTS);
-		} else {
-			memset(q, 0, HY_NN_SOFT);
-		}
 		vt[b] = hy_nn_value_target(x->rank);
 		int kn = (x->flags & HY_SAMPLE_F_OPP_KNOWN) != 0;
 		known += kn;
@@ -447,7 +436,6 @@ hy_status hy_nn_work_put(hy_nn_work *w, const hy_nn_model *m, const void *buf,
 		hy_nn_act_put(be, m->ctx, R * HY_NN_IN, v.xin, w->xin);
 	PUT(w->mask, v.mask, (size_t)n * 8);
 	PUT(w->action, v.action, (size_t)n);
-	PUT(w->soft, v.soft, (size_t)n * HY_NN_SOFT);
 	PUT(w->grp, v.grp, (size_t)n);
 	PUT(w->vt, v.vt, (size_t)n * F);
 	PUT(w->ten_t, v.ten_t, (size_t)n * HY_NN_OPP * F);
@@ -536,12 +524,11 @@ void hy_nn_loss(const hy_nn_model *m, hy_nn_work *w, hy_nn_losses *out)
 	out->n = B;
 	/* queued with the ops; read with one wait (backend.h: the losses) */
 	double lp = 0, lv = 0, lg = 0, lt = 0, ld = 0;
-	be->softmax_ce(c, B, HY_ACTIONS, w->plog, w->mask, w->action,
-		w->soft_beta != 0.0f ? w->soft : NULL, w->soft_beta, HY_NN_W_POLICY / B, w->dplog, &lp,
-		&out->correct);
+	be->softmax_ce(c, B, HY_ACTIONS, w->plog, w->mask, w->action, HY_NN_W_POLICY / B,
+		w->dplog, &lp, &out->correct);
 	be->mse(c, (size_t)B, w->vout, w->vt, HY_NN_W_VALUE / B, w->dvout, &lv);
-	be->softmax_ce(c, B, HY_GRP_CLASSES, w->gout, NULL, w->grp, NULL, 0.0f, HY_NN_W_GRP / B,
-		w->dgout, &lg, NULL);
+	be->softmax_ce(c, B, HY_GRP_CLASSES, w->gout, NULL, w->grp, HY_NN_W_GRP / B, w->dgout,
+		&lg, NULL);
 	double nt = (double)w->n_known * HY_NN_OPP, nd = (double)w->n_danger * HY_NN_T;
 	be->bce(c, (size_t)B * HY_NN_OPP, w->tout, w->ten_t, w->ten_w,
 		nt > 0 ? (float)(HY_NN_W_TENPAI / nt) : 0.0f, w->dtout, &lt);

@@ -98,11 +98,6 @@ typedef struct hy_nn_work {
 	/* labels (backend memory) */
 	uint64_t *mask;
 	uint8_t *action, *grp;
-	uint8_t *soft;   /* [B][HY_NN_SOFT]: soft targets (nn/math.h)  */
-	/* The weight β of the soft targets in the policy loss
-	 * (hy_nn_soft_target; hydra-fit --soft-weight): 0, the init's
-	 * value, trains on the labels alone. */
-	float soft_beta;
 	float *vt, *ten_t, *ten_w, *dan_t, *dan_w;
 	int n_known, n_danger; /* samples with opponent labels; counted danger opponents */
 	/* gradients of outputs and scratch */

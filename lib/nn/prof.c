@@ -143,9 +143,8 @@ FWD(se_fwd, (const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, const hy_nn_a
 FWD(se_bwd, (const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s,
 	const hy_nn_act *dout, hy_nn_act *dy, float *de2), (c, B, C, y, s, dout, dy, de2))
 FWD(softmax_ce, (const hy_nn_ctx *c, int B, int n, const float *logits,
-	const uint64_t *mask, const uint8_t *label, const uint8_t *soft, float beta, float scale,
-	float *dlogits, double *sum, int *correct),
-	(c, B, n, logits, mask, label, soft, beta, scale, dlogits, sum, correct))
+	const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, double *sum,
+	int *correct), (c, B, n, logits, mask, label, scale, dlogits, sum, correct))
 FWD(bce, (const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
 	const float *w, float scale, float *dlogits, double *sum),
 	(c, n, logits, target, w, scale, dlogits, sum))

@@ -125,13 +125,8 @@ struct hy_policy {
 	int has_probs;       /* 1 if it fills hy_decision.probs: a checkpoint
 			      * (softmax of its logits over the legal
 			      * actions, whatever the sampling temperature),
-			      * random (uniform), rulebot (its discard
-			      * scores as softmax(score / 2): a ranking of
-			      * the discards it weighed, the argmax its
-			      * choice; one-hot for other decisions — the
-			      * soft target of hydra-sp --label-by); baseline,
-			      * search: and external bots choose without a
-			      * distribution                                 */
+			      * random (uniform); the rule bots and external
+			      * bots choose without a distribution          */
 	int oracle;          /* 1 if it reads hidden state (the other hands,
 			      * the wall): qlabel, a labeller only, and the
 			      * search oracles, diagnostics; the runner

@@ -536,12 +536,7 @@ static int push(const view *v, int best, const cand *top)
 	return !(best >= PV(v, FOLD_OPEN_SHANTEN) && wmax >= PV(v, FOLD_OPEN_WEIGHT));
 }
 
-/* The scale of the discard scores in rulebot's distribution (probs):
- * softmax(score / RB_SOFT_TEMP) over the candidates it scores, so two
- * candidates RB_SOFT_TEMP acceptance tiles apart differ by a factor e. */
-#define RB_SOFT_TEMP 2.0
-
-static int choose_discard(const view *v, uint64_t legal, int riichi_decl, float *probs)
+static int choose_discard(const view *v, uint64_t legal, int riichi_decl)
 {
 	const hy_player *p = &v->e->p[v->seat];
 	uint64_t kinds = hy_rk_discard_kinds(legal);
@@ -558,8 +553,7 @@ static int choose_discard(const view *v, uint64_t legal, int riichi_decl, float 
 	}
 	int pushing = riichi_decl || p->riichi || push(v, best, &cd[top]);
 	int pick = -1;
-	double pscore = 0, sc[34];
-	uint64_t scored = 0;
+	double pscore = 0;
 	for (uint64_t m = kinds; m; m &= m - 1) {
 		int k = __builtin_ctzll(m);
 		const cand *x = &cd[k];
@@ -575,8 +569,6 @@ static int choose_discard(const view *v, uint64_t legal, int riichi_decl, float 
 		} else {
 			s = -100.0 * x->danger - 2.0 * (x->sh - best) + 0.01 * x->ukeire;
 		}
-		sc[k] = s;
-		scored |= 1ull << k;
 		if (pick < 0 || s > pscore + 1e-9 ||
 		    (fabs(s - pscore) <= 1e-9 &&
 		     hy_rk_keep_key(v->e, v->seat, k) < hy_rk_keep_key(v->e, v->seat, pick))) {
@@ -584,12 +576,6 @@ static int choose_discard(const view *v, uint64_t legal, int riichi_decl, float 
 			pscore = s;
 		}
 	}
-	if (probs) /* the best scores at pscore: every exponent ≤ 0 */
-		for (uint64_t m = scored; m; m &= m - 1) {
-			int k = __builtin_ctzll(m);
-			probs[hy_rk_discard_index(p, legal, k)] =
-				(float)exp((sc[k] - pscore) / RB_SOFT_TEMP);
-		}
 	return hy_rk_discard_index(p, legal, pick);
 }
 
@@ -716,10 +702,7 @@ static int choose_call(const view *v, uint64_t legal)
 
 /* ------------------------------------------------------------ decide */
 
-/* probs (NULL when not wanted): rulebot's choice among discards as
- * unnormalised weights over the discard indices it scored (1 on its
- * choice); untouched for any other decision. */
-static int rulebot_one(const hy_decision *r, const hy_rule_params *P, float *probs)
+static int rulebot_one(const hy_decision *r, const hy_rule_params *P)
 {
 	const hy_engine *e = r->e;
 	uint64_t legal = r->legal;
@@ -750,10 +733,10 @@ static int rulebot_one(const hy_decision *r, const hy_rule_params *P, float *pro
 				return HY_A_RIICHI;
 		}
 		if (hy_rk_discard_kinds(legal))
-			return choose_discard(&v, legal, 0, probs);
+			return choose_discard(&v, legal, 0);
 	} else if (e->phase == HY_PH_RIICHI) {
 		if (hy_rk_discard_kinds(legal))
-			return choose_discard(&v, legal, 1, probs);
+			return choose_discard(&v, legal, 1);
 	} else if (e->phase == HY_PH_CALL) {
 		int c = choose_call(&v, legal);
 		if (c >= 0)
@@ -769,22 +752,7 @@ static hy_status rulebot_decide(hy_policy *p, size_t n, const hy_decision *req, 
 {
 	(void)d;
 	for (size_t i = 0; i < n; i++) {
-		float *q = req[i].probs;
-		if (q)
-			memset(q, 0, HY_ACTIONS * sizeof *q);
-		out[i].index = rulebot_one(&req[i], p->impl, q);
-		if (q) { /* normalised; a decision other than a discard: one-hot */
-			double sum = 0;
-			for (int a = 0; a < HY_ACTIONS; a++)
-				sum += q[a];
-			if (!(sum > 0) || q[out[i].index] <= 0) {
-				memset(q, 0, HY_ACTIONS * sizeof *q);
-				q[out[i].index] = 1.0f;
-			} else {
-				for (int a = 0; a < HY_ACTIONS; a++)
-					q[a] = (float)(q[a] / sum);
-			}
-		}
+		out[i].index = rulebot_one(&req[i], p->impl);
 		out[i].logp = 0.0f;
 		out[i].value = 0.0f;
 	}
@@ -819,7 +787,6 @@ hy_status hy_policy_open_rulebot_with(hy_policy *p, const hy_rule_params *params
 	p->ops = &rulebot_ops;
 	p->impl = P;
 	p->stochastic = 0;
-	p->has_probs = 1; /* its discard scores as a distribution (rulebot_one) */
 	p->has_value = 0;
 	p->concurrent = 1;
 	return HY_OK;

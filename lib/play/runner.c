@@ -355,11 +355,6 @@ static int teacher_label(runner *r, slot *x, int s, uint64_t legal, int taken, h
 	q.legal = legal;
 	q.seat = s;
 	q.taken = taken + 1;
-	float probs[HY_ACTIONS];
-	if (p->has_probs && !r->o->label_adv) {
-		memset(probs, 0, sizeof probs);
-		q.probs = probs;
-	}
 	hy_choice c;
 	memset(&c, 0, sizeof c);
 	c.index = -1;
@@ -383,8 +378,6 @@ static int teacher_label(runner *r, slot *x, int s, uint64_t legal, int taken, h
 		return 0;
 	}
 	sm->action = (uint8_t)c.index;
-	if (q.probs) /* the labeller's distribution: the sample's soft target */
-		hy_sample_set_soft(sm, probs);
 	return 0;
 }
 

@@ -123,10 +123,8 @@ typedef struct hy_play_opts {
 	 * (same request and key as the seat's own policy got), while the game
 	 * goes on with the seat's choice; logp and value stay the behaviour's.
 	 * It is asked from the tables' threads, so it must be `concurrent` (a
-	 * rule policy or search:; qlabel: only with label_adv). A labeller
-	 * with a distribution (has_probs: rulebot, random) also gives each
-	 * step its soft target (hy_sample_set_soft). Its failure stops the
-	 * run. NULL: the action taken. */
+	 * rule policy or search:; qlabel: only with label_adv). Its failure
+	 * stops the run. NULL: the action taken. */
 	hy_policy *label;
 	/* With an advantage labeller as label (qlabel:, play/qlabel.h): each
 	 * recorded step keeps the seat's action and logp, and its advantage

@@ -64,9 +64,6 @@ hy_status hy_augment_sample(const hy_sample *in, hy_sample *out, int p)
 	out->mask = hy_augment_action_mask(in->mask, p);
 	for (int o = 0; o < 3; o++)
 		out->opp_waits[o] = hy_augment_kind_mask(in->opp_waits[o], p);
-	for (int i = 0; i < HY_SOFT_SLOTS; i++)
-		if (in->soft_weight[i])
-			out->soft_action[i] = hy_augment_action(in->soft_action[i], p);
 	return HY_OK;
 }
 

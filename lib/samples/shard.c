@@ -17,13 +17,13 @@
 
 /* ------------------------------------------------------------ fields */
 
-#define F1(n, k, t) {#n, k, 0, 0, offsetof(hy_sample, n), sizeof(t), 0}
+#define F1(n, k, t) {#n, k, 0, 0, offsetof(hy_sample, n), sizeof(t)}
 /* obs first: hy_shard_decode leaves its bytes to the copy of its rows */
 const field hy_shard_fields[] = {
 	{"obs", K_F16, HY_OBS_CHANNELS, HY_OBS_TILES, offsetof(hy_sample, obs),
-	 sizeof(((hy_sample *)0)->obs), 0},
+	 sizeof(((hy_sample *)0)->obs)},
 	F1(mask, K_U64, uint64_t),
-	{"opp_waits", K_U64, 3, 0, offsetof(hy_sample, opp_waits), 3 * sizeof(uint64_t), 0},
+	{"opp_waits", K_U64, 3, 0, offsetof(hy_sample, opp_waits), 3 * sizeof(uint64_t)},
 	F1(game, K_U64, uint64_t),
 	F1(score, K_I32, int32_t),
 	F1(kyoku_delta, K_I32, int32_t),
@@ -41,11 +41,7 @@ const field hy_shard_fields[] = {
 	F1(grp, K_U8, uint8_t),
 	F1(opp_tenpai, K_U8, uint8_t),
 	F1(flags, K_U8, uint8_t),
-	/* [N][2][8]: soft_action then soft_weight, adjacent in hy_sample */
-	{"soft", K_U8, 2, HY_SOFT_SLOTS, offsetof(hy_sample, soft_action), 2 * HY_SOFT_SLOTS, 1},
 };
-_Static_assert(offsetof(hy_sample, soft_weight) == offsetof(hy_sample, soft_action) +
-		       HY_SOFT_SLOTS, "the soft target's two rows are adjacent");
 #undef F1
 _Static_assert(sizeof hy_shard_fields / sizeof hy_shard_fields[0] == NFIELDS,
 	       "NFIELDS counts the datasets");
@@ -354,8 +350,6 @@ static hy_status r_structure(hy_shard *sh, hy_diag *d)
 	for (int i = 0; i < NFIELDS; i++) {
 		const field *f = &hy_shard_fields[i];
 		HY_H5(has = H5Lexists(sh->file, f->name, H5P_DEFAULT), HY_EDATA);
-		if (!has && f->optional)
-			continue; /* ds[i] stays −1: its bytes read as zeros */
 		if (!has) {
 			st = hy_diag_set(d, HY_EFORMAT, 0, "not a sample shard: no dataset '%s'",
 					 f->name);
@@ -614,8 +608,6 @@ hy_status hy_shard_read(hy_shard *sh, uint64_t start, size_t n, hy_sample *out, 
 	memset(out, 0, n * sizeof *out);
 	for (int i = 0; i < NFIELDS; i++) {
 		const field *f = &hy_shard_fields[i];
-		if (sh->ds[i] < 0)
-			continue; /* an optional dataset the shard lacks */
 		if ((st = hy_shard_read_cols(sh, i, start, n, sh->col[i], d)))
 			goto out;
 		for (size_t k = 0; k < n; k++)

@@ -122,9 +122,6 @@ static hy_status fetch_one(hy_shard *sh, int i, uint64_t start, size_t n, stored
 	const dpipe *pp = &sh->pipe[i];
 	const field *f = &hy_shard_fields[i];
 	x->raw = 0;
-	x->len = 0;
-	if (sh->ds[i] < 0)
-		return HY_OK; /* an optional dataset the shard lacks: zeros */
 	if (pp->fast && start / pp->chunk == (start + n - 1) / pp->chunk) {
 		hsize_t off[3] = {start - start % pp->chunk, 0, 0};
 		hsize_t size = 0;
@@ -254,8 +251,6 @@ static hy_status decode_one(hy_shard_decoder *dec, const hy_shard_chunks *c, int
 {
 	const stored *x = &c->f[i];
 	const field *f = &hy_shard_fields[i];
-	if (c->sh->ds[i] < 0)
-		return HY_OK; /* absent: hy_shard_decode cleared its bytes */
 	if (!x->raw) {
 		for (size_t k = 0; k < c->n; k++)
 			memcpy((char *)&out[k] + f->offset, x->p + k * f->size, f->size);

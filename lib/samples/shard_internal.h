@@ -24,13 +24,11 @@ typedef struct field {
 	int dim1, dim2;   /* trailing dims (0 = none)            */
 	size_t offset;    /* in hy_sample                        */
 	size_t size;      /* bytes per sample in memory          */
-	int optional;     /* may be absent (read as zeros): added
-			   * after version 2 without a bump       */
 } field;
 
 /* One entry a dataset (shard.c); obs first: hy_shard_decode leaves its
  * bytes to the copy of its rows. */
-enum { NFIELDS = 21 };
+enum { NFIELDS = 20 };
 extern const field hy_shard_fields[NFIELDS];
 
 static inline int field_rank(const field *f)

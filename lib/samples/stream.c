@@ -4,7 +4,6 @@
 #include "core/le.h"
 #include "io/frames.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,8 +33,6 @@ enum {
 	SR_MASK = 40,
 	SR_GAME = 48,
 	SR_OPP_WAITS = 56,
-	SR_SOFT_ACTION = 80,
-	SR_SOFT_WEIGHT = 88,
 	SR_OBS = 96,
 	SR_OBS_END = SR_OBS + 2 * HY_OBS_SIZE, /* 5876 */
 
@@ -50,8 +47,7 @@ enum {
 
 _Static_assert(sizeof HY_SMS_MAGIC - 1 == 8, "frame magic is 8 bytes");
 _Static_assert(sizeof TRAILER_MAGIC == 8, "trailer magic is 8 bytes with its NUL");
-_Static_assert(SR_OPP_WAITS + 24 <= SR_SOFT_ACTION &&
-		       SR_SOFT_WEIGHT + HY_SOFT_SLOTS <= SR_OBS, "fields fit before obs");
+_Static_assert(SR_OPP_WAITS + 24 <= SR_OBS, "fields fit before obs");
 _Static_assert(SR_OBS_END == 5876 && SR_OBS_END <= HY_SMS_RECORD_SIZE, "obs fits a record");
 _Static_assert(HY_SMS_RECORD_SIZE % 128 == 0, "records are a multiple of 128 bytes");
 _Static_assert(sizeof(float) == 4, "IEEE binary32 floats");
@@ -82,64 +78,7 @@ const char *hy_sample_check(const hy_sample *s)
 	for (int o = 0; o < 3; o++)
 		if (s->opp_waits[o] >> HY_OBS_TILES)
 			return "opp_waits has bits above 33";
-	if (s->flags & HY_SAMPLE_F_SOFT) {
-		uint64_t seen = 0;
-		int any = 0;
-		for (int i = 0; i < HY_SOFT_SLOTS; i++) {
-			int a = s->soft_action[i];
-			if (!s->soft_weight[i]) {
-				if (a)
-					return "soft target slot of weight 0 names an action";
-				continue;
-			}
-			if (a >= HY_ACTIONS || !(s->mask >> a & 1))
-				return "soft target on an action not legal in the mask";
-			if (seen >> a & 1)
-				return "soft target names an action twice";
-			seen |= 1ull << a;
-			any = 1;
-		}
-		if (!any)
-			return "soft target has no weight";
-	} else {
-		for (int i = 0; i < HY_SOFT_SLOTS; i++)
-			if (s->soft_action[i] || s->soft_weight[i])
-				return "soft target without its flag";
-	}
 	return NULL;
-}
-
-void hy_sample_set_soft(hy_sample *s, const float *probs)
-{
-	int idx[HY_SOFT_SLOTS];
-	int k = 0;
-	uint64_t used = 0;
-	double sum = 0;
-	for (; k < HY_SOFT_SLOTS; k++) { /* the k-th largest, lower index first */
-		int best = -1;
-		for (int a = 0; a < HY_ACTIONS; a++)
-			if (!(used >> a & 1) && probs[a] > 0 && (best < 0 || probs[a] > probs[best]))
-				best = a;
-		if (best < 0)
-			break;
-		used |= 1ull << best;
-		idx[k] = best;
-		sum += probs[best];
-	}
-	memset(s->soft_action, 0, sizeof s->soft_action);
-	memset(s->soft_weight, 0, sizeof s->soft_weight);
-	int n = 0;
-	for (int i = 0; i < k; i++) {
-		long w = lround(255.0 * probs[idx[i]] / sum);
-		if (w <= 0 && i > 0)
-			continue;
-		s->soft_action[n] = (uint8_t)idx[i];
-		s->soft_weight[n++] = (uint8_t)(w < 1 ? 1 : w > 255 ? 255 : w);
-	}
-	if (n)
-		s->flags |= HY_SAMPLE_F_SOFT;
-	else
-		s->flags &= (uint8_t)~HY_SAMPLE_F_SOFT;
 }
 
 void hy_sms_encode(const hy_sample *s, uint8_t *p)
@@ -166,8 +105,6 @@ void hy_sms_encode(const hy_sample *s, uint8_t *p)
 	hy_put_u64le(p + SR_GAME, s->game);
 	for (int o = 0; o < 3; o++)
 		hy_put_u64le(p + SR_OPP_WAITS + 8 * o, s->opp_waits[o]);
-	memcpy(p + SR_SOFT_ACTION, s->soft_action, HY_SOFT_SLOTS);
-	memcpy(p + SR_SOFT_WEIGHT, s->soft_weight, HY_SOFT_SLOTS);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	memcpy(p + SR_OBS, s->obs, 2 * HY_OBS_SIZE);
 #else
@@ -200,8 +137,6 @@ void hy_sms_decode(const uint8_t *p, hy_sample *s)
 	s->game = hy_get_u64le(p + SR_GAME);
 	for (int o = 0; o < 3; o++)
 		s->opp_waits[o] = hy_get_u64le(p + SR_OPP_WAITS + 8 * o);
-	memcpy(s->soft_action, p + SR_SOFT_ACTION, HY_SOFT_SLOTS);
-	memcpy(s->soft_weight, p + SR_SOFT_WEIGHT, HY_SOFT_SLOTS);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	memcpy(s->obs, p + SR_OBS, 2 * HY_OBS_SIZE);
 #else

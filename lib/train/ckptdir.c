@@ -237,12 +237,6 @@ hy_status hy_ckdir_read_state(const char *path, hy_ckdir_state *s, hy_diag *d)
 			st = check_state(path, s, d);
 		if (f >= 0 && !st && get_attr(f, "train_mode", H5T_NATIVE_INT32, &s->mode) < 0)
 			s->mode = -1; /* optional: older checkpoints lack it */
-		if (f >= 0 && !st &&
-			get_attr(f, "train_soft_weight", H5T_NATIVE_DOUBLE, &s->soft_weight) < 0)
-			s->soft_weight = 0; /* optional, as train_mode */
-		if (!st && !(s->soft_weight >= 0 && s->soft_weight <= 1))
-			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute "
-				"'train_soft_weight' is out of range", path);
 		if (!st && (s->mode < -1 || s->mode > 1))
 			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute 'train_mode' "
 				"is out of range", path);

@@ -23,8 +23,6 @@ typedef struct hy_ckdir_state {
 	double best;
 	int64_t log_every, save_every, eval_every, keep;
 	int32_t mode;   /* train_mode: 0 bc, 1 ppo; −1 unknown (written before it was) */
-	double soft_weight; /* train_soft_weight (hydra-fit --soft-weight); 0
-			     * where a checkpoint lacks it                */
 } hy_ckdir_state;
 
 /* dst = dir/name (one '/' between them); −1 when it does not fit. */

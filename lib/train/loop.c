@@ -140,7 +140,6 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 	r->ts.eval_every = r->eval_every;
 	r->ts.keep = r->keep;
 	r->ts.mode = r->ppo ? 1 : 0;
-	r->ts.soft_weight = r->w.soft_beta;
 	const hy_ckdir_state *s = &r->ts;
 	const hy_nn_ckpt_attr attrs[] = {
 		{"train_epoch", HY_NN_ATTR_U64, &s->epoch},
@@ -155,7 +154,6 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 		{"train_eval_every", HY_NN_ATTR_I64, &s->eval_every},
 		{"train_keep", HY_NN_ATTR_I64, &s->keep},
 		{"train_mode", HY_NN_ATTR_I32, &s->mode},
-		{"train_soft_weight", HY_NN_ATTR_F64, &s->soft_weight},
 	};
 	/* a PPO run stores its settings, so --resume needs none of them */
 	hy_nn_ckpt_attr all[sizeof attrs / sizeof attrs[0] + 14 + 5];
@@ -534,7 +532,6 @@ static hy_status setup(run *r, hy_diag *d)
 	/* the workspace holds this process's part of a batch (plan.h) */
 	if ((st = hy_nn_work_init(&r->w, &r->m, p->part, d)))
 		return st;
-	r->w.soft_beta = p->soft_weight;
 	r->have_w = 1;
 	hy_train_net_init(&r->net, &r->m, &r->w);
 	if (r->dist.size > 1 &&

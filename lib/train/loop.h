@@ -52,11 +52,6 @@ typedef struct hy_train_cfg {
 	float lr;                   /* peak LR; 0: 5e-4                              */
 	int64_t warmup;             /* −1 or unset (0 with warmup_set 0): 5%         */
 	int warmup_set;
-	float soft_weight;          /* β of the soft targets in the policy loss
-				     * (nn/math.h hy_nn_soft_target), 0–1; with
-				     * soft_weight_set 0: the resumed checkpoint's,
-				     * else 0 (the labels alone). Not with ppo.    */
-	int soft_weight_set;
 	uint64_t seed;
 	int seed_set;
 	size_t shuffle_buffer;      /* 0: 8192                                       */

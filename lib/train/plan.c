@@ -45,12 +45,6 @@ hy_status hy_train_plan_usage(const hy_train_cfg *c, int ranks, hy_diag *d)
 		return hy_diag_set(d, HY_EUSAGE, 0, "under mpirun with %d ranks: give the inputs as "
 			"files (every rank reads its part of them; standard input reaches rank 0 "
 			"only); --mode ppo runs as one process", ranks);
-	if (c->ppo && c->soft_weight_set)
-		return hy_diag_set(d, HY_EUSAGE, 0, "--soft-weight trains towards soft targets "
-			"(supervised); --mode ppo has its own policy loss");
-	if (c->soft_weight_set && !(c->soft_weight >= 0 && c->soft_weight <= 1))
-		return hy_diag_set(d, HY_EUSAGE, 0, "--soft-weight %g: a weight from 0 to 1",
-			(double)c->soft_weight);
 	if (c->ppo && !c->resume && !c->init)
 		return hy_diag_set(d, HY_EUSAGE, 0, "--mode ppo improves a trained model: give "
 			"--init CKPT (the policy that played the games) or --resume");
@@ -263,9 +257,8 @@ hy_status hy_train_plan_make(const hy_train_cfg *c, const hy_train_facts *f, hy_
 	if ((st = plan_schedule(c, f, p, d)))
 		return st;
 
-	/* the checkpoint's intervals and soft-target weight unless given */
+	/* the checkpoint's intervals unless given */
 	p->keep = c->keep > 0 ? c->keep : rs && ts->keep > 0 ? (int)ts->keep : 3;
-	p->soft_weight = c->soft_weight_set ? c->soft_weight : rs ? (float)ts->soft_weight : 0.0f;
 	p->save_every = c->save_every > 0 ? c->save_every
 			: rs && ts->save_every > 0 ? ts->save_every : 1000;
 	/* validation about 20 times a run where its length is known (a curve

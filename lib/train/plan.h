@@ -68,7 +68,6 @@ typedef struct hy_train_plan {
 	int ppo_minibatch;
 	int64_t ppo_steps;    /* optimiser steps a rollout batch takes            */
 	int keep;
-	float soft_weight;    /* β of the soft targets: given, the checkpoint's, 0 */
 	int64_t save_every, eval_every, log_every;
 	int loader_threads;   /* the feed's (0: read in the loop)                 */
 	double best;          /* the best metric so far (INFINITY: none)         */

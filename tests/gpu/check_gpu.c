@@ -602,10 +602,8 @@ static void check_losses(env *e, int B)
 {
 	char nm[160];
 	const hy_nn_ctx *g = &e->gpu[0];
-	/* the policy's classes with hard labels, with soft targets (random
-	 * weights on random actions, β 0.3), the GRP's unmasked */
-	static const int ns[3] = {HY_ACTIONS, HY_ACTIONS, HY_GRP_CLASSES};
-	for (int k = 0; k < 3; k++) {
+	static const int ns[2] = {HY_ACTIONS, HY_GRP_CLASSES};
+	for (int k = 0; k < 2; k++) {
 		int n = ns[k];
 		size_t nn = (size_t)B * n;
 		float *l = randv(e, nn, 3.0), *dl = host(nn);
@@ -615,36 +613,20 @@ static void check_losses(env *e, int B)
 			mask[b] = hy_rng_u64(&e->r) & ((1ull << n) - 1);
 			lab[b] = (uint8_t)hy_rng_below(&e->r, (uint64_t)n);
 		}
-		uint8_t *soft = calloc((size_t)B, HY_NN_SOFT);
-		for (int b = 0; k == 1 && b < B; b++) {
-			mask[b] |= 1ull << lab[b];
-			for (int s = 0; s < HY_NN_SOFT / 2; s++) {
-				uint8_t a = (uint8_t)hy_rng_below(&e->r, (uint64_t)n);
-				if (!(mask[b] >> a & 1))
-					continue; /* a slot left empty */
-				soft[(size_t)b * HY_NN_SOFT + s] = a;
-				soft[(size_t)b * HY_NN_SOFT + HY_NN_SOFT / 2 + s] =
-					(uint8_t)(1 + hy_rng_below(&e->r, 255));
-			}
-		}
-		const float beta = k == 1 ? 0.3f : 0.0f;
 		int c1 = 0, c2 = 0;
 		double lc, lg = NAN;
-		e->cb->softmax_ce(&e->cpu, B, n, l, k == 2 ? NULL : mask, lab, k == 1 ? soft : NULL,
-			beta, 0.37f, dl, &lc, &c1);
+		e->cb->softmax_ce(&e->cpu, B, n, l, k ? NULL : mask, lab, 0.37f, dl, &lc, &c1);
 		float *gl = up(e, l, nn * 4), *gdl = up(e, dl, nn * 4);
 		uint64_t *gm = up(e, mask, (size_t)B * 8);
-		uint8_t *glab = up(e, lab, (size_t)B), *gsoft = up(e, soft, (size_t)B * HY_NN_SOFT);
-		e->gb->softmax_ce(g, B, n, gl, k == 2 ? NULL : gm, glab, k == 1 ? gsoft : NULL, beta,
-			0.37f, gdl, &lg, &c2);
+		uint8_t *glab = up(e, lab, (size_t)B);
+		e->gb->softmax_ce(g, B, n, gl, k ? NULL : gm, glab, 0.37f, gdl, &lg, &c2);
 		float *hdl = down(e, g, gdl, nn); /* the sync delivers lg and c2 */
-		compare_scalar(NAME("softmax_ce loss B=%d n=%d%s", B, n,
-			k == 0 ? " masked" : k == 1 ? " masked soft" : ""), lc, lg, 1e-9);
+		compare_scalar(NAME("softmax_ce loss B=%d n=%d%s", B, n, k ? "" : " masked"), lc, lg,
+			1e-9);
 		require(c1 == c2, NAME("softmax_ce top-1 B=%d n=%d", B, n));
 		compare(NAME("softmax_ce dlogits B=%d n=%d", B, n), dl, hdl, nn, ELEM);
 		e->gb->free(gl), e->gb->free(gdl), e->gb->free(gm), e->gb->free(glab);
-		e->gb->free(gsoft);
-		free(l), free(dl), free(mask), free(lab), free(hdl), free(soft);
+		free(l), free(dl), free(mask), free(lab), free(hdl);
 	}
 	size_t n = (size_t)B * HY_NN_TP * 3;
 	float *x = randv(e, n, 2.0), *t = host(n), *w = host(n), *d = host(n);

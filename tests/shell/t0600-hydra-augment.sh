@@ -152,18 +152,15 @@ same_file "$T/back2.bin" "$T/all.bin"
 head -c 8 "$T/s.h5" | grep -q HYSAMPLE || fail "--format stream wrote no stream"
 "$A" --perms 0 --format shard -o "$T/x.shard" "$G/good.bin" || fail "--format shard"
 "$A" --perms 0 "$T/x.shard" > "$T/x.bin" && same_file "$T/x.bin" "$T/p0.bin"
-# the committed golden shard still reads as the golden stream; the one
-# written before the soft targets (no `soft` dataset) still reads
-"$A" --perms 0 "$G/good-soft.h5" > "$T/gold.bin" || fail "golden shard"
+# the committed golden shard still reads as the golden stream
+"$A" --perms 0 "$G/good.h5" > "$T/gold.bin" || fail "golden shard"
 same_file "$T/gold.bin" "$T/p0.bin"
-"$A" --perms 0 "$G/good.h5" > "$T/gold-old.bin" || fail "golden shard without soft targets"
 
 # broken inputs: exit code and a message naming the place; no output left
 for c in bad-magic:3:"not a sample stream \\(bad magic\\)" newer-version:3:"version 2 is newer" \
 	wrong-dims:3:"obs 84x34" wrong-record-size:3:"record size" truncated:1:"good|bad" \
 	no-trailer:1:"no trailer after record 3" bad-crc:1:"bad-crc.bin:2: checksum mismatch" \
-	bad-count:1:"count mismatch" bad-action:1:"bad-action.bin:2: bad sample record" \
-	bad-soft:1:"bad-soft.bin:2: bad sample record: soft target on an action not legal"; do
+	bad-count:1:"count mismatch" bad-action:1:"bad-action.bin:2: bad sample record"; do
 	f=${c%%:*} rest=${c#*:} code=${rest%%:*} msg=${rest#*:}
 	[ "$f" = truncated ] && msg="truncated.bin:3: truncated sample stream"
 	expect_exit "$code" "$A" -o "$T/broken.h5" "$G/$f.bin"

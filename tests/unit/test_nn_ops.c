@@ -320,8 +320,6 @@ struct ce_case {
 	float *l, *d;
 	uint64_t *mask;
 	uint8_t *label;
-	const uint8_t *soft;
-	float beta;
 };
 
 static double ce_loss(void *p)
@@ -329,7 +327,7 @@ static double ce_loss(void *p)
 	struct ce_case *c = p;
 	float *tmp = calloc((size_t)c->B * c->n, 4);
 	double L;
-	be->softmax_ce(&ctx, c->B, c->n, c->l, c->mask, c->label, c->soft, c->beta, 1.0f, tmp, &L, NULL);
+	be->softmax_ce(&ctx, c->B, c->n, c->l, c->mask, c->label, 1.0f, tmp, &L, NULL);
 	free(tmp);
 	return L;
 }
@@ -337,14 +335,14 @@ static double ce_loss(void *p)
 static void test_softmax_ce(void **state)
 {
 	(void)state;
-	struct ce_case c = {4, 46, NULL, NULL, NULL, NULL, NULL, 0.0f};
+	struct ce_case c = {4, 46, NULL, NULL, NULL, NULL};
 	c.l = randv(4 * 46, 2), c.d = calloc(4 * 46, 4);
 	uint64_t mask[4] = {0x3, (1ull << 46) - 1, 0x10001001ull, 1ull << 45};
 	uint8_t label[4] = {1, 30, 12, 45};
 	c.mask = mask, c.label = label;
 	int correct = 0;
 	double L;
-	be->softmax_ce(&ctx, 4, 46, c.l, mask, label, NULL, 0.0f, 1.0f, c.d, &L, &correct);
+	be->softmax_ce(&ctx, 4, 46, c.l, mask, label, 1.0f, c.d, &L, &correct);
 	/* double reference of sample 0: two legal classes */
 	double r0 = log(exp(c.l[0]) + exp(c.l[1])) - c.l[1];
 	assert_true(correct >= 1); /* sample 3 has one legal action: always right */
@@ -358,58 +356,9 @@ static void test_softmax_ce(void **state)
 	uint64_t m1 = 1ull << 7;
 	uint8_t l1 = 7;
 	double L1 = -1;
-	be->softmax_ce(&ctx, 1, 46, one, &m1, &l1, NULL, 0.0f, 1.0f, d1, &L1, NULL);
+	be->softmax_ce(&ctx, 1, 46, one, &m1, &l1, 1.0f, d1, &L1, NULL);
 	assert_true(L1 == 0.0);
 	free(c.l), free(c.d);
-}
-
-/* Soft targets (hy_nn_soft_target): the loss against a double reference
- * of (1 − β)·one-hot + β·weights, its gradient by finite differences,
- * rows without weight on the label alone, β 0 exactly the hard loss. */
-static void test_softmax_ce_soft(void **state)
-{
-	(void)state;
-	struct ce_case c = {3, 46, NULL, NULL, NULL, NULL, NULL, 0.4f};
-	c.l = randv(3 * 46, 2), c.d = calloc(3 * 46, 4);
-	uint64_t mask[3] = {0x1f, (1ull << 46) - 1, 0x30};
-	uint8_t label[3] = {2, 40, 4};
-	/* row 0: weights 51/153/51 on 1, 2, 4; row 1: none; row 2: all on 5 */
-	uint8_t soft[3 * HY_NN_SOFT] = {
-		1, 2, 4, 0, 0, 0, 0, 0, 51, 153, 51, 0, 0, 0, 0, 0,
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		5, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 0, 0, 0, 0, 0,
-	};
-	c.mask = mask, c.label = label, c.soft = soft;
-	double L, Lh;
-	be->softmax_ce(&ctx, 3, 46, c.l, mask, label, soft, c.beta, 1.0f, c.d, &L, NULL);
-	double ref = 0;
-	static const double t0[5] = {0, 0.4 * 0.2, 0.6 + 0.4 * 0.6, 0, 0.4 * 0.2};
-	for (int b = 0; b < 3; b++) {
-		const float *l = c.l + 46 * b;
-		double se = 0;
-		for (int i = 0; i < 46; i++)
-			if (mask[b] >> i & 1)
-				se += exp(l[i]);
-		double lse = log(se);
-		for (int i = 0; i < 46; i++) {
-			if (!(mask[b] >> i & 1))
-				continue;
-			double t = b == 0 ? (i < 5 ? t0[i] : 0)
-				 : b == 1 ? i == 40
-					  : i == 4 ? 0.6 : i == 5 ? 0.4 : 0;
-			ref += t * (lse - l[i]);
-			double p = exp(l[i] - lse);
-			assert_true(fabs(c.d[46 * b + i] - (p - t)) < 1e-6);
-		}
-	}
-	assert_true(fabs(L - ref) < 1e-6 * fabs(ref)); /* the targets are floats */
-	fdcheck("softmax_ce soft", ce_loss, &c, c.l, 3 * 46, c.d, 0, 1e-3f, 1e-4, 1e-3);
-	/* β 0: the labels alone, bit for bit */
-	float *dh = calloc(3 * 46, 4), *dz = calloc(3 * 46, 4);
-	be->softmax_ce(&ctx, 3, 46, c.l, mask, label, NULL, 0.0f, 1.0f, dh, &Lh, NULL);
-	be->softmax_ce(&ctx, 3, 46, c.l, mask, label, soft, 0.0f, 1.0f, dz, &L, NULL);
-	assert_true(L == Lh && memcmp(dh, dz, 3 * 46 * 4) == 0);
-	free(c.l), free(c.d), free(dh), free(dz);
 }
 
 struct bce_case {
@@ -513,7 +462,6 @@ int main(void)
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_se),
 		cmocka_unit_test(test_softmax_ce),
-		cmocka_unit_test(test_softmax_ce_soft),
 		cmocka_unit_test(test_bce_mse),
 		cmocka_unit_test(test_adamw_sumsq),
 	};

@@ -166,95 +166,8 @@ static void golden_sample(int k, hy_sample *s)
 	s->grp = (uint8_t)((k * 5) % 24);
 	s->opp_tenpai = (uint8_t)(k % 8);
 	s->flags = (uint8_t)(k & 1);
-	if (k == 2 || k == 4) { /* 150, 70, 35 on the three lowest legal actions */
-		static const uint8_t w[3] = {150, 70, 35};
-		int i = 0;
-		for (int a = 0; a < HY_ACTIONS && i < 3; a++)
-			if (s->mask >> a & 1) {
-				s->soft_action[i] = (uint8_t)a;
-				s->soft_weight[i] = w[i];
-				i++;
-			}
-		s->flags |= HY_SAMPLE_F_SOFT;
-	}
 	for (int j = 0; j < HY_OBS_SIZE; j++)
 		s->obs[j] = halves[(j * 7 + k * 13) % 5];
-}
-
-/* The soft target's rules (hy_sample_check) and hy_sample_set_soft. */
-static void test_soft_target(void **state)
-{
-	(void)state;
-	hy_sample s;
-	golden_sample(2, &s);
-	assert_null(hy_sample_check(&s));
-	static const struct {
-		int slot, action, weight;
-		const char *why;
-	} bad[] = {
-		{1, 4, 0, "slot of weight 0 names an action"},
-		{1, 1, 70, "names an action twice"},
-		{0, 45, 150, "not legal in the mask"},
-	};
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) { /* sample 2: 1, 4, 8 */
-		hy_sample t = s;
-		t.soft_action[bad[i].slot] = (uint8_t)bad[i].action;
-		t.soft_weight[bad[i].slot] = (uint8_t)bad[i].weight;
-		const char *why = hy_sample_check(&t);
-		if (!why || !strstr(why, bad[i].why))
-			fail_msg("case %zu: %s", i, why ? why : "accepted");
-	}
-	hy_sample t = s;
-	memset(t.soft_weight, 0, sizeof t.soft_weight);
-	memset(t.soft_action, 0, sizeof t.soft_action);
-	assert_non_null(strstr(hy_sample_check(&t), "has no weight"));
-	t.flags &= (uint8_t)~HY_SAMPLE_F_SOFT;
-	assert_null(hy_sample_check(&t));
-	t.soft_weight[5] = 1;
-	assert_non_null(strstr(hy_sample_check(&t), "without its flag"));
-
-	/* set_soft: the 8 largest, lower index first on ties, rounded to 1/255
-	 * of their sum, the rest dropped */
-	float p[HY_ACTIONS] = {0};
-	for (int a = 0; a < 10; a++)
-		p[a] = 0.1f;
-	p[3] = 0.2f;
-	p[40] = 1e-6f; /* not among the 8: dropped */
-	hy_sample u;
-	memset(&u, 0, sizeof u);
-	u.mask = (1ull << 46) - 1;
-	hy_sample_set_soft(&u, p);
-	assert_int_equal(u.flags, HY_SAMPLE_F_SOFT);
-	static const uint8_t wa[8] = {3, 0, 1, 2, 4, 5, 6, 7};
-	assert_memory_equal(u.soft_action, wa, 8);
-	assert_int_equal(u.soft_weight[0], 57); /* 255 · 0.2 / 0.9 */
-	for (int i = 1; i < 8; i++)
-		assert_int_equal(u.soft_weight[i], 28); /* 255 · 0.1 / 0.9, rounded */
-	assert_null(hy_sample_check(&u));
-	/* one action: weight 255; a tiny share keeps weight 1 only first */
-	memset(p, 0, sizeof p);
-	p[7] = 1.0f;
-	p[9] = 1e-5f;
-	hy_sample_set_soft(&u, p);
-	assert_int_equal(u.soft_action[0], 7);
-	assert_int_equal(u.soft_weight[0], 255);
-	assert_int_equal(u.soft_weight[1], 0);
-	assert_int_equal(u.soft_action[1], 0);
-	assert_null(hy_sample_check(&u));
-	/* nothing: the flag cleared */
-	memset(p, 0, sizeof p);
-	hy_sample_set_soft(&u, p);
-	assert_int_equal(u.flags & HY_SAMPLE_F_SOFT, 0);
-	assert_null(hy_sample_check(&u));
-}
-
-/* golden_sample as a shard written before the soft target reads it. */
-static void golden_sample_nosoft(int k, hy_sample *s)
-{
-	golden_sample(k, s);
-	s->flags &= (uint8_t)~HY_SAMPLE_F_SOFT;
-	memset(s->soft_action, 0, sizeof s->soft_action);
-	memset(s->soft_weight, 0, sizeof s->soft_weight);
 }
 
 /* Reads all samples of a reader; returns the status that ended it. */
@@ -372,7 +285,6 @@ static void test_golden_broken(void **state)
 		{"bad-crc.bin", HY_EDATA, 2, 1, "checksum mismatch"},
 		{"bad-count.bin", HY_EDATA, 3, 2, "count mismatch"},
 		{"bad-action.bin", HY_EDATA, 2, 1, "not legal"},
-		{"bad-soft.bin", HY_EDATA, 2, 1, "soft target on an action not legal"},
 		{"aborted.bin", HY_EDATA, 3, 2,
 		 "input stream was aborted by its producer: hydra-encode failed: events.bin: "
 		 "record 9: bad tile"},
@@ -582,15 +494,13 @@ static void test_golden_shard(void **state)
 	hy_sample_reader *r;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	/* version 2 with the soft targets, version 2 as written before them
-	 * (fixed-length strings, checksums) and version 1 (variable-length
-	 * strings, read only on request); the older two have no `soft` */
-	static const char *const files[3] = {"good-soft.h5", "good.h5", "good-v1.h5"};
-	for (int v = 0; v < 3; v++) {
+	/* version 2 (fixed-length strings, checksums) and version 1 (variable-length
+	 * strings, read only on request) */
+	static const char *const files[2] = {"good.h5", "good-v1.h5"};
+	for (int v = 0; v < 2; v++) {
 		if (hy_sample_reader_open(&r, golden_path(files[v]), &d) != HY_OK)
 			fail_msg("%s: %s", files[v], d.msg);
-		assert_int_equal(hy_sample_reader_info(r)->format_version, v < 2 ? 2 : 1);
-		void (*want_of)(int, hy_sample *) = v ? golden_sample_nosoft : golden_sample;
+		assert_int_equal(hy_sample_reader_info(r)->format_version, 2 - v);
 		const hy_shard_info *in = hy_sample_reader_describe(r, &d);
 		assert_non_null(in);
 		assert_int_equal(in->nsources, 1);
@@ -601,11 +511,11 @@ static void test_golden_shard(void **state)
 		assert_int_equal(read_all(r, got, 8, &n, &d), HY_STOP);
 		assert_int_equal(n, 5);
 		for (int k = 0; k < 5; k++) {
-			want_of(k, &want);
+			golden_sample(k, &want);
 			assert_sample_equal(&got[k], &want, (size_t)k);
 		}
 		assert_int_equal(hy_sample_read_at(r, 3, 1, got, &d), HY_OK);
-		want_of(3, &want);
+		golden_sample(3, &want);
 		assert_sample_equal(&got[0], &want, 3);
 		hy_sample_reader_close(r);
 	}
@@ -946,7 +856,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_good),
 		cmocka_unit_test(test_golden_broken),
-		cmocka_unit_test(test_soft_target),
 		cmocka_unit_test(test_stream_roundtrip),
 		cmocka_unit_test(test_shard_roundtrip),
 		cmocka_unit_test(test_stream_shard_stream),

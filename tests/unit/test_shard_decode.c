@@ -29,11 +29,11 @@
 #include "fixture_train.h"
 
 static const uint64_t SEED = 20261126;
-enum { NDS = 21 }; /* the datasets of formats/shard.md */
+enum { NDS = 20 }; /* the datasets of formats/shard.md */
 
 static const char *const names[NDS] = {"obs", "mask", "opp_waits", "game", "score",
 	"kyoku_delta", "logp", "value", "reward", "adv", "ret", "step", "action", "seat",
-	"grand_kyoku", "honba", "rank", "grp", "opp_tenpai", "flags", "soft"};
+	"grand_kyoku", "honba", "rank", "grp", "opp_tenpai", "flags"};
 
 typedef struct shard_case {
 	const char *name;
@@ -55,13 +55,6 @@ static void write_case(const shard_case *c, uint64_t seed)
 	char p[512];
 	path(p, c->name);
 	hy_sample *s = make_samples(c->n, 0, seed);
-	for (int i = 0; i < c->n; i += 3) { /* a soft target on every third */
-		float probs[HY_ACTIONS] = {0};
-		for (int a = 0; a < HY_ACTIONS; a++)
-			if (s[i].mask >> a & 1)
-				probs[a] = (float)(1 + (a * 7 + i) % 11);
-		hy_sample_set_soft(&s[i], probs);
-	}
 	hy_shard_writer *w;
 	hy_diag d;
 	hy_diag_init(&d, p);
@@ -76,6 +69,7 @@ static void write_case(const shard_case *c, uint64_t seed)
 static int setup(void **state)
 {
 	(void)state;
+	(void)write_shard; /* the fixture's; this test sets the filters itself */
 	(void)write_stream;
 	if (fx_mkdir("hydra-decode", SEED))
 		return -1;
@@ -310,68 +304,12 @@ static void test_damage(void **state)
 	unlink(bad);
 }
 
-/* Deletes dataset `name` of the shard at p. */
-static void drop_dataset(const char *p, const char *name)
-{
-	hid_t f = H5Fopen(p, H5F_ACC_RDWR, H5P_DEFAULT);
-	assert_true(f >= 0);
-	assert_true(H5Ldelete(f, name, H5P_DEFAULT) >= 0);
-	H5Fclose(f);
-}
-
-/* A shard without the optional `soft` (as written before it was added)
- * reads both ways as the samples it was written from, which have none; a
- * shard whose flags claim soft targets that are not there is refused. */
-static void test_soft_optional(void **state)
-{
-	(void)state;
-	char old[512], lost[512];
-	path(old, "nosoft.h5");
-	path(lost, "lost.h5");
-	hy_sample *s = make_samples(40, 0, SEED + 99);
-	write_shard(old, s, 40, 16);
-	drop_dataset(old, "soft");
-	hy_shard *sh;
-	hy_diag d;
-	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_shard_open(&sh, old, &d), HY_OK);
-	hy_sample r[40];
-	assert_int_equal(hy_shard_read(sh, 0, 40, r, &d), HY_OK);
-	for (int i = 0; i < 40; i++)
-		assert_memory_equal(&r[i], &s[i], sizeof r[i]);
-	hy_shard_chunks *c = hy_shard_chunks_new();
-	hy_shard_decoder *dec = hy_shard_decoder_new();
-	assert_true(c && dec);
-	same_range(sh, c, dec, 0, 40, 0);
-	same_range(sh, c, dec, 16, 16, NDS - 1); /* one chunk of each dataset there */
-	hy_shard_close(sh);
-	free(s);
-
-	char good[512];
-	path(good, "d1.h5");
-	copy_file(good, lost);
-	drop_dataset(lost, "soft");
-	assert_int_equal(hy_shard_open(&sh, lost, &d), HY_OK);
-	hy_sample t[3];
-	assert_int_equal(hy_shard_read(sh, 0, 3, t, &d), HY_EDATA);
-	if (!strstr(d.msg, "soft target has no weight"))
-		fail_msg("'%s'", d.msg);
-	assert_int_equal(hy_shard_fetch(sh, 0, 3, c, &d), HY_OK);
-	assert_int_equal(hy_shard_decode(dec, c, t, &d), HY_EDATA);
-	hy_shard_close(sh);
-	hy_shard_chunks_free(c);
-	hy_shard_decoder_free(dec);
-	unlink(old);
-	unlink(lost);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fletcher32),
 		cmocka_unit_test(test_same_as_read),
 		cmocka_unit_test(test_damage),
-		cmocka_unit_test(test_soft_optional),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -236,8 +236,7 @@ void k_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float 
 	hy_nn_act *dy, float *de2);
 /* The losses and sums return their value (a synchronising copy). */
 void k_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const uint64_t *mask,
-	const uint8_t *label, const uint8_t *soft, float beta, float scale, float *dlogits,
-	double *sum, int *correct);
+	const uint8_t *label, float scale, float *dlogits, double *sum, int *correct);
 void k_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target, const float *w,
 	float scale, float *dlogits, double *sum);
 void k_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target, float scale,

@@ -782,12 +782,10 @@ __global__ static void finish_kernel(const double *part, double *res)
 /* One warp per row b (8 rows per block, grid ⌈B/8⌉); n ≤ 64 classes, lane
  * l holds classes l and l + 32. The max and argmax (first index on ties,
  * as cpu.c), Σ exp in double, the log-sum-exp; every lane writes its two
- * gradients p − t with t = hy_nn_soft_target (math.h, the CPU's), and
- * adds t·l of its classes to the warp's Σ t·l in double; lane 0 writes the
- * row's loss lse − Σ t·l and top-1 flag. */
+ * gradients; lane 0 the row's loss and top-1 flag. */
 __global__ static void softmax_ce_kernel(int B, int n, const float *logits,
-	const uint64_t *mask, const uint8_t *label, const uint8_t *soft, float beta, float scale,
-	float *dlogits, double *rowloss, int *rowok)
+	const uint64_t *mask, const uint8_t *label, float scale, float *dlogits, double *rowloss,
+	int *rowok)
 {
 	const int lane = threadIdx.x & 31, b = blockIdx.x * (NT / 32) + threadIdx.x / 32;
 	if (b >= B)
@@ -818,18 +816,12 @@ __global__ static void softmax_ce_kernel(int B, int n, const float *logits,
 		se += __shfl_down_sync(0xffffffffu, se, o);
 	se = __shfl_sync(0xffffffffu, se, 0);
 	const double lse = mx + log(se);
-	const uint8_t *q = soft ? soft + (size_t)b * HY_NN_SOFT : NULL;
-	const float t0 = ok0 ? hy_nn_soft_target(q, lab, beta, i0) : 0.0f;
-	const float t1 = ok1 ? hy_nn_soft_target(q, lab, beta, i1) : 0.0f;
-	double tl = (ok0 ? (double)t0 * l[i0] : 0.0) + (ok1 ? (double)t1 * l[i1] : 0.0);
-	for (int o = 16; o > 0; o >>= 1)
-		tl += __shfl_down_sync(0xffffffffu, tl, o);
 	if (i0 < n)
-		d[i0] = (float)(scale * ((ok0 ? exp((double)l[i0] - lse) : 0.0) - t0));
+		d[i0] = (float)(scale * ((ok0 ? exp((double)l[i0] - lse) : 0.0) - (i0 == lab)));
 	if (i1 < n)
-		d[i1] = (float)(scale * ((ok1 ? exp((double)l[i1] - lse) : 0.0) - t1));
+		d[i1] = (float)(scale * ((ok1 ? exp((double)l[i1] - lse) : 0.0) - (i1 == lab)));
 	if (lane == 0) {
-		rowloss[b] = lse - tl;
+		rowloss[b] = lse - l[lab];
 		rowok[b] = bi == lab;
 	}
 }
@@ -855,8 +847,7 @@ __global__ static void rows_finish_kernel(int B, const double *rowloss, const in
 }
 
 void k_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const uint64_t *mask,
-	const uint8_t *label, const uint8_t *soft, float beta, float scale, float *dlogits,
-	double *sum, int *correct)
+	const uint8_t *label, float scale, float *dlogits, double *sum, int *correct)
 {
 	cu_ctx *x = cu_enter(c);
 	*sum = NAN;
@@ -872,7 +863,7 @@ void k_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const u
 	}
 	const int k = claim_result(x);
 	softmax_ce_kernel<<<(B + NT / 32 - 1) / (NT / 32), NT, 0, x->s>>>(B, n, logits, mask,
-		label, soft, beta, scale, dlogits, x->rowloss, x->rowok);
+		label, scale, dlogits, x->rowloss, x->rowok);
 	if (CU_LAUNCH(x, "softmax_ce_kernel"))
 		return;
 	rows_finish_kernel<<<1, NT, 0, x->s>>>(B, x->rowloss, x->rowok, result(x, k));

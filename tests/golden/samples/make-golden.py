@@ -7,15 +7,12 @@ together) and re-encodes good.bin byte for byte.
 
     /usr/bin/python3 tests/golden/samples/make-golden.py
 
-The golden shards are not written here (no h5py needed): each is good.bin
-converted by the C writer, committed once so that later readers are
-checked against it. good-soft.h5, format version 2 with the soft targets:
+good.h5 (the golden shard) is not written here (no h5py needed): it is
+good.bin converted by the C writer, committed once so that later readers
+are checked against a shard of format version 2 (good-v1.h5 is the same
+samples as version 1 wrote them, kept for compatibility):
 
-    hydra-augment --perms 0 -o tests/golden/samples/good-soft.h5 tests/golden/samples/good.bin
-
-good.h5 is the same samples as version 2 wrote them before the soft
-targets (no `soft` dataset, so samples 2 and 4 read without theirs), and
-good-v1.h5 as version 1 wrote them; both kept for compatibility.
+    hydra-augment --perms 0 -o tests/golden/samples/good.h5 tests/golden/samples/good.bin
 """
 import os
 import struct
@@ -38,25 +35,15 @@ def header(version=1, hsize=32, rsize=REC, dtype=1, ch=85, tiles=34, actions=46)
 def sample(k):
     """Fields of golden sample k (mirrored by golden_sample() in C)."""
     action = (k * 11) % 46
-    mask = ((1 << action) | (k * 0x123456789)) & ((1 << 46) - 1)
-    # samples 2 and 4 carry a soft target (flags bit 1): weights 150, 70,
-    # 35 on the three lowest legal actions, the other slots zero
-    soft_action, soft_weight, soft = [0] * 8, [0] * 8, 0
-    if k in (2, 4):
-        legal = [a for a in range(46) if mask >> a & 1]
-        soft_action[:3] = legal[:3]
-        soft_weight[:3] = [150, 70, 35]
-        soft = 2
     return dict(
-        soft_action=soft_action, soft_weight=soft_weight,
         action=action,
-        mask=mask,
+        mask=((1 << action) | (k * 0x123456789)) & ((1 << 46) - 1),
         game=(0x0123456789ABCDEF * (k + 1)) & M64,
         opp_waits=[(((k + 1) * 0x1F3A5) << o) & ((1 << 34) - 1) for o in range(3)],
         score=25000 - 7000 * k, kyoku_delta=-8000 + 3900 * k,
         logp=-0.5 * k, value=0.25 * k, reward=1.5 - k, adv=0.125 * k, ret=-2.0 + k,
         step=300 * k + 1, seat=k % 4, grand_kyoku=k + 3, honba=k, rank=(k + 1) % 4,
-        grp=(k * 5) % 24, opp_tenpai=k % 8, flags=(k & 1) | soft,
+        grp=(k * 5) % 24, opp_tenpai=k % 8, flags=k & 1,
         obs=[HALVES[(j * 7 + k * 13) % 5] for j in range(OBS)])
 
 
@@ -67,8 +54,7 @@ def record(s):
     r += struct.pack("<ii5f", s["score"], s["kyoku_delta"], s["logp"], s["value"],
                      s["reward"], s["adv"], s["ret"])
     r += struct.pack("<QQ3Q", s["mask"], s["game"], *s["opp_waits"])
-    r += bytes(s["soft_action"]) + bytes(s["soft_weight"])   # offsets 80 and 88
-    assert len(r) == 96
+    r += bytes(96 - len(r))
     r += struct.pack("<%dH" % OBS, *s["obs"])
     r += bytes(REC - len(r))
     assert len(r) == REC
@@ -116,8 +102,6 @@ def main():
     write("bad-count.bin", header() + recs + trailer(3, zlib.crc32(recs)))
     illegal = dict(s[1], mask=0)                                # action not legal
     write("bad-action.bin", frame([s[0], illegal]))
-    stray = dict(s[2], soft_action=[45] + s[2]["soft_action"][1:])  # soft target not legal
-    write("bad-soft.bin", frame([s[0], stray]))
     write("aborted.bin", aborted(s[:2], "hydra-encode failed: events.bin: record 9: bad tile"))
 
 
