@@ -143,6 +143,37 @@ static void river(uint16_t *obs, const hy_engine *e, const hy_obs_track *t, int 
 	}
 }
 
+/* Channel 9: each kind held whose discard keeps the minimum shanten best,
+ * graded by the live acceptance that discard leaves: the live copies of the
+ * kinds whose draw would lower the shanten again (at tenpai, of the waits),
+ * live = 4 − visible copies; after[] = shanten after discarding each kind,
+ * vis[] = copies visible to the observer, its own concealed hand included.
+ * The best acceptance gets 1, none gets 0.25, linearly between; when no
+ * discard leaves a live tile, every one of them gets 1. */
+static void best_discards(uint16_t *obs, const hy_player *me, const int8_t after[34],
+			  int best, const uint8_t vis[34])
+{
+	uint8_t c[34], outside[34];
+	int acc[34], most = 0;
+	memcpy(c, me->cnt, 34);
+	for (int k = 0; k < 34; k++)
+		outside[k] = (uint8_t)(vis[k] - me->cnt[k]);
+	for (int k = 0; k < 34; k++) {
+		acc[k] = -1;
+		if (!me->cnt[k] || after[k] != best)
+			continue;
+		c[k]--;
+		acc[k] = hy_ukeire(c, me->nmelds, outside, NULL);
+		c[k]++;
+		if (acc[k] > most)
+			most = acc[k];
+	}
+	for (int k = 0; k < 34; k++)
+		if (acc[k] >= 0)
+			obs[HY_OBS_BEST_DISCARD * 34 + k] = hy_half_from_float(
+				0.25f + 0.75f * (most > 0 ? (float)acc[k] / (float)most : 1.0f));
+}
+
 static int seat_furiten(const hy_player *p)
 {
 	return (p->waits & p->discarded) || p->temp_furiten || p->riichi_furiten;
@@ -166,16 +197,14 @@ void hy_obs_encode(const hy_engine *e, const hy_obs_track *t, int seat,
 	if (drawn >= 0)
 		obs[HY_OBS_DRAWN * 34 + drawn] = H_ONE;
 
-	/* shanten-optimal discards, effective tiles, shanten */
-	int sh;
+	/* shanten-optimal discards (graded once the visible copies are
+	 * counted, below), effective tiles, shanten */
+	int sh, best = HY_SHANTEN_NA;
+	int8_t after[34];
 	uint8_t base[34];
 	const uint8_t *eff = NULL;
 	if (me->nconc % 3 == 2) {
-		int8_t out[34];
-		sh = hy_shanten_discards(me->cnt, me->nmelds, out);
-		for (int k = 0; k < 34; k++)
-			if (me->cnt[k] && out[k] == sh)
-				obs[HY_OBS_BEST_DISCARD * 34 + k] = H_ONE;
+		best = hy_shanten_discards(me->cnt, me->nmelds, after);
 		sh = hy_shanten(me->cnt, me->nmelds);
 		if (drawn >= 0) {
 			memcpy(base, me->cnt, 34);
@@ -238,6 +267,8 @@ void hy_obs_encode(const hy_engine *e, const hy_obs_track *t, int seat,
 		vis[k]++;
 	}
 	thermo(obs, HY_OBS_DORA, dc);
+	if (best != HY_SHANTEN_NA)
+		best_discards(obs, me, after, best, vis);
 
 	for (int s = 0; s < 3; s++)
 		if (me->red[s])

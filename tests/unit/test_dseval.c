@@ -91,10 +91,11 @@ static void test_misses(void **state)
 	static hy_sample s; /* large: not on the stack */
 	memset(&s, 0, sizeof s);
 	s.action = 5; /* label: discard 6m */
-	/* no riichi: 6m keeps the minimum shanten, 1m (0) and 2m (1) too, 9m (8) not */
+	/* no riichi: 6m keeps the minimum shanten, 1m (0) and 2m (1) too, 9m (8)
+	 * not; channel 9 is graded by acceptance, 0.25 the least a kept one has */
 	set(&s, HY_OBS_BEST_DISCARD, 5);
 	set(&s, HY_OBS_BEST_DISCARD, 0);
-	set(&s, HY_OBS_BEST_DISCARD, 1);
+	s.obs[HY_OBS_BEST_DISCARD * HY_OBS_TILES + 1] = hy_half_from_float(0.25f);
 	assert_int_equal(hy_dseval_add_miss(&a, &s, 0), HY_DSEVAL_MISS_KEEP_BOTH);
 	assert_int_equal(hy_dseval_add_miss(&a, &s, 8), HY_DSEVAL_MISS_KEEP_LABEL);
 	s.action = 8;

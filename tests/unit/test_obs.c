@@ -175,8 +175,14 @@ static void test_own_hand(void **state)
 	chan_is(x, HY_OBS_MELDED + 2, H1, "1z");
 	chan_is(x, HY_OBS_MELDED + 3, H1, "");
 	chan_is(x, HY_OBS_DRAWN, H1, "9m");
-	/* tenpai after discarding 9m (tanki W) or W (tanki 9m) */
-	chan_is(x, HY_OBS_BEST_DISCARD, H1, "9m3z");
+	/* tenpai after discarding 9m (tanki W) or W (tanki 9m), graded by live
+	 * waits: W has 2 (one in hand, one in seat 0's river), 9m 3 (one in
+	 * hand, none in sight) -> W discard 1, 9m discard 0.25 + 0.75 × 2/3 */
+	uint16_t want9[34] = {0};
+	want9[8] = h(0.75);
+	want9[29] = H1;
+	for (int t = 0; t < 34; t++)
+		assert_int_equal(x->obs[HY_OBS_BEST_DISCARD * 34 + t], want9[t]);
 	/* before the draw: 123m456p789s W, waiting on W */
 	chan_is(x, HY_OBS_EFFECTIVE, H1, "3z");
 	fill_is(x, HY_OBS_SHANTEN + 0, H1);
