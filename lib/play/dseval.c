@@ -77,16 +77,11 @@ int hy_dseval_add_policy(hy_dseval_acc *a, const float *l, uint64_t mask, int la
 	return top;
 }
 
+/* A cell is set when it is non-zero: the planes read here are binary,
+ * except channel 9, graded by acceptance from 0.25 up. */
 static int cell(const hy_sample *s, int ch, int kind)
 {
-	return hy_half_to_float(s->obs[ch * HY_OBS_TILES + kind]) > 0.5f;
-}
-
-/* Discarding kind keeps the minimum shanten: channel 9 is graded by the
- * acceptance kept, from 0.25 up, and zero elsewhere. */
-static int kept(const hy_sample *s, int kind)
-{
-	return hy_half_to_float(s->obs[HY_OBS_BEST_DISCARD * HY_OBS_TILES + kind]) > 0.0f;
+	return hy_half_to_float(s->obs[ch * HY_OBS_TILES + kind]) > 0.0f;
 }
 
 /* Opponent o (relative player o + 1) has declared riichi (a fill plane). */
@@ -123,7 +118,7 @@ int hy_dseval_add_miss(hy_dseval_acc *a, const hy_sample *s, int top)
 		    : sm     ? HY_DSEVAL_MISS_SAFE_MODEL
 			     : HY_DSEVAL_MISS_SAFE_NEITHER;
 	} else {
-		int gl = kept(s, kl), gm = kept(s, km);
+		int gl = cell(s, HY_OBS_BEST_DISCARD, kl), gm = cell(s, HY_OBS_BEST_DISCARD, km);
 		c = gl && gm ? HY_DSEVAL_MISS_KEEP_BOTH
 		    : gl     ? HY_DSEVAL_MISS_KEEP_LABEL
 		    : gm     ? HY_DSEVAL_MISS_KEEP_MODEL
