@@ -57,6 +57,7 @@ typedef struct run {
 	hy_sms_writer *sw;
 	hy_shard_writer *hw;
 	uint64_t in, out;
+	int obs_version; /* of the inputs; -1 before the first is known */
 } run;
 
 static int parse_perms(run *r, const char *spec)
@@ -89,6 +90,22 @@ static hy_status emit(run *r, const hy_sample *s, hy_diag *d)
 {
 	r->out++;
 	return r->hw ? hy_shard_write(r->hw, s, d) : hy_sms_write(r->sw, s, d);
+}
+
+/* The output keeps the inputs' observation version (sample.h), which
+ * must be one: learnt at the first sample read (or at the end of an input
+ * without samples), before the first write. */
+static hy_status keep_obs_version(run *r, const hy_sample_reader *in, hy_diag *d)
+{
+	int was = r->obs_version;
+	hy_status st = hy_sample_obs_agree(in, &r->obs_version, NULL, d);
+	if (st || was == r->obs_version)
+		return st;
+	st = r->hw ? hy_shard_writer_set_obs_version(r->hw, r->obs_version, d)
+		   : hy_sms_writer_set_obs_version(r->sw, (unsigned)r->obs_version);
+	if (st && !d->msg[0])
+		hy_diag_set(d, st, 0, "cannot record observation version %d", r->obs_version);
+	return st;
 }
 
 static hy_status augment_one(run *r, const hy_sample *s, hy_diag *d)
@@ -163,6 +180,7 @@ int main(int argc, char **argv)
 	hy_cli_init(&cli, "hydra-augment");
 	run r;
 	memset(&r, 0, sizeof r);
+	r.obs_version = -1;
 	parse_perms(&r, "all");
 	const char *outpath = NULL, *format = NULL;
 	int stats = 0, seed_given = 0, c;
@@ -228,7 +246,7 @@ int main(int argc, char **argv)
 		}
 		for (int i = 0; i < npaths; i++)
 			srcs[i] = strcmp(paths[i], "-") == 0 ? "(stdin)" : paths[i];
-		hy_shard_meta m = {NULL, cmdline, srcs, (size_t)npaths, 0, 0};
+		hy_shard_meta m = {NULL, cmdline, srcs, (size_t)npaths, 0, 0, 0};
 		st = hy_shard_writer_open(&r.hw, outpath, &m, &d);
 		free(srcs);
 	} else {
@@ -253,7 +271,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		hy_sample s;
+		uint64_t first = r.in;
 		while ((st = hy_sample_read(in, &s, &d)) == HY_OK) {
+			if (r.in == first && (st = keep_obs_version(&r, in, &d)) != HY_OK)
+				break;
 			r.in++;
 			hy_diag wd;
 			hy_diag_init(&wd, to_stdout ? "standard output" : outpath);
@@ -263,8 +284,8 @@ int main(int argc, char **argv)
 			}
 		}
 		if (st == HY_STOP)
-			st = HY_OK;
-		else if (st && d.status)
+			st = keep_obs_version(&r, in, &d);
+		if (st && d.status)
 			hy_cli_diag(&cli, &d);
 		hy_sample_reader_close(in);
 	}

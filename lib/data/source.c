@@ -56,6 +56,9 @@ struct hy_data {
 	int filled, input_done, ended;
 	hy_rng rng;
 	hy_sample spare; /* a draw for another rank */
+	int r_checked;   /* the current input's observation version checked */
+
+	int obs_version; /* of every input (sample.h); -1 before one is known */
 };
 
 uint64_t hy_data_mix(uint64_t seed, uint64_t a, uint64_t b)
@@ -73,6 +76,11 @@ uint64_t hy_data_mix(uint64_t seed, uint64_t a, uint64_t b)
 static int is_stdin(const char *p)
 {
 	return !p || strcmp(p, "-") == 0;
+}
+
+int hy_data_obs_version(const hy_data *td)
+{
+	return td ? td->obs_version : -1;
 }
 
 hy_data_mode hy_data_get_mode(const hy_data *td)
@@ -403,8 +411,15 @@ static hy_status stream_read(hy_data *td, hy_sample *s, hy_diag *d)
 		hy_status st = hy_sample_read(td->r, s, d);
 		if (st == HY_OK)
 			td->stats.samples_read++;
+		if ((st == HY_OK || st == HY_STOP) && !td->r_checked) {
+			hy_status ov = hy_sample_obs_agree(td->r, &td->obs_version, NULL, d);
+			if (ov)
+				return ov;
+			td->r_checked = 1;
+		}
 		if (st != HY_STOP)
 			return st;
+		td->r_checked = 0;
 		hy_sample_reader_close(td->r);
 		td->r = NULL;
 		td->pi++;
@@ -418,6 +433,7 @@ static hy_status stream_start_epoch(hy_data *td, uint64_t e)
 		td->r = NULL;
 	}
 	td->pi = 0;
+	td->r_checked = 0;
 	td->size = 0;
 	td->filled = td->input_done = 0;
 	td->epoch = e;
@@ -539,6 +555,7 @@ hy_status hy_data_open(hy_data **out, const hy_data_cfg *cfg, hy_diag *d)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	}
 	td->npaths = np;
+	td->obs_version = -1;
 	td->seed = cfg->seed;
 	td->bufcap = cfg->shuffle_buffer ? cfg->shuffle_buffer : 1;
 	td->ranks = cfg->ranks > 1 ? cfg->ranks : 1;
@@ -569,10 +586,21 @@ hy_status hy_data_open(hy_data **out, const hy_data_cfg *cfg, hy_diag *d)
 			st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 		for (size_t i = 0; !st && i < np; i++) {
 			st = hy_sample_reader_open(&td->rd[i], td->paths[i], d);
-			if (st)
+			if (st) {
 				td->rd[i] = NULL;
-			else if (hy_sample_reader_format(td->rd[i]) != HY_SAMPLES_SHARD)
+				break;
+			}
+			if (hy_sample_reader_format(td->rd[i]) != HY_SAMPLES_SHARD) {
+				/* a stream's version is in its first header: read one
+				 * sample (a failure shows again when it is read) */
+				hy_sample one;
+				hy_diag ignore;
+				hy_diag_init(&ignore, NULL);
+				hy_sample_read(td->rd[i], &one, &ignore);
 				shards = 0;
+			}
+			/* files of two encoders are refused before any training */
+			st = hy_sample_obs_agree(td->rd[i], &td->obs_version, NULL, d);
 		}
 		if (st) {
 			hy_data_close(td);
@@ -642,16 +670,24 @@ hy_status hy_data_seek(hy_data *td, const hy_data_cursor *c, hy_diag *d)
 }
 
 hy_status hy_data_scan(const char *const *paths, size_t npaths, hy_sample *buf,
-	size_t max, int (*fn)(void *u, const hy_sample *s, size_t n), void *u, hy_diag *d)
+	size_t max, int (*fn)(void *u, const hy_sample *s, size_t n), void *u, int *obs,
+	const char *against, hy_diag *d)
 {
 	for (size_t i = 0; i < npaths; i++) {
 		hy_sample_reader *r;
 		hy_status st = hy_sample_reader_open(&r, paths[i], d);
 		if (st)
 			return st;
-		for (;;) {
+		for (int first = 1;; first = 0) {
 			size_t n = 0;
 			st = hy_sample_read_batch(r, buf, max, &n, d);
+			if (first && obs && (st == HY_OK || st == HY_STOP)) {
+				hy_status ov = hy_sample_obs_agree(r, obs, against, d);
+				if (ov) {
+					st = ov;
+					break;
+				}
+			}
 			if (st == HY_STOP) {
 				st = HY_OK;
 				break;

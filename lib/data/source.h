@@ -103,6 +103,11 @@ hy_status hy_data_open(hy_data **td, const hy_data_cfg *cfg, hy_diag *d);
 void hy_data_close(hy_data *td);
 
 hy_data_mode hy_data_get_mode(const hy_data *td);
+/* The observation version of the inputs (samples/sample.h; 0: unmarked),
+ * one for all of them: hy_data_open refuses files of two versions, and a
+ * stream on standard input that differs fails the read that meets it. -1
+ * until known (standard input before its first read). */
+int hy_data_obs_version(const hy_data *td);
 /* Samples per epoch in shard mode; 0 (unknown) for streams. */
 uint64_t hy_data_epoch_size(const hy_data *td);
 
@@ -141,9 +146,13 @@ hy_status hy_data_seek(hy_data *td, const hy_data_cursor *c, hy_diag *d);
 
 /* Reads every sample of the inputs once, in order, in batches of up to max:
  * calls fn(u, s, n) per batch until it returns non-zero (HY_STOP) or the
- * inputs end (HY_OK). For validation sets. */
+ * inputs end (HY_OK). For validation sets. With obs non-NULL, every input's
+ * observation version must be *obs (-1: the first input's), checked before
+ * its first batch goes to fn; `against` names what *obs came from in the
+ * message (hy_sample_obs_agree). */
 hy_status hy_data_scan(const char *const *paths, size_t npaths, hy_sample *buf,
-	size_t max, int (*fn)(void *u, const hy_sample *s, size_t n), void *u, hy_diag *d);
+	size_t max, int (*fn)(void *u, const hy_sample *s, size_t n), void *u, int *obs,
+	const char *against, hy_diag *d);
 
 /* A 64-bit mix of (seed, a, b) for deriving independent RNG seeds. */
 uint64_t hy_data_mix(uint64_t seed, uint64_t a, uint64_t b);

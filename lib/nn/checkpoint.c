@@ -171,6 +171,43 @@ hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d)
 	return st;
 }
 
+hy_status hy_nn_ckpt_obs_version(const char *path, int *v, hy_diag *d)
+{
+	hid_t f = -1;
+	hy_nn_arch a;
+	hy_status st;
+	*v = 0;
+	hy_h5_init();
+	H5E_BEGIN_TRY
+	{
+		st = open_ckpt(path, &f, &a, d);
+		if (!st && H5Aexists(f, "obs_version") > 0) {
+			int32_t ov = -1;
+			if (hy_h5_get_attr(f, "obs_version", H5T_NATIVE_INT32, &ov, 1) < 0 ||
+			    ov < 0 || ov > 255)
+				st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute "
+					"'obs_version' is not an integer from 0 to 255", path);
+			else
+				*v = ov;
+		}
+		if (f >= 0)
+			H5Fclose(f);
+	}
+	H5E_END_TRY;
+	return st;
+}
+
+hy_status hy_nn_ckpt_check_playable(const char *path, hy_diag *d)
+{
+	int ov;
+	hy_status st = hy_nn_ckpt_obs_version(path, &ov, d);
+	if (st || !ov || ov == HY_OBS_VERSION)
+		return st;
+	return hy_diag_set(d, HY_EFORMAT, 0, "'%s': trained on observation version %d, and this "
+		"build encodes version %d (ARCHITECTURE.md section 5): train it again on samples "
+		"of this build", path, ov, HY_OBS_VERSION);
+}
+
 /* The training attributes get the ranges of the options that set them
  * (cmd/hydra-fit.c): a damaged or crafted checkpoint is refused (status 3,
  * naming the attribute) instead of training on to NaN or worse. */

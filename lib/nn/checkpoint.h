@@ -49,6 +49,15 @@ hy_status hy_nn_ckpt_save(const char *path, const hy_nn_model *m, const hy_nn_ck
 /* Reads the architecture recorded in a checkpoint. */
 hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d);
 
+/* The observation version the network was trained on (samples/sample.h
+ * HY_OBS_VERSION): the `obs_version` attribute, 0 when the checkpoint has
+ * none (written before it, or trained on unmarked samples). */
+hy_status hy_nn_ckpt_obs_version(const char *path, int *v, hy_diag *d);
+/* For a network that will see this build's observations (a player, a
+ * belief): HY_EFORMAT naming both versions when the checkpoint was trained
+ * on another one than HY_OBS_VERSION; an unmarked one (0) passes. */
+hy_status hy_nn_ckpt_check_playable(const char *path, hy_diag *d);
+
 /* Reads the training attributes alone (step, optimiser, seed, RNG; meta's
  * extra fields untouched), checked as hy_nn_ckpt_load checks them. */
 hy_status hy_nn_ckpt_read_meta(const char *path, hy_nn_ckpt_meta *meta, hy_diag *d);

@@ -37,6 +37,8 @@ hy_status hy_belief_open(hy_belief **out, const char *path, hy_diag *d)
 	*out = NULL;
 	hy_nn_arch a;
 	hy_status st = hy_nn_ckpt_arch(path, &a, d);
+	if (st == HY_OK) /* its heads read this build's observation */
+		st = hy_nn_ckpt_check_playable(path, d);
 	if (st != HY_OK)
 		return st;
 	hy_belief *b = calloc(1, sizeof *b);

@@ -246,7 +246,14 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 	static const char *const stdin_path[1] = {"-"};
 	const char *const *paths = c->npaths ? c->paths : stdin_path;
 	size_t npaths = c->npaths ? c->npaths : 1;
-	st = hy_data_scan(paths, npaths, buf, (size_t)c->batch, eval_batch, r, d);
+	/* the samples hold the observation the model was trained on (an
+	 * unmarked model, 0: any one version) */
+	int ov = 0;
+	if ((st = hy_nn_ckpt_obs_version(c->ckpt, &ov, d)))
+		goto out;
+	ov = ov ? ov : -1;
+	st = hy_data_scan(paths, npaths, buf, (size_t)c->batch, eval_batch, r, &ov,
+		"the model", d);
 	if (st == HY_STOP)
 		st = r->st;
 	if (st)

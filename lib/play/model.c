@@ -197,7 +197,11 @@ hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_o
 	if (o && !(o->temperature >= 0.0f && isfinite(o->temperature)))
 		return hy_diag_set(d, HY_EUSAGE, 0, "temperature must be a finite number >= 0");
 	hy_nn_arch a;
-	if ((st = hy_nn_ckpt_arch(path, &a, d)) != HY_OK)
+	/* the network sees this build's observation: one trained on another
+	 * encoding would be played on inputs it never saw (an unmarked
+	 * checkpoint, from before the marker, is played as it is) */
+	if ((st = hy_nn_ckpt_arch(path, &a, d)) != HY_OK ||
+	    (st = hy_nn_ckpt_check_playable(path, d)) != HY_OK)
 		return st;
 	model_impl *x = calloc(1, sizeof *x);
 	if (!x)

@@ -173,6 +173,31 @@ hy_sample_format hy_sample_reader_format(const hy_sample_reader *r)
 	return r ? r->format : 0;
 }
 
+hy_status hy_sample_obs_agree(const hy_sample_reader *r, int *v, const char *against,
+			      hy_diag *d)
+{
+	int rv = hy_sample_reader_obs_version(r);
+	if (rv < 0 || rv == *v)
+		return HY_OK;
+	if (*v < 0) {
+		*v = rv;
+		return HY_OK;
+	}
+	return set_src(d, r->name, hy_diag_set(d, HY_EDATA, 0, "samples of observation "
+		"version %d, %s %d: samples of two encoders cannot be mixed (remake the older "
+		"ones; ARCHITECTURE.md section 5)", rv, against ? against : "the inputs before them",
+		*v));
+}
+
+int hy_sample_reader_obs_version(const hy_sample_reader *r)
+{
+	if (!r)
+		return -1;
+	if (r->format == HY_SAMPLES_SHARD)
+		return (int)hy_shard_get_info(r->sh)->obs_version;
+	return hy_sms_reader_obs_version(r->sms);
+}
+
 void hy_sample_reader_close(hy_sample_reader *r)
 {
 	if (!r)

@@ -35,6 +35,16 @@ hy_status hy_sample_reader_open_file(hy_sample_reader **r, const char *name, FIL
 hy_status hy_sample_reader_open_mem(hy_sample_reader **r, const char *name, const void *data,
 				    size_t len, hy_diag *d);
 hy_sample_format hy_sample_reader_format(const hy_sample_reader *r);
+/* The observation version of the samples (sample.h HY_OBS_VERSION; 0:
+ * unmarked): a shard's attribute, known at open; a stream's first frame
+ * header, known after the first hy_sample_read (-1 before). */
+int hy_sample_reader_obs_version(const hy_sample_reader *r);
+/* One observation version over several inputs: *v < 0 takes r's version
+ * (once known), an equal one passes, another one is HY_EDATA naming r's
+ * input and both versions, *v's as that of `against` ("the model"; NULL:
+ * "the inputs before them"). */
+hy_status hy_sample_obs_agree(const hy_sample_reader *r, int *v, const char *against,
+			      hy_diag *d);
 
 /* The next sample: HY_OK, HY_STOP at the end, or an error (sticky for
  * streams) with d naming the input and the record/sample number. */

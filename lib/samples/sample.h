@@ -15,6 +15,20 @@ enum {
 	HY_GRP_CLASSES = 24,
 };
 
+/* Which encoding of the observation a sample holds (ARCHITECTURE.md §5): the
+ * same 85 planes can mean different things from one version of the encoder
+ * to the next, and nothing in a sample's values tells them apart. Recorded
+ * per frame of a sample stream (formats/samples.md, header byte 17), per
+ * shard (formats/shard.md, attribute `obs_version`) and per checkpoint
+ * (formats/checkpoint.md, attribute `obs_version`):
+ *   0  unmarked: written before the marker existed (commit history: channel
+ *      9 binary before af34bf8, graded from af34bf8 on);
+ *   1  the original table: channel 9 binary (never written by this build);
+ *   2  channel 9 graded by the live acceptance (lib/encode/obs.c).
+ * Writers of fresh samples (hydra-encode, hydra-sp) write HY_OBS_VERSION;
+ * tools that copy samples (hydra-augment) keep their input's version. */
+#define HY_OBS_VERSION 2
+
 typedef struct hy_sample {
 	uint16_t obs[HY_OBS_SIZE]; /* IEEE binary16 bits, channel-major      */
 	uint64_t mask;             /* bit a set: action a legal (46 bits)    */

@@ -346,7 +346,25 @@ static hy_status r_structure(hy_shard *sh, hy_diag *d)
 	/* the string attributes are read only on request (hy_shard_describe) */
 	H5Sclose(sp);
 	H5Tclose(t);
-	sp = t = -1;
+	H5Aclose(a);
+	sp = t = a = -1;
+	HY_H5(has = H5Aexists(sh->file, "obs_version"), HY_EDATA);
+	if (has) { /* optional: shards written before it have none (version 0) */
+		HY_H5(a = H5Aopen(sh->file, "obs_version", H5P_DEFAULT), HY_EDATA);
+		HY_H5(t = H5Aget_type(a), HY_EDATA);
+		HY_H5(sp = H5Aget_space(a), HY_EDATA);
+		if (!int_type_is(t, 4, H5T_SGN_NONE) || H5Sget_simple_extent_npoints(sp) != 1 ||
+		    H5Aread(a, H5T_NATIVE_UINT32, &sh->info.obs_version) < 0 ||
+		    sh->info.obs_version == 0 || sh->info.obs_version > 255) {
+			st = hy_diag_set(d, HY_EFORMAT, 0, "attribute obs_version is not a 32-bit "
+					 "unsigned integer from 1 to 255");
+			goto out;
+		}
+		H5Sclose(sp);
+		H5Tclose(t);
+		H5Aclose(a);
+		sp = t = a = -1;
+	}
 	for (int i = 0; i < NFIELDS; i++) {
 		const field *f = &hy_shard_fields[i];
 		HY_H5(has = H5Lexists(sh->file, f->name, H5P_DEFAULT), HY_EDATA);

@@ -28,7 +28,8 @@
 /* What a writer records besides the samples, and how. Every field may be
  * zero/NULL (and m itself NULL): encoder_version defaults to
  * "hydra-c HY_VERSION", command_line to "", chunk to HY_SHARD_CHUNK,
- * deflate to HY_SHARD_DEFLATE (1–9: that level; -1: no compression). */
+ * deflate to HY_SHARD_DEFLATE (1–9: that level; -1: no compression),
+ * obs_version to HY_OBS_VERSION. */
 typedef struct hy_shard_meta {
 	const char *encoder_version;
 	const char *command_line;
@@ -36,7 +37,12 @@ typedef struct hy_shard_meta {
 	size_t nsources;
 	uint32_t chunk;
 	int deflate;
+	/* the `obs_version` attribute: 0 = HY_OBS_VERSION (sample.h), n > 0
+	 * that version, HY_SHARD_OBS_UNMARKED none (a copy of unmarked input) */
+	int obs_version;
 } hy_shard_meta;
+
+#define HY_SHARD_OBS_UNMARKED (-1)
 
 /* Writer: creates "path.tmp-PID-XXXXXX" beside path and renames it to path at
  * close (after fsync), so a partial shard never appears under its name.
@@ -48,6 +54,9 @@ hy_status hy_shard_writer_open(hy_shard_writer **w, const char *path, const hy_s
 			       hy_diag *d);
 hy_status hy_shard_write(hy_shard_writer *w, const hy_sample *s, hy_diag *d);
 uint64_t hy_shard_writer_count(const hy_shard_writer *w);
+/* Sets the `obs_version` attribute after open (a copy learns its input's
+ * version from the first read): v = 1–255, or 0 for none (unmarked). */
+hy_status hy_shard_writer_set_obs_version(hy_shard_writer *w, int v, hy_diag *d);
 /* Flushes, closes, fsyncs and renames into place; frees w. On failure the
  * temporary file is removed. */
 hy_status hy_shard_writer_close(hy_shard_writer *w, hy_diag *d);
@@ -127,6 +136,7 @@ typedef struct hy_shard_info {
 	const char *const *sources;
 	size_t nsources;
 	uint32_t chunk; /* samples per chunk of `obs` (0: not chunked) */
+	uint32_t obs_version; /* sample.h HY_OBS_VERSION; 0: no attribute */
 } hy_shard_info;
 const hy_shard_info *hy_shard_get_info(const hy_shard *sh);
 /* Reads the string attributes (encoder_version, command_line, sources)

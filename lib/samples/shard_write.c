@@ -69,6 +69,41 @@ out:
 	return st;
 }
 
+/* The `obs_version` attribute: v (1–255), or none for v = 0 (unmarked). */
+static hy_status put_obs_version(hy_shard_writer *w, int v, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	hid_t sp = -1, a = -1;
+	htri_t has;
+	uint32_t u = (uint32_t)v;
+	if (v < 0 || v > 255)
+		return hy_diag_set(d, HY_EUSAGE, 0, "observation version %d is not 0-255", v);
+	HY_H5(has = H5Aexists(w->file, "obs_version"), HY_EIO);
+	if (has)
+		HY_H5(H5Adelete(w->file, "obs_version"), HY_EIO);
+	if (v) {
+		HY_H5(sp = H5Screate(H5S_SCALAR), HY_EIO);
+		HY_H5(a = H5Acreate2(w->file, "obs_version", H5T_STD_U32LE, sp, H5P_DEFAULT,
+				       H5P_DEFAULT), HY_EIO);
+		HY_H5(H5Awrite(a, H5T_NATIVE_UINT32, &u), HY_EIO);
+	}
+out:
+	if (a >= 0)
+		H5Aclose(a);
+	if (sp >= 0)
+		H5Sclose(sp);
+	return st;
+}
+
+hy_status hy_shard_writer_set_obs_version(hy_shard_writer *w, int v, hy_diag *d)
+{
+	if (!w)
+		return HY_EUSAGE;
+	if (w->err)
+		return hy_diag_set(d, w->err, 0, "shard writer failed earlier");
+	return put_obs_version(w, v, d);
+}
+
 static hy_status w_attrs(hy_shard_writer *w, const hy_shard_meta *m, hy_diag *d)
 {
 	hy_status st = HY_OK;
@@ -83,6 +118,9 @@ static hy_status w_attrs(hy_shard_writer *w, const hy_shard_meta *m, hy_diag *d)
 	HY_H5(a = H5Acreate2(w->file, "format_version", H5T_STD_U32LE, sp, H5P_DEFAULT,
 			       H5P_DEFAULT), HY_EIO);
 	HY_H5(H5Awrite(a, H5T_NATIVE_UINT32, &version), HY_EIO);
+	if ((st = put_obs_version(w, !m || !m->obs_version ? HY_OBS_VERSION
+				  : m->obs_version < 0 ? 0 : m->obs_version, d)))
+		goto out;
 	if ((st = put_str_attr(w->file, "format", &fmt, 1, 0, d)) ||
 	    (st = put_str_attr(w->file, "encoder_version", &ev, 1, 0, d)) ||
 	    (st = put_str_attr(w->file, "command_line", &cl, 1, 0, d)))

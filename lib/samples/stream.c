@@ -38,6 +38,7 @@ enum {
 
 	/* header offsets (version, sizes: io/frames.h) */
 	H_DTYPE = 16,
+	H_OBS_VERSION = 17,
 	H_CHANNELS = 18,
 	H_TILES = 20,
 	H_ACTIONS = 22,
@@ -155,6 +156,9 @@ static void put_header(uint8_t *p)
 	hy_put_u16le(p + H_ACTIONS, HY_ACTIONS);
 }
 
+static hy_status check_obs_version(hy_frame_reader *r, unsigned v, const char *where,
+				   hy_diag *d);
+
 static hy_status check_header(hy_frame_reader *r, const uint8_t *p, const char *where,
 				hy_diag *d)
 {
@@ -170,7 +174,7 @@ static hy_status check_header(hy_frame_reader *r, const uint8_t *p, const char *
 				      "sample stream shape is obs %ux%u, %u actions; this program "
 				      "reads obs %dx%d, %d actions%s",
 				      ch, ti, ac, HY_OBS_CHANNELS, HY_OBS_TILES, HY_ACTIONS, where);
-	return HY_OK;
+	return check_obs_version(r, p[H_OBS_VERSION], where, d);
 }
 
 static const hy_frame_format sms_format = {
@@ -194,6 +198,16 @@ struct hy_sms_writer {
 	hy_frame_writer fw;
 };
 
+hy_status hy_sms_writer_set_obs_version(hy_sms_writer *w, unsigned v)
+{
+	/* the header is the start of the buffer until the first flush, and
+	 * the first sample may flush it */
+	if (!w || v > 255 || w->fw.nrec)
+		return HY_EUSAGE;
+	w->fw.buf[H_OBS_VERSION] = (uint8_t)v;
+	return HY_OK;
+}
+
 hy_status hy_sms_writer_open(hy_sms_writer **wp, FILE *f)
 {
 	if (!wp)
@@ -208,6 +222,7 @@ hy_status hy_sms_writer_open(hy_sms_writer **wp, FILE *f)
 		free(w);
 		return HY_ENOMEM;
 	}
+	w->fw.buf[H_OBS_VERSION] = HY_OBS_VERSION;
 	*wp = w;
 	return HY_OK;
 }
@@ -255,8 +270,32 @@ void hy_sms_writer_abort(hy_sms_writer *w, const char *why)
 /* ------------------------------------------------------------ reader */
 
 struct hy_sms_reader {
-	hy_frame_reader fr;
+	hy_frame_reader fr; /* first: check_header gets &fr and finds the rest */
+	int obs_version;    /* of the first frame; -1 before its header */
 };
+
+/* Every frame of one stream holds one encoding of the observation: `cat
+ * old.bin new.bin` across a change of the encoder is refused, not mixed. */
+static hy_status check_obs_version(hy_frame_reader *fr, unsigned v, const char *where,
+				   hy_diag *d)
+{
+	hy_sms_reader *r = (hy_sms_reader *)fr;
+	if (r->obs_version < 0) {
+		r->obs_version = (int)v;
+		return HY_OK;
+	}
+	if ((unsigned)r->obs_version == v)
+		return HY_OK;
+	return hy_frame_rfail(fr, d, HY_EDATA, fr->records, UINT32_MAX,
+			      "sample stream mixes observation versions: %u%s, %d before it "
+			      "(samples of two encoders; remake the older ones)",
+			      v, where, r->obs_version);
+}
+
+int hy_sms_reader_obs_version(const hy_sms_reader *r)
+{
+	return r ? r->obs_version : -1;
+}
 
 hy_status hy_sms_reader_open_mem(hy_sms_reader **rp, const char *source, const void *data,
 				 size_t len)
@@ -267,6 +306,7 @@ hy_status hy_sms_reader_open_mem(hy_sms_reader **rp, const char *source, const v
 	hy_sms_reader *r = calloc(1, sizeof *r);
 	if (!r)
 		return HY_ENOMEM;
+	r->obs_version = -1;
 	hy_status s = hy_frame_reader_init_mem(&r->fr, &sms_format, source, data, len);
 	if (s) {
 		hy_sms_reader_close(r);
@@ -285,6 +325,7 @@ hy_status hy_sms_reader_open_file_prefix(hy_sms_reader **rp, const char *source,
 	hy_sms_reader *r = calloc(1, sizeof *r);
 	if (!r)
 		return HY_ENOMEM;
+	r->obs_version = -1;
 	hy_status s = hy_frame_reader_init_file(&r->fr, &sms_format, source, f, prefix, nprefix);
 	if (s) {
 		hy_sms_reader_close(r);

@@ -35,6 +35,10 @@ typedef struct hy_sms_writer hy_sms_writer;
 hy_status hy_sms_writer_open(hy_sms_writer **w, FILE *f);
 hy_status hy_sms_write(hy_sms_writer *w, const hy_sample *s, hy_diag *d);
 uint64_t hy_sms_writer_count(const hy_sms_writer *w);
+/* The observation version the frame's header records (sample.h
+ * HY_OBS_VERSION unless set): before the first sample only (HY_EUSAGE
+ * after it, or for v > 255). */
+hy_status hy_sms_writer_set_obs_version(hy_sms_writer *w, unsigned v);
 /* Writes the trailer (and the header, for an empty frame), flushes; frees w. */
 hy_status hy_sms_writer_close(hy_sms_writer *w, hy_diag *d);
 /* Ends the frame as failed (formats/samples.md, ABORT record) with the
@@ -62,6 +66,11 @@ hy_status hy_sms_reader_open_file(hy_sms_reader **r, const char *source, FILE *f
 hy_status hy_sms_reader_open_file_prefix(hy_sms_reader **r, const char *source, FILE *f,
 					 const void *prefix, size_t nprefix);
 hy_status hy_sms_read(hy_sms_reader *r, hy_sample *s, hy_diag *d);
+/* The observation version of the frames read so far (sample.h), or -1
+ * before the first header is read. A frame whose version differs from the
+ * first frame's is an error of the read that meets it (HY_EDATA: two
+ * encodings of the observation in one stream). */
+int hy_sms_reader_obs_version(const hy_sms_reader *r);
 /* Records read so far (all frames, trailers included). */
 uint64_t hy_sms_reader_records(const hy_sms_reader *r);
 void hy_sms_reader_close(hy_sms_reader *r);

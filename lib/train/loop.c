@@ -68,6 +68,11 @@ typedef struct run {
 	hy_train_facts facts; /* what the files said (train/plan.h)      */
 	hy_train_plan plan;   /* every figure of the run                 */
 	hy_train_net net;     /* the learner of the one step (step.h)    */
+	/* observation versions (samples/sample.h): the checkpoint the weights
+	 * came from (--init, --resume; 0 unmarked) against the inputs' */
+	const char *ck_path;
+	int ck_obs, obs_checked;
+	int val_obs; /* the validation inputs' (-1: none, or not known) */
 	const char *out;
 	FILE *metrics;
 	hy_ckdir_state ts;
@@ -140,6 +145,11 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 	r->ts.eval_every = r->eval_every;
 	r->ts.keep = r->keep;
 	r->ts.mode = r->ppo ? 1 : 0;
+	/* the inputs' observation version: known once a sample was read,
+	 * which every step has done */
+	int32_t obs = hy_data_obs_version(r->data);
+	if (obs < 0)
+		obs = r->ck_obs ? r->ck_obs : HY_OBS_VERSION;
 	const hy_ckdir_state *s = &r->ts;
 	const hy_nn_ckpt_attr attrs[] = {
 		{"train_epoch", HY_NN_ATTR_U64, &s->epoch},
@@ -154,6 +164,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 		{"train_eval_every", HY_NN_ATTR_I64, &s->eval_every},
 		{"train_keep", HY_NN_ATTR_I64, &s->keep},
 		{"train_mode", HY_NN_ATTR_I32, &s->mode},
+		{"obs_version", HY_NN_ATTR_I32, &obs},
 	};
 	/* a PPO run stores its settings, so --resume needs none of them */
 	hy_nn_ckpt_attr all[sizeof attrs / sizeof attrs[0] + 14 + 5];
@@ -320,10 +331,41 @@ static int eval_batch(void *u, const hy_sample *s, size_t n)
 	return 0;
 }
 
-/* Fails before any training when the validation inputs hold no sample (a
- * split that routed no game there), instead of at the first evaluation. */
-static hy_status check_val_nonempty(const hy_train_cfg *c, hy_diag *d)
+/* The weights' checkpoint and the inputs hold one encoding of the
+ * observation, once the inputs' is known (a stream on standard input: after
+ * its first read). An unmarked checkpoint (0) cannot be checked. */
+static hy_status check_obs(run *r, hy_diag *d)
 {
+	int dv = hy_data_obs_version(r->data);
+	if (r->obs_checked || dv < 0)
+		return HY_OK;
+	r->obs_checked = 1;
+	if (r->val_obs >= 0 && r->val_obs != dv)
+		return hy_diag_set(d, HY_EDATA, 0, "the validation inputs hold observation version "
+			"%d, the training inputs %d: samples of two encoders cannot be compared "
+			"(remake the older ones)", r->val_obs, dv);
+	if (!r->ck_path)
+		return HY_OK;
+	if (!r->ck_obs) {
+		notice(r, "'%s' does not record its observation version (made before the "
+			"marker): it is trained on from here on version %d", r->ck_path, dv);
+		return HY_OK;
+	}
+	if (r->ck_obs == dv)
+		return HY_OK;
+	return hy_diag_set(d, HY_EFORMAT, 0, "'%s' was trained on observation version %d, "
+		"the inputs are version %d (lib/samples/sample.h, ARCHITECTURE.md section 5): "
+		"start from a checkpoint of the inputs' version, or remake the inputs",
+		r->ck_path, r->ck_obs, dv);
+}
+
+/* Fails before any training when the validation inputs hold no sample (a
+ * split that routed no game there), instead of at the first evaluation, or
+ * when their observation version is not the training inputs' (*v; -1:
+ * unknown yet). */
+static hy_status check_val(const hy_train_cfg *c, int *v, hy_diag *d)
+{
+	int any = 0;
 	for (size_t i = 0; i < c->nval; i++) {
 		hy_sample_reader *rd;
 		hy_status st = hy_sample_reader_open(&rd, c->val[i], d);
@@ -339,10 +381,14 @@ static hy_status check_val_nonempty(const hy_train_cfg *c, hy_diag *d)
 			n = hy_sample_read(rd, one, d) == HY_OK;
 			free(one);
 		}
+		st = hy_sample_obs_agree(rd, v, "the training inputs", d);
 		hy_sample_reader_close(rd);
-		if (n)
-			return HY_OK;
+		if (st)
+			return st;
+		any |= n > 0;
 	}
+	if (any)
+		return HY_OK;
 	return hy_diag_set(d, HY_EUSAGE, 0, "the validation input%s hold%s no samples",
 		c->nval > 1 ? "s" : "", c->nval > 1 ? "" : "s");
 }
@@ -351,7 +397,7 @@ static hy_status evaluate(run *r, double out[7], hy_diag *d)
 {
 	eval_acc a = {.r = r, .d = d};
 	hy_status st = hy_data_scan(r->cfg->val, r->cfg->nval, r->buf, (size_t)r->plan.part,
-		eval_batch, &a, d);
+		eval_batch, &a, NULL, NULL, d); /* versions: checked at the start */
 	if (st == HY_STOP)
 		st = a.st;
 	if (st)
@@ -514,8 +560,15 @@ static hy_status setup(run *r, hy_diag *d)
 		.one_pass = p->one_pass};
 	if ((st = hy_data_open(&r->data, &dc, d)))
 		return st;
-	if (c->nval && (st = check_val_nonempty(c, d)))
+	r->ck_path = f->resuming ? f->ckpt : c->init;
+	if (r->ck_path && (st = hy_nn_ckpt_obs_version(r->ck_path, &r->ck_obs, d)))
 		return st;
+	if ((st = check_obs(r, d)))
+		return st;
+	int vv = hy_data_obs_version(r->data);
+	if (c->nval && (st = check_val(c, &vv, d)))
+		return st;
+	r->val_obs = c->nval ? vv : -1;
 	if (f->resuming) {
 		hy_data_cursor cur = {r->ts.epoch, r->ts.pos};
 		st = hy_data_seek(r->data, &cur, d);
@@ -709,6 +762,8 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		} else {
 			st = hy_data_next_part(r->data, r->buf, (size_t)r->batch, &n, &k, d);
 		}
+		if (!st && !r->obs_checked)
+			st = check_obs(r, d);
 		if (st == HY_STOP) {
 			st = HY_OK;
 			res->input_ended = 1;
@@ -830,6 +885,7 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	r->cfg = cfg;
 	r->hk = hooks;
+	r->val_obs = -1;
 	r->t0 = now_s();
 	hy_status st = hy_dist_init(&r->dist, d);
 	if (!st)

@@ -206,7 +206,7 @@ static buf stream_of(const hy_sample *s, size_t n)
 static void write_shard(const char *path, const hy_sample *s, size_t n, uint32_t chunk)
 {
 	const char *srcs[] = {"a.json", "b/ü.mjlog"};
-	hy_shard_meta m = {"test-encoder 7", "hydra-encode -o x.h5 a.json", srcs, 2, chunk, 0};
+	hy_shard_meta m = {"test-encoder 7", "hydra-encode -o x.h5 a.json", srcs, 2, chunk, 0, 0};
 	hy_shard_writer *w;
 	hy_diag d;
 	hy_diag_init(&d, path);
@@ -851,6 +851,116 @@ static void test_shard_writer_atomic(void **state)
 	assert_int_equal(hy_shard_writer_open(&w, "-", NULL, &d), HY_EUSAGE);
 }
 
+/* ------------------------------------------------------------ observation versions */
+
+/* The observation version (sample.h): written by every writer, read back
+ * from streams and shards, 0 for files from before it, one per stream. */
+static void test_obs_version(void **state)
+{
+	(void)state;
+	hy_sample_reader *r;
+	hy_diag d;
+	hy_sample got[8], want;
+	size_t n;
+
+	/* the golden stream holds the current version in both frame headers */
+	buf b = read_golden("good.bin");
+	assert_int_equal(b.p[17], HY_OBS_VERSION);
+	assert_int_equal(b.p[32 + 4 * HY_SMS_RECORD_SIZE + 17], HY_OBS_VERSION);
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_sample_reader_open_mem(&r, "good.bin", b.p, b.n, &d), HY_OK);
+	assert_int_equal(hy_sample_reader_obs_version(r), -1); /* no header read yet */
+	assert_int_equal(read_all(r, got, 8, &n, &d), HY_STOP);
+	assert_int_equal(hy_sample_reader_obs_version(r), HY_OBS_VERSION);
+	hy_sample_reader_close(r);
+	free(b.p);
+
+	/* unmarked (byte 17 zero, as every writer before the marker): the same
+	 * samples, version 0 */
+	b = read_golden("good-unmarked.bin");
+	assert_int_equal(hy_sample_reader_open_mem(&r, "good-unmarked.bin", b.p, b.n, &d), HY_OK);
+	assert_int_equal(read_all(r, got, 8, &n, &d), HY_STOP);
+	assert_int_equal(n, 5);
+	for (int k = 0; k < 5; k++) {
+		golden_sample(k, &want);
+		assert_sample_equal(&got[k], &want, (size_t)k);
+	}
+	assert_int_equal(hy_sample_reader_obs_version(r), 0);
+	int v = HY_OBS_VERSION;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_sample_obs_agree(r, &v, NULL, &d), HY_EDATA);
+	assert_string_equal(d.source, "good-unmarked.bin");
+	assert_non_null(strstr(d.msg, "observation version 0, the inputs before them 2"));
+	v = -1;
+	assert_int_equal(hy_sample_obs_agree(r, &v, "the model", &d), HY_OK);
+	assert_int_equal(v, 0);
+	hy_sample_reader_close(r);
+	free(b.p);
+
+	/* two frames of two versions: the three samples of the first come, the
+	 * second frame's header fails (record 4: three samples and a trailer) */
+	b = read_golden("mixed-obs.bin");
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_sample_reader_open_mem(&r, "mixed-obs.bin", b.p, b.n, &d), HY_OK);
+	assert_int_equal(read_all(r, got, 8, &n, &d), HY_EDATA);
+	assert_int_equal(n, 3);
+	assert_int_equal(d.line, 4);
+	assert_non_null(strstr(d.msg, "mixes observation versions: 0 in frame 2"));
+	assert_non_null(strstr(d.msg, "2 before it"));
+	hy_sample_reader_close(r);
+	free(b.p);
+
+	/* a writer sets another version before its first sample only */
+	golden_sample(0, &want);
+	buf w1 = {0, 0};
+	FILE *f = open_memstream((char **)&w1.p, &w1.n);
+	assert_non_null(f);
+	hy_sms_writer *w;
+	assert_int_equal(hy_sms_writer_open(&w, f), HY_OK);
+	assert_int_equal(hy_sms_writer_set_obs_version(w, 256), HY_EUSAGE);
+	assert_int_equal(hy_sms_writer_set_obs_version(w, 7), HY_OK);
+	assert_int_equal(hy_sms_write(w, &want, &d), HY_OK);
+	assert_int_equal(hy_sms_writer_set_obs_version(w, 2), HY_EUSAGE);
+	assert_int_equal(hy_sms_writer_close(w, &d), HY_OK);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(w1.p[17], 7);
+	assert_int_equal(hy_sample_reader_open_mem(&r, "w1", w1.p, w1.n, &d), HY_OK);
+	assert_int_equal(read_all(r, got, 8, &n, &d), HY_STOP);
+	assert_int_equal(hy_sample_reader_obs_version(r), 7);
+	hy_sample_reader_close(r);
+	free(w1.p);
+
+	/* shards: the attribute, HY_OBS_VERSION by default, none when asked
+	 * (a copy of unmarked samples), settable after open; the golden shards
+	 * were written before it */
+	const char *path = tmp_path("obs.h5");
+	static const int asked[3] = {0, HY_SHARD_OBS_UNMARKED, 5};
+	static const int read_as[3] = {HY_OBS_VERSION, 0, 5};
+	for (int i = 0; i < 3; i++) {
+		hy_shard_meta m = {.obs_version = asked[i]};
+		hy_shard_writer *sw;
+		assert_int_equal(hy_shard_writer_open(&sw, path, &m, &d), HY_OK);
+		assert_int_equal(hy_shard_write(sw, &want, &d), HY_OK);
+		assert_int_equal(hy_shard_writer_close(sw, &d), HY_OK);
+		assert_int_equal(hy_sample_reader_open(&r, path, &d), HY_OK);
+		assert_int_equal(hy_sample_reader_obs_version(r), read_as[i]);
+		assert_int_equal(hy_sample_reader_info(r)->obs_version, (uint32_t)read_as[i]);
+		hy_sample_reader_close(r);
+	}
+	hy_shard_writer *sw;
+	assert_int_equal(hy_shard_writer_open(&sw, path, NULL, &d), HY_OK);
+	assert_int_equal(hy_shard_writer_set_obs_version(sw, 0, &d), HY_OK);
+	assert_int_equal(hy_shard_writer_set_obs_version(sw, 300, &d), HY_EUSAGE);
+	assert_int_equal(hy_shard_write(sw, &want, &d), HY_OK);
+	assert_int_equal(hy_shard_writer_close(sw, &d), HY_OK);
+	assert_int_equal(hy_sample_reader_open(&r, path, &d), HY_OK);
+	assert_int_equal(hy_sample_reader_obs_version(r), 0);
+	hy_sample_reader_close(r);
+	assert_int_equal(hy_sample_reader_open(&r, golden_path("good.h5"), &d), HY_OK);
+	assert_int_equal(hy_sample_reader_obs_version(r), 0);
+	hy_sample_reader_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -863,6 +973,7 @@ int main(void)
 		cmocka_unit_test(test_shard_broken),
 		cmocka_unit_test(test_shard_bitflips),
 		cmocka_unit_test(test_shard_writer_atomic),
+		cmocka_unit_test(test_obs_version),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nn/checkpoint.h"
 #include "nn/synth.h"
 #include "samples/shard.h"
 #include "samples/stream.h"
@@ -495,6 +496,94 @@ static void test_bad_checkpoints(void **state)
 	assert_int_equal(hy_train_run(&c, NULL, NULL, &d), HY_EUSAGE);
 }
 
+/* One observation version (samples/sample.h) in a run: inputs of two are
+ * refused before training, by files and by the validation set; the
+ * checkpoint records the inputs' version, and --init from a checkpoint of
+ * another version than the inputs is refused. */
+static void test_obs_versions(void **state)
+{
+	(void)state;
+	char a[512], ah[512], old[512], oldh[512], o[512], ck[512];
+	path(a, "a.bin");
+	path(ah, "a.h5");
+	path(old, "old.bin");
+	path(oldh, "old.h5");
+	hy_sample *s = make_samples(40, 5000, SEED + 3);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	FILE *f = fopen(old, "wb");
+	assert_non_null(f);
+	hy_sms_writer *w;
+	assert_int_equal(hy_sms_writer_open(&w, f), HY_OK);
+	assert_int_equal(hy_sms_writer_set_obs_version(w, 1), HY_OK);
+	for (int i = 0; i < 40; i++)
+		assert_int_equal(hy_sms_write(w, &s[i], &d), HY_OK);
+	assert_int_equal(hy_sms_writer_close(w, &d), HY_OK);
+	assert_int_equal(fclose(f), 0);
+	hy_shard_writer *sw;
+	hy_shard_meta m = {.chunk = 16, .obs_version = 1};
+	assert_int_equal(hy_shard_writer_open(&sw, oldh, &m, &d), HY_OK);
+	for (int i = 0; i < 40; i++)
+		assert_int_equal(hy_shard_write(sw, &s[i], &d), HY_OK);
+	assert_int_equal(hy_shard_writer_close(sw, &d), HY_OK);
+	free(s);
+
+	/* the data source: one version, or a refusal naming the odd input */
+	static const char *const pairs[3][2] = {{"a.bin", "old.bin"}, {"a.h5", "old.h5"},
+		{"a.h5", "old.bin"}};
+	for (int i = 0; i < 3; i++) {
+		char p0[512], p1[512];
+		path(p0, pairs[i][0]);
+		path(p1, pairs[i][1]);
+		const char *in[] = {p0, p1};
+		hy_data_cfg dc = {.paths = in, .npaths = 2, .seed = 1, .shuffle_buffer = 16};
+		hy_data *td;
+		hy_diag_init(&d, NULL);
+		assert_int_equal(hy_data_open(&td, &dc, &d), HY_EDATA);
+		printf("# %s: %s\n", d.source, d.msg);
+		assert_non_null(strstr(d.source, pairs[i][1]));
+		assert_non_null(strstr(d.msg, "observation version 1, the inputs before them 2"));
+	}
+	const char *both[] = {a, ah};
+	hy_data_cfg dc = {.paths = both, .npaths = 2, .seed = 1, .shuffle_buffer = 16};
+	hy_data *td;
+	assert_int_equal(hy_data_open(&td, &dc, &d), HY_OK);
+	assert_int_equal(hy_data_obs_version(td), HY_OBS_VERSION);
+	hy_data_close(td);
+
+	/* the checkpoint of a run on a.bin records its version */
+	path(o, "run-stream-full");
+	assert_int_equal(hy_train_resolve_ckpt(o, ck, sizeof ck, &d), HY_OK);
+	int v = -1;
+	assert_int_equal(hy_nn_ckpt_obs_version(ck, &v, &d), HY_OK);
+	assert_int_equal(v, HY_OBS_VERSION);
+
+	/* --init from it on inputs of version 1: refused before a step */
+	const char *oldin[] = {old};
+	hy_train_cfg c;
+	path(o, "run-obs-init");
+	base_cfg(&c, oldin, 1, o);
+	c.init = ck;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_train_run(&c, NULL, NULL, &d), HY_EFORMAT);
+	printf("# %s\n", d.msg);
+	assert_non_null(strstr(d.msg, "trained on observation version 2, the inputs are version 1"));
+	assert_int_equal(count_ckpts(o), 0);
+
+	/* a validation set of another version than the inputs */
+	const char *ain[] = {a};
+	const char *val[] = {oldh};
+	path(o, "run-obs-val");
+	base_cfg(&c, ain, 1, o);
+	c.val = val;
+	c.nval = 1;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_train_run(&c, NULL, NULL, &d), HY_EDATA);
+	printf("# %s\n", d.msg);
+	assert_non_null(strstr(d.source, "old.h5"));
+	assert_int_equal(count_ckpts(o), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_resume_exact_stream),
 		cmocka_unit_test(test_nan_detection),
 		cmocka_unit_test(test_bad_checkpoints),
+		cmocka_unit_test(test_obs_versions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -7,7 +7,7 @@ together) and re-encodes good.bin byte for byte.
 
     /usr/bin/python3 tests/golden/samples/make-golden.py
 
-good.h5 (the golden shard) is not written here (no h5py needed): it is
+good.h5 (the golden shard, unmarked: no obs_version) is not written here (no h5py needed): it is
 good.bin converted by the C writer, committed once so that later readers
 are checked against a shard of format version 2 (good-v1.h5 is the same
 samples as version 1 wrote them, kept for compatibility):
@@ -27,8 +27,12 @@ HALVES = [0x0000, 0x3C00, 0x3800, 0x0000, 0x2E66]  # 0, 1, 0.5, 0, ~0.1
 M64 = (1 << 64) - 1
 
 
-def header(version=1, hsize=32, rsize=REC, dtype=1, ch=85, tiles=34, actions=46):
-    return (b"HYSAMPLE" + struct.pack("<HHIBBHHH", version, hsize, rsize, dtype, 0,
+OBS_VERSION = 2  # header byte 17: the observation version (lib/samples/sample.h)
+
+
+def header(version=1, hsize=32, rsize=REC, dtype=1, obs=OBS_VERSION, ch=85, tiles=34,
+           actions=46):
+    return (b"HYSAMPLE" + struct.pack("<HHIBBHHH", version, hsize, rsize, dtype, obs,
                                       ch, tiles, actions) + bytes(8))
 
 
@@ -87,6 +91,10 @@ def main():
     s = [sample(k) for k in range(5)]
     good = frame(s[:3]) + frame(s[3:])
     write("good.bin", good)
+    # written before the observation version existed (byte 17 zero): read as 0
+    write("good-unmarked.bin", frame(s[:3], obs=0) + frame(s[3:], obs=0))
+    # `cat` of samples of two encoders: refused at the second frame
+    write("mixed-obs.bin", frame(s[:3]) + frame(s[3:], obs=0))
     write("empty.bin", frame([]))
     one = frame(s[:1])
     write("bad-magic.bin", b"HYSAMPLX" + one[8:])
