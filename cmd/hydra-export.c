@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	if (!reference && !hy_export_onnx_built()) { /* before loading anything */
-		hy_export_onnx_save(NULL, NULL, NULL, &d); /* says why */
+		hy_export_onnx_save(NULL, NULL, NULL, -1, &d); /* says why */
 		return fail(&cli, &d);
 	}
 	signal(SIGPIPE, SIG_DFL);
@@ -159,7 +159,8 @@ int main(int argc, char **argv)
 	hy_nn_ctx ctx;
 	hy_nn_model m;
 	hy_diag_init(&d, NULL); /* the checkpoint's messages name it */
-	if (hy_nn_ckpt_arch(ckpt, &a, &d))
+	int obs_version;
+	if (hy_nn_ckpt_arch(ckpt, &a, &d) || hy_nn_ckpt_obs_version(ckpt, &obs_version, &d))
 		return fail(&cli, &d);
 	hy_nn_ctx_init(&ctx, threads);
 	if (hy_nn_model_init(&m, a, hy_nn_backend_cpu(), &ctx, &d))
@@ -171,7 +172,7 @@ int main(int argc, char **argv)
 	hy_status st;
 	if (!reference) {
 		hy_diag_init(&d, to_stdout ? NULL : outpath);
-		st = hy_export_onnx_save(outpath, &m, HY_VERSION, &d);
+		st = hy_export_onnx_save(outpath, &m, HY_VERSION, obs_version, &d);
 	} else {
 		hy_sample *s = NULL;
 		size_t n = 0;

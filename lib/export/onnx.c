@@ -22,7 +22,7 @@ int hy_export_onnx_built(void)
 }
 
 hy_status hy_export_onnx_save(const char *path, const hy_nn_model *m,
-	const char *producer_version, hy_diag *d)
+	const char *producer_version, int obs_version, hy_diag *d)
 {
 	return hy_diag_set(d, HY_EUNSUP, 0, "this build has no ONNX exporter (built without "
 		"protoc-c, libprotobuf-c or onnx.proto: 'make deps', then 'make')");
@@ -471,7 +471,7 @@ static char doc[] =
 	"grp_logits [N,24], tenpai_logits [N,3], danger_logits [N,3,34] out.";
 
 hy_status hy_export_onnx_save(const char *path, const hy_nn_model *m,
-	const char *producer_version, hy_diag *d)
+	const char *producer_version, int obs_version, hy_diag *d)
 {
 	gb g;
 	memset(&g, 0, sizeof g);
@@ -519,6 +519,17 @@ hy_status hy_export_onnx_save(const char *path, const hy_nn_model *m,
 	model.producer_name = "hydra-c";
 	model.producer_version = (char *)producer_version;
 	model.graph = &graph;
+	/* what the `obs` input must hold: the checkpoint's observation version */
+	char ov[16];
+	snprintf(ov, sizeof ov, "%d", obs_version);
+	Onnx__StringStringEntryProto meta = ONNX__STRING_STRING_ENTRY_PROTO__INIT,
+				     *metas[1] = {&meta};
+	meta.key = "obs_version";
+	meta.value = ov;
+	if (obs_version >= 0) {
+		model.n_metadata_props = 1;
+		model.metadata_props = metas;
+	}
 	for (int i = 0; i < 2; i++)
 		g.fail |= !in[i];
 	for (int i = 0; i < 5; i++)

@@ -33,9 +33,11 @@ int hy_export_onnx_built(void);
 
 /* Writes m's inference graph to path atomically (io/output.h; "-" or NULL:
  * standard output). producer_version goes into the model's
- * producer_version field (NULL: none). HY_EUNSUP when the exporter was not
- * built; HY_EIO, HY_ENOMEM otherwise. */
+ * producer_version field (NULL: none), obs_version (the observation version
+ * of the checkpoint, samples/sample.h; < 0: none) into its metadata_props
+ * as "obs_version". HY_EUNSUP when the exporter was not built; HY_EIO,
+ * HY_ENOMEM otherwise. */
 hy_status hy_export_onnx_save(const char *path, const hy_nn_model *m,
-	const char *producer_version, hy_diag *d);
+	const char *producer_version, int obs_version, hy_diag *d);
 
 #endif

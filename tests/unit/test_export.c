@@ -200,7 +200,7 @@ static void test_onnx_graph(void **state)
 	hy_diag_init(&d, "test");
 	assert_int_equal(hy_export_onnx_built(), 1);
 	const char *path = tmpname();
-	assert_int_equal(hy_export_onnx_save(path, m, "test", &d), HY_OK);
+	assert_int_equal(hy_export_onnx_save(path, m, "test", 2, &d), HY_OK);
 	FILE *fp = fopen(path, "rb");
 	assert_non_null(fp);
 	fseek(fp, 0, SEEK_END);
@@ -294,7 +294,7 @@ static void test_onnx_graph(void **state)
 	hy_diag_init(&d, "test");
 	assert_int_equal(hy_export_onnx_built(), 0);
 	const char *path = tmpname();
-	assert_int_equal(hy_export_onnx_save(path, &f->m, "test", &d), HY_EUNSUP);
+	assert_int_equal(hy_export_onnx_save(path, &f->m, "test", 2, &d), HY_EUNSUP);
 	assert_non_null(strstr(d.msg, "no ONNX exporter"));
 	assert_int_equal(access(path, F_OK), -1);
 }
