@@ -69,29 +69,39 @@ out:
 	return st;
 }
 
-/* The `obs_version` attribute: v (1–255), or none for v = 0 (unmarked). */
-static hy_status put_obs_version(hy_shard_writer *w, int v, hy_diag *d)
+/* A scalar 32-bit unsigned attribute (replaced when it exists). */
+static hy_status put_u32_attr(hid_t f, const char *name, uint32_t v, hy_diag *d)
 {
 	hy_status st = HY_OK;
 	hid_t sp = -1, a = -1;
 	htri_t has;
-	uint32_t u = (uint32_t)v;
-	if (v < 0 || v > 255)
-		return hy_diag_set(d, HY_EUSAGE, 0, "observation version %d is not 0-255", v);
-	HY_H5(has = H5Aexists(w->file, "obs_version"), HY_EIO);
+	HY_H5(has = H5Aexists(f, name), HY_EIO);
 	if (has)
-		HY_H5(H5Adelete(w->file, "obs_version"), HY_EIO);
-	if (v) {
-		HY_H5(sp = H5Screate(H5S_SCALAR), HY_EIO);
-		HY_H5(a = H5Acreate2(w->file, "obs_version", H5T_STD_U32LE, sp, H5P_DEFAULT,
-				       H5P_DEFAULT), HY_EIO);
-		HY_H5(H5Awrite(a, H5T_NATIVE_UINT32, &u), HY_EIO);
-	}
+		HY_H5(H5Adelete(f, name), HY_EIO);
+	HY_H5(sp = H5Screate(H5S_SCALAR), HY_EIO);
+	HY_H5(a = H5Acreate2(f, name, H5T_STD_U32LE, sp, H5P_DEFAULT, H5P_DEFAULT), HY_EIO);
+	HY_H5(H5Awrite(a, H5T_NATIVE_UINT32, &v), HY_EIO);
 out:
 	if (a >= 0)
 		H5Aclose(a);
 	if (sp >= 0)
 		H5Sclose(sp);
+	return st;
+}
+
+/* The `obs_version` attribute: v (1–255), or none for v = 0 (unmarked). */
+static hy_status put_obs_version(hy_shard_writer *w, int v, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	htri_t has;
+	if (v < 0 || v > 255)
+		return hy_diag_set(d, HY_EUSAGE, 0, "observation version %d is not 0-255", v);
+	if (v)
+		return put_u32_attr(w->file, "obs_version", (uint32_t)v, d);
+	HY_H5(has = H5Aexists(w->file, "obs_version"), HY_EIO);
+	if (has)
+		HY_H5(H5Adelete(w->file, "obs_version"), HY_EIO);
+out:
 	return st;
 }
 
@@ -106,37 +116,23 @@ hy_status hy_shard_writer_set_obs_version(hy_shard_writer *w, int v, hy_diag *d)
 
 static hy_status w_attrs(hy_shard_writer *w, const hy_shard_meta *m, hy_diag *d)
 {
-	hy_status st = HY_OK;
-	hid_t sp = -1, a = -1;
+	hy_status st;
 	char enc[64];
 	snprintf(enc, sizeof enc, "hydra-c %s", HY_VERSION);
 	const char *fmt = HY_SHARD_FORMAT;
 	const char *ev = m && m->encoder_version ? m->encoder_version : enc;
 	const char *cl = m && m->command_line ? m->command_line : "";
-	uint32_t version = HY_SHARD_VERSION;
-	HY_H5(sp = H5Screate(H5S_SCALAR), HY_EIO);
-	HY_H5(a = H5Acreate2(w->file, "format_version", H5T_STD_U32LE, sp, H5P_DEFAULT,
-			       H5P_DEFAULT), HY_EIO);
-	HY_H5(H5Awrite(a, H5T_NATIVE_UINT32, &version), HY_EIO);
-	if ((st = put_obs_version(w, !m || !m->obs_version ? HY_OBS_VERSION
-				  : m->obs_version < 0 ? 0 : m->obs_version, d)))
-		goto out;
-	if ((st = put_str_attr(w->file, "format", &fmt, 1, 0, d)) ||
+	if ((st = put_u32_attr(w->file, "format_version", HY_SHARD_VERSION, d)) ||
+	    (st = put_obs_version(w, !m || !m->obs_version ? HY_OBS_VERSION
+				  : m->obs_version < 0 ? 0 : m->obs_version, d)) ||
+	    (st = put_str_attr(w->file, "format", &fmt, 1, 0, d)) ||
 	    (st = put_str_attr(w->file, "encoder_version", &ev, 1, 0, d)) ||
 	    (st = put_str_attr(w->file, "command_line", &cl, 1, 0, d)))
-		goto out;
+		return st;
 	for (size_t i = 0; m && i < m->nsources; i++)
-		if (!m->sources[i]) {
-			st = hy_diag_set(d, HY_EUSAGE, 0, "source %zu is NULL", i);
-			goto out;
-		}
-	st = put_str_attr(w->file, "sources", m ? m->sources : NULL, m ? m->nsources : 0, 1, d);
-out:
-	if (a >= 0)
-		H5Aclose(a);
-	if (sp >= 0)
-		H5Sclose(sp);
-	return st;
+		if (!m->sources[i])
+			return hy_diag_set(d, HY_EUSAGE, 0, "source %zu is NULL", i);
+	return put_str_attr(w->file, "sources", m ? m->sources : NULL, m ? m->nsources : 0, 1, d);
 }
 
 static hy_status w_datasets(hy_shard_writer *w, int level, hy_diag *d)
