@@ -174,52 +174,6 @@ static void best_discards(uint16_t *obs, const hy_player *me, const int8_t after
 				0.25f + 0.75f * (most > 0 ? (float)acc[k] / (float)most : 1.0f));
 }
 
-/* Channels 8 and 9 in a call window (obs version 3): what each legal call
- * of the discarded kind k does to the shanten, with the best discard after
- * it (the called kind may not be discarded: kuikae). s0 = the shanten of
- * the hand as it is (3n+1); a call that lowers it gets 1, keeps it 0.5,
- * raises it 0.25. Pon at channel 8, cell k; each chi at channel 9, at the
- * lowest kind of the run it makes (k, k − 1, k − 2 for low, mid, high). */
-static float call_grade(const hy_player *me, int k, const int take[2], int s0)
-{
-	uint8_t c[34];
-	memcpy(c, me->cnt, 34);
-	for (int i = 0; i < 2; i++)
-		c[take[i]]--;
-	int best = HY_SHANTEN_NA;
-	for (int j = 0; j < 34; j++) {
-		if (!c[j] || j == k)
-			continue;
-		c[j]--;
-		int s = hy_shanten(c, me->nmelds + 1);
-		c[j]++;
-		if (s < best)
-			best = s;
-	}
-	return best < s0 ? 1.0f : best == s0 ? 0.5f : 0.25f;
-}
-
-static void call_options(uint16_t *obs, const hy_engine *e, int seat, int s0)
-{
-	const hy_player *me = &e->p[seat];
-	int k = hy_tile_kind(e->last_tile);
-	if (e->phase != HY_PH_CALL || e->actor == seat || k < 0 || me->nconc % 3 != 1)
-		return;
-	uint64_t legal = hy_engine_legal_mask(e, seat);
-	if (legal >> HY_A_PON & 1) {
-		int take[2] = {k, k};
-		obs[HY_OBS_DRAWN * 34 + k] = hy_half_from_float(call_grade(me, k, take, s0));
-	}
-	static const int off[3][2] = {{1, 2}, {-1, 1}, {-2, -1}};
-	for (int i = 0; i < 3; i++) {
-		if (!(legal >> (HY_A_CHI_LOW + i) & 1))
-			continue;
-		int take[2] = {k + off[i][0], k + off[i][1]};
-		obs[HY_OBS_BEST_DISCARD * 34 + k - i] =
-			hy_half_from_float(call_grade(me, k, take, s0));
-	}
-}
-
 static int seat_furiten(const hy_player *p)
 {
 	return (p->waits & p->discarded) || p->temp_furiten || p->riichi_furiten;
@@ -268,7 +222,6 @@ void hy_obs_encode(const hy_engine *e, const hy_obs_track *t, int seat,
 			obs[HY_OBS_EFFECTIVE * 34 + __builtin_ctzll(kinds)] = H_ONE;
 	}
 	fill(obs, HY_OBS_SHANTEN + (sh <= 0 ? 0 : sh >= 3 ? 3 : sh), H_ONE);
-	call_options(obs, e, seat, sh);
 
 	/* per relative player: rivers, melds, riichi, score */
 	uint8_t vis[34];

@@ -8,11 +8,9 @@
  * where ARCHITECTURE.md §5 leaves room, fixed here:
  *   - ch 8 (drawn tile): set while the observer is on turn (TURN or RIICHI
  *     phase) holding a drawn tile, a replacement draw included; zero after
- *     a chi/pon (no draw). In a call window (HY_PH_CALL, another seat's
- *     discard): the legal pon's grade (obs.c, call_options()).
- *   - ch 9 (shanten-optimal discards): with 3n+2 concealed tiles, graded by
- *     the live acceptance each keeps (obs.c, best_discards()); in a call
- *     window, each legal chi's grade at the lowest kind of its run.
+ *     a chi/pon (no draw) and in call windows.
+ *   - ch 9 (shanten-optimal discards): only with 3n+2 concealed tiles;
+ *     graded by the live acceptance each keeps (obs.c, best_discards()).
  *   - ch 10 (effective tiles): with 3n+1 concealed tiles, of that hand;
  *     on one's own turn with a drawn tile, of the hand without it; zero
  *     after a chi/pon (3n+2 tiles, no draw). Kinds the hand holds 4 of are

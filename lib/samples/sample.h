@@ -24,12 +24,10 @@ enum {
  *   0  unmarked: written before the marker existed (commit history: channel
  *      9 binary before af34bf8, graded from af34bf8 on);
  *   1  the original table: channel 9 binary (never written by this build);
- *   2  channel 9 graded by the live acceptance (lib/encode/obs.c);
- *   3  and in a call window, channels 8 and 9 grade each legal pon and chi
- *      by the shanten it leaves (lib/encode/obs.c, call_options()).
+ *   2  channel 9 graded by the live acceptance (lib/encode/obs.c).
  * Writers of fresh samples (hydra-encode, hydra-sp) write HY_OBS_VERSION;
  * tools that copy samples (hydra-augment) keep their input's version. */
-#define HY_OBS_VERSION 3
+#define HY_OBS_VERSION 2
 
 typedef struct hy_sample {
 	uint16_t obs[HY_OBS_SIZE]; /* IEEE binary16 bits, channel-major      */

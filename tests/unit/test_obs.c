@@ -195,31 +195,6 @@ static void test_own_hand(void **state)
 	free(s);
 }
 
-/* Call windows (obs version 3): channel 8 grades a legal pon, channel 9 each
- * legal chi at the lowest kind of its run, by the shanten after the call and
- * its best discard: 1 lower, 0.5 the same, 0.25 higher. */
-static void test_call_options(void **state)
-{
-	(void)state;
-	size_t n;
-	hy_sample *s = scenario(&n);
-	/* seat 0 (123m 456p 789s EE S W, one-shanten) pons seat 2's E: with
-	 * S or W discarded it is tenpai; seat 2 is not its kamicha: no chi */
-	const hy_sample *x = find(s, n, 0, HY_A_PON);
-	chan_is(x, HY_OBS_DRAWN, H1, "1z");
-	chan_is(x, HY_OBS_BEST_DISCARD, H1, "");
-	/* seat 3 (55m 66s 789p 23s NN P F, two-shanten) passes on seat 2's 1s:
-	 * the chi 123s (low: run from 1s) leaves one-shanten; no pon */
-	const hy_sample *y = find(s, n, 3, HY_A_PASS);
-	assert_true(y->mask >> HY_A_CHI_LOW & 1);
-	chan_is(y, HY_OBS_BEST_DISCARD, H1, "1s");
-	chan_is(y, HY_OBS_DRAWN, H1, "");
-	/* on its own turn the planes are the drawn tile and the discards */
-	const hy_sample *z = find(s, n, 0, 8);
-	chan_is(z, HY_OBS_DRAWN, H1, "9m");
-	free(s);
-}
-
 static void test_rivers_melds(void **state)
 {
 	(void)state;
@@ -446,7 +421,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_half),
 		cmocka_unit_test(test_own_hand),
-		cmocka_unit_test(test_call_options),
 		cmocka_unit_test(test_rivers_melds),
 		cmocka_unit_test(test_table_state),
 		cmocka_unit_test(test_safety),
