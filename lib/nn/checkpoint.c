@@ -201,8 +201,13 @@ hy_status hy_nn_ckpt_check_playable(const char *path, hy_diag *d)
 {
 	int ov;
 	hy_status st = hy_nn_ckpt_obs_version(path, &ov, d);
-	if (st || !ov || ov == HY_OBS_VERSION)
+	if (st || hy_obs_compatible(ov, HY_OBS_VERSION))
 		return st;
+	if (!ov)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': records no observation version, so it "
+			"was trained on version %d or older, and this build encodes version %d "
+			"(ARCHITECTURE.md section 5): train it again on samples of this build", path,
+			HY_OBS_UNMARKED_MAX, HY_OBS_VERSION);
 	return hy_diag_set(d, HY_EFORMAT, 0, "'%s': trained on observation version %d, and this "
 		"build encodes version %d (ARCHITECTURE.md section 5): train it again on samples "
 		"of this build", path, ov, HY_OBS_VERSION);

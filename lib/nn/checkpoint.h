@@ -55,7 +55,8 @@ hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d);
 hy_status hy_nn_ckpt_obs_version(const char *path, int *v, hy_diag *d);
 /* For a network that will see this build's observations (a player, a
  * belief): HY_EFORMAT naming both versions when the checkpoint was trained
- * on another one than HY_OBS_VERSION; an unmarked one (0) passes. */
+ * on another one than HY_OBS_VERSION; an unmarked one (0) passes while the
+ * build encodes a version unmarked files may hold (hy_obs_compatible). */
 hy_status hy_nn_ckpt_check_playable(const char *path, hy_diag *d);
 
 /* Reads the training attributes alone (step, optimiser, seed, RNG; meta's

@@ -29,6 +29,18 @@ enum {
  * tools that copy samples (hydra-augment) keep their input's version. */
 #define HY_OBS_VERSION 2
 
+/* Unmarked files (0) come from builds that encoded this version or an
+ * earlier one: a build of a later version knows they are not its own. */
+#define HY_OBS_UNMARKED_MAX 2
+
+/* Whether a network trained on observation version `trained` (0: unmarked)
+ * may read samples of version `reads`: the same version, or an unmarked
+ * network and a version an unmarked file may hold. */
+static inline int hy_obs_compatible(int trained, int reads)
+{
+	return trained == reads || (trained == 0 && reads <= HY_OBS_UNMARKED_MAX);
+}
+
 typedef struct hy_sample {
 	uint16_t obs[HY_OBS_SIZE]; /* IEEE binary16 bits, channel-major      */
 	uint64_t mask;             /* bit a set: action a legal (46 bits)    */

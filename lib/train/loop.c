@@ -346,13 +346,18 @@ static hy_status check_obs(run *r, hy_diag *d)
 			"(remake the older ones)", r->val_obs, dv);
 	if (!r->ck_path)
 		return HY_OK;
-	if (!r->ck_obs) {
+	if (!r->ck_obs && hy_obs_compatible(0, dv)) {
 		notice(r, "'%s' does not record its observation version (made before the "
 			"marker): it is trained on from here on version %d", r->ck_path, dv);
 		return HY_OK;
 	}
 	if (r->ck_obs == dv)
 		return HY_OK;
+	if (!r->ck_obs)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s' records no observation version, so it "
+			"was trained on version %d or older; the inputs are version %d "
+			"(lib/samples/sample.h, ARCHITECTURE.md section 5): start from a checkpoint "
+			"of the inputs' version", r->ck_path, HY_OBS_UNMARKED_MAX, dv);
 	return hy_diag_set(d, HY_EFORMAT, 0, "'%s' was trained on observation version %d, "
 		"the inputs are version %d (lib/samples/sample.h, ARCHITECTURE.md section 5): "
 		"start from a checkpoint of the inputs' version, or remake the inputs",

@@ -959,6 +959,19 @@ static void test_obs_version(void **state)
 	assert_int_equal(hy_sample_reader_open(&r, golden_path("good.h5"), &d), HY_OK);
 	assert_int_equal(hy_sample_reader_obs_version(r), 0);
 	hy_sample_reader_close(r);
+
+	/* a network reads its own version; an unmarked one only the versions
+	 * unmarked files may hold (up to HY_OBS_UNMARKED_MAX = 2) */
+	assert_int_equal(HY_OBS_UNMARKED_MAX, 2);
+	assert_true(hy_obs_compatible(2, 2));
+	assert_true(hy_obs_compatible(3, 3));
+	assert_true(hy_obs_compatible(0, 2));
+	assert_true(hy_obs_compatible(0, 1));
+	assert_true(hy_obs_compatible(0, 0));
+	assert_false(hy_obs_compatible(0, 3));
+	assert_false(hy_obs_compatible(2, 3));
+	assert_false(hy_obs_compatible(3, 2));
+	assert_false(hy_obs_compatible(2, 0));
 }
 
 int main(void)
