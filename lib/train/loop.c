@@ -340,6 +340,16 @@ static hy_status check_obs(run *r, hy_diag *d)
 	if (r->obs_checked || dv < 0)
 		return HY_OK;
 	r->obs_checked = 1;
+	/* PPO's KL anchor reads the same samples as the learner */
+	const char *an = r->ppo ? r->plan.ppo.anchor : NULL;
+	int av = 0;
+	hy_status st;
+	if (an && (st = hy_nn_ckpt_obs_version(an, &av, d)))
+		return st;
+	if (an && !hy_obs_compatible(av, dv))
+		return hy_diag_set(d, HY_EFORMAT, 0, "--anchor '%s' was trained on observation "
+			"version %d (0: unmarked, %d or older), the inputs are version %d "
+			"(ARCHITECTURE.md section 5)", an, av, HY_OBS_UNMARKED_MAX, dv);
 	if (r->val_obs >= 0 && r->val_obs != dv)
 		return hy_diag_set(d, HY_EDATA, 0, "the validation inputs hold observation version "
 			"%d, the training inputs %d: samples of two encoders cannot be compared "

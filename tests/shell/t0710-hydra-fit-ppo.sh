@@ -122,6 +122,17 @@ print("league: passes %s, anchor_kl %s" % ([x["ppo_passes"] for x in rows],
       ["%.4f" % x["anchor_kl"] for x in rows]))
 PYEOF
 
+# an anchor trained on another observation version (lib/samples/sample.h) is
+# refused at the first batch, before any step
+cp "$T/sp.bin" "$T/sp1.bin"
+printf '\001' | dd of="$T/sp1.bin" bs=1 seek=17 conv=notrunc 2>/dev/null # version 1
+"$F" --arch tiny --steps 1 --batch 64 --threads 2 -q --out "$T/v1" "$T/sp1.bin" 2>"$T/v1.err" ||
+	{ cat "$T/v1.err" >&2; fail "fit on version 1"; }
+expect_exit 3 "$F" --mode ppo --init "$M" --batch 1024 --minibatch 256 --threads 2 -q \
+	--anchor "$T/v1/ckpt-00000001.h5" --out "$T/anch" < "$T/sp.bin"
+expect_err "anchor .*ckpt-00000001.h5' was trained on observation version 1 .*the inputs are version 2"
+[ ! -e "$T/anch/ckpt-00000001.h5" ] || fail "a refused run saved a checkpoint"
+
 # exact resume at a rollout boundary: steps 17-48 again from the checkpoint
 # of step 16 (the same stream, read again and its draws replayed)
 "$SP" --games 4 --policy "$M" --seed 2 >"$T/sp2.bin" || fail "hydra-sp again"
