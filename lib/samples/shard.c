@@ -313,10 +313,34 @@ static void pipe_setup(dpipe *pp, const field *f, hid_t t, hid_t pl)
 	pp->fast = 1;
 }
 
+/* A root attribute that must be a scalar 32-bit unsigned integer. */
+static hy_status r_u32_attr(hid_t file, const char *name, uint32_t *v, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	hid_t a = -1, t = -1, sp = -1;
+	HY_H5(a = H5Aopen(file, name, H5P_DEFAULT), HY_EDATA);
+	HY_H5(t = H5Aget_type(a), HY_EDATA);
+	HY_H5(sp = H5Aget_space(a), HY_EDATA);
+	if (!int_type_is(t, 4, H5T_SGN_NONE) || H5Sget_simple_extent_npoints(sp) != 1) {
+		st = hy_diag_set(d, HY_EFORMAT, 0, "attribute %s is not a 32-bit unsigned integer",
+				 name);
+		goto out;
+	}
+	HY_H5(H5Aread(a, H5T_NATIVE_UINT32, v), HY_EDATA);
+out:
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+	return st;
+}
+
 static hy_status r_structure(hy_shard *sh, hy_diag *d)
 {
 	hy_status st = HY_OK;
-	hid_t a = -1, t = -1, sp = -1, dapl = -1, pl = -1;
+	hid_t t = -1, sp = -1, dapl = -1, pl = -1;
 	htri_t has;
 	HY_H5(has = H5Aexists(sh->file, "format_version"), HY_EDATA);
 	if (!has) {
@@ -324,15 +348,8 @@ static hy_status r_structure(hy_shard *sh, hy_diag *d)
 				 "not a sample shard (HDF5 file without a format_version attribute)");
 		goto out;
 	}
-	HY_H5(a = H5Aopen(sh->file, "format_version", H5P_DEFAULT), HY_EDATA);
-	HY_H5(t = H5Aget_type(a), HY_EDATA);
-	HY_H5(sp = H5Aget_space(a), HY_EDATA);
-	if (!int_type_is(t, 4, H5T_SGN_NONE) || H5Sget_simple_extent_npoints(sp) != 1) {
-		st = hy_diag_set(d, HY_EFORMAT, 0,
-				 "attribute format_version is not a 32-bit unsigned integer");
+	if ((st = r_u32_attr(sh->file, "format_version", &sh->info.format_version, d)))
 		goto out;
-	}
-	HY_H5(H5Aread(a, H5T_NATIVE_UINT32, &sh->info.format_version), HY_EDATA);
 	if (sh->info.format_version > HY_SHARD_VERSION) {
 		st = hy_diag_set(d, HY_EVERSION, 0,
 				 "sample shard version %lu is newer than this program supports (%d)",
@@ -344,26 +361,15 @@ static hy_status r_structure(hy_shard *sh, hy_diag *d)
 		goto out;
 	}
 	/* the string attributes are read only on request (hy_shard_describe) */
-	H5Sclose(sp);
-	H5Tclose(t);
-	H5Aclose(a);
-	sp = t = a = -1;
 	HY_H5(has = H5Aexists(sh->file, "obs_version"), HY_EDATA);
 	if (has) { /* optional: shards written before it have none (version 0) */
-		HY_H5(a = H5Aopen(sh->file, "obs_version", H5P_DEFAULT), HY_EDATA);
-		HY_H5(t = H5Aget_type(a), HY_EDATA);
-		HY_H5(sp = H5Aget_space(a), HY_EDATA);
-		if (!int_type_is(t, 4, H5T_SGN_NONE) || H5Sget_simple_extent_npoints(sp) != 1 ||
-		    H5Aread(a, H5T_NATIVE_UINT32, &sh->info.obs_version) < 0 ||
-		    sh->info.obs_version == 0 || sh->info.obs_version > 255) {
+		if ((st = r_u32_attr(sh->file, "obs_version", &sh->info.obs_version, d)))
+			goto out;
+		if (sh->info.obs_version == 0 || sh->info.obs_version > 255) {
 			st = hy_diag_set(d, HY_EFORMAT, 0, "attribute obs_version is not a 32-bit "
 					 "unsigned integer from 1 to 255");
 			goto out;
 		}
-		H5Sclose(sp);
-		H5Tclose(t);
-		H5Aclose(a);
-		sp = t = a = -1;
 	}
 	for (int i = 0; i < NFIELDS; i++) {
 		const field *f = &hy_shard_fields[i];
@@ -438,8 +444,6 @@ out:
 		H5Sclose(sp);
 	if (t >= 0)
 		H5Tclose(t);
-	if (a >= 0)
-		H5Aclose(a);
 	return st;
 }
 

@@ -69,15 +69,25 @@ out:
 	return st;
 }
 
-/* A scalar 32-bit unsigned attribute (replaced when it exists). */
-static hy_status put_u32_attr(hid_t f, const char *name, uint32_t v, hy_diag *d)
+/* Removes a root attribute if the file has it. */
+static hy_status del_attr(hid_t f, const char *name, hy_diag *d)
 {
 	hy_status st = HY_OK;
-	hid_t sp = -1, a = -1;
 	htri_t has;
 	HY_H5(has = H5Aexists(f, name), HY_EIO);
 	if (has)
 		HY_H5(H5Adelete(f, name), HY_EIO);
+out:
+	return st;
+}
+
+/* A scalar 32-bit unsigned attribute (replaced when it exists). */
+static hy_status put_u32_attr(hid_t f, const char *name, uint32_t v, hy_diag *d)
+{
+	hid_t sp = -1, a = -1;
+	hy_status st = del_attr(f, name, d);
+	if (st)
+		return st;
 	HY_H5(sp = H5Screate(H5S_SCALAR), HY_EIO);
 	HY_H5(a = H5Acreate2(f, name, H5T_STD_U32LE, sp, H5P_DEFAULT, H5P_DEFAULT), HY_EIO);
 	HY_H5(H5Awrite(a, H5T_NATIVE_UINT32, &v), HY_EIO);
@@ -92,17 +102,10 @@ out:
 /* The `obs_version` attribute: v (1–255), or none for v = 0 (unmarked). */
 static hy_status put_obs_version(hy_shard_writer *w, int v, hy_diag *d)
 {
-	hy_status st = HY_OK;
-	htri_t has;
 	if (v < 0 || v > 255)
 		return hy_diag_set(d, HY_EUSAGE, 0, "observation version %d is not 0-255", v);
-	if (v)
-		return put_u32_attr(w->file, "obs_version", (uint32_t)v, d);
-	HY_H5(has = H5Aexists(w->file, "obs_version"), HY_EIO);
-	if (has)
-		HY_H5(H5Adelete(w->file, "obs_version"), HY_EIO);
-out:
-	return st;
+	return v ? put_u32_attr(w->file, "obs_version", (uint32_t)v, d)
+		 : del_attr(w->file, "obs_version", d);
 }
 
 hy_status hy_shard_writer_set_obs_version(hy_shard_writer *w, int v, hy_diag *d)
