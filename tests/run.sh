@@ -5,7 +5,9 @@
 BUILD=${BUILD:-build}
 SHARED=${SHARED:-../shared}
 top=$(pwd)
-export HY_BIN="$top/$BUILD/bin" HY_SHARED="$SHARED" HY_TOP="$top" HY_BUILD="$top/$BUILD"
+# BUILD relative to the repository, or absolute (make check BUILD=/tmp/b)
+case $BUILD in /*) build=$BUILD ;; *) build=$top/$BUILD ;; esac
+export HY_BIN="$build/bin" HY_SHARED="$SHARED" HY_TOP="$top" HY_BUILD="$build"
 # sanitizer builds: leaks inside libhdf5 on its error paths are known (the file
 # says which and why); every other leak fails its test
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
