@@ -287,13 +287,7 @@ static hy_status on_game(void *ctx, hy_game *g)
 static hy_status on_bad(void *ctx, const hy_diag *d)
 {
 	run *r = ctx;
-	hy_cli_diag(r->cli, d);
-	if (!r->keep_going) {
-		r->reported = 1;
-		return d->status ? d->status : HY_EDATA;
-	}
-	r->skipped++;
-	return HY_OK;
+	return hy_cli_bad_game(r->cli, d, r->keep_going, &r->reported, &r->skipped);
 }
 
 /* The counts (-v, -s or skipped games), then with classes the samples per

@@ -642,13 +642,7 @@ static hy_status grp_on_game(void *ctx, hy_game *g)
 static hy_status grp_on_bad(void *ctx, const hy_diag *d)
 {
 	grp_run *r = ctx;
-	hy_cli_diag(r->cli, d);
-	if (!r->keep_going) {
-		r->reported = 1;
-		return d->status ? d->status : HY_EDATA;
-	}
-	r->skipped++;
-	return HY_OK;
+	return hy_cli_bad_game(r->cli, d, r->keep_going, &r->reported, &r->skipped);
 }
 
 static void grp_on_epoch(void *u, const hy_grp_epoch *e)

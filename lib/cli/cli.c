@@ -122,6 +122,18 @@ void hy_cli_diag(hy_cli *c, const hy_diag *d)
 	hy_cli_say(c, "%s", hy_cli_diag_text(d, buf, sizeof buf));
 }
 
+hy_status hy_cli_bad_game(hy_cli *c, const hy_diag *d, int keep_going, int *reported,
+			  uint64_t *skipped)
+{
+	hy_cli_diag(c, d);
+	if (!keep_going) {
+		*reported = 1;
+		return d->status ? d->status : HY_EDATA;
+	}
+	(*skipped)++;
+	return HY_OK;
+}
+
 int hy_cli_finish(hy_cli *c, int rc)
 {
 	if (fclose(stdout) != 0 && rc == 0) {

@@ -66,6 +66,12 @@ void hy_cli_say(hy_cli *c, const char *fmt, ...) __attribute__((format(printf, 2
 /* A diagnostic: "prog: source:line: msg", "prog: source: msg" or, when it
  * names no place, "prog: msg". */
 void hy_cli_diag(hy_cli *c, const hy_diag *d);
+/* A bad game met while reading (the on_bad hook of io/input.h): its
+ * diagnostic is printed; with keep_going the game is counted in *skipped and
+ * reading goes on (HY_OK); otherwise *reported is set and d's status
+ * (HY_EDATA when it has none) stops the run. */
+hy_status hy_cli_bad_game(hy_cli *c, const hy_diag *d, int keep_going, int *reported,
+			  uint64_t *skipped);
 /* d as text, as hy_cli_diag prints it after "prog: ". */
 const char *hy_cli_diag_text(const hy_diag *d, char *buf, int size);
 /* Detail for -v: "prog: MESSAGE" only when verbose. */

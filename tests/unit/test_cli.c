@@ -139,6 +139,29 @@ static void test_verbosity(void **state)
 	assert_string_equal(buf, "?");
 }
 
+/* A bad game: printed, then skipped and counted with -k, else the run
+ * stops with its status (HY_EDATA when it has none) and says it reported. */
+static void test_bad_game(void **state)
+{
+	(void)state;
+	hy_cli c;
+	hy_cli_init(&c, "test_cli");
+	hy_cli_verbosity(&c, 'q');
+	hy_diag d;
+	hy_diag_init(&d, "game.json");
+	hy_diag_set(&d, HY_EFORMAT, 3, "bad tile");
+	int reported = 0;
+	uint64_t skipped = 0;
+	assert_int_equal(hy_cli_bad_game(&c, &d, 1, &reported, &skipped), HY_OK);
+	assert_int_equal(skipped, 1);
+	assert_int_equal(reported, 0);
+	assert_int_equal(hy_cli_bad_game(&c, &d, 0, &reported, &skipped), HY_EFORMAT);
+	assert_int_equal(skipped, 1);
+	assert_int_equal(reported, 1);
+	d.status = HY_OK; /* a hook that gave no status still stops the run */
+	assert_int_equal(hy_cli_bad_game(&c, &d, 0, &reported, &skipped), HY_EDATA);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_precision),
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_verbosity),
+		cmocka_unit_test(test_bad_game),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
