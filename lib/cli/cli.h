@@ -66,7 +66,7 @@ void hy_cli_say(hy_cli *c, const char *fmt, ...) __attribute__((format(printf, 2
 /* A diagnostic: "prog: source:line: msg", "prog: source: msg" or, when it
  * names no place, "prog: msg". */
 void hy_cli_diag(hy_cli *c, const hy_diag *d);
-/* A bad game met while reading (the on_bad hook of io/input.h): its
+/* A bad game met while reading (the `bad` hook of events/event.h): its
  * diagnostic is printed; with keep_going the game is counted in *skipped and
  * reading goes on (HY_OK); otherwise *reported is set and d's status
  * (HY_EDATA when it has none) stops the run. */

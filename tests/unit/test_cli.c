@@ -139,7 +139,7 @@ static void test_verbosity(void **state)
 	assert_string_equal(buf, "?");
 }
 
-/* A bad game: printed, then skipped and counted with -k, else the run
+/* A bad game: printed, then skipped and counted with -k, or else the run
  * stops with its status (HY_EDATA when it has none) and says it reported. */
 static void test_bad_game(void **state)
 {
