@@ -1,7 +1,10 @@
 # Hydra-C — top-level build.
 #
 #   make [all]        programs in build/bin, library build/libhydra.a
-#   make check        deps, build, unit + program tests (SANITIZE=1: ASan+UBSan)
+#   make check        deps, build, the fast tier of the unit + program tests
+#                     (T='t08* test_engine': only those; J=N jobs; SANITIZE=1:
+#                     ASan+UBSan); per-test seconds and the five slowest
+#   make check-full   the same, every test at full size (what CI runs)
 #   make check-gpu    GPU ops vs the CPU reference (skipped without a GPU)
 #   make check-torch  the model against PyTorch (skipped without python3-torch)
 #   make demo         runs the pipeline on a default input
@@ -138,7 +141,7 @@ endif
 # keep objects between runs (they are intermediate files to make)
 .SECONDARY:
 
-.PHONY: all check check-gpu gpu-acceptance check-torch demo deps bench bench-gpu install clean test-run help
+.PHONY: all check check-full check-gpu gpu-acceptance check-torch demo deps bench bench-gpu install clean test-run help
 .DEFAULT_GOAL := all
 
 all: $(BINS)
@@ -196,11 +199,17 @@ deps:
 	fi
 
 # ---------------------------------------------------------------- tests
+# tests/run.sh: TIER fast (check) or full (check-full), T patterns, J jobs
+# (default: the usable CPUs)
+TIER ?= fast
 check: deps
-	@$(MAKE) --no-print-directory test-run
+	@$(MAKE) --no-print-directory test-run TIER=fast
+
+check-full: deps
+	@$(MAKE) --no-print-directory test-run TIER=full
 
 test-run: $(BINS) $(UNITS)
-	@BUILD=$(BUILD) SHARED=$(SHARED) sh tests/run.sh
+	@BUILD=$(BUILD) SHARED=$(SHARED) TIER=$(TIER) T='$(T)' J=$(J) sh tests/run.sh
 
 # the CUDA backend against the CPU (tests/gpu/check_gpu.c; says "skipped"
 # without a GPU), then hydra-fit on the GPU resumed on the CPU

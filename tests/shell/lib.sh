@@ -9,6 +9,15 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/hydra-t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 export LC_ALL=C
 
+# The tier of this run (tests/run.sh; README.md, "Tests"): fast, what `make
+# check` runs, or full, what `make check-full` and CI run. A test that runs in
+# both sizes itself by it: tier_size FAST FULL prints the number for this
+# tier; in_full is true in the full tier (the assertions a test keeps for it).
+HY_TIER=${HY_TIER:-fast}
+case $HY_TIER in fast|full) ;; *) echo "FAIL: HY_TIER is fast or full, not '$HY_TIER'" >&2; exit 1 ;; esac
+tier_size() { if [ "$HY_TIER" = full ]; then echo "$2"; else echo "$1"; fi; }
+in_full() { [ "$HY_TIER" = full ]; }
+
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "$*"; exit 77; }
 # need_data [WHAT]: skip unless the shared real game logs are there, saying
@@ -40,6 +49,16 @@ gen_logs() {
 		"$BIN/mjai-parse" --format mjlog -o "$GEN/mjlog/$b.mjlog" "$f" 2>"$T/gen.err" &&
 		"$BIN/mjai-parse" --format tenhou6 -o "$GEN/tenhou6/$b.json" "$f" 2>"$T/gen.err" ||
 			{ cat "$T/gen.err" >&2; fail "mjai-parse could not convert $f"; }
+	done
+}
+# own_pids PATTERN: the processes whose command line matches PATTERN (as
+# pgrep -f) and that run in this test's scratch directory $T or below it.
+# Tests run side by side (tests/run.sh -j): a program of another test may
+# match the same pattern, but never runs in this test's $T.
+own_pids() {
+	real=$(cd "$T" && pwd -P)
+	for p in $(pgrep -f -- "$1"); do
+		case $(readlink "/proc/$p/cwd" 2>/dev/null) in "$real"|"$real"/*) echo "$p" ;; esac
 	done
 }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "$1 not installed (skipped)"; }

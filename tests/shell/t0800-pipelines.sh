@@ -25,7 +25,9 @@ mkpid=$!
 k=0
 while [ ! -e w/run/latest ] && [ $k -lt 600 ]; do sleep 0.1; k=$((k + 1)); done
 [ -e w/run/latest ] || { kill $mkpid; fail "no checkpoint appeared"; }
-pkill -INT -f "hydra-fit .*--out w/run" || fail "no hydra-fit to interrupt"
+fit=$(own_pids "hydra-fit .*--out w/run")
+[ -n "$fit" ] || fail "no hydra-fit to interrupt"
+kill -INT $fit
 wait $mkpid && fail "make succeeded after an interrupt"
 [ -e w/run/done ] && fail "stamp written after an interrupt"
 grep -q "interrupted, saved" log3 || { tail log3; fail "hydra-fit did not save on SIGINT"; }

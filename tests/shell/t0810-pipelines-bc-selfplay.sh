@@ -1,6 +1,7 @@
 #!/bin/sh
 # pipelines/bc.mk and pipelines/selfplay.mk at toy sizes, from another
-# directory: every stage a file, the plots real PNGs, a second run idle.
+# directory: every stage a file, the plots real PNGs, a second run idle;
+# in the full tier, raising ITERS continues the league.
 . tests/shell/lib.sh
 need_cmd make
 need_cmd jq
@@ -50,6 +51,7 @@ done
 n1=$(jq -s 'map(.step) | max' sp/iter-1/run/metrics.jsonl)
 awk -F'\t' -v n1="$n1" 'NR > 1 && $1 <= prev { exit 1 } { prev = $1 } END { exit prev > n1 ? 0 : 1 }' \
 	sp/plots/all/metrics.tsv || fail "the continuous PPO curve's steps do not continue"
+in_full || exit 0
 # raising ITERS continues the loop; the done iterations are kept
 sp ITERS=3 > sp3.log 2>&1 || { tail -n 20 sp3.log; fail "selfplay.mk ITERS=3"; }
 [ "$(wc -l < sp/league.jsonl)" -eq 3 ] || fail "league.jsonl after ITERS=3"

@@ -10,6 +10,10 @@
 # 0 and a complete result (league.jsonl has every iteration, best.h5 is the
 # model its arena result chose, no temporaries left), and a run after it
 # runs no program and changes no file.
+#
+# Tiers: the fast tier kills bc.mk once, in its training stage (hydra-fit
+# mid-run), and checks the rerun and the idle run as above; the full tier
+# kills every stage of the three pipelines.
 . tests/shell/lib.sh
 need_cmd make
 need_cmd jq
@@ -140,7 +144,9 @@ check_first() {
 BC_T=".bc-events.settings .bc-shards.settings .bc-fit.settings .bc-arena.settings events.bin
 events.checked shards.done augment.done run/done model.h5 arena.json eval.json
 run/plots/metrics.tsv run/plots/losses.png"
-chain bc.mk bc "$BC_T" "$BC" <<'EOF'
+bc_stages() {
+	if ! in_full; then echo 'run/done hydra-fit *'; return; fi
+	cat <<'EOF'
 events.bin mjai-parse *--keep-going*
 events.checked mjai-parse *--check*
 shards.done +hydra-encode *
@@ -153,12 +159,16 @@ eval.json hydra-eval *--data*
 run/plots/metrics.tsv jq *.step*
 run/plots/losses.png gnuplot *
 EOF
+}
+bc_stages > bc.stages
+chain bc.mk bc "$BC_T" "$BC" < bc.stages
 for f in events.checked arena.txt eval.txt shards/train-0000.h5 shards/val-0000.h5 \
 	aug/train-0000.h5 run/plots/training.png; do
 	[ -s "bc/$f" ] || fail "bc.mk: no bc/$f"
 done
 jq -e '.games == 8' bc/arena.json > /dev/null || fail "bc.mk: arena.json"
 cmp -s bc/model.h5 "bc/run/$(cat bc/run/done)" || fail "bc.mk: model.h5 is not the run's last checkpoint"
+in_full || exit 0
 
 # ---- selfplay.mk, two iterations: the first one's every stage, then the
 # second's league record, the league, the best model, the plots

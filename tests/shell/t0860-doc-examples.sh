@@ -24,6 +24,12 @@
 # Each .nf/.fi block of EXAMPLES is one bash script (set -e -o pipefail); in
 # .EX/.EE blocks every "$ command" line runs and must print exactly the
 # lines shown after it.
+#
+# Tiers: the full tier runs every block. The fast tier runs every README
+# block but those that run a pipeline (`make -f pipelines/...`: the pipeline
+# tests t0800-t0816 run them at toy sizes in both tiers) and, of each man
+# page, its blocks up to and including the first script: every program's
+# first example, as written. Each block's seconds go to the test's log.
 . tests/shell/lib.sh
 command -v bash >/dev/null || skip "skipped: needs bash (the examples are bash)"
 PATH="$BIN:$PATH"
@@ -113,17 +119,27 @@ for doc in "$TOP/README.md" "$TOP"/man/*.1; do
 	*.md) split_readme "$doc"; cp -R "$R" "$T/w" ;;
 	*) split_man "$doc"; cp -R "$F" "$T/w" ;;
 	esac
+	first_done=""
 	for b in "$T"/blocks/*; do
 		[ -f "$b" ] || continue
+		if ! in_full; then
+			case $doc in
+			*.md) grep -q '^make -f pipelines/' "$b" && continue ;;
+			*) [ -n "$first_done" ] && break ;;
+			esac
+		fi
 		case $b in
 		*.ex) (cd "$T/w" && run_transcript "$b") || exit 1 ;;
 		*.sh)
 			grep -q '[^[:space:]]' "$b" || continue
+			t0=$(date +%s.%N)
 			(cd "$T/w" && timeout 600 bash -e -o pipefail "$b") > "$T/out" 2>&1 || {
 				tail -n 30 "$T/out"
 				echo "--- the example:"; cat "$b"
 				fail "an example of $(basename "$doc") failed"
 			}
+			first_done=y
+			echo "$(basename "$doc") block $(basename "$b"): $(echo "$t0 $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }')s"
 			;;
 		esac
 		ran=$((ran + 1))

@@ -152,14 +152,24 @@ if command -v script >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1; then
 		(sleep 1; printf '\004') | timeout 20 script -qec "$2" /dev/null 2>&1 | tr -d '\r' |
 			sed "s/$1/PROG/g" > "$T/tty.$1"
 	}
-	for cmd in "mjai-parse --json" "hydra-encode -o $T/e.bin" "hydra-hand --batch" \
-		"hydra-bot random" "hydra-review --model random -" "hydra-fit --mode grp -o $T/grp"; do
+	# (the six terminals at once: each waits a second before its end of input)
+	text_cmds() {
+		cat <<EOF
+mjai-parse --json
+hydra-encode -o $T/e.bin
+hydra-hand --batch
+hydra-bot random
+hydra-review --model random -
+hydra-fit --mode grp -o $T/grp
+EOF
+	}
+	text_cmds | { while read -r cmd; do tty_run "${cmd%% *}" "$BIN/$cmd" & done; wait; }
+	text_cmds | while read -r cmd; do
 		p=${cmd%% *}
-		tty_run "$p" "$BIN/$cmd"
 		[ "$(grep -c 'standard input' "$T/tty.$p")" -eq 1 ] &&
 		grep -Eqx 'PROG: reading [a-z ]+ from standard input \(a terminal\); give files or a pipe, or see --help' \
 			"$T/tty.$p" || { cat "$T/tty.$p" >&2; fail "$p at a terminal: no hint, or not once"; }
-	done
+	done || exit 1
 	first=""
 	for cmd in "hydra-fit --device cpu --steps 1 -o $T/fit" "hydra-augment -o $T/a.bin" \
 		"hydra-eval --model $T/none.h5 --data -" "hydra-export --reference -o $T/r.json $T/none.h5"; do

@@ -1,6 +1,7 @@
 #!/bin/sh
 # hydra-eval: --help and the man page agree, usage errors; the arena:
-# baseline against three random players over 200 seeds averages rank <= 1.6,
+# baseline against three random players over 200 seeds (fast tier: 50)
+# averages rank <= 1.6,
 # baseline against itself lands at 2.5 inside its 95% interval (the four
 # rotations share walls: every seed's ranks are 1,2,3,4), so does random
 # against random (stochastic choices), the report does not
@@ -11,7 +12,9 @@
 # validation losses and accuracy, and its confusion and discard misses agree
 # with the games it played greedy (hydra-sp --label-by); through hydra-bot (mjai:) the rule bot and
 # the checkpoint play the same games as in process; a crashing mjai bot aborts its games
-# (exit 1, reported, left out of the statistics).
+# (exit 1, reported, left out of the statistics). The fast tier plays
+# fewer seeds in the statistical arenas (tier_size) and the even match of
+# --sequential to 2 looks instead of 3.
 . tests/shell/lib.sh
 V="$BIN/hydra-eval"
 PY=/usr/bin/python3
@@ -54,18 +57,20 @@ expect_exit 1 "$V" --challenger "$T/missing.h5" --opponent random --seeds 1
 expect_err "missing.h5"
 
 # baseline vs 3 random, 200 seeds (800 games)
-expect_exit 0 "$V" --challenger baseline --opponent random --seeds 200 --seed 7 --json -q
+N=$(tier_size 50 200)
+expect_exit 0 "$V" --challenger baseline --opponent random --seeds "$N" --seed 7 --json -q
 cp "$T/out" "$T/br.json"
-$PY - "$T/br.json" <<'PYEOF' || fail "baseline vs random"
+$PY - "$T/br.json" "$N" <<'PYEOF' || fail "baseline vs random"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["games"] == 800 and r["seeds_counted"] == 200 and r["aborted"] == 0, r
-assert sum(r["rank_count"]) == 800
+n = int(sys.argv[2])
+assert r["games"] == 4 * n and r["seeds_counted"] == n and r["aborted"] == 0, r
+assert sum(r["rank_count"]) == 4 * n
 print("baseline vs random: average rank %.4f [%s, %s], points %.2f" % (
     r["rank"]["mean"], r["rank"]["lo"], r["rank"]["hi"], r["points"]["mean"]))
 assert r["rank"]["mean"] <= 1.6, r["rank"]
 pts = [90, 45, 0, -135]
-assert abs(sum(c * p for c, p in zip(r["rank_count"], pts)) / 800 - r["points"]["mean"]) < 1e-6
+assert abs(sum(c * p for c, p in zip(r["rank_count"], pts)) / (4 * n) - r["points"]["mean"]) < 1e-6
 for who in ("challenger", "opponents"):
     for k in ("win", "deal_in", "call", "riichi"):
         assert 0 <= r["rates"][who][k] <= 1, (who, k)
@@ -73,22 +78,25 @@ PYEOF
 
 # baseline vs baseline: the rotations of a seed are the same game, the
 # challenger takes every rank once per seed: 2.5 inside the interval
-expect_exit 0 "$V" --challenger baseline --opponent baseline --seeds 30 --json -q
-$PY - "$T/out" <<'PYEOF' || fail "baseline vs baseline"
+N=$(tier_size 10 30)
+expect_exit 0 "$V" --challenger baseline --opponent baseline --seeds "$N" --json -q
+$PY - "$T/out" "$N" <<'PYEOF' || fail "baseline vs baseline"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["games"] == 120 and r["rank_count"] == [30, 30, 30, 30], r["rank_count"]
+n = int(sys.argv[2])
+assert r["games"] == 4 * n and r["rank_count"] == [n] * 4, r["rank_count"]
 assert r["rank"]["lo"] <= 2.5 <= r["rank"]["hi"], r["rank"]
 assert r["points"]["lo"] <= 0 <= r["points"]["hi"], r["points"]
 assert r["rates"]["challenger"]["win"] == r["rates"]["opponents"]["win"]
 PYEOF
 
 # random vs random: stochastic choices, 2.5 inside the interval
-expect_exit 0 "$V" --challenger random --opponent random --seeds 50 --json -q
-$PY - "$T/out" <<'PYEOF' || fail "random vs random"
+N=$(tier_size 20 50)
+expect_exit 0 "$V" --challenger random --opponent random --seeds "$N" --json -q
+$PY - "$T/out" "$N" <<'PYEOF' || fail "random vs random"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["games"] == 200 and r["rank"]["lo"] <= 2.5 <= r["rank"]["hi"], r["rank"]
+assert r["games"] == 4 * int(sys.argv[2]) and r["rank"]["lo"] <= 2.5 <= r["rank"]["hi"], r["rank"]
 PYEOF
 
 # the report does not depend on tables and threads (timing keys aside)
@@ -310,10 +318,12 @@ assert q["decided"] and q["looks"] == [100] and q["max_looks"] == 3, q
 assert r["seeds"] == 100 and r["unplayed"] == 0 and r["games"] == 400, r
 assert abs(r["confidence"] - (1 - 0.05 / 3)) < 1e-9 and r["rank"]["hi"] < 2.5, r' "$T/out" ||
 	fail "hydra-eval --sequential, a clear result"
-expect_exit 0 "$V" --challenger baseline --opponent baseline --seeds 400 --sequential -q
-grep -q '^sequential  *not decided at 400 seeds (3 looks)' "$T/out" ||
+# (full tier: 400 seeds, 3 looks at 98.33%; fast tier: 200 seeds, 2 looks at 97.5%)
+N=$(tier_size 200 400) L=$(tier_size 2 3) CI=$(tier_size 97.5 98.33)
+expect_exit 0 "$V" --challenger baseline --opponent baseline --seeds "$N" --sequential -q
+grep -q "^sequential  *not decided at $N seeds ($L looks)" "$T/out" ||
 	{ cat "$T/out" >&2; fail "hydra-eval --sequential, an even match"; }
-grep -q '98.33% CI' "$T/out" || { cat "$T/out" >&2; fail "the looks' level not in the table"; }
+grep -q "$CI% CI" "$T/out" || { cat "$T/out" >&2; fail "the looks' level not in the table"; }
 expect_exit 2 "$V" --model x.h5 --data x.sms --sequential
 grep -q 'belongs to the arena' "$T/err" || fail "--sequential in dataset mode"
 exit 0

@@ -7,7 +7,8 @@
 # normalisation state file round-trips and grows; a policy checkpoint given
 # as grp: and a GRP given as a policy are refused; usage errors; the GRP's
 # rollout advantages of hydra-sp --label-by qlabel: --label-adv; the
-# search's oracle deals under hydra-eval --oracle.
+# search's oracle deals under hydra-eval --oracle. The fast tier trains the
+# GRP on 100 games instead of 300.
 . tests/shell/lib.sh
 S="$BIN/hydra-sp"
 F="$BIN/hydra-fit"
@@ -34,8 +35,8 @@ for o in reward reward-state; do
 	sed 's/\\-/-/g' "$TOP/man/hydra-sp.1" | grep -q -- "--$o " || fail "man page lacks --$o"
 done
 
-# a GRP trained on 300 baseline games
-expect_exit 0 "$S" --games 300 --seed 11 --tables 16 --threads 2 --no-samples --log-dir "$T/L"
+# a GRP trained on 300 baseline games (fast tier: 100)
+expect_exit 0 "$S" --games "$(tier_size 100 300)" --seed 11 --tables 16 --threads 2 --no-samples --log-dir "$T/L"
 expect_exit 0 "$F" --mode grp -q -o "$T/grp" "$T/L"
 [ -f "$T/grp/grp.h5" ] && [ -f "$T/grp/metrics.jsonl" ] || fail "grp.h5 and metrics.jsonl"
 ls -a "$T/grp" | grep -q 'tmp-' && fail "temporary files left"

@@ -8,6 +8,13 @@
 # SIGKILL fails the whole run (non-zero, the rank named) and leaves only
 # complete checkpoints; a failing rank names the subject of its diagnostic.
 # Skipped when the build has no MPI (NO_MPI=1, or no libopenmpi-dev).
+#
+# Tiers: the fast tier runs 2 ranks only: hydra-sp and hydra-eval against
+# one process, hydra-fit 2 ranks against 1 (twice, bit for bit), standard
+# input and a rank's diagnostic, the killed rank, and the shards read in
+# two parts; the full tier adds 3 ranks, aborted games, --sequential, the
+# resumes across rank counts, the batch of 1, --no-overlap and
+# --loader-threads.
 . tests/shell/lib.sh
 FLAGS="${HY_BUILD:-$TOP/build}/.flags"
 grep -q HY_HAVE_MPI "$FLAGS" 2>/dev/null || skip "built without MPI (skipped)"
@@ -50,6 +57,7 @@ for r in (a, b):
 sys.exit(a != b)
 EOF
 
+if in_full; then
 # ---- 3 ranks, 7 games (seeds): ranks 0, 1, 2 play 3, 2, 2 of them,
 # interleaved; rank 0 gathers them in game order: the same bytes again
 "$SP" --games 7 --seed 7 -o one7.sms -l logs7a 2>/dev/null || fail "hydra-sp 7 games"
@@ -116,6 +124,8 @@ $MPI2 "$EV" --challenger baseline --opponent random --seeds 4 --sequential -q >/
 grep -q -- '--sequential decides after each look in one process' seq2.err ||
 	{ cat seq2.err; fail "mpirun hydra-eval --sequential: no reason"; }
 
+fi # (in_full: 3 ranks, aborted games, --sequential)
+
 # ---- hydra-fit: 2 ranks vs 1 rank, same data, seed and global batch
 FIT="--arch tiny --steps 20 --batch 64 --threads 1 --log-every 1 --seed 3"
 "$F" $FIT --save-every 10 --out f1 one.sms 2>f1.err || { cat f1.err; fail "hydra-fit"; }
@@ -152,6 +162,7 @@ if command -v h5diff >/dev/null 2>&1; then
 	same_ckpt f2/ckpt-00000020.h5 f2b/ckpt-00000020.h5 ||
 		fail "two 2-rank runs: checkpoints not bit-identical"
 fi
+if in_full; then
 # the data cursor is global: a 1-rank checkpoint resumes on 2 ranks
 $MPI2 "$F" --resume f1/ckpt-00000010.h5 --steps 20 --out f3 one.sms 2>f3.err ||
 	{ cat f3.err; fail "mpirun hydra-fit --resume"; }
@@ -173,6 +184,7 @@ import json, sys
 a, b = ([json.loads(l)["loss"] for l in open(p)] for p in sys.argv[1:])
 assert len(a) == len(b) == 3 and all(abs(x - y) <= 1e-4 * abs(x) for x, y in zip(a, b)), (a, b)
 EOF
+fi # (in_full: the resume, the batch of 1)
 # standard input reaches rank 0 only: refused, every rank ends, exit 2
 $MPI2 "$F" --arch tiny --steps 1 --out s2 - <one.sms >/dev/null 2>s2.err
 rc=$?
@@ -194,7 +206,7 @@ while [ "$(cat k/metrics.jsonl 2>/dev/null | wc -l)" -lt 3 ] && [ $i -lt 300 ]; 
 	sleep 0.1; i=$((i + 1))
 done
 victim=""
-for p in $(pgrep -f -- "--out k one.sms"); do
+for p in $(own_pids "--out k one.sms"); do
 	tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qx OMPI_COMM_WORLD_RANK=1 && victim=$p
 done
 [ -n "$victim" ] || { kill "$job"; fail "rank 1 of the run not found"; }
@@ -222,14 +234,8 @@ SH="--arch tiny --steps 20 --batch 64 --threads 1 --log-every 1 --seed 3 --shuff
 "$F" $SH --save-every 10 --keep 5 --out h1 sh.h5 2>h1.err || { cat h1.err; fail "hydra-fit shards"; }
 $MPI2 "$F" $SH --save-every 10 --keep 5 --out h2 sh.h5 2>h2.err ||
 	{ cat h2.err; fail "mpirun hydra-fit shards"; }
-$MPI2 "$F" $SH --save-every 10 --keep 5 --out h2b sh.h5 2>/dev/null ||
-	fail "mpirun hydra-fit shards (again)"
-$MPI2 "$F" $SH --no-overlap --out h2n sh.h5 2>h2n.err || { cat h2n.err; fail "--no-overlap"; }
-$MPI2 "$F" $SH --loader-threads 1 --out h2f sh.h5 2>h2f.err ||
-	{ cat h2f.err; fail "mpirun hydra-fit --loader-threads 1"; }
 grep -q "ranks: gradient sum during the backward pass: .* [1-9][0-9.]* started before it ended" \
 	h2.err || { cat h2.err; fail "the overlap line"; }
-grep -q "ranks: gradient sum after the backward pass" h2n.err || { cat h2n.err; fail "--no-overlap line"; }
 # "ranks: input read by rank: 0 A samples (x chunks), 1 B samples (y chunks);
 # T read in all, S in the steps"
 python3 - h2.err <<'PY' || fail "each rank reads its part"
@@ -245,19 +251,31 @@ assert s == 20 * 64 and a + b == t, line
 assert s <= t <= 2048, line
 assert 0.35 * t <= a <= 0.65 * t and 0.35 * t <= b <= 0.65 * t, line
 PY
-python3 - h1/metrics.jsonl h2/metrics.jsonl h2b/metrics.jsonl h2n/metrics.jsonl \
-	h2f/metrics.jsonl <<'PY' || fail "shards: 2 ranks vs 1 rank"
+more=""
+if in_full; then # (the runs again, with --no-overlap and with --loader-threads 1)
+$MPI2 "$F" $SH --save-every 10 --keep 5 --out h2b sh.h5 2>/dev/null ||
+	fail "mpirun hydra-fit shards (again)"
+$MPI2 "$F" $SH --no-overlap --out h2n sh.h5 2>h2n.err || { cat h2n.err; fail "--no-overlap"; }
+$MPI2 "$F" $SH --loader-threads 1 --out h2f sh.h5 2>h2f.err ||
+	{ cat h2f.err; fail "mpirun hydra-fit --loader-threads 1"; }
+grep -q "ranks: gradient sum after the backward pass" h2n.err || { cat h2n.err; fail "--no-overlap line"; }
+more="h2b/metrics.jsonl h2n/metrics.jsonl h2f/metrics.jsonl"
+fi
+# shellcheck disable=SC2086
+python3 - h1/metrics.jsonl h2/metrics.jsonl $more <<'PY' || fail "shards: 2 ranks vs 1 rank"
 import json, sys
-a, b, c, n, f = ([json.loads(l) for l in open(p)] for p in sys.argv[1:])
-assert len(a) == len(b) == len(c) == len(n) == len(f) == 20, "20 steps each"
+a, b, *more = ([json.loads(l) for l in open(p)] for p in sys.argv[1:])
+assert all(len(r) == 20 for r in [a, b] + more), "20 steps each"
 keys = ("loss", "policy", "value", "grp", "tenpai", "danger", "grad_norm")
 worst = max(abs(x[k] - y[k]) / max(abs(x[k]), 1e-12) for x, y in zip(a, b) for k in keys)
 print("shards, 2 ranks vs 1: max relative difference %.3g" % worst)
 assert worst <= 1e-4, "relative difference %g > 1e-4" % worst
 assert all(x["acc"] == y["acc"] and x["samples"] == y["samples"] for x, y in zip(a, b))
-for name, o in (("again", c), ("--no-overlap", n), ("--loader-threads 1", f)):
+for name, o in zip(("again", "--no-overlap", "--loader-threads 1"), more):
     assert all(x[k] == y[k] for x, y in zip(b, o) for k in keys), "2-rank run differs: " + name
 PY
+in_full || exit 0
+# ---- the full tier: the checkpoints bit for bit, resumes, a batch of 1
 if command -v h5diff >/dev/null 2>&1; then
 	same_ckpt h2/ckpt-00000020.h5 h2b/ckpt-00000020.h5 ||
 		fail "two 2-rank shard runs: checkpoints not bit-identical"
