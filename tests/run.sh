@@ -46,6 +46,8 @@ case $jobs in ''|*[!0-9]*|0) echo "run.sh: -j wants a positive number, not '$job
 top=$(pwd)
 # BUILD relative to the repository, or absolute (make check BUILD=/tmp/b)
 case $BUILD in /*) build=$BUILD ;; *) build=$top/$BUILD ;; esac
+# SHARED likewise (a test may cd elsewhere; make passes it absolute)
+case $SHARED in /*) ;; *) SHARED=$top/$SHARED ;; esac
 export HY_BIN="$build/bin" HY_SHARED="$SHARED" HY_TOP="$top" HY_BUILD="$build" HY_TIER="$tier"
 # sanitizer builds: leaks inside libhdf5 on its error paths are known (the file
 # says which and why); every other leak fails its test
