@@ -231,6 +231,7 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 	po.threads = o->threads;
 	po.bot_timeout = o->bot_timeout;
 	po.device = o->device;
+	po.hidden = 1; /* the arena deals the hidden tiles (--oracle gates who reads them) */
 	hy_policy chal, opp;
 	int rc = open_policy(o, &chal, o->challenger, &po);
 	if (rc)

@@ -14,6 +14,7 @@
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
+#include "data/source.h"
 #include "export/onnx.h"
 #include "export/reference.h"
 #include "io/cleanup.h"
@@ -56,32 +57,45 @@ static int fail(hy_cli *cli, const hy_diag *d)
 }
 
 /* Up to limit samples from paths (stdin when there are none) into *out. */
+/* The first `limit` samples of the inputs, gathered by hy_data_scan_model. */
+typedef struct gather {
+	hy_sample *s;
+	size_t have, limit;
+} gather;
+
+static int gather_batch(void *u, const hy_sample *s, size_t n)
+{
+	gather *g = u;
+	size_t k = n < g->limit - g->have ? n : g->limit - g->have;
+	memcpy(g->s + g->have, s, k * sizeof *s);
+	g->have += k;
+	return g->have == g->limit; /* enough: stop */
+}
+
+/* The samples must hold the observation the model was trained on
+ * (obs_version, the checkpoint's): the check hydra-eval makes too. */
 static hy_status read_samples(const char *const *paths, int npaths, size_t limit,
-	hy_sample **out, size_t *n, hy_diag *d)
+	int obs_version, hy_sample **out, size_t *n, hy_diag *d)
 {
 	static const char *const stdin_only[] = {"-"};
 	if (!npaths) {
 		paths = stdin_only;
 		npaths = 1;
 	}
-	hy_sample *s = calloc(limit, sizeof *s);
-	if (!s)
+	enum { BATCH = 64 };
+	hy_sample *s = calloc(limit, sizeof *s), *buf = malloc(BATCH * sizeof *buf);
+	if (!s || !buf) {
+		free(s);
+		free(buf);
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory for %zu samples", limit);
-	size_t have = 0;
-	hy_status st = HY_OK;
-	for (int i = 0; st == HY_OK && i < npaths && have < limit; i++) {
-		hy_sample_reader *r;
-		hy_diag_init(d, strcmp(paths[i], "-") ? paths[i] : "(stdin)");
-		if ((st = hy_sample_reader_open(&r, paths[i], d)) != HY_OK)
-			break;
-		size_t got;
-		while (have < limit && (st = hy_sample_read_batch(r, s + have, limit - have, &got,
-						d)) == HY_OK)
-			have += got;
-		if (st == HY_STOP)
-			st = HY_OK;
-		hy_sample_reader_close(r);
 	}
+	gather g = {s, 0, limit};
+	hy_status st = hy_data_scan_model(paths, (size_t)npaths, buf, BATCH, gather_batch, &g,
+		obs_version, d);
+	free(buf);
+	if (st == HY_STOP)
+		st = HY_OK;
+	size_t have = g.have;
 	if (st == HY_OK && !have)
 		st = hy_diag_set(d, HY_EDATA, 0, "no samples");
 	if (st) {
@@ -177,7 +191,7 @@ int main(int argc, char **argv)
 		hy_sample *s = NULL;
 		size_t n = 0;
 		st = read_samples((const char *const *)argv + optind + 1, argc - optind - 1,
-			(size_t)limit, &s, &n, &d);
+			(size_t)limit, obs_version, &s, &n, &d);
 		hy_output o;
 		if (st == HY_OK) {
 			hy_diag_init(&d, to_stdout ? NULL : outpath);

@@ -740,6 +740,10 @@ static int grp_main(hy_cli *cli, int argc, char **argv)
 		return hy_cli_usage(cli, "--out '%s': name too long", out);
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
+	/* a failed run leaves no output: not a directory it made, nor grp.h5
+	 * without its metrics */
+	struct stat out_st;
+	int out_existed = stat(out, &out_st) == 0, saved = 0;
 	hy_grp_data_init(&r.data, (int)lround(valf * 1000));
 	r.metrics = open_memstream(&r.mbuf, &r.mlen);
 	static const char *const stdin_only[] = {"-"};
@@ -785,6 +789,7 @@ static int grp_main(hy_cli *cli, int argc, char **argv)
 		};
 		hy_diag_init(&d, ckpt);
 		st = hy_grp_save(ckpt, &grp, extra, (int)(sizeof extra / sizeof extra[0]), &d);
+		saved = st == HY_OK;
 	}
 	if (st == HY_OK) {
 		hy_output o;
@@ -813,6 +818,10 @@ static int grp_main(hy_cli *cli, int argc, char **argv)
 	} else if (!r.reported) {
 		hy_cli_diag(cli, &d);
 	}
+	if (st != HY_OK && saved)
+		unlink(ckpt);
+	if (st != HY_OK && !out_existed)
+		rmdir(out); /* only when empty: what another run put there stays */
 	if (r.metrics)
 		fclose(r.metrics);
 	free(r.mbuf);

@@ -83,6 +83,12 @@ static int seats_of(job *j, const hy_game *g)
 		const char *a = j->seat_arg[i];
 		int64_t v;
 		int s = hy_parse_i64(a, 0, 3, &v) == 0 ? (int)v : hy_review_seat_of(g, a);
+		if (s == -2) {
+			hy_cli_say(&j->cli, "%s: game %llu has several players named '%s': give "
+				"the seat, 0-3", g->source ? g->source : "-",
+				(unsigned long long)j->want, a);
+			return -1;
+		}
 		if (s < 0) {
 			hy_cli_say(&j->cli, "%s: game %llu has no player named '%s'",
 				g->source ? g->source : "-", (unsigned long long)j->want, a);

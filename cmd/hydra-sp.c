@@ -400,6 +400,7 @@ int main(int argc, char **argv)
 	hy_policy_opts pol_o;
 	hy_policy_opts_default(&pol_o);
 	pol_o.device = "auto";
+	pol_o.hidden = 1; /* self-play deals the hidden tiles (the runner gates oracles at seats) */
 	const char *policy = NULL, *seat0 = NULL, *others = NULL, *outpath = NULL;
 	char *pool = NULL;
 	const char *start = NULL, *mix = NULL, *label_by = NULL;
@@ -702,19 +703,35 @@ int main(int argc, char **argv)
 			fprintf(stderr, "hint: --keep-going skips the games whose policy fails "
 				"(counted and reported)\n");
 	}
+	/* every output of the run appears together or none does: the reward
+	 * state is written (staged) before the samples' trailer, so a state
+	 * that cannot be written fails the run with its stream incomplete; the
+	 * two files are renamed into place together at the end */
+	hy_fileset outs = {0};
+	if (st == HY_OK && grp_path && reward_state) {
+		hy_diag_init(&d, reward_state);
+		if ((st = hy_reward_norm_save(reward_state, &rg.norm, &outs, &d)) != HY_OK)
+			hy_cli_diag(&cli, &d);
+	}
 	if (st == HY_OK && s.w) {
 		hy_diag_init(&d, outname ? outname : "(stdout)");
 		hy_sms_writer *w = s.w;
 		s.w = NULL;
 		st = hy_sms_writer_close(w, &d);
 		if (st == HY_OK)
-			st = hy_output_commit(&s.out, &d);
+			st = hy_output_finish(&s.out, &outs, &d);
 		else
 			hy_output_abort(&s.out);
 		s.out_open = 0;
 		if (st != HY_OK)
 			hy_cli_diag(&cli, &d);
 	}
+	if (st == HY_OK) {
+		hy_diag_init(&d, NULL);
+		if ((st = hy_fileset_commit(&outs, &d)) != HY_OK)
+			hy_cli_diag(&cli, &d);
+	} else
+		hy_fileset_discard(&outs);
 	if (st != HY_OK) {
 		if (s.w) { /* never a trailer after a failure: the next stage fails too */
 			char why[1500], buf[1400];
@@ -732,11 +749,6 @@ int main(int argc, char **argv)
 			" kyoku rewards%s%s%s", rg.games, hy_reward_norm_std(&rg.norm),
 			rg.norm.count, reward_state ? (rg_found ? " (state '" : " (new state '") : "",
 			reward_state ? reward_state : "", reward_state ? "')" : "");
-		if (reward_state) {
-			hy_diag_init(&d, reward_state);
-			if ((st = hy_reward_norm_save(reward_state, &rg.norm, &d)) != HY_OK)
-				hy_cli_diag(&cli, &d);
-		}
 	}
 	if (st == HY_OK && s.aborted && s.ds.rank == 0)
 		hy_cli_say(&cli, "%" PRIu64 " of %" PRIu64 " games aborted and skipped "

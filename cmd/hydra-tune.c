@@ -31,7 +31,8 @@ static const char usage[] =
 	"      --opponent P       the yardstick (default rulebot; a deterministic policy)\n"
 	"      --start PARAMS     start from these parameters (a file or NAME=VALUE list;\n"
 	"                         default: rulebot's)\n"
-	"      --seeds N          seeds per evaluation, 4 games each (default 800)\n"
+	"      --seeds N          seeds per evaluation, 4 games each: 3 to 1000000\n"
+	"                         (default 800)\n"
 	"      --seed S           master seed of the tuning walls (default 1000)\n"
 	"      --sweeps N         passes over the parameters (default 4)\n"
 	"      --step F           first step, a fraction of each range (default 0.2;\n"
@@ -170,8 +171,8 @@ int main(int argc, char **argv)
 	if (start) {
 		hy_diag_init(&d, "--start");
 		if (hy_rule_params_from_spec(&p0, start, &d) != HY_OK) {
-			hy_cli_diag(&cli, &d);
-			return 2;
+			hy_cli_diag(&cli, &d); /* a bad list is usage, a missing file not */
+			return d.status == HY_EUSAGE ? 2 : hy_status_exit(d.status);
 		}
 	}
 	hy_policy opp;

@@ -705,3 +705,16 @@ hy_status hy_data_scan(const char *const *paths, size_t npaths, hy_sample *buf,
 	}
 	return HY_OK;
 }
+
+hy_status hy_data_scan_model(const char *const *paths, size_t npaths, hy_sample *buf,
+	size_t max, int (*fn)(void *u, const hy_sample *s, size_t n), void *u, int trained,
+	hy_diag *d)
+{
+	int ov = trained ? trained : -1;
+	hy_status st = hy_data_scan(paths, npaths, buf, max, fn, u, &ov, "the model", d);
+	if ((st == HY_OK || st == HY_STOP) && ov >= 0 && !hy_obs_compatible(trained, ov))
+		return hy_diag_set(d, HY_EDATA, 0, "samples of observation version %d, and the "
+			"model records none (trained on version %d or older)", ov,
+			HY_OBS_UNMARKED_MAX);
+	return st;
+}

@@ -154,6 +154,17 @@ hy_status hy_data_scan(const char *const *paths, size_t npaths, hy_sample *buf,
 	size_t max, int (*fn)(void *u, const hy_sample *s, size_t n), void *u, int *obs,
 	const char *against, hy_diag *d);
 
+/* hy_data_scan of the samples a network meets outside training (its
+ * evaluation, its reference outputs): they must hold the observation it was
+ * trained on. trained is the checkpoint's obs_version
+ * (hy_nn_ckpt_obs_version): the inputs must be of that version, or, for an
+ * unmarked network (0), of one version that unmarked files may hold
+ * (hy_obs_compatible). HY_EDATA otherwise, naming the input or both
+ * versions; the check every program makes where a model meets samples. */
+hy_status hy_data_scan_model(const char *const *paths, size_t npaths, hy_sample *buf,
+	size_t max, int (*fn)(void *u, const hy_sample *s, size_t n), void *u, int trained,
+	hy_diag *d);
+
 /* A 64-bit mix of (seed, a, b) for deriving independent RNG seeds. */
 uint64_t hy_data_mix(uint64_t seed, uint64_t a, uint64_t b);
 

@@ -7,6 +7,7 @@
  * checkpoint's parameter names. */
 #include "export/onnx.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -550,9 +551,11 @@ hy_status hy_export_onnx_save(const char *path, const hy_nn_model *m,
 		st = hy_output_open(&o, path, d);
 		if (st == HY_OK) {
 			if (fwrite(buf, 1, len, o.f) != len) {
+				int e = errno;
 				hy_output_abort(&o);
-				st = hy_diag_set(d, HY_EIO, 0, "cannot write '%s'",
-					path && strcmp(path, "-") ? path : "standard output");
+				st = hy_diag_set(d, HY_EIO, 0, "cannot write '%s': %s",
+					path && strcmp(path, "-") ? path : "standard output",
+					strerror(e));
 			} else {
 				st = hy_output_commit(&o, d);
 			}

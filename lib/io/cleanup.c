@@ -1,8 +1,12 @@
 /* Removal of registered temporary files on a fatal signal (see cleanup.h). */
 #include "io/cleanup.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,6 +33,30 @@ int hy_cleanup_add(const char *path)
 		return i;
 	}
 	return -1;
+}
+
+int hy_cleanup_mkstemp(char *tmpl, int *slot)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	/* a thread's mask: the signal, if it comes to this thread, waits until
+	 * the file is registered; one sent to the process goes to a thread that
+	 * does not block it, whose handler sees the slot once it is LIVE or
+	 * cannot yet see a name that does not exist yet */
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int fd = mkostemp(tmpl, O_CLOEXEC);
+	int e = errno;
+	if (fd >= 0) {
+		const char *hook = getenv("HY_TEST_SIGNAL_IN_STAGING");
+		char *end;
+		long sig = hook && *hook ? strtol(hook, &end, 10) : 0;
+		if (sig > 0 && sig < NSIG && !*end)
+			raise((int)sig);
+		*slot = hy_cleanup_add(tmpl);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return fd;
 }
 
 void hy_cleanup_remove(int slot)

@@ -41,6 +41,18 @@ void hy_cleanup_fatal(int sig);
 /* Registers a temporary path: returns a slot number, or -1 when the table is
  * full or the name too long (the file is then not removed on a signal). */
 int hy_cleanup_add(const char *path);
+
+/* Creates a temporary file from tmpl (mkostemp(3): it ends in "XXXXXX",
+ * replaced by the name made) and registers it, with every signal blocked
+ * from the creation to the registration: a signal that arrives between the
+ * two is delivered after it, and its handler removes the file. Returns the
+ * open descriptor (O_CLOEXEC) and *slot, or -1 with errno set and no file.
+ *
+ * Test hook: with HY_TEST_SIGNAL_IN_STAGING=SIG in the environment (a signal
+ * number), the calling thread raises SIG between the creation and the
+ * registration, so a test can check the window deterministically
+ * (tests/shell/t1400-hardening.sh). */
+int hy_cleanup_mkstemp(char *tmpl, int *slot);
 /* Forgets slot (a renamed or removed file); -1 is ignored. */
 void hy_cleanup_remove(int slot);
 

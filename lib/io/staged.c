@@ -120,7 +120,7 @@ hy_status hy_staged_create(hy_staged *s, const char *path, int *fd, hy_diag *d)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	}
 	snprintf(s->tmp, n + 40, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
-	int f = mkostemp(s->tmp, O_CLOEXEC);
+	int f = hy_cleanup_mkstemp(s->tmp, &s->slot);
 	if (f < 0) {
 		st = hy_diag_set(d, HY_EIO, 0, "cannot create '%s': %s", path, strerror(errno));
 		free(s->tmp);
@@ -128,7 +128,6 @@ hy_status hy_staged_create(hy_staged *s, const char *path, int *fd, hy_diag *d)
 		hy_staged_discard(s);
 		return st;
 	}
-	s->slot = hy_cleanup_add(s->tmp);
 	if (fd)
 		*fd = f;
 	else

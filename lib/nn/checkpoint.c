@@ -25,7 +25,7 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	const size_t bytes = p->total * sizeof(float);
 	f = hy_h5_create_v110(tmp);
 	if (f < 0) {
-		st = hy_diag_set(d, HY_EIO, 0, "cannot create '%s'", tmp);
+		st = hy_h5_create_fail(d, path);
 		goto out;
 	}
 	H5CHK(lcpl = H5Pcreate(H5P_LINK_CREATE));
@@ -118,20 +118,9 @@ static hy_status open_ckpt(const char *path, hid_t *fp, hy_nn_arch *a, hy_diag *
 			"'%s': not a readable HDF5 checkpoint (truncated or corrupt file, %lld bytes)",
 			path, (long long)sb.st_size);
 	hy_status st = HY_OK;
-	char fmt[64] = {0};
-	hid_t at = -1, ty = -1;
-	if (H5Aexists(f, "format") > 0 && (at = H5Aopen(f, "format", H5P_DEFAULT)) >= 0 &&
-		(ty = H5Aget_type(at)) >= 0 && H5Tget_class(ty) == H5T_STRING &&
-		H5Tis_variable_str(ty) == 0 && H5Tget_size(ty) < sizeof fmt)
-		H5Aread(at, ty, fmt);
-	if (ty >= 0)
-		H5Tclose(ty);
-	if (at >= 0)
-		H5Aclose(at);
 	int32_t ver = 0, blocks = 0, ch = 0;
-	if (strcmp(fmt, FORMAT_NAME)) {
-		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a hydra checkpoint (format attribute "
-			"missing)", path);
+	if ((st = hy_h5_check_format(f, path, FORMAT_NAME, d)) != HY_OK) {
+		/* (said) */
 	} else if (H5Aexists(f, "kind") > 0) { /* another model's checkpoint (nn/grp.h) */
 		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a policy network checkpoint (it has "
 			"a kind attribute: a GRP checkpoint of hydra-fit --mode grp?)", path);
@@ -281,7 +270,7 @@ static hy_status load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 	for (int k = 0; k < (weights_only ? 1 : 3); k++) {
 		memset(host, 0, bytes);
 		for (int i = 0; i < p->count; i++)
-			if ((st = hy_h5_read_tensor(f, path, prefix[k], &p->t[i], host + p->t[i].offset, 0, d)))
+			if ((st = hy_h5_read_tensor(f, path, prefix[k], &p->t[i], host + p->t[i].offset, 1, d)))
 				goto out;
 		m->be->to_dev(dst[k], host, bytes);
 	}

@@ -309,7 +309,7 @@ static hy_status save(const char *path, const char *tmp, const hy_grp *m,
 	hid_t f = -1, lcpl = -1;
 	f = hy_h5_create_v110(tmp);
 	if (f < 0) {
-		st = hy_diag_set(d, HY_EIO, 0, "cannot create '%s'", tmp);
+		st = hy_h5_create_fail(d, path);
 		goto out;
 	}
 	H5CHK(lcpl = H5Pcreate(H5P_LINK_CREATE));
@@ -363,15 +363,14 @@ hy_status hy_grp_save(const char *path, const hy_grp *m, const hy_grp_attr *extr
 
 static hy_status load(const char *path, hid_t f, hy_grp *m, hy_diag *d)
 {
-	char fmt[64], kind[64];
-	hy_h5_get_str(f, "format", fmt, sizeof fmt);
+	char kind[64];
 	hy_h5_get_str(f, "kind", kind, sizeof kind);
 	int32_t ver = 0, nin = 0, hid = 0, nout = 0;
 	int64_t step = 0;
 	uint64_t seed = 0;
-	if (strcmp(fmt, FORMAT_NAME))
-		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a hydra checkpoint (format "
-			"attribute missing)", path);
+	hy_status fst = hy_h5_check_format(f, path, FORMAT_NAME, d);
+	if (fst)
+		return fst;
 	if (strcmp(kind, KIND_NAME))
 		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': a %s checkpoint, not a GRP (kind "
 			"\"%s\"; train one with hydra-fit --mode grp)", path,

@@ -89,6 +89,25 @@ void hy_h5_get_str(hid_t loc, const char *name, char *buf, size_t cap)
 		H5Aclose(at);
 }
 
+hy_status hy_h5_check_format(hid_t f, const char *path, const char *want, hy_diag *d)
+{
+	if (H5Aexists(f, "format") <= 0)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a hydra checkpoint (format "
+			"attribute missing)", path);
+	char fmt[64];
+	hy_h5_get_str(f, "format", fmt, sizeof fmt);
+	if (!fmt[0])
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a hydra checkpoint (its format "
+			"attribute is not a short string)", path);
+	if (!strcmp(fmt, want))
+		return HY_OK;
+	for (char *c = fmt; *c; c++) /* shown in a message: printable only */
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+	return hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a hydra checkpoint (format attribute "
+		"'%s', not '%s')", path, fmt, want);
+}
+
 herr_t hy_h5_write_tensor(hid_t f, hid_t lcpl, const char *prefix, const hy_nn_tensor *t,
 	const float *data)
 {

@@ -42,6 +42,10 @@ herr_t hy_h5_get_attr(hid_t loc, const char *name, hid_t type, void *v, hssize_t
 herr_t hy_h5_put_str(hid_t loc, const char *name, const char *s);
 /* A fixed-length string attribute into buf (empty when absent or other). */
 void hy_h5_get_str(hid_t loc, const char *name, char *buf, size_t cap);
+/* The root attribute `format` of the file at path is want: HY_OK, or
+ * HY_EFORMAT saying whether it is missing, not a short string, or another
+ * word (shown, printable characters only). */
+hy_status hy_h5_check_format(hid_t f, const char *path, const char *want, hy_diag *d);
 /* Tensor t as dataset PREFIX/NAME, its shape, one chunk (fletcher32 over
  * all of it); lcpl creates the intermediate groups. */
 herr_t hy_h5_write_tensor(hid_t f, hid_t lcpl, const char *prefix, const hy_nn_tensor *t,

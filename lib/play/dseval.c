@@ -251,14 +251,7 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 	int trained = 0;
 	if ((st = hy_nn_ckpt_obs_version(c->ckpt, &trained, d)))
 		goto out;
-	int ov = trained ? trained : -1;
-	st = hy_data_scan(paths, npaths, buf, (size_t)c->batch, eval_batch, r, &ov,
-		"the model", d);
-	if ((st == HY_OK || st == HY_STOP) && ov >= 0 && !hy_obs_compatible(trained, ov)) {
-		st = hy_diag_set(d, HY_EDATA, 0, "samples of observation version %d, and the model "
-			"records none (trained on version %d or older)", ov, HY_OBS_UNMARKED_MAX);
-		goto out;
-	}
+	st = hy_data_scan_model(paths, npaths, buf, (size_t)c->batch, eval_batch, r, trained, d);
 	if (st == HY_STOP)
 		st = r->st;
 	if (st)

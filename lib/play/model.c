@@ -35,6 +35,7 @@ typedef struct model_impl {
 	hy_sample *buf;
 	float *plog, *vout;
 	float temperature;
+	char *path; /* the checkpoint, for messages */
 } model_impl;
 
 static hy_status reserve(model_impl *x, int n, hy_diag *d)
@@ -137,6 +138,17 @@ static hy_status forward(model_impl *x, size_t n, const hy_decision *req, hy_cho
 	x->m.be->to_host(x->vout, x->w.vout, n * sizeof *x->vout);
 	if (x->m.be->sync && (st = x->m.be->sync(&x->ctx, d)) != HY_OK)
 		return st;
+	/* a network whose output is not a number has no choice to give: an
+	 * error naming it, never the first legal action or a NaN probability */
+	for (size_t i = 0; i < n; i++) {
+		const float *l = x->plog + i * HY_ACTIONS;
+		int ok = isfinite(x->vout[i]);
+		for (uint64_t m = req[i].legal; ok && m; m &= m - 1)
+			ok = isfinite(l[__builtin_ctzll(m)]);
+		if (!ok)
+			return hy_diag_set(d, HY_EDATA, 0, "model '%s': non-finite output (policy "
+				"logits or value) at a decision: the network is not usable", x->path);
+	}
 	for (size_t i = 0; i < n; i++) {
 		pick(x->plog + i * HY_ACTIONS, req[i].legal, x->temperature, req[i].key, &out[i]);
 		out[i].value = x->vout[i];
@@ -180,6 +192,7 @@ static void model_free(hy_policy *p)
 	free(x->buf);
 	free(x->plog);
 	free(x->vout);
+	free(x->path);
 	free(x);
 	p->impl = NULL;
 }
@@ -220,9 +233,16 @@ hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_o
 		hy_nn_ctx_init(&x->ctx, o && o->threads > 0 ? o->threads : 1);
 	}
 	x->temperature = o ? o->temperature : 1.0f;
+	if (!(x->path = strdup(path))) {
+		if (x->cuda)
+			hy_nn_cuda_ctx_free(&x->ctx);
+		free(x);
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	}
 	if ((st = hy_nn_model_init(&x->m, a, be, &x->ctx, d)) != HY_OK) {
 		if (x->cuda)
 			hy_nn_cuda_ctx_free(&x->ctx);
+		free(x->path);
 		free(x);
 		return st;
 	}

@@ -63,6 +63,13 @@ hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o
 		memset(p, 0, sizeof *p);
 		return st;
 	}
+	if (p->oracle && !o->hidden) {
+		hy_policy_close(p);
+		return hy_diag_set(d, HY_EUSAGE, 0,
+				   "policy '%s' reads the hidden tiles (the other hands, the wall), "
+				   "which this program does not have: only self-play and the arena "
+				   "deal them (hydra-sp --label-by, hydra-eval --oracle)", spec);
+	}
 	snprintf(p->name, sizeof p->name, "%s", spec);
 	return HY_OK;
 }

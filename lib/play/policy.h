@@ -89,6 +89,10 @@ typedef struct hy_policy_opts {
 	int threads;          /* model forward pass threads (0 = default)       */
 	double bot_timeout;   /* seconds an external bot may take per answer    */
 	const char *device;   /* "cpu", "cuda" or "auto" for a model            */
+	int hidden;           /* 1 where the caller deals the hidden tiles (the
+			       * runner: self-play, the arena); elsewhere (a
+			       * bot, a review) a policy that reads them
+			       * (oracle) is refused at open with HY_EUSAGE    */
 } hy_policy_opts;
 
 void hy_policy_opts_default(hy_policy_opts *o);
@@ -136,8 +140,10 @@ struct hy_policy {
 			      * of --label-adv                               */
 };
 
-/* Opens a policy from a spec (above). HY_EUSAGE for an unknown spec, the
- * checkpoint's or the bot's status otherwise. */
+/* Opens a policy from a spec (above). HY_EUSAGE for an unknown spec, or
+ * for a policy that reads the hidden tiles (qlabel:, search:...,oracle*)
+ * unless o->hidden: the one gate of every program that takes a policy;
+ * the checkpoint's or the bot's status otherwise. */
 hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o, hy_diag *d);
 void hy_policy_close(hy_policy *p);
 

@@ -166,7 +166,8 @@ hy_status hy_reward_norm_load(const char *path, hy_reward_norm *n, int *found, h
 	return st;
 }
 
-hy_status hy_reward_norm_save(const char *path, const hy_reward_norm *n, hy_diag *d)
+hy_status hy_reward_norm_save(const char *path, const hy_reward_norm *n, hy_fileset *fs,
+	hy_diag *d)
 {
 	hy_output o;
 	hy_status st = hy_output_open(&o, path, d);
@@ -177,7 +178,7 @@ hy_status hy_reward_norm_save(const char *path, const hy_reward_norm *n, hy_diag
 		hy_output_abort(&o);
 		return hy_diag_set(d, HY_EIO, 0, "cannot write '%s': %s", path, strerror(errno));
 	}
-	return hy_output_commit(&o, d);
+	return fs ? hy_output_finish(&o, fs, d) : hy_output_commit(&o, d);
 }
 
 /* ------------------------------------------------------------ the hook */

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "io/staged.h"
 #include "nn/grp.h"
 #include "play/runner.h"
 #include "train/grp.h"
@@ -65,8 +66,11 @@ double hy_reward_norm_scale(const hy_reward_norm *n);
  * (*found = 0). A malformed file is HY_EFORMAT, a newer version
  * HY_EVERSION, naming the path and line. */
 hy_status hy_reward_norm_load(const char *path, hy_reward_norm *n, int *found, hy_diag *d);
-/* Writes it atomically (temporary, fsync, rename). */
-hy_status hy_reward_norm_save(const char *path, const hy_reward_norm *n, hy_diag *d);
+/* Writes it atomically (temporary, fsync, rename). With fs, the rename is
+ * left to hy_fileset_commit(fs), so that it appears together with the
+ * run's other outputs or not at all (io/staged.h). */
+hy_status hy_reward_norm_save(const char *path, const hy_reward_norm *n, hy_fileset *fs,
+	hy_diag *d);
 
 /* The runner hook: a loaded GRP and the normaliser. */
 typedef struct hy_reward_grp {

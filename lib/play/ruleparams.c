@@ -62,9 +62,10 @@ void hy_rule_params_default(hy_rule_params *p)
 		p->v[i] = info[i].def;
 }
 
-/* One entry "NAME=VALUE" (blanks around either trimmed; n bytes). */
+/* One entry "NAME=VALUE" (blanks around either trimmed; n bytes); seen[i]:
+ * the line where parameter i was set already, 0 when not yet. */
 static hy_status parse_entry(hy_rule_params *p, const char *s, size_t n, unsigned line,
-			     hy_diag *d)
+			     unsigned *seen, hy_diag *d)
 {
 	char buf[128];
 	while (n && isspace((unsigned char)*s))
@@ -92,6 +93,10 @@ static hy_status parse_entry(hy_rule_params *p, const char *s, size_t n, unsigne
 		return hy_diag_set(d, HY_EUSAGE, line,
 				   "unknown rulebot parameter '%s' (hydra-tune(1) lists them)",
 				   name);
+	if (seen[i]) /* which one was meant cannot be known: neither wins */
+		return hy_diag_set(d, HY_EUSAGE, line, "rulebot parameter '%s' given twice (first "
+				   "on line %u)", name, seen[i]);
+	seen[i] = line;
 	char *end;
 	errno = 0;
 	double x = strtod(val, &end);
@@ -111,11 +116,11 @@ static hy_status parse_entry(hy_rule_params *p, const char *s, size_t n, unsigne
 
 hy_status hy_rule_params_parse(hy_rule_params *p, const char *text, hy_diag *d)
 {
-	unsigned line = 1;
+	unsigned line = 1, seen[HY_RP_COUNT] = {0};
 	const char *s = text;
 	while (*s) {
 		size_t n = strcspn(s, ",;\n#");
-		hy_status st = parse_entry(p, s, n, line, d);
+		hy_status st = parse_entry(p, s, n, line, seen, d);
 		if (st != HY_OK)
 			return st;
 		s += n;
@@ -132,9 +137,12 @@ hy_status hy_rule_params_parse(hy_rule_params *p, const char *text, hy_diag *d)
 hy_status hy_rule_params_from_spec(hy_rule_params *p, const char *params, hy_diag *d)
 {
 	hy_rule_params_default(p);
-	FILE *f = strchr(params, '=') ? NULL : fopen(params, "r");
-	if (!f)
+	if (strchr(params, '=')) /* a list: NAME=VALUE,... */
 		return hy_rule_params_parse(p, params, d);
+	FILE *f = fopen(params, "r");
+	if (!f)
+		return hy_diag_set(d, HY_EIO, 0, "cannot open rulebot parameters '%s': %s (a list "
+				   "of NAME=VALUE holds '=')", params, strerror(errno));
 	char text[8192];
 	size_t n = fread(text, 1, sizeof text - 1, f);
 	int bad = ferror(f) || !feof(f);

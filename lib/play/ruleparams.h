@@ -73,10 +73,12 @@ int hy_rule_param_index(const char *name);
 void hy_rule_params_default(hy_rule_params *p);
 /* Sets the parameters a text names (the list or the lines above; `,`,
  * `;` and newlines separate). HY_EUSAGE naming the entry: an unknown
- * name, a value that is not a number, or one outside [lo, hi]. */
+ * name, one given twice, a value that is not a number, or one outside
+ * [lo, hi]. */
 hy_status hy_rule_params_parse(hy_rule_params *p, const char *text, hy_diag *d);
-/* PARAMS as a policy spec gives it: a file when one exists at that path,
- * else a list; the defaults first. */
+/* PARAMS as a policy spec gives it: a list when it holds '=', else a file
+ * (HY_EIO with the system's reason when it cannot be opened); the
+ * defaults first. */
 hy_status hy_rule_params_from_spec(hy_rule_params *p, const char *params, hy_diag *d);
 /* Writes every parameter, one NAME=VALUE line each, with its default in a
  * comment where it differs. Returns the stream's error state. */

@@ -31,10 +31,11 @@ int hy_review_seat_of(const hy_game *g, const char *name)
 			continue;
 		if (!(ev->flags & HY_EVF_NAMES))
 			return -1;
+		int found = -1;
 		for (int s = 0; s < 4; s++)
 			if (ev->names[s] && strcmp(ev->names[s], name) == 0)
-				return s;
-		return -1;
+				found = found < 0 ? s : -2;
+		return found;
 	}
 	return -1;
 }

@@ -142,7 +142,8 @@ hy_status hy_review_game(hy_review *r, const hy_game *g, unsigned seats, hy_poli
 			 hy_diag *d);
 
 /* The seat whose start_game name is `name`: 0–3, −1 when no seat has it
- * (or the game names none). */
+ * (or the game names none), −2 when several seats have it (which one was
+ * meant cannot be known). */
 int hy_review_seat_of(const hy_game *g, const char *name);
 
 /* The seats whose hand the log shows at every start_kyoku (a player's own

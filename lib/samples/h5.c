@@ -95,6 +95,16 @@ int hy_h5_checksum_failed(void)
 	return x.checksum;
 }
 
+hy_status hy_h5_create_fail(hy_diag *d, const char *path)
+{
+	h5err x;
+	memset(&x, 0, sizeof x);
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &x);
+	H5Eclear2(H5E_DEFAULT);
+	return hy_diag_set(d, HY_EIO, 0, "cannot create '%s': %s", path,
+			   x.os[0] ? x.os : x.last[0] ? x.last : "HDF5 could not create the file");
+}
+
 hy_status hy_h5_fail(hy_diag *d, hy_status st, const char *call, const char *file, int line)
 {
 	h5err x;

@@ -31,4 +31,9 @@ hy_status hy_h5_fail(hy_diag *d, hy_status st, const char *call, const char *fil
  * stack is left as it is. */
 int hy_h5_checksum_failed(void);
 
+/* After a failed H5Fcreate of a target's temporary: HY_EIO "cannot create
+ * 'path': REASON" naming the target, REASON the system's ("No space left on
+ * device") when HDF5's error stack holds one, else HDF5's own words. */
+hy_status hy_h5_create_fail(hy_diag *d, const char *path);
+
 #endif

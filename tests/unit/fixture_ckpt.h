@@ -12,8 +12,18 @@
 #include "nn/optim.h"
 
 /* Writes a 2×32 model initialised from seed to $TMPDIR/NAME-PID.h5
- * (/tmp without TMPDIR) and puts that path into path[n]. */
+ * (/tmp without TMPDIR) and puts that path into path[n]; with tensor, every
+ * element of that parameter (a name of the table, "policy/fc/bias") or, with
+ * moment, of its AdamW first moment is set to value first. */
+static inline void tiny_ckpt_set(char *path, size_t n, const char *name, uint64_t seed,
+	const char *tensor, int moment, float value);
 static inline void tiny_ckpt(char *path, size_t n, const char *name, uint64_t seed)
+{
+	tiny_ckpt_set(path, n, name, seed, NULL, 0, 0.0f);
+}
+
+static inline void tiny_ckpt_set(char *path, size_t n, const char *name, uint64_t seed,
+	const char *tensor, int moment, float value)
 {
 	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	snprintf(path, n, "%s/%s-%ld.h5", dir, name, (long)getpid());
@@ -27,6 +37,13 @@ static inline void tiny_ckpt(char *path, size_t n, const char *name, uint64_t se
 	hy_rng rng;
 	hy_rng_seed(&rng, seed);
 	assert_int_equal(hy_nn_model_init_params(&m, &rng, &d), HY_OK);
+	if (tensor) { /* the CPU backend's arrays are host memory */
+		int i = hy_nn_params_find(&m.table, tensor);
+		assert_true(i >= 0);
+		float *dst = (moment ? m.m : m.w) + m.table.t[i].offset;
+		for (size_t k = 0; k < m.table.t[i].size; k++)
+			dst[k] = value;
+	}
 	hy_nn_ckpt_meta meta = {0};
 	hy_nn_optim_defaults(&meta.opt, 10);
 	assert_int_equal(hy_nn_ckpt_save(path, &m, &meta, &d), HY_OK);

@@ -466,7 +466,7 @@ static void test_norm(void **state)
 	assert_int_equal(hy_reward_norm_load(path, &l, &found, &d), HY_OK); /* absent: fresh */
 	assert_int_equal(found, 0);
 	assert_int_equal(l.count, 0);
-	assert_int_equal(hy_reward_norm_save(path, &n, &d), HY_OK);
+	assert_int_equal(hy_reward_norm_save(path, &n, NULL, &d), HY_OK);
 	assert_int_equal(hy_reward_norm_load(path, &l, &found, &d), HY_OK);
 	assert_int_equal(found, 1);
 	assert_memory_equal(&l, &n, sizeof n); /* %.17g: exact */

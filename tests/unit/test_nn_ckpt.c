@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,6 +296,42 @@ static void test_errors(void **state)
 	hy_nn_model_free(&other);
 }
 
+/* A non-finite parameter or AdamW moment is refused at load, naming the
+ * file and the dataset (issue 46: a NaN network was played and written as
+ * invalid JSON). */
+static void test_nonfinite(void **state)
+{
+	(void)state;
+	hy_nn_model m;
+	model(&m, (hy_nn_arch){2, 32}, 1);
+	char p[512];
+	path(p, "nan.h5");
+	hy_nn_ckpt_meta meta = {0};
+	hy_nn_optim_defaults(&meta.opt, 10);
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	int b = hy_nn_params_find(&m.table, "policy/fc/bias");
+	assert_true(b >= 0);
+	const float bad[2] = {NAN, INFINITY};
+	for (int k = 0; k < 2; k++) {
+		float keep = m.w[m.table.t[b].offset + 3];
+		m.w[m.table.t[b].offset + 3] = bad[k];
+		assert_int_equal(hy_nn_ckpt_save(p, &m, &meta, &d), HY_OK);
+		m.w[m.table.t[b].offset + 3] = keep;
+		assert_int_equal(hy_nn_ckpt_load(p, &m, NULL, 1, &d), HY_EFORMAT);
+		print_message("%s\n", d.msg);
+		assert_non_null(strstr(d.msg, "nan.h5"));
+		assert_non_null(strstr(d.msg, "/params/policy/fc/bias holds a non-finite value"));
+	}
+	/* a moment: refused where the moments are read (a resume) */
+	m.v[m.table.t[b].offset] = NAN;
+	assert_int_equal(hy_nn_ckpt_save(p, &m, &meta, &d), HY_OK);
+	assert_int_equal(hy_nn_ckpt_load(p, &m, NULL, 0, &d), HY_EFORMAT);
+	assert_non_null(strstr(d.msg, "/adam/v/policy/fc/bias holds a non-finite value"));
+	hy_nn_model_free(&m);
+	unlink(p);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -330,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_bitflips),
 		cmocka_unit_test(test_checksum_message),
 		cmocka_unit_test(test_attr_ranges),
+		cmocka_unit_test(test_nonfinite),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

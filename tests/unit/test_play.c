@@ -533,6 +533,43 @@ static void test_model_policy(void **state)
 	unlink(path);
 }
 
+/* Non-finite models (issue 46): a checkpoint holding a NaN is refused at
+ * open, naming the file and the dataset; one with finite parameters whose
+ * output overflows is an error at the decision naming the model, never the
+ * first legal action. */
+static void test_model_nonfinite(void **state)
+{
+	(void)state;
+	char path[512];
+	hy_policy p;
+	hy_diag d;
+	tiny_ckpt_set(path, sizeof path, "test_play_nan", 4, "policy/fc/bias", 0, NAN);
+	hy_diag_init(&d, path);
+	assert_int_equal(hy_policy_open(&p, path, NULL, &d), HY_EFORMAT);
+	print_message("%s\n", d.msg);
+	assert_non_null(strstr(d.msg, path));
+	assert_non_null(strstr(d.msg, "/params/policy/fc/bias holds a non-finite value"));
+	unlink(path);
+	tiny_ckpt_set(path, sizeof path, "test_play_big", 4, "policy/fc/weight", 0, 3e38f);
+	hy_diag_init(&d, path);
+	assert_int_equal(hy_policy_open(&p, path, NULL, &d), HY_OK);
+	table t;
+	deal(&t, "123456789m1234p", "123456789p1234s", "123456789s1234m", "1122334455667z",
+	     "9m");
+	draw(&t, "5p");
+	float probs[HY_ACTIONS];
+	hy_decision r = {.e = &t.e, .track = &t.trk, .seat = 0, .probs = probs,
+			 .legal = hy_engine_legal_mask(&t.e, 0)};
+	hy_choice c = {.index = -1};
+	assert_int_equal(p.ops->decide(&p, 1, &r, &c, &d), HY_EDATA);
+	print_message("%s\n", d.msg);
+	assert_non_null(strstr(d.msg, path));
+	assert_non_null(strstr(d.msg, "non-finite output"));
+	hy_game_free(&t.log);
+	hy_policy_close(&p);
+	unlink(path);
+}
+
 /* A policy that fails on game 2 (no answer) and answers an illegal action
  * on game 4; baseline elsewhere. */
 static hy_status flaky_decide(hy_policy *p, size_t n, const hy_decision *req, hy_choice *out,
@@ -596,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_runner_encode_and_strength),
 		cmocka_unit_test(test_runner_aborts),
 		cmocka_unit_test(test_model_policy),
+		cmocka_unit_test(test_model_nonfinite),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

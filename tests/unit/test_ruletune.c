@@ -128,10 +128,19 @@ static void test_file(void **state)
 	snprintf(want, sizeof want, "%s:2: rulebot parameter 'score_danger'", path);
 	assert_non_null(strstr(d.msg, want));
 	unlink(path);
-	/* a spec that names no file is read as a list */
+	/* a spec without '=' is a file: one that is not there says so */
 	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_rule_params_from_spec(&q, "/nonexistent/params", &d), HY_EUSAGE);
-	assert_non_null(strstr(d.msg, "want NAME=VALUE"));
+	assert_int_equal(hy_rule_params_from_spec(&q, "/nonexistent/params", &d), HY_EIO);
+	assert_non_null(strstr(d.msg, "'/nonexistent/params': No such file or directory"));
+	/* a name given twice: refused, in a list and in a file's lines */
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_rule_params_from_spec(&q, "push_wall=12,push_wall=10", &d), HY_EUSAGE);
+	assert_non_null(strstr(d.msg, "'push_wall' given twice"));
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_rule_params_parse(&q, "push_wall=12\n# x\npush_wall=10\n", &d),
+		HY_EUSAGE);
+	assert_int_equal(d.line, 3);
+	assert_non_null(strstr(d.msg, "first on line 1"));
 }
 
 /* Mean rank and its interval's half-width of challenger against three

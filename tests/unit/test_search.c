@@ -152,7 +152,22 @@ static void test_spec(void **state)
 		assert_int_equal(R->oracle, want[i]);
 		assert_int_equal(R->k, i == 1 ? HY_SEARCH_ROLLOUTS : 4);
 		hy_policy_close(&q);
+		/* without hidden tiles to give (a bot, a review): the oracles are
+		 * refused at open, the guess opens */
+		hy_diag_init(&d, NULL);
+		hy_status st = hy_policy_open(&q, spec, NULL, &d);
+		if (i == 0) {
+			assert_int_equal(st, HY_OK);
+			hy_policy_close(&q);
+		} else {
+			assert_int_equal(st, HY_EUSAGE);
+			assert_non_null(strstr(d.msg, "reads the hidden tiles"));
+		}
 	}
+	snprintf(spec, sizeof spec, "qlabel:%s", grp_path);
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_policy_open(&p, spec, NULL, &d), HY_EUSAGE);
+	assert_non_null(strstr(d.msg, "reads the hidden tiles"));
 }
 
 /* A run of policy p (labelled by `label`, with advantage labels when
