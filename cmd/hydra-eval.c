@@ -38,7 +38,9 @@ static const char usage[] =
 	"numbers: NAME=VALUE[,...] or a file of them; hydra-tune(1) lists them),\n"
 	"search:GRP.h5[,K][,DEAL] (rulebot with a rollout lookahead; DEAL:\n"
 	"MODEL.h5 to guess the hidden hands from a checkpoint's tenpai and danger\n"
-	"heads, or an oracle: oracle-who, oracle-tenpai, oracle), a checkpoint\n"
+	"heads, or an oracle: oracle-who, oracle-tenpai, oracle),\n"
+	"rulebot-waits:ALPHA[,riichi|tenpai][,PARAMS] (an oracle: rulebot's belief\n"
+	"about the waits blended with the truth at ALPHA, 0 to 1), a checkpoint\n"
 	"PATH.h5, or mjai:COMMAND (an external program speaking the mjai bot\n"
 	"protocol on stdin/stdout).\n"
 	"\n"
@@ -284,6 +286,12 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 	hy_gamelog_free(&u.logbuf);
 	hy_cli_progress_end(o->cli);
 	int read_hidden = chal.oracle || opp.oracle;
+	for (int i = 0; !st && ds->rank == 0 && i < 2; i++) { /* what a policy measured */
+		hy_policy *pp = i ? &opp : &chal;
+		char line[512];
+		if (pp->ops->report && pp->ops->report(pp, line, sizeof line))
+			hy_cli_say(o->cli, "%s %s: %s", i ? "opponent" : "challenger", pp->name, line);
+	}
 	hy_policy_close(&chal);
 	hy_policy_close(&opp);
 	if (st) {

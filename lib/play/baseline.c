@@ -204,7 +204,7 @@ static void baseline_free(hy_policy *p)
 	(void)p;
 }
 
-static const hy_policy_ops baseline_ops = {baseline_decide, NULL, baseline_free};
+static const hy_policy_ops baseline_ops = {baseline_decide, NULL, baseline_free, NULL};
 
 hy_status hy_policy_open_baseline(hy_policy *p, hy_diag *d)
 {

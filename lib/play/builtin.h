@@ -11,6 +11,10 @@ hy_status hy_policy_open_baseline(hy_policy *p, hy_diag *d);
 /* The stronger rule teacher and yardstick (rulebot.c); params NULL for
  * its defaults, else `rulebot:`'s PARAMS (play/ruleparams.h). */
 hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, hy_diag *d);
+/* rulebot whose belief about the waits is blended with the truth
+ * (play/waitoracle.h): spec "ALPHA[,riichi|tenpai][,PARAMS]", PARAMS a file
+ * or a list separated by ';'. An oracle. */
+hy_status hy_policy_open_rulebot_waits(hy_policy *p, const char *spec, hy_diag *d);
 /* The same with parameters given as numbers (play/ruleparams.h). */
 struct hy_rule_params;
 hy_status hy_policy_open_rulebot_with(hy_policy *p, const struct hy_rule_params *P, hy_diag *d);

@@ -197,7 +197,7 @@ static void model_free(hy_policy *p)
 	p->impl = NULL;
 }
 
-static const hy_policy_ops model_ops = {model_decide, NULL, model_free};
+static const hy_policy_ops model_ops = {model_decide, NULL, model_free, NULL};
 
 hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_opts *o,
 			       hy_diag *d)

@@ -44,6 +44,8 @@ hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o
 		st = hy_policy_open_rulebot(p, NULL, d);
 	else if (strncmp(spec, "rulebot:", 8) == 0)
 		st = hy_policy_open_rulebot(p, spec + 8, d);
+	else if (strncmp(spec, "rulebot-waits:", 14) == 0)
+		st = hy_policy_open_rulebot_waits(p, spec + 14, d);
 	else if (strncmp(spec, "search:", 7) == 0)
 		st = hy_policy_open_search(p, spec + 7, d);
 	else if (strncmp(spec, "qlabel:", 7) == 0)

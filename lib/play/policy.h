@@ -22,6 +22,9 @@
  *   rulebot:PARAMS  rulebot with other numbers (play/ruleparams.h)
  *   search:GRP.h5[,K][,DEAL]  rulebot with a rollout lookahead; DEAL a
  *                   belief checkpoint or an oracle (play/search.h)
+ *   rulebot-waits:ALPHA[,riichi|tenpai][,PARAMS]  rulebot whose belief
+ *                   about the waits is blended with the truth at ALPHA, a
+ *                   diagnostic oracle (play/waitoracle.h)
  *   qlabel:GRP.h5[,K]  rollout advantages from the true state, a labeller
  *                   for hydra-sp --label-by only (play/qlabel.h)
  *   PATH.h5         a checkpoint: the network on the observation encoder,
@@ -115,6 +118,10 @@ typedef struct hy_policy_ops {
 	hy_status (*game_over)(hy_policy *p, uint64_t table, uint64_t game, const hy_game *log,
 			       hy_diag *d);
 	void (*free)(hy_policy *p);
+	/* Optional: a line of what the policy measured while it played (the
+	 * wait oracle's log-loss), into buf; 0 when it has nothing to say.
+	 * hydra-eval prints it after the arena. */
+	int (*report)(hy_policy *p, char *buf, size_t cap);
 } hy_policy_ops;
 
 struct hy_policy {

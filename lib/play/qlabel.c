@@ -55,7 +55,7 @@ static hy_status qlabel_decide(hy_policy *p, size_t n, const hy_decision *req, h
 	return HY_OK;
 }
 
-static const hy_policy_ops qlabel_ops = {qlabel_decide, NULL, hy_search_free_policy};
+static const hy_policy_ops qlabel_ops = {qlabel_decide, NULL, hy_search_free_policy, NULL};
 
 hy_status hy_policy_open_qlabel(hy_policy *p, const char *arg, hy_diag *d)
 {

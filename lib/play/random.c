@@ -32,7 +32,7 @@ static void random_free(hy_policy *p)
 	(void)p;
 }
 
-static const hy_policy_ops random_ops = {random_decide, NULL, random_free};
+static const hy_policy_ops random_ops = {random_decide, NULL, random_free, NULL};
 
 hy_status hy_policy_open_random(hy_policy *p, hy_diag *d)
 {

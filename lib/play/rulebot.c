@@ -65,6 +65,14 @@
 #include "play/builtin.h"
 #include "play/rulekit.h"
 #include "play/ruleparams.h"
+#include "play/waitoracle.h"
+
+/* The policy's state: its numbers and, for rulebot-waits:, the wait oracle
+ * that blends its belief with the truth (play/waitoracle.h). */
+typedef struct rulebot_impl {
+	hy_rule_params P;
+	hy_wait_oracle *wo;
+} rulebot_impl;
 
 #define PV(v, i) ((v)->P->v[HY_RP_##i])
 
@@ -73,6 +81,7 @@ typedef struct view {
 	const hy_engine *e;
 	const hy_obs_track *t;
 	const hy_rule_params *P;
+	hy_wait_oracle *wo;   /* NULL: rulebot's own belief */
 	int seat;
 	uint8_t vis[34];      /* visible outside the own concealed hand */
 	uint8_t vis_all[34];  /* the same plus the own concealed hand */
@@ -155,10 +164,11 @@ static float threat_weight(const view *v, int o)
 	return w;
 }
 
-static void view_init(view *v, const hy_decision *r, const hy_rule_params *P)
+static void view_init(view *v, const hy_decision *r, const rulebot_impl *R)
 {
 	memset(v, 0, sizeof *v);
-	v->P = P;
+	v->P = &R->P;
+	v->wo = R->wo;
 	v->e = r->e;
 	v->t = r->track;
 	v->seat = r->seat;
@@ -171,6 +181,11 @@ static void view_init(view *v, const hy_decision *r, const hy_rule_params *P)
 		if (o == r->seat)
 			continue;
 		v->w[o] = threat_weight(v, o);
+		if (v->wo && hy_wait_oracle_scope(v->wo, r->e, o)) { /* w = dealer·τ */
+			double dealer = o == r->e->oya ? PV(v, THREAT_DEALER) : 1.0;
+			v->w[o] = (float)(dealer *
+				hy_wait_oracle_tenpai(v->wo, r->e, o, v->w[o] / dealer));
+		}
 		v->wsum += v->w[o];
 		if (r->e->p[o].riichi)
 			v->riichi_threat = 1;
@@ -184,7 +199,7 @@ static int kabe(const view *v, int k)
 }
 
 /* Percent danger of discarding kind k against seat o (header). */
-static float danger_vs(const view *v, int o, int k)
+static float danger_model(const view *v, int o, int k)
 {
 	const hy_player *p = &v->e->p[o];
 	uint64_t gen = p->discarded | (v->t && p->riichi ? v->t->riichi_safe[o] : 0);
@@ -220,6 +235,31 @@ static float danger_vs(const view *v, int o, int k)
 	if (v->dora[k])
 		d *= (float)PV(v, D_DORA);
 	return d;
+}
+
+/* The danger the seat plays with: its model's, or the wait oracle's blend. */
+static float danger_vs(const view *v, int o, int k)
+{
+	float d = danger_model(v, o, k);
+	if (v->wo && hy_wait_oracle_scope(v->wo, v->e, o))
+		d = (float)hy_wait_oracle_danger(v->wo, v->e, o, k, d);
+	return d;
+}
+
+/* The wait oracle's measurement at one of the seat's discards: the blended
+ * deal-in probability τ_α·q_α(k) of every opponent in scope and kind. */
+static void tally_waits(const view *v)
+{
+	double p[4][34];
+	for (int o = 0; o < 4; o++) {
+		if (o == v->seat || !hy_wait_oracle_scope(v->wo, v->e, o))
+			continue;
+		double dealer = o == v->e->oya ? PV(v, THREAT_DEALER) : 1.0;
+		double tau = v->w[o] / dealer;
+		for (int k = 0; k < 34; k++)
+			p[o][k] = tau * danger_vs(v, o, k) / 100.0;
+	}
+	hy_wait_oracle_tally(v->wo, v->e, v->seat, p);
 }
 
 /* Weighted danger of kind k against every threat. */
@@ -702,7 +742,7 @@ static int choose_call(const view *v, uint64_t legal)
 
 /* ------------------------------------------------------------ decide */
 
-static int rulebot_one(const hy_decision *r, const hy_rule_params *P)
+static int rulebot_one(const hy_decision *r, const rulebot_impl *R)
 {
 	const hy_engine *e = r->e;
 	uint64_t legal = r->legal;
@@ -713,7 +753,10 @@ static int rulebot_one(const hy_decision *r, const hy_rule_params *P)
 	if (e->phase == HY_PH_TURN && dk && !(dk & (dk - 1)) && !(legal >> HY_A_KYUUSHU & 1))
 		return hy_rk_discard_index(p, legal, __builtin_ctzll(dk)); /* forced: in riichi */
 	view v;
-	view_init(&v, r, P);
+	view_init(&v, r, R);
+	if (v.wo && (e->phase == HY_PH_TURN || e->phase == HY_PH_RIICHI) &&
+	    hy_rk_discard_kinds(legal))
+		tally_waits(&v);
 	if (e->phase == HY_PH_TURN) {
 		if ((legal >> HY_A_KYUUSHU & 1) && hy_shanten(p->cnt, p->nmelds) >= 3)
 			return HY_A_KYUUSHU;
@@ -761,11 +804,32 @@ static hy_status rulebot_decide(hy_policy *p, size_t n, const hy_decision *req, 
 
 static void rulebot_free(hy_policy *p)
 {
-	free(p->impl);
+	rulebot_impl *R = p->impl;
+	if (R && R->wo) {
+		hy_wait_oracle_free(R->wo);
+		free(R->wo);
+	}
+	free(R);
 	p->impl = NULL;
 }
 
-static const hy_policy_ops rulebot_ops = {rulebot_decide, NULL, rulebot_free};
+/* The wait oracle's measurement (play/policy.h's report). */
+static int rulebot_report(hy_policy *p, char *buf, size_t cap)
+{
+	rulebot_impl *R = p->impl;
+	if (!R || !R->wo)
+		return 0;
+	double ll, base;
+	uint64_t cells, decisions;
+	hy_wait_oracle_result(R->wo, &ll, &base, &cells, &decisions);
+	snprintf(buf, cap, "wait belief at alpha %g (%s): log-loss %.5f per cell against the "
+		"base rate's %.5f, over %llu cells (opponent x kind) at %llu discards",
+		R->wo->alpha, R->wo->every ? "every opponent" : "opponents in riichi", ll, base,
+		(unsigned long long)cells, (unsigned long long)decisions);
+	return 1;
+}
+
+static const hy_policy_ops rulebot_ops = {rulebot_decide, NULL, rulebot_free, rulebot_report};
 
 hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, hy_diag *d)
 {
@@ -775,13 +839,39 @@ hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, hy_diag *d)
 	return st != HY_OK ? st : hy_policy_open_rulebot_with(p, &P, d);
 }
 
+hy_status hy_policy_open_rulebot_waits(hy_policy *p, const char *spec, hy_diag *d)
+{
+	hy_wait_oracle *wo = malloc(sizeof *wo);
+	if (!wo)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	const char *params;
+	hy_status st = hy_wait_oracle_parse(wo, spec, &params, d);
+	if (st != HY_OK) {
+		free(wo);
+		return st;
+	}
+	hy_rule_params P;
+	hy_rule_params_default(&P);
+	if (*params && (st = hy_rule_params_from_spec(&P, params, d)) != HY_OK)
+		goto fail;
+	if ((st = hy_policy_open_rulebot_with(p, &P, d)) != HY_OK)
+		goto fail;
+	((rulebot_impl *)p->impl)->wo = wo;
+	p->oracle = 1; /* it reads the other hands, also to measure at alpha 0 */
+	return HY_OK;
+fail:
+	hy_wait_oracle_free(wo);
+	free(wo);
+	return st;
+}
+
 /* Clears p and names it; hy_policy_open names it again by its spec. */
 hy_status hy_policy_open_rulebot_with(hy_policy *p, const hy_rule_params *params, hy_diag *d)
 {
-	hy_rule_params *P = malloc(sizeof *P);
+	rulebot_impl *P = calloc(1, sizeof *P);
 	if (!P)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
-	*P = *params;
+	P->P = *params;
 	memset(p, 0, sizeof *p);
 	snprintf(p->name, sizeof p->name, "rulebot:(parameters)");
 	p->ops = &rulebot_ops;

@@ -357,7 +357,7 @@ void hy_search_free_policy(hy_policy *p)
 	}
 }
 
-static const hy_policy_ops search_ops = {search_decide, NULL, hy_search_free_policy};
+static const hy_policy_ops search_ops = {search_decide, NULL, hy_search_free_policy, NULL};
 
 hy_status hy_policy_open_search(hy_policy *p, const char *arg, hy_diag *d)
 {

@@ -599,7 +599,7 @@ static void test_runner_aborts(void **state)
 {
 	(void)state;
 	hy_policy b = open_policy("baseline");
-	static const hy_policy_ops flaky_ops = {flaky_decide, NULL, NULL};
+	static const hy_policy_ops flaky_ops = {flaky_decide, NULL, NULL, NULL};
 	hy_policy f = {.ops = &flaky_ops, .impl = &b, .name = "flaky"};
 	hy_policy *pol[2] = {&f, &b};
 	hy_play_opts o;

@@ -1,0 +1,126 @@
+/* The degraded wait oracle (see waitoracle.h). */
+#include "play/waitoracle.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+hy_status hy_wait_oracle_parse(hy_wait_oracle *o, const char *spec, const char **rest,
+	hy_diag *d)
+{
+	memset(o, 0, sizeof *o);
+	char *end;
+	errno = 0;
+	double a = strtod(spec, &end);
+	if (end == spec || errno || !(a >= 0 && a <= 1) || (*end && *end != ','))
+		return hy_diag_set(d, HY_EUSAGE, 0, "wait oracle: ALPHA '%.*s' is not a number "
+			"from 0 to 1", (int)strcspn(spec, ","), spec);
+	o->alpha = a;
+	const char *s = *end ? end + 1 : end;
+	for (;;) { /* the flags, in any order */
+		size_t n = strcspn(s, ",");
+		if (n == 6 && !strncmp(s, "riichi", 6))
+			o->every = 0;
+		else if (n == 6 && !strncmp(s, "tenpai", 6))
+			o->every = 1;
+		else if (n == 5 && !strncmp(s, "logit", 5))
+			o->logit = 1;
+		else
+			break;
+		s += n + (s[n] == ',');
+	}
+	if (rest)
+		*rest = s;
+	pthread_mutex_init(&o->mu, NULL);
+	return HY_OK;
+}
+
+void hy_wait_oracle_free(hy_wait_oracle *o)
+{
+	pthread_mutex_destroy(&o->mu);
+}
+
+int hy_wait_oracle_scope(const hy_wait_oracle *o, const hy_engine *e, int opp)
+{
+	return o->every || e->p[opp].riichi;
+}
+
+uint64_t hy_wait_oracle_truth(const hy_engine *e, int opp)
+{
+	const hy_player *p = &e->p[opp];
+	int furiten = (p->waits & p->discarded) || p->temp_furiten || p->riichi_furiten;
+	return furiten ? 0 : p->waits;
+}
+
+/* The blend of a belief x in [0, 1] with the truth t (0 or 1). */
+static double blend(const hy_wait_oracle *o, double x, int t)
+{
+	if (!o->logit)
+		return o->alpha * t + (1 - o->alpha) * x;
+	enum { S = 12 }; /* α = 1: the odds ×e^12 ≈ 160,000, past the clamp of 1e-4 */
+	x = x < 1e-4 ? 1e-4 : x > 1 - 1e-4 ? 1 - 1e-4 : x;
+	double z = log(x / (1 - x)) + (t ? 1 : -1) * o->alpha * S;
+	return 1 / (1 + exp(-z));
+}
+
+double hy_wait_oracle_tenpai(const hy_wait_oracle *o, const hy_engine *e, int opp, double tau)
+{
+	if (o->alpha == 0) /* rulebot's own, to the bit */
+		return tau;
+	return blend(o, tau < 1 ? tau : 1, e->p[opp].waits != 0);
+}
+
+double hy_wait_oracle_danger(const hy_wait_oracle *o, const hy_engine *e, int opp, int k,
+	double pct)
+{
+	if (o->alpha == 0)
+		return pct;
+	return 100 * blend(o, pct / 100, hy_wait_oracle_truth(e, opp) >> k & 1);
+}
+
+void hy_wait_oracle_tally(hy_wait_oracle *o, const hy_engine *e, int seat,
+	const double p[4][34])
+{
+	double ll = 0;
+	uint64_t cells = 0, wins = 0;
+	for (int opp = 0; opp < 4; opp++) {
+		if (opp == seat || !hy_wait_oracle_scope(o, e, opp))
+			continue;
+		/* the truth of a cell: o is tenpai and k deals in (the waits
+		 * themselves say tenpai) */
+		uint64_t truth = hy_wait_oracle_truth(e, opp);
+		for (int k = 0; k < 34; k++) {
+			double q = p[opp][k];
+			q = q < 1e-4 ? 1e-4 : q > 1 - 1e-4 ? 1 - 1e-4 : q;
+			int t = truth >> k & 1;
+			ll -= t ? log(q) : log(1 - q);
+			wins += (uint64_t)t;
+			cells++;
+		}
+	}
+	if (!cells)
+		return;
+	pthread_mutex_lock(&o->mu);
+	o->ll_sum += ll;
+	o->cells += cells;
+	o->wins += wins;
+	o->decisions++;
+	pthread_mutex_unlock(&o->mu);
+}
+
+void hy_wait_oracle_result(hy_wait_oracle *o, double *ll, double *base, uint64_t *cells,
+	uint64_t *decisions)
+{
+	pthread_mutex_lock(&o->mu);
+	*cells = o->cells;
+	*decisions = o->decisions;
+	if (!o->cells) {
+		*ll = *base = NAN;
+	} else {
+		*ll = o->ll_sum / (double)o->cells;
+		double r = (double)o->wins / (double)o->cells;
+		*base = r <= 0 || r >= 1 ? 0 : -(r * log(r) + (1 - r) * log(1 - r));
+	}
+	pthread_mutex_unlock(&o->mu);
+}
