@@ -4,8 +4,9 @@
 # belief with the truth at ALPHA, and the arena says what each blend plays
 # against three rulebot; its log-loss on the true waits says how good a
 # reader that blend is. Prints a markdown table and writes OUT/waits.tsv and
-# OUT/waits.png (mean rank against log-loss, one curve per scope: the
-# opponents in riichi, every opponent).
+# OUT/waits.png (mean rank against the log-loss relative to the base rate's,
+# which puts the scopes on one axis: one curve per blend and scope, the
+# opponents in riichi or every opponent).
 #
 #   bench/waits.sh                         # 2,000 seeds at master seed 9100
 #   SEEDS=400 SEED=5100 OUT=/tmp/w bench/waits.sh
@@ -16,8 +17,11 @@
 # with α as a real reader's would.
 #
 # Variables: BIN (build/bin), OUT (waits-run), SEEDS (2000), SEED (9100),
-# ALPHAS ("0 0.25 0.5 0.75 1"), SCOPES ("riichi tenpai"), MODES ("linear
-# logit"), PARAMS (the teacher: bench/learn/t1.params), J (the usable CPUs).
+# ALPHAS of the linear blend ("0 0.25 0.5 0.75 1"), LOGIT_ALPHAS of the logit
+# one ("0.04 0.08 0.12 0.17 0.25 0.5 1": shifts of 0.5 to 12 in the
+# log-odds, the range between rulebot's belief and the truth), SCOPES
+# ("riichi tenpai"), MODES ("linear logit"), PARAMS (the teacher:
+# bench/learn/t1.params), J (the usable CPUs).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$top/build/bin}
@@ -27,6 +31,7 @@ SEED=${SEED:-9100}
 ALPHAS=${ALPHAS:-0 0.25 0.5 0.75 1}
 SCOPES=${SCOPES:-riichi tenpai}
 MODES=${MODES:-linear logit}
+LOGIT_ALPHAS=${LOGIT_ALPHAS:-0.04 0.08 0.12 0.17 0.25 0.5 1}
 PARAMS=${PARAMS:-$top/bench/learn/t1.params}
 J=${J:-$(nproc)}
 mkdir -p "$OUT"
@@ -36,7 +41,9 @@ echo "| blend | scope | alpha | log-loss per cell (base rate) | mean rank vs 3 x
 echo "|---|---|---|---|---|---|---|---|"
 for mode in $MODES; do
 for scope in $SCOPES; do
-	for a in $ALPHAS; do
+	alphas=$ALPHAS
+	[ "$mode" = logit ] && alphas=$LOGIT_ALPHAS
+	for a in $alphas; do
 		# (alpha 0 is rulebot's own belief in either blend: played once)
 		[ "$mode" = logit ] && [ "$a" = 0 ] && case " $MODES " in *" linear "*) continue ;; esac
 		flag=""
@@ -71,13 +78,13 @@ if command -v gnuplot >/dev/null 2>&1; then
 set terminal pngcairo size 900,600
 set output "$OUT/waits.png"
 set title "t1 with its wait belief blended with the truth: mean rank vs 3 x rulebot ($SEEDS seeds, master seed $SEED)"
-set xlabel "log-loss per cell (opponent x kind at its discards) of the deal-in belief on the true waits"
+set xlabel "log-loss of the deal-in belief on the true waits, relative to the base rate's (1: the base rate, 0: the truth)"
 set ylabel "mean rank (95% interval)"
 set key top right
 set grid
 plot for [c in "linear:riichi linear:tenpai logit:riichi logit:tenpai"] \
 	sprintf("< awk -F'\t' 'NR > 1 && \$1 \":\" \$2 == \"%s\"' $tsv | sort -k3,3g", c) \
-	using 4:7:8:9 with yerrorlines title c
+	using (\$4/\$5):7:8:9 with yerrorlines title c
 GP
 fi
 echo
