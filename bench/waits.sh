@@ -1,6 +1,6 @@
 #!/bin/sh
 # What a reader of the opponents' waits is worth (issue 42, step 2): the
-# degraded wait oracle (lib/play/waitoracle.h) blends the tuned teacher t1's
+# degraded wait oracle (lib/play/policies/waitoracle.h) blends the tuned teacher t1's
 # belief with the truth at ALPHA, and the arena says what each blend plays
 # against three rulebot; its log-loss on the true waits says how good a
 # reader that blend is. Prints a markdown table and writes OUT/waits.tsv and
@@ -11,7 +11,7 @@
 #   bench/waits.sh                         # 2,000 seeds at master seed 9100
 #   SEEDS=400 SEED=5100 OUT=/tmp/w bench/waits.sh
 #
-# Two blends (lib/play/waitoracle.h): linear, α·truth + (1 − α)·belief,
+# Two blends (lib/play/policies/waitoracle.h): linear, α·truth + (1 − α)·belief,
 # which keeps the truth's order of the kinds at every α > 0; logit, a shift
 # of the belief's log-odds by α·12 toward the truth, whose order degrades
 # with α as a real reader's would.

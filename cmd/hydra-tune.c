@@ -14,7 +14,7 @@
 #include "io/cleanup.h"
 #include "io/output.h"
 #include "play/policy.h"
-#include "play/ruleparams.h"
+#include "play/policies/ruleparams.h"
 #include "play/ruletune.h"
 
 static const char usage[] =

@@ -1,14 +1,10 @@
-/* Policy specs, keys and the shared uniform draw (see policy.h). */
+/* Policy options, closing, one decision with its distribution, keys and the
+ * shared uniform draw (see policy.h). Opening by spec is the registry's
+ * (policies/registry.c). */
 #include "play/policy.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-
-#include "play/builtin.h"
-#include "play/mjaibot.h"
-#include "play/qlabel.h"
-#include "play/search.h"
 
 void hy_policy_opts_default(hy_policy_opts *o)
 {
@@ -17,63 +13,6 @@ void hy_policy_opts_default(hy_policy_opts *o)
 	o->threads = 1;
 	o->bot_timeout = 10.0;
 	o->device = "cpu";
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-	size_t n = strlen(s), m = strlen(suf);
-	return n >= m && strcmp(s + n - m, suf) == 0;
-}
-
-hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o, hy_diag *d)
-{
-	hy_policy_opts def;
-	if (!o) {
-		hy_policy_opts_default(&def);
-		o = &def;
-	}
-	memset(p, 0, sizeof *p);
-	if (!spec || !*spec)
-		return hy_diag_set(d, HY_EUSAGE, 0, "empty policy spec");
-	hy_status st;
-	if (strcmp(spec, "random") == 0)
-		st = hy_policy_open_random(p, d);
-	else if (strcmp(spec, "baseline") == 0)
-		st = hy_policy_open_baseline(p, d);
-	else if (strcmp(spec, "rulebot") == 0)
-		st = hy_policy_open_rulebot(p, NULL, d);
-	else if (strncmp(spec, "rulebot:", 8) == 0)
-		st = hy_policy_open_rulebot(p, spec + 8, d);
-	else if (strncmp(spec, "rulebot-waits:", 14) == 0)
-		st = hy_policy_open_rulebot_waits(p, spec + 14, d);
-	else if (strncmp(spec, "search:", 7) == 0)
-		st = hy_policy_open_search(p, spec + 7, d);
-	else if (strncmp(spec, "qlabel:", 7) == 0)
-		st = hy_policy_open_qlabel(p, spec + 7, d);
-	else if (strncmp(spec, "mjai:", 5) == 0)
-		st = spec[5] ? hy_mjaibot_policy_open(p, spec + 5, o, d)
-			     : hy_diag_set(d, HY_EUSAGE, 0, "policy 'mjai:' names no command");
-	else if (ends_with(spec, ".h5") || ends_with(spec, ".hdf5") || access(spec, F_OK) == 0)
-		st = hy_policy_open_model(p, spec, o, d);
-	else
-		st = hy_diag_set(d, HY_EUSAGE, 0,
-				 "unknown policy '%s' (want random, baseline, rulebot[:PARAMS], "
-				 "search:GRP.h5[,K][,DEAL], qlabel:GRP.h5, a checkpoint PATH.h5 "
-				 "or mjai:COMMAND)",
-				 spec);
-	if (st != HY_OK) {
-		memset(p, 0, sizeof *p);
-		return st;
-	}
-	if (p->oracle && !o->hidden) {
-		hy_policy_close(p);
-		return hy_diag_set(d, HY_EUSAGE, 0,
-				   "policy '%s' reads the hidden tiles (the other hands, the wall), "
-				   "which this program does not have: only self-play and the arena "
-				   "deal them (hydra-sp --label-by, hydra-eval --oracle)", spec);
-	}
-	snprintf(p->name, sizeof p->name, "%s", spec);
-	return HY_OK;
 }
 
 void hy_policy_close(hy_policy *p)

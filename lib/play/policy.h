@@ -15,24 +15,25 @@
  * sampling policy draws its randomness from it alone. So the same seed gives
  * the same games whatever the thread count and table count.
  *
- * Policy specs (hy_policy_open):
+ * Policy specs (hy_policy_open; each a row of the registry,
+ * lib/play/policies/registry.c, each policy a file of lib/play/policies/):
  *   random          uniform over the legal actions (from `key`)
- *   baseline        the deterministic rule bot (lib/play/baseline.c)
+ *   baseline        the deterministic rule bot (lib/play/policies/baseline.c)
  *   rulebot         the stronger rule teacher and yardstick (rulebot.c)
- *   rulebot:PARAMS  rulebot with other numbers (play/ruleparams.h)
+ *   rulebot:PARAMS  rulebot with other numbers (policies/ruleparams.h)
  *   search:GRP.h5[,K][,DEAL]  rulebot with a rollout lookahead; DEAL a
- *                   belief checkpoint or an oracle (play/search.h)
+ *                   belief checkpoint or an oracle (policies/search.h)
  *   rulebot-waits:ALPHA[,riichi|tenpai][,PARAMS]  rulebot whose belief
  *                   about the waits is blended with the truth at ALPHA, a
- *                   diagnostic oracle (play/waitoracle.h)
+ *                   diagnostic oracle (policies/waitoracle.h)
  *   qlabel:GRP.h5[,K]  rollout advantages from the true state, a labeller
- *                   for hydra-sp --label-by only (play/qlabel.h)
+ *                   for hydra-sp --label-by only (policies/qlabel.h)
  *   PATH.h5         a checkpoint: the network on the observation encoder,
  *                   sampling at opts->temperature (greedy at 0); any other
  *                   existing file (hydra-fit's `latest` link) is taken as
  *                   a checkpoint too
  *   mjai:COMMAND    an external program speaking the mjai bot protocol
- *                   (lib/play/mjaibot.c), one process per (table, seat)
+ *                   (policies/mjaiproc.c), one process per (table, seat)
  *
  * Calls on one hy_policy come from one thread at a time unless the policy
  * sets `concurrent`; a policy may use threads of its own inside decide (the

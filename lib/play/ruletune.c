@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "play/arena.h"
-#include "play/builtin.h"
+#include "play/policies/policies.h"
 
 void hy_ruletune_opts_default(hy_ruletune_opts *o)
 {

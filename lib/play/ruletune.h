@@ -1,4 +1,4 @@
-/* The tuner of rulebot's parameters (play/ruleparams.h) by self-play:
+/* The tuner of rulebot's parameters (play/policies/ruleparams.h) by self-play:
  * a pattern search whose every step is a duplicate arena (play/arena.h)
  * of `rulebot:PARAMS` against three copies of a fixed yardstick.
  *
@@ -27,7 +27,7 @@
 
 #include "core/status.h"
 #include "play/policy.h"
-#include "play/ruleparams.h"
+#include "play/policies/ruleparams.h"
 
 /* One evaluation, as it happens: the parameter moved (−1 for the start),
  * its value, the mean rank, and whether the move was kept. A status

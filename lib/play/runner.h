@@ -126,7 +126,7 @@ typedef struct hy_play_opts {
 	 * rule policy or search:; qlabel: only with label_adv). Its failure
 	 * stops the run. NULL: the action taken. */
 	hy_policy *label;
-	/* With an advantage labeller as label (qlabel:, play/qlabel.h): each
+	/* With an advantage labeller as label (qlabel:, play/policies/qlabel.h): each
 	 * recorded step keeps the seat's action and logp, and its advantage
 	 * is the labeller's value of that action (asked with
 	 * hy_decision.taken, before the round's answers are applied); ret is

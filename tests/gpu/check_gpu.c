@@ -1093,7 +1093,7 @@ static void check_big_batch(env *e)
 	memcpy(e->gpu, keep, sizeof keep);
 }
 
-/* Inference as self-play and the arena run it (play/model.c): one context
+/* Inference as self-play and the arena run it (play/policies/model.c): one context
  * in --fast mode (the convolution chosen by time), forwards at every batch
  * 1…1024 in turn, twice. The choice is timed once per power-of-two bucket
  * and shape (11 buckets × the stem's and the blocks' convolution = 22),

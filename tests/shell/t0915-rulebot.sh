@@ -1,5 +1,5 @@
 #!/bin/sh
-# rulebot, the stronger rule teacher (lib/play/rulebot.c), in the arena:
+# rulebot, the stronger rule teacher (lib/play/policies/rulebot.c), in the arena:
 # against three baseline bots over 100 seeds (400 games) its mean rank
 # stays under 2.45 and its 95% interval's upper end under 2.5 (measured at
 # 400 seeds: 2.30-2.34 over four master seeds, bench/RESULTS-learn.md), its

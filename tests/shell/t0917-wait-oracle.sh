@@ -1,6 +1,6 @@
 #!/bin/sh
 # The degraded wait oracle (rulebot-waits:ALPHA[,riichi|tenpai][,PARAMS];
-# lib/play/waitoracle.h): at alpha 0 it plays rulebot:PARAMS's games move for
+# lib/play/policies/waitoracle.h): at alpha 0 it plays rulebot:PARAMS's games move for
 # move and reports its belief's log-loss below the base rate's; at alpha 1,
 # the true waits, it plays far better (and its log-loss is near 0); it reads
 # the hidden tiles, so hydra-eval plays it only with --oracle and hydra-bot
@@ -39,10 +39,14 @@ expect_err "reads the hidden tiles"
 echo '[{"type":"start_game","id":0}]' > line.jsonl
 expect_exit 2 "$BIN/hydra-bot" "rulebot-waits:0.5" < line.jsonl
 expect_err "reads the hidden tiles"
-for bad in "rulebot-waits:" "rulebot-waits:2" "rulebot-waits:x,riichi"; do
+for bad in "rulebot-waits:2" "rulebot-waits:x,riichi"; do
 	expect_exit 2 "$V" --oracle --challenger "$bad" --opponent rulebot --seeds 1 -q
 	expect_err "from 0 to 1"
 done
+expect_exit 2 "$V" --oracle --challenger "rulebot-waits:" --opponent rulebot --seeds 1 -q
+expect_err "names nothing after the colon \\(want rulebot-waits:ALPHA"
+expect_exit 2 "$V" --oracle --challenger "rulebot-waits" --opponent rulebot --seeds 1 -q
+expect_err "unknown policy 'rulebot-waits'"
 expect_exit 1 "$V" --oracle --challenger "rulebot-waits:0.5,riichi,/nonexistent" --opponent rulebot --seeds 1 -q
 expect_err "No such file"
 exit 0

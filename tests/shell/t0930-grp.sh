@@ -119,7 +119,7 @@ expect_exit 3 "$S" --games 1 --reward grp:"$T/grp/grp.h5" --reward-state "$T/grp
 expect_err "not a reward state file"
 
 # --label-by qlabel:GRP --label-adv: the rollout advantage of each action
-# the seat took over rulebot's choice (lib/play/qlabel.h)
+# the seat took over rulebot's choice (lib/play/policies/qlabel.h)
 G="$T/grp/grp.h5"
 expect_exit 2 "$S" --games 1 --label-adv -o "$T/x.bin"
 expect_err "goes with --label-by qlabel"
@@ -173,7 +173,7 @@ assert mean < 0, mean
 print("label-adv: %d of random's %d decisions valued, mean advantage %+.3f" % (len(q), len(rnd), mean))
 PYEOF
 
-# The search's oracle deals (lib/play/deal.h) read the hidden hands: a
+# The search's oracle deals (lib/play/policies/deal.h) read the hidden hands: a
 # diagnostic that hydra-eval plays only with --oracle, never a teacher
 EV="$BIN/hydra-eval"
 expect_exit 2 "$EV" --challenger search:"$G",4,oracle --opponent rulebot --seeds 1 -q

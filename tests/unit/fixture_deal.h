@@ -5,7 +5,7 @@
 #ifndef HY_TESTS_FIXTURE_DEAL_H
 #define HY_TESTS_FIXTURE_DEAL_H
 
-#include "play/deal.h"
+#include "play/policies/deal.h"
 
 /* Copies per tile code of everything the seat sees: own hand, rivers not
  * called away, melds, revealed indicators. */

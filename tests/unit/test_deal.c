@@ -1,5 +1,5 @@
-/* The hidden-tile deals of rollouts (lib/play/deal.c) and the belief
- * they can be drawn from (lib/play/belief.c). A seat's view keeps what the
+/* The hidden-tile deals of rollouts (lib/play/policies/deal.c) and the belief
+ * they can be drawn from (lib/play/policies/belief.c). A seat's view keeps what the
  * seat sees and deals exactly the tiles it cannot see; an opponent in
  * riichi gets a tenpai hand whose waits are not furiten; a deal is a
  * function of its seed. The oracle deals keep what they say they read:
@@ -22,8 +22,8 @@
 #include "engine/engine.h"
 #include "engine/table.h"
 #include "hand/shanten.h"
-#include "play/belief.h"
-#include "play/deal.h"
+#include "play/policies/belief.h"
+#include "play/policies/deal.h"
 #include "play/policy.h"
 
 #include "fixture_play.h"

@@ -73,6 +73,25 @@ static void test_specs(void **state)
 	hy_diag_init(&d, NULL);
 	assert_int_equal(hy_policy_open(&p, "nonsense", NULL, &d), HY_EUSAGE);
 	assert_non_null(strstr(d.msg, "unknown policy"));
+	/* the registry (policies/registry.c): the message lists every row */
+	const char *rows[] = {"random, ", "baseline, ", "rulebot[:PARAMS]", "rulebot-waits:ALPHA",
+			      "search:GRP.h5", "qlabel:GRP.h5", "mjai:COMMAND", "a checkpoint PATH.h5"};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		assert_non_null(strstr(d.msg, rows[i]));
+	/* a name that takes no argument, an argument left empty, one required */
+	const char *bad[] = {"random:x", "baseline:", "rulebot:", "search", "mjai:", "rulebotx"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		hy_diag_init(&d, NULL);
+		assert_int_equal(hy_policy_open(&p, bad[i], NULL, &d), HY_EUSAGE);
+	}
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_policy_open(&p, "rulebot:", NULL, &d), HY_EUSAGE);
+	assert_non_null(strstr(d.msg, "names nothing after the colon (want rulebot[:PARAMS])"));
+	p = open_policy("rulebot");
+	hy_policy_close(&p);
+	p = open_policy("rulebot:push_wall=10");
+	assert_string_equal(p.name, "rulebot:push_wall=10");
+	hy_policy_close(&p);
 	assert_int_equal(hy_policy_open(&p, "", NULL, &d), HY_EUSAGE);
 	assert_int_not_equal(hy_policy_open(&p, "/nonexistent/x.h5", NULL, &d), HY_OK);
 	hy_policy_opts o;

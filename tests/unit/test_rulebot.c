@@ -1,4 +1,4 @@
-/* The rulebot policy (lib/play/rulebot.c) on hand-made states: tsumo,
+/* The rulebot policy (lib/play/policies/rulebot.c) on hand-made states: tsumo,
  * riichi on a plain tenpai and dama on a yakuman tenpai, folding a cheap
  * one-shanten hand against riichi onto the genbutsu (where baseline
  * pushes), folding a far hand, the value pon, the fast tanyao chi with a

@@ -1,4 +1,4 @@
-/* rulebot's named parameters (play/ruleparams.h) and their tuner
+/* rulebot's named parameters (play/policies/ruleparams.h) and their tuner
  * (play/ruletune.h): the table, the parser and its messages, the file form
  * read back, `rulebot:` at its defaults playing rulebot's games, and the
  * tuner's search: deterministic, never worse than its start on its walls,
@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "play/arena.h"
-#include "play/builtin.h"
+#include "play/policies/policies.h"
 #include "play/policy.h"
-#include "play/ruleparams.h"
+#include "play/policies/ruleparams.h"
 #include "play/ruletune.h"
 
 #include "fixture_play.h"

@@ -1,9 +1,9 @@
-/* The search policy (lib/play/search.c): choices are functions of the
+/* The search policy (lib/play/policies/search.c): choices are functions of the
  * key; the policy answers legally and, where no turn of its own is
  * searched, as rulebot; its spec is checked, the deal part (a belief
  * checkpoint or an oracle) included; an oracle search plays only where
  * the run allows it. Its deals are test_deal.c's.
- * The oracle labeller on the same rollouts (lib/play/qlabel.c): it values
+ * The oracle labeller on the same rollouts (lib/play/policies/qlabel.c): it values
  * an action other than rulebot's choice, as a function of the key, and
  * not rulebot's own; a discard into a riichi's wait is valued below
  * rulebot's safe choice; it is refused at a seat and without advantage
@@ -26,9 +26,9 @@
 #include "hand/shanten.h"
 #include "nn/grp.h"
 #include "play/policy.h"
-#include "play/qlabel.h"
+#include "play/policies/qlabel.h"
 #include "play/runner.h"
-#include "play/search.h"
+#include "play/policies/search.h"
 
 #include "fixture_play.h"
 #include "fixture_table.h"

@@ -1,4 +1,4 @@
-/* The degraded wait oracle (play/waitoracle.h): its spec, the truth (the
+/* The degraded wait oracle (play/policies/waitoracle.h): its spec, the truth (the
  * waits, none while furiten), the blends at alpha 0 and 1, and the
  * log-loss tally against the base rate. */
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "play/waitoracle.h"
+#include "play/policies/waitoracle.h"
 
 static void test_parse(void **state)
 {

@@ -59,15 +59,16 @@
 #include "core/status.h"
 #include "engine/engine.h"
 #include "nn/grp.h"
-#include "play/belief.h"
-#include "play/deal.h"
+#include "play/policies/belief.h"
+#include "play/policies/deal.h"
 #include "play/policy.h"
 
 enum { HY_SEARCH_ROLLOUTS = 16, HY_SEARCH_MAX_ROLLOUTS = 256 };
 
 
 /* Opens the policy of a spec's argument "GRP.h5[,K]". */
-hy_status hy_policy_open_search(hy_policy *p, const char *arg, hy_diag *d);
+hy_status hy_policy_open_search(hy_policy *p, const char *arg, const hy_policy_opts *o,
+	hy_diag *d);
 
 /* What a rollout needs, shared with play/qlabel.c: the GRP that values the
  * kyoku's end, the rulebot that plays every seat, and the number of

@@ -1,6 +1,6 @@
 /* search: rulebot with a one-step lookahead over determinized rollouts
  * (see search.h). */
-#include "play/search.h"
+#include "play/policies/search.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include "hand/shanten.h"
 #include "nn/grp.h"
 #include "nn/rng.h"
-#include "play/builtin.h"
+#include "play/policies/policies.h"
 #include "play/reward.h"
 
 /* A candidate must beat rulebot's choice by this many standard errors of
@@ -325,7 +325,7 @@ hy_status hy_search_open_policy(hy_policy *p, const char *kind, const char *arg,
 	if (!R)
 		return hy_diag_set(d, HY_ENOMEM, 0, "%s: out of memory", kind);
 	hy_status st = hy_grp_load(part[0], &R->grp, d);
-	if (st == HY_OK && (st = hy_policy_open_rulebot(&R->base, NULL, d)) != HY_OK)
+	if (st == HY_OK && (st = hy_policy_open_rulebot(&R->base, NULL, NULL, d)) != HY_OK)
 		hy_grp_free(&R->grp);
 	if (st == HY_OK && belief && (st = hy_belief_open(&R->belief, belief, d)) != HY_OK) {
 		hy_grp_free(&R->grp);
@@ -359,7 +359,9 @@ void hy_search_free_policy(hy_policy *p)
 
 static const hy_policy_ops search_ops = {search_decide, NULL, hy_search_free_policy, NULL};
 
-hy_status hy_policy_open_search(hy_policy *p, const char *arg, hy_diag *d)
+hy_status hy_policy_open_search(hy_policy *p, const char *arg, const hy_policy_opts *o,
+	hy_diag *d)
 {
+	(void)o;
 	return hy_search_open_policy(p, "search", arg, HY_SEARCH_ROLLOUTS, &search_ops, d);
 }

@@ -1,4 +1,4 @@
-/* The numbers of rulebot (lib/play/rulebot.c) as named parameters: its
+/* The numbers of rulebot (lib/play/policies/rulebot.c) as named parameters: its
  * threat weights, its danger model, its push/fold thresholds, its discard
  * score and its call and riichi rules. The defaults are rulebot as
  * written; `rulebot` plays them and stays the fixed yardstick. A policy

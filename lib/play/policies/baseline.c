@@ -31,8 +31,8 @@
 #include "core/tile.h"
 #include "hand/score.h"
 #include "hand/shanten.h"
-#include "play/builtin.h"
-#include "play/rulekit.h"
+#include "play/policies/policies.h"
+#include "play/policies/rulekit.h"
 
 /* Danger of discarding kind k against riichi seat o (0 safest). */
 static int danger(const hy_engine *e, const hy_obs_track *t, const uint8_t vis_all[34], int o,
@@ -206,8 +206,11 @@ static void baseline_free(hy_policy *p)
 
 static const hy_policy_ops baseline_ops = {baseline_decide, NULL, baseline_free, NULL};
 
-hy_status hy_policy_open_baseline(hy_policy *p, hy_diag *d)
+hy_status hy_policy_open_baseline(hy_policy *p, const char *arg, const hy_policy_opts *o,
+	hy_diag *d)
 {
+	(void)arg;
+	(void)o;
 	(void)d;
 	p->ops = &baseline_ops;
 	p->impl = NULL;

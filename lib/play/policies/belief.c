@@ -1,6 +1,6 @@
 /* belief: a checkpoint's tenpai and danger heads on a seat's observation
  * (play/belief.h). */
-#include "play/belief.h"
+#include "play/policies/belief.h"
 
 #include <math.h>
 #include <pthread.h>

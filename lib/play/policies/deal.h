@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "engine/engine.h"
-#include "play/belief.h"
+#include "play/policies/belief.h"
 
 /* A deal: the state, with its hidden tiles dealt again, and its draws. */
 typedef struct hy_deal {

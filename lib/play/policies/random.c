@@ -2,7 +2,7 @@
  * request's key alone. */
 #include <math.h>
 
-#include "play/builtin.h"
+#include "play/policies/policies.h"
 
 static hy_status random_decide(hy_policy *p, size_t n, const hy_decision *req, hy_choice *out,
 			       hy_diag *d)
@@ -34,8 +34,11 @@ static void random_free(hy_policy *p)
 
 static const hy_policy_ops random_ops = {random_decide, NULL, random_free, NULL};
 
-hy_status hy_policy_open_random(hy_policy *p, hy_diag *d)
+hy_status hy_policy_open_random(hy_policy *p, const char *arg, const hy_policy_opts *o,
+	hy_diag *d)
 {
+	(void)arg;
+	(void)o;
 	(void)d;
 	p->ops = &random_ops;
 	p->impl = NULL;

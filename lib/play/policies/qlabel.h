@@ -45,6 +45,7 @@
 enum { HY_QLABEL_ROLLOUTS = 8 };
 
 /* Opens the labeller of a spec's argument "GRP.h5[,K]". */
-hy_status hy_policy_open_qlabel(hy_policy *p, const char *arg, hy_diag *d);
+hy_status hy_policy_open_qlabel(hy_policy *p, const char *arg, const hy_policy_opts *o,
+	hy_diag *d);
 
 #endif

@@ -3,7 +3,7 @@
 
 #include "core/tile.h"
 #include "hand/score.h"
-#include "play/rulekit.h"
+#include "play/policies/rulekit.h"
 
 void hy_rk_visible_counts(const hy_engine *e, uint8_t vis[34])
 {

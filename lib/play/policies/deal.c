@@ -1,5 +1,5 @@
 /* deal: the hidden tiles of a state dealt again (see deal.h). */
-#include "play/deal.h"
+#include "play/policies/deal.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /* qlabel: rollout advantages from the true state (see qlabel.h). */
-#include "play/qlabel.h"
+#include "play/policies/qlabel.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "play/search.h"
+#include "play/policies/search.h"
 
 typedef hy_search_rollouts qlabel;
 
@@ -57,8 +57,10 @@ static hy_status qlabel_decide(hy_policy *p, size_t n, const hy_decision *req, h
 
 static const hy_policy_ops qlabel_ops = {qlabel_decide, NULL, hy_search_free_policy, NULL};
 
-hy_status hy_policy_open_qlabel(hy_policy *p, const char *arg, hy_diag *d)
+hy_status hy_policy_open_qlabel(hy_policy *p, const char *arg, const hy_policy_opts *o,
+	hy_diag *d)
 {
+	(void)o;
 	hy_status st = hy_search_open_policy(p, "qlabel", arg, HY_QLABEL_ROLLOUTS, &qlabel_ops, d);
 	if (st == HY_OK) {
 		p->oracle = 1;

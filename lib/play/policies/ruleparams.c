@@ -1,5 +1,5 @@
 /* rulebot's named parameters (see ruleparams.h). */
-#include "play/ruleparams.h"
+#include "play/policies/ruleparams.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -20,7 +20,7 @@
 #include "nn/checkpoint.h"
 #include "nn/cuda/cuda.h"
 #include "nn/model.h"
-#include "play/builtin.h"
+#include "play/policies/policies.h"
 
 /* The GPU context's batch (its arena and scratch are made for it once). */
 enum { CUDA_BATCH = 1024 };

@@ -1,5 +1,5 @@
 /* The degraded wait oracle (see waitoracle.h). */
-#include "play/waitoracle.h"
+#include "play/policies/waitoracle.h"
 
 #include <errno.h>
 #include <math.h>

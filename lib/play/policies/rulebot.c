@@ -62,10 +62,10 @@
 #include "core/tile.h"
 #include "hand/score.h"
 #include "hand/shanten.h"
-#include "play/builtin.h"
-#include "play/rulekit.h"
-#include "play/ruleparams.h"
-#include "play/waitoracle.h"
+#include "play/policies/policies.h"
+#include "play/policies/rulekit.h"
+#include "play/policies/ruleparams.h"
+#include "play/policies/waitoracle.h"
 
 /* The policy's state: its numbers and, for rulebot-waits:, the wait oracle
  * that blends its belief with the truth (play/waitoracle.h). */
@@ -831,16 +831,20 @@ static int rulebot_report(hy_policy *p, char *buf, size_t cap)
 
 static const hy_policy_ops rulebot_ops = {rulebot_decide, NULL, rulebot_free, rulebot_report};
 
-hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, hy_diag *d)
+hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, const hy_policy_opts *o,
+	hy_diag *d)
 {
+	(void)o;
 	hy_rule_params P;
 	hy_rule_params_default(&P);
 	hy_status st = params ? hy_rule_params_from_spec(&P, params, d) : HY_OK;
 	return st != HY_OK ? st : hy_policy_open_rulebot_with(p, &P, d);
 }
 
-hy_status hy_policy_open_rulebot_waits(hy_policy *p, const char *spec, hy_diag *d)
+hy_status hy_policy_open_rulebot_waits(hy_policy *p, const char *spec,
+	const hy_policy_opts *o, hy_diag *d)
 {
+	(void)o;
 	hy_wait_oracle *wo = malloc(sizeof *wo);
 	if (!wo)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");

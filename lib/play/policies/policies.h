@@ -1,0 +1,45 @@
+/* The policies of lib/play/policies/, one file each, and the registry that
+ * opens them by spec (registry.c: hy_policy_open, play/policy.h). Every
+ * opener has one signature, hy_policy_opener: arg is what follows the
+ * spec's prefix (NULL for a bare name), o the caller's options (never NULL
+ * here). Adding a policy: its file here, its opener declared below, one
+ * row in registry.c's table.
+ *
+ * Layering inside lib/play: policy.h (the types) below the runner, the
+ * policies above both (search and qlabel play rollouts through the
+ * runner), the registry above the policies; nothing below includes this
+ * header but ruletune.c, which opens rulebot with numbers. */
+#ifndef HY_PLAY_POLICIES_H
+#define HY_PLAY_POLICIES_H
+
+#include "core/status.h"
+#include "play/policy.h"
+
+typedef hy_status (*hy_policy_opener)(hy_policy *p, const char *arg, const hy_policy_opts *o,
+	hy_diag *d);
+
+/* uniform over the legal actions (random.c) */
+hy_status hy_policy_open_random(hy_policy *p, const char *arg, const hy_policy_opts *o,
+	hy_diag *d);
+/* the deterministic rule bot (baseline.c) */
+hy_status hy_policy_open_baseline(hy_policy *p, const char *arg, const hy_policy_opts *o,
+	hy_diag *d);
+/* The stronger rule teacher and yardstick (rulebot.c); params NULL for
+ * its defaults, else `rulebot:`'s PARAMS (policies/ruleparams.h). */
+hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, const hy_policy_opts *o,
+	hy_diag *d);
+/* rulebot whose belief about the waits is blended with the truth
+ * (policies/waitoracle.h): spec "ALPHA[,riichi|tenpai][,logit][,PARAMS]",
+ * PARAMS a file or a list separated by ';'. An oracle. */
+hy_status hy_policy_open_rulebot_waits(hy_policy *p, const char *spec,
+	const hy_policy_opts *o, hy_diag *d);
+/* rulebot with parameters given as numbers (policies/ruleparams.h). */
+struct hy_rule_params;
+hy_status hy_policy_open_rulebot_with(hy_policy *p, const struct hy_rule_params *P, hy_diag *d);
+/* A checkpoint (nn/checkpoint.h) on the CPU backend or a GPU (model.c). */
+hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_opts *o,
+			       hy_diag *d);
+/* search:, qlabel: (search.h, qlabel.h) and mjai: (mjaiproc.c, declared in
+ * play/mjaibot.h beside the bot protocol) have the same signature. */
+
+#endif
