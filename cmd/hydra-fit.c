@@ -130,7 +130,7 @@ static void on_signal(int sig)
 typedef struct ui {
 	hy_cli *cli;
 	double val_loss;     /* last validation loss shown (NAN: none yet) */
-	int full_cpu;        /* the default full network on the CPU: say its speed */
+	int full_cpu;        /* --arch full on the CPU: say its speed */
 	int batch;
 	double t_first;      /* time of step 1 (speed notice) */
 } ui;
@@ -583,11 +583,13 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 	sigaction(SIGTERM, &sa, NULL);
 	cfg.stop = &stop_flag;
 
-	/* no architecture asked for: the default full network; on the CPU say
-	 * once how fast it is (the first steps measured) and name a smaller one */
+	/* the full network asked for on the CPU (the CPU's default is small:
+	 * lib/train/plan.c): say once how fast it is (the first steps measured)
+	 * and name a smaller one */
 	ui g = {.cli = cli, .val_loss = NAN,
 		.batch = cfg.batch > 0 ? cfg.batch : 256,
-		.full_cpu = !arch_name && blocks < 0 && channels < 0 && !cfg.resume && !cfg.init};
+		.full_cpu = !cfg.cuda && arch_name && !strcmp(arch_name, "full") && !cfg.resume &&
+			!cfg.init};
 	hy_train_hooks hooks = {.progress = on_progress, .notice = on_notice, .u = &g};
 	hy_train_result res;
 	hy_status st = hy_train_run(&cfg, &hooks, &res, &d);

@@ -1,4 +1,4 @@
-/* The global reward predictor, GRP (ARCHITECTURE.md §9a; DESIGN §9a): a small
+/* The global reward predictor, GRP (ARCHITECTURE.md §9a): a small
  * model of the distribution over the 24 final orders of a game given the
  * state at a kyoku boundary — the four scores, round wind and kyoku, honba,
  * riichi sticks and the dealer's seat. Its expected placement points give

@@ -18,7 +18,7 @@
  * decision, so the rewards of a seat's steps always sum to Σ_k r_k.
  * Steps are matched to kyoku by (grand kyoku, honba), unique in a game.
  *
- * Normalisation (DESIGN §9a): every raw r_k (n·4 per game, kyoku by kyoku,
+ * Normalisation (ARCHITECTURE.md §9a): every raw r_k (n·4 per game, kyoku by kyoku,
  * seats 0–3) updates a running Welford estimate (count, mean, M2) before
  * the game's rewards are divided by the running standard deviation
  * σ = √(M2 / count) (the mean is not subtracted; σ = 1 while count < 2 or

@@ -1,5 +1,6 @@
-/* Internals of the CUDA backend shared by ctx.cu (context, memory, GEMMs,
- * convolutions, the op table) and kernels.cu (the small kernels). C++ as
+/* Internals of the CUDA backend shared by ctx.cu (context, memory, the op
+ * table), gemm.cu (the GEMMs and linear layers), conv.cu (the
+ * convolutions), lt.cu (cuBLASLt) and kernels.cu (the small kernels). C++ as
  * nvcc compiles it; nothing here is visible outside lib/nn/cuda/. */
 #ifndef HY_NN_CUDA_INTERNAL_H
 #define HY_NN_CUDA_INTERNAL_H

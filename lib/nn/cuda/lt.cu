@@ -1,11 +1,11 @@
 /* Linear layers and 1×1 convolutions through cuBLASLt (internal.h).
  *
- * Which path each precision takes (cu_linear_fwd in ctx.cu):
+ * Which path each precision takes (cu_linear_fwd in gemm.cu):
  *  - BF16: cuBLASLt here, bf16 operands (rounded into the scratch by
- *    ctx.cu's operand()), fp32 accumulation (CUBLAS_COMPUTE_32F) and fp32
+ *    gemm.cu's cu_operand()), fp32 accumulation (CUBLAS_COMPUTE_32F) and fp32
  *    output, the bias added by the CUBLASLT_EPILOGUE_BIAS epilogue — the
  *    fusion saves the separate pass of k_add_bias over y. The pad rows of
- *    a 1×1 convolution are zeroed afterwards by ctx.cu as before.
+ *    a 1×1 convolution are zeroed afterwards by gemm.cu as before.
  *  - FP32: cublasGemmEx (fp32 operands, fp32 compute, no TF32) and
  *    k_add_bias, as the CPU computes: the path that is compared with it.
  *  - BF16 when this file is built without cuBLASLt (the build defines
