@@ -35,6 +35,13 @@ static inline int hy_tile_kind(int t)
 	return -1;
 }
 
+/* Kind of a tile code known to be valid (0–36): hy_tile_kind without the
+ * check, for the engine's hot paths and the seat view. */
+static inline int hy_tile_code_kind(int t)
+{
+	return t < HY_TILE_KINDS ? t : 4 + 9 * (t - HY_TILE_5MR);
+}
+
 static inline int hy_tile_is_red(int t)
 {
 	return t >= HY_TILE_5MR && t <= HY_TILE_5SR;
@@ -44,6 +51,12 @@ static inline int hy_tile_is_red(int t)
 static inline int hy_tile_red_of(int kind)
 {
 	return (kind == 4 || kind == 13 || kind == 22) ? HY_TILE_5MR + kind / 9 : -1;
+}
+
+/* A terminal (1 or 9) or an honour kind. */
+static inline int hy_tile_is_yaochu(int kind)
+{
+	return kind >= 27 || kind % 9 == 0 || kind % 9 == 8;
 }
 
 /* Suit of a kind: 0 m, 1 p, 2 s, 3 honour. */

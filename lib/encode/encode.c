@@ -10,6 +10,7 @@
 
 #include <openssl/evp.h>
 
+#include "core/perm.h"
 #include "core/tile.h"
 #include "encode/obs.h"
 #include "engine/engine.h"
@@ -206,21 +207,8 @@ void hy_encode_final_labels(const int32_t scores[4], uint8_t rank[4], uint8_t gr
 		uint8_t rel[4];
 		for (int r = 0; r < 4; r++)
 			rel[r] = (uint8_t)((order[r] - obs + 4) % 4);
-		grp[obs] = (uint8_t)hy_perm4_index(rel);
+		grp[obs] = (uint8_t)hy_perm_index(rel, 4);
 	}
-}
-
-int hy_perm4_index(const uint8_t p[4])
-{
-	static const int fact[4] = {6, 2, 1, 0};
-	int idx = 0;
-	for (int i = 0; i < 3; i++) {
-		int smaller = 0;
-		for (int j = i + 1; j < 4; j++)
-			smaller += p[j] < p[i];
-		idx += smaller * fact[i];
-	}
-	return idx;
 }
 
 /* ------------------------------------------------------------ samples */

@@ -106,8 +106,6 @@ enum { HY_ACTION_CLASSES = 8 };
 int hy_action_class(int action);
 const char *hy_action_class_name(int cls);
 
-/* Index 0–23 of a permutation of (0,1,2,3) in lexicographic order. */
-int hy_perm4_index(const uint8_t p[4]);
 
 /* Final labels from final scores: rank[seat] 0–3 (ties by seat order from
  * the East-1 dealer) and grp[seat], the placement permutation as seen from

@@ -178,13 +178,13 @@ static void check_pao(hy_engine *e, int s, int from)
 	hy_player *p = &e->p[s];
 	int drag = 0, wind = 0;
 	for (int i = 0; i < p->nmelds; i++) {
-		int k = kind_of(p->melds[i].tiles[0]);
+		int k = hy_tile_code_kind(p->melds[i].tiles[0]);
 		if (p->melds[i].type == HY_MELD_CHI)
 			continue;
 		drag += k >= 31;
 		wind += k >= 27 && k <= 30;
 	}
-	int k = kind_of(p->melds[p->nmelds - 1].tiles[0]);
+	int k = hy_tile_code_kind(p->melds[p->nmelds - 1].tiles[0]);
 	if ((k >= 31 && drag == 3) || (k >= 27 && k <= 30 && wind == 4))
 		p->pao_seat = (uint8_t)from;
 }
@@ -214,7 +214,7 @@ static void take_called_tile(hy_engine *e, int d)
 
 static void do_call(hy_engine *e, int s, const hy_action *a)
 {
-	int d = e->actor, t = e->last_tile, k = kind_of(t);
+	int d = e->actor, t = e->last_tile, k = hy_tile_code_kind(t);
 	hy_player *p = &e->p[s];
 	take_called_tile(e, d);
 	break_ippatsu_and_first(e);
@@ -273,7 +273,7 @@ static void do_call(hy_engine *e, int s, const hy_action *a)
 /* Resolves a finished call window (CALL phase). */
 static void resolve_call(hy_engine *e)
 {
-	int d = e->actor, t = e->last_tile, k = kind_of(t);
+	int d = e->actor, t = e->last_tile, k = hy_tile_code_kind(t);
 	uint8_t ron[3];
 	int nron = 0;
 	for (int i = 1; i < 4; i++) {
@@ -357,7 +357,7 @@ static void open_call_window(hy_engine *e)
 static void do_discard(hy_engine *e, int s, int t, int riichi_decl)
 {
 	hy_player *p = &e->p[s];
-	int k = kind_of(t);
+	int k = hy_tile_code_kind(t);
 	int tsumogiri = p->drawn != HY_TILE_NONE && p->drawn == t;
 	hy_player_remove(p, t);
 	if (p->nriver < 32) {
@@ -370,7 +370,7 @@ static void do_discard(hy_engine *e, int s, int t, int riichi_decl)
 	p->temp_furiten = 0;
 	p->drawn = HY_TILE_NONE;
 	p->kuikae = 0;
-	if (!is_yaochu(k))
+	if (!hy_tile_is_yaochu(k))
 		p->nagashi_ok = 0;
 	if (p->ippatsu && !riichi_decl)
 		p->ippatsu = 0;
@@ -403,7 +403,7 @@ static void do_discard(hy_engine *e, int s, int t, int riichi_decl)
 static void do_kan_self(hy_engine *e, int s, const hy_action *a)
 {
 	hy_player *p = &e->p[s];
-	int k = kind_of(a->tile);
+	int k = hy_tile_code_kind(a->tile);
 	p->drawn = HY_TILE_NONE;
 	/* Ippatsu and the first go-around break only once the chankan window
 	 * has passed (a chankan keeps ippatsu). Pending daiminkan/kakan
@@ -442,7 +442,7 @@ static void do_kan_self(hy_engine *e, int s, const hy_action *a)
 	} else {
 		int i;
 		for (i = 0; i < p->nmelds; i++)
-			if (p->melds[i].type == HY_MELD_PON && kind_of(p->melds[i].tiles[0]) == k)
+			if (p->melds[i].type == HY_MELD_PON && hy_tile_code_kind(p->melds[i].tiles[0]) == k)
 				break;
 		hy_meld *m = &p->melds[i];
 		hy_player_remove(p, a->tile);
@@ -469,7 +469,7 @@ static void do_kan_self(hy_engine *e, int s, const hy_action *a)
 
 static void resolve_chankan(hy_engine *e)
 {
-	int s = e->actor, t = e->last_tile, k = kind_of(t);
+	int s = e->actor, t = e->last_tile, k = hy_tile_code_kind(t);
 	uint8_t ron[3];
 	int nron = 0;
 	for (int i = 1; i < 4; i++) {

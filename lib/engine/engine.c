@@ -22,7 +22,7 @@ void hy_rules_default(hy_rules *r)
 
 void hy_player_add(hy_player *p, int t)
 {
-	int k = kind_of(t);
+	int k = hy_tile_code_kind(t);
 	p->cnt[k]++;
 	p->have |= 1ull << k;
 	if (hy_tile_is_red(t))
@@ -32,7 +32,7 @@ void hy_player_add(hy_player *p, int t)
 
 void hy_player_remove(hy_player *p, int t)
 {
-	int k = kind_of(t);
+	int k = hy_tile_code_kind(t);
 	if (--p->cnt[k] == 0)
 		p->have &= ~(1ull << k);
 	if (hy_tile_is_red(t))
@@ -50,7 +50,7 @@ int hy_engine_is_tenpai(const hy_player *p)
 		int have = p->cnt[k];
 		for (int i = 0; i < p->nmelds; i++)
 			for (int j = 0; j < p->melds[i].ntiles; j++)
-				have += kind_of(p->melds[i].tiles[j]) == k;
+				have += hy_tile_code_kind(p->melds[i].tiles[j]) == k;
 		if (have >= 4)
 			w &= ~(1ull << k);
 	}

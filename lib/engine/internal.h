@@ -21,17 +21,8 @@ enum {
 	O_CHI_HIGH = 32,
 };
 
-/* Kind of a valid tile code (0–36). */
-static inline int kind_of(int t)
-{
-	return t < 34 ? t : 4 + 9 * (t - HY_TILE_5MR);
-}
-
-/* Terminal or honour kind. */
-static inline int is_yaochu(int k)
-{
-	return k >= 27 || k % 9 == 0 || k % 9 == 8;
-}
+/* (the kind of a valid tile code and the terminal-or-honour test are
+ * core/tile.h's hy_tile_code_kind and hy_tile_is_yaochu) */
 
 /* Plain copies of a kind in hand (a five's red excluded). */
 static inline int plain_count(const hy_player *p, int k)
@@ -65,8 +56,8 @@ static inline uint64_t chi_forbid(int called, int low)
 /* Action index of a chi (HY_A_CHI_LOW + position of the called tile in the run). */
 static inline int chi_index(const hy_action *a)
 {
-	int k = kind_of(a->tile);
-	int x = kind_of(a->consumed[0]), y = kind_of(a->consumed[1]);
+	int k = hy_tile_code_kind(a->tile);
+	int x = hy_tile_code_kind(a->consumed[0]), y = hy_tile_code_kind(a->consumed[1]);
 	int lo = k < x ? (k < y ? k : y) : (x < y ? x : y);
 	return HY_A_CHI_LOW + (k - lo);
 }

@@ -59,7 +59,7 @@ static int can_kyuushu(const hy_engine *e, int s)
 		return 0;
 	int n = 0;
 	for (int k = 0; k < 34; k++)
-		n += is_yaochu(k) && p->cnt[k];
+		n += hy_tile_is_yaochu(k) && p->cnt[k];
 	return n >= 9;
 }
 
@@ -75,7 +75,7 @@ static int ankan_ok(const hy_engine *e, int s, int k)
 	if (!p->riichi)
 		return 1;
 	/* In riichi: only with the drawn tile, and the waits must not change. */
-	if (p->drawn == HY_TILE_NONE || kind_of(p->drawn) != k)
+	if (p->drawn == HY_TILE_NONE || hy_tile_code_kind(p->drawn) != k)
 		return 0;
 	uint8_t c[34];
 	memcpy(c, p->cnt, 34);
@@ -100,7 +100,7 @@ static int has_discard_outside(const uint8_t c[34], uint64_t forbid)
 static unsigned call_options(const hy_engine *e, int s, int t)
 {
 	const hy_player *p = &e->p[s];
-	int k = kind_of(t);
+	int k = hy_tile_code_kind(t);
 	unsigned o = 0;
 	int d = e->actor;
 	if ((p->waits >> k & 1) && !furiten(p) &&
@@ -139,7 +139,7 @@ static unsigned call_options(const hy_engine *e, int s, int t)
 static unsigned chankan_options(const hy_engine *e, int s, int t, int ankan)
 {
 	const hy_player *p = &e->p[s];
-	int k = kind_of(t);
+	int k = hy_tile_code_kind(t);
 	if (!(p->waits >> k & 1) || furiten(p))
 		return 0;
 	if (ankan && hy_shanten_kokushi(p->cnt, p->nmelds) != 0)
@@ -194,7 +194,7 @@ static int turn_actions(const hy_engine *e, int s, hy_action *out, int max)
 		int8_t sh[34];
 		hy_shanten_discards(p->cnt, p->nmelds, sh);
 		for (int t = 0; t < HY_TILE_UNKNOWN; t++)
-			if (has_code(p, t) && sh[kind_of(t)] <= 0)
+			if (has_code(p, t) && sh[hy_tile_code_kind(t)] <= 0)
 				PUSH(.type = HY_ACT_DISCARD, .tile = (uint8_t)t);
 		return n;
 	}
@@ -202,14 +202,14 @@ static int turn_actions(const hy_engine *e, int s, hy_action *out, int max)
 		PUSH(.type = HY_ACT_DISCARD, .tile = p->drawn);
 	} else {
 		for (int t = 0; t < HY_TILE_UNKNOWN; t++)
-			if (has_code(p, t) && !(e->after_call && (p->kuikae >> kind_of(t) & 1)))
+			if (has_code(p, t) && !(e->after_call && (p->kuikae >> hy_tile_code_kind(t) & 1)))
 				PUSH(.type = HY_ACT_DISCARD, .tile = (uint8_t)t);
 	}
 	if (e->after_call)
 		return n;
 	if (can_riichi(e, s))
 		PUSH(.type = HY_ACT_RIICHI);
-	if (p->drawn != HY_TILE_NONE && (p->waits >> kind_of(p->drawn) & 1) &&
+	if (p->drawn != HY_TILE_NONE && (p->waits >> hy_tile_code_kind(p->drawn) & 1) &&
 	    hy_engine_win_eval(e, s, s, p->drawn, 0, 1, NULL))
 		PUSH(.type = HY_ACT_TSUMO, .tile = p->drawn);
 	if (kan_allowed(e) && !e->abort_kan) {
@@ -228,7 +228,7 @@ static int turn_actions(const hy_engine *e, int s, hy_action *out, int max)
 		if (!p->riichi) {
 			for (int i = 0; i < p->nmelds; i++) {
 				const hy_meld *m = &p->melds[i];
-				int k = kind_of(m->tiles[0]);
+				int k = hy_tile_code_kind(m->tiles[0]);
 				if (m->type != HY_MELD_PON || !p->cnt[k])
 					continue;
 				int t = pick_code(p, k, 1);
@@ -277,7 +277,7 @@ static int call_actions(const hy_engine *e, int s, hy_action *out, int max)
 		return 0;
 	unsigned o = e->call_opts[s];
 	const hy_player *p = &e->p[s];
-	int t = e->last_tile, k = kind_of(t);
+	int t = e->last_tile, k = hy_tile_code_kind(t);
 	if (o & O_RON)
 		PUSH(.type = HY_ACT_RON, .tile = (uint8_t)t);
 	uint8_t v[4][2];
@@ -374,7 +374,7 @@ static uint64_t turn_mask(const hy_engine *e, int s)
 		return m;
 	if (can_riichi(e, s))
 		m |= 1ull << HY_A_RIICHI;
-	if (p->drawn != HY_TILE_NONE && (p->waits >> kind_of(p->drawn) & 1) &&
+	if (p->drawn != HY_TILE_NONE && (p->waits >> hy_tile_code_kind(p->drawn) & 1) &&
 	    hy_engine_win_eval(e, s, s, p->drawn, 0, 1, NULL))
 		m |= 1ull << HY_A_WIN;
 	if (kan_allowed(e) && !e->abort_kan) {
@@ -384,7 +384,7 @@ static uint64_t turn_mask(const hy_engine *e, int s)
 				m |= 1ull << HY_A_KAN;
 		}
 		for (int i = 0; i < p->nmelds && !p->riichi; i++)
-			if (p->melds[i].type == HY_MELD_PON && p->cnt[kind_of(p->melds[i].tiles[0])])
+			if (p->melds[i].type == HY_MELD_PON && p->cnt[hy_tile_code_kind(p->melds[i].tiles[0])])
 				m |= 1ull << HY_A_KAN;
 	}
 	if (can_kyuushu(e, s))
@@ -502,7 +502,7 @@ static int action_eq(const hy_action *a, const hy_action *b)
 	case HY_ACT_DISCARD:
 		return a->tile == b->tile;
 	case HY_ACT_ANKAN:
-		return kind_of(a->tile) == kind_of(b->tile) &&
+		return hy_tile_code_kind(a->tile) == hy_tile_code_kind(b->tile) &&
 		       (a->nconsumed == 0 || b->nconsumed == 0 ||
 			(a->nconsumed == b->nconsumed &&
 			 same_multiset(a->consumed, b->consumed, a->nconsumed)));

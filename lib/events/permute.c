@@ -1,18 +1,11 @@
 /* Suit permutations of tiles and games (see permute.h). */
 #include "events/permute.h"
 
+#include "core/perm.h"
+
 const uint8_t hy_suit_perm_table[HY_SUIT_PERMS][3] = {
 	{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0},
 };
-
-static int perm_index(const uint8_t q[3])
-{
-	for (int i = 0; i < HY_SUIT_PERMS; i++)
-		if (hy_suit_perm_table[i][0] == q[0] && hy_suit_perm_table[i][1] == q[1] &&
-		    hy_suit_perm_table[i][2] == q[2])
-			return i;
-	return -1;
-}
 
 int hy_suit_perm_inverse(int p)
 {
@@ -21,7 +14,7 @@ int hy_suit_perm_inverse(int p)
 	uint8_t q[3];
 	for (int s = 0; s < 3; s++)
 		q[hy_suit_perm_table[p][s]] = (uint8_t)s;
-	return perm_index(q);
+	return hy_perm_index(q, 3); /* the table is in lexicographic order */
 }
 
 int hy_suit_perm_compose(int a, int b)
@@ -31,7 +24,7 @@ int hy_suit_perm_compose(int a, int b)
 	uint8_t q[3];
 	for (int s = 0; s < 3; s++)
 		q[s] = hy_suit_perm_table[b][hy_suit_perm_table[a][s]];
-	return perm_index(q);
+	return hy_perm_index(q, 3); /* the table is in lexicographic order */
 }
 
 hy_status hy_game_permute_suits(hy_game *g, int p)

@@ -125,7 +125,6 @@ int hy_interp_list(const hy_hand_info *info, const hy_agari_form *forms, int nfo
 
 /* ---------------------------------------------------------------- helpers */
 
-static inline int is_yaochu(int k) { return k >= 27 || k % 9 == 0 || k % 9 == 8; }
 static inline int is_honor(int k) { return k >= 27; }
 
 typedef struct ylist {
@@ -302,10 +301,10 @@ static int detect_standard(const hy_hand_query *q, const hy_hand_info *h, const 
 		dragons += k >= 31;
 		winds += k >= 27 && k < 31;
 		honors |= is_honor(k);
-		if (!is_yaochu(k))
+		if (!hy_tile_is_yaochu(k))
 			chanta_ok = 0;
 	}
-	if (!is_yaochu(pair->kind))
+	if (!hy_tile_is_yaochu(pair->kind))
 		chanta_ok = 0;
 
 	/* yakuman */

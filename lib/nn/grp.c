@@ -2,6 +2,7 @@
  * AdamW, and the checkpoint of kind "grp" (formats/grp.md). */
 #include "nn/grp.h"
 
+#include "core/perm.h"
 #include "io/staged.h"
 #include "nn/h5tensor.h"
 #include "samples/h5.h"
@@ -30,21 +31,6 @@ void hy_grp_features(const hy_grp_state *s, float x[HY_GRP_NIN])
 	x[18 + (s->oya & 3)] = 1.0f;
 }
 
-/* Lexicographic index of a permutation of (0,1,2,3) (as encode.h
- * hy_perm4_index, which sits above nn). */
-static int perm_index(const uint8_t p[4])
-{
-	static const int fact[3] = {6, 2, 1};
-	int idx = 0;
-	for (int i = 0; i < 3; i++) {
-		int smaller = 0;
-		for (int j = i + 1; j < 4; j++)
-			smaller += p[j] < p[i];
-		idx += smaller * fact[i];
-	}
-	return idx;
-}
-
 int hy_grp_order_index(const int32_t sc[4])
 {
 	uint8_t order[4];
@@ -54,7 +40,7 @@ int hy_grp_order_index(const int32_t sc[4])
 			r += sc[o] > sc[s] || (sc[o] == sc[s] && o < s);
 		order[r] = (uint8_t)s;
 	}
-	return perm_index(order);
+	return hy_perm_index(order, 4);
 }
 
 void hy_grp_order_ranks(int k, uint8_t rank[4])

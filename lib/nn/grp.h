@@ -21,7 +21,7 @@
  * Network: Linear(22→H) → ReLU → Linear(H→H) → ReLU → Linear(H→24), H 128
  * by default; Kaiming-normal weights, zero biases, the last layer scaled by
  * 0.1 (as the policy network's heads). Output k is the logit of the order
- * whose index is k: the lexicographic index (encode.h hy_perm4_index) of
+ * whose index is k: the lexicographic index (core/perm.h hy_perm_index) of
  * the absolute seats listed from 1st to 4th place, ties by seat order —
  * the samples' grp label, but over absolute seats instead of relative ones.
  *

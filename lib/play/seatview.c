@@ -26,12 +26,6 @@ static int code_count(const hy_player *p, int t)
 	return p->cnt[t] - (r >= 0 ? p->red[t / 9] : 0);
 }
 
-/* Kind of a valid tile code (0–36). */
-static inline int kind_of(int t)
-{
-	return t < 34 ? t : 4 + 9 * (t - HY_TILE_5MR);
-}
-
 /* The engine keeps the waits of 13-tile (3n+1) hands. */
 static void refresh_waits(hy_player *p)
 {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/perm.h"
 #include "core/tile.h"
 #include "docs/source.h"
 #include "encode/encode.h"
@@ -284,13 +285,13 @@ static void test_perm4_and_id(void **state)
 {
 	(void)state;
 	uint8_t p[4] = {0, 1, 2, 3};
-	assert_int_equal(hy_perm4_index(p), 0);
+	assert_int_equal(hy_perm_index(p, 4), 0);
 	uint8_t q[4] = {3, 2, 1, 0};
-	assert_int_equal(hy_perm4_index(q), 23);
+	assert_int_equal(hy_perm_index(q, 4), 23);
 	uint8_t r[4] = {0, 2, 3, 1};
-	assert_int_equal(hy_perm4_index(r), 3);
+	assert_int_equal(hy_perm_index(r, 4), 3);
 	uint8_t t[4] = {1, 0, 2, 3};
-	assert_int_equal(hy_perm4_index(t), 6);
+	assert_int_equal(hy_perm_index(t, 4), 6);
 	/* the game id hashes the play, not where it was read from */
 	uint64_t a, b, c;
 	hy_game g1, g2;

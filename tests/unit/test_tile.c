@@ -6,6 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/perm.h"
 #include "core/status.h"
 #include "core/tile.h"
 
@@ -120,12 +121,56 @@ static void test_status(void **state)
 	assert_int_equal(hy_diag_set(NULL, HY_EIO, 0, "x"), HY_EIO);
 }
 
+/* The shared predicates and the one permutation numbering (core/perm.h):
+ * every permutation of 3 and of 4 gets a distinct index in lexicographic
+ * order, the suit table's order; non-permutations are refused. */
+static void test_predicates_and_perms(void **state)
+{
+	(void)state;
+	for (int k = 0; k < 34; k++) {
+		int want = k >= 27 || k % 9 == 0 || k % 9 == 8;
+		assert_int_equal(hy_tile_is_yaochu(k), want);
+	}
+	for (int t = 0; t < HY_TILE_KINDS + 3; t++)
+		assert_int_equal(hy_tile_code_kind(t), hy_tile_kind(t));
+	uint8_t p[4] = {0, 1, 2, 3}, q[4] = {3, 2, 1, 0}, r[4] = {0, 2, 3, 1};
+	assert_int_equal(hy_perm_index(p, 4), 0);
+	assert_int_equal(hy_perm_index(q, 4), 23);
+	assert_int_equal(hy_perm_index(r, 4), 3);
+	int seen[24] = {0}, last = -1;
+	/* the 24 permutations of 4 in lexicographic order get 0..23 in order */
+	for (int a = 0; a < 4; a++)
+		for (int b = 0; b < 4; b++)
+			for (int c = 0; c < 4; c++)
+				for (int d = 0; d < 4; d++) {
+					uint8_t x[4] = {(uint8_t)a, (uint8_t)b, (uint8_t)c, (uint8_t)d};
+					int i = hy_perm_index(x, 4);
+					if (a == b || a == c || a == d || b == c || b == d || c == d) {
+						assert_int_equal(i, -1);
+						continue;
+					}
+					assert_int_equal(i, last + 1);
+					last = i;
+					seen[i]++;
+				}
+	for (int i = 0; i < 24; i++)
+		assert_int_equal(seen[i], 1);
+	const uint8_t three[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(hy_perm_index(three[i], 3), i);
+	uint8_t bad[3] = {0, 3, 1};
+	assert_int_equal(hy_perm_index(bad, 3), -1);
+	assert_int_equal(hy_perm_index(p, 0), -1);
+	assert_int_equal(hy_perm_index(p, 9), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mjai_all_codes), cmocka_unit_test(test_mjai_rejects),
 		cmocka_unit_test(test_kinds_and_reds), cmocka_unit_test(test_136),
 		cmocka_unit_test(test_mpsz),           cmocka_unit_test(test_status),
+		cmocka_unit_test(test_predicates_and_perms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
