@@ -1,4 +1,5 @@
 #include "events/event.h"
+#include "core/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -82,14 +83,8 @@ void hy_game_free(hy_game *g)
 
 const char *hy_game_strdup(hy_game *g, const char *s, size_t len)
 {
-	if (g->nstrs == g->capstrs) {
-		size_t cap = g->capstrs ? 2 * g->capstrs : 16;
-		char **p = realloc(g->strs, cap * sizeof *p);
-		if (!p)
-			return NULL;
-		g->strs = p;
-		g->capstrs = cap;
-	}
+	if (HY_GROW(g->strs, g->capstrs, g->nstrs + 1, 16))
+		return NULL;
 	char *copy = malloc(len + 1);
 	if (!copy)
 		return NULL;
@@ -108,14 +103,8 @@ hy_status hy_game_set_source(hy_game *g, const char *source, uint32_t index)
 
 hy_event *hy_game_push(hy_game *g, const hy_event *e)
 {
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 256;
-		hy_event *p = realloc(g->ev, cap * sizeof *p);
-		if (!p)
-			return NULL;
-		g->ev = p;
-		g->cap = cap;
-	}
+	if (HY_GROW(g->ev, g->cap, g->n + 1, 256))
+		return NULL;
 	g->ev[g->n] = *e;
 	return &g->ev[g->n++];
 }

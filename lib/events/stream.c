@@ -1,5 +1,6 @@
 /* The binary event stream (formats/events.md is the normative spec). */
 #include "events/stream.h"
+#include "core/grow.h"
 
 #include "core/le.h"
 #include "io/frames.h"
@@ -354,16 +355,8 @@ static hy_status r_text(hy_evs_reader *r, const uint8_t *p, unsigned *kind, size
 		if (memchr(p + TEXT_HDR, 0, n))
 			return hy_frame_rfail(&r->fr, d, HY_EDATA, rec, g,
 				      "bad text record (%s): NUL byte in text", kname);
-		if (have + n + 1 > r->txtcap) {
-			size_t cap = r->txtcap ? r->txtcap : 256;
-			while (cap < have + n + 1)
-				cap *= 2;
-			char *t = realloc(r->txt, cap);
-			if (!t)
-				return hy_frame_rfail(&r->fr, d, HY_ENOMEM, rec, g, "out of memory");
-			r->txt = t;
-			r->txtcap = cap;
-		}
+		if (HY_GROW(r->txt, r->txtcap, have + n + 1, 256))
+			return hy_frame_rfail(&r->fr, d, HY_ENOMEM, rec, g, "out of memory");
 		memcpy(r->txt + have, p + TEXT_HDR, n);
 		have += n;
 		hy_frame_consume(&r->fr);

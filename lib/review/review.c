@@ -1,6 +1,7 @@
 /* A game reviewed by a policy: the walk over a seat's decisions
  * (review.h). */
 #include "review/review.h"
+#include "core/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,15 +163,7 @@ static int played_at(const hy_engine *e, int seat, uint64_t mask, const hy_game 
 
 static hy_status grow_dec(hy_review *r)
 {
-	if (r->n < r->cap)
-		return HY_OK;
-	size_t cap = r->cap ? 2 * r->cap : 64;
-	hy_review_dec *p = realloc(r->dec, cap * sizeof *p);
-	if (!p)
-		return HY_ENOMEM;
-	r->dec = p;
-	r->cap = cap;
-	return HY_OK;
+	return HY_GROW(r->dec, r->cap, r->n + 1, 64) ? HY_ENOMEM : HY_OK;
 }
 
 /* The concealed tiles of p (by kind, a red five before the plain ones),
@@ -366,14 +359,8 @@ static hy_status walk(hy_review *r, const hy_game *g, int seat, hy_policy *p, hy
 
 static hy_status add_kyoku(hy_review *r, const hy_event *ev)
 {
-	if (r->nky == r->capky) {
-		size_t cap = r->capky ? 2 * r->capky : 16;
-		hy_review_kyoku *p = realloc(r->ky, cap * sizeof *p);
-		if (!p)
-			return HY_ENOMEM;
-		r->ky = p;
-		r->capky = cap;
-	}
+	if (HY_GROW(r->ky, r->capky, r->nky + 1, 16))
+		return HY_ENOMEM;
 	hy_review_kyoku *k = &r->ky[r->nky++];
 	memset(k, 0, sizeof *k);
 	k->bakaze = ev->bakaze >= 27 && ev->bakaze <= 30 ? (uint8_t)(ev->bakaze - 27) : 0;

@@ -1,5 +1,6 @@
 /* GRP data and training (see grp.h). */
 #include "train/grp.h"
+#include "core/grow.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -18,14 +19,8 @@ void hy_grp_bounds_free(hy_grp_bounds *b)
 
 static hy_status push_state(hy_grp_bounds *b, const hy_grp_state *s)
 {
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 16;
-		hy_grp_state *v = realloc(b->st, cap * sizeof *v);
-		if (!v)
-			return HY_ENOMEM;
-		b->st = v;
-		b->cap = cap;
-	}
+	if (HY_GROW(b->st, b->cap, b->n + 1, 16))
+		return HY_ENOMEM;
 	b->st[b->n++] = *s;
 	return HY_OK;
 }
@@ -135,16 +130,9 @@ hy_status hy_grp_data_add(hy_grp_data *D, const hy_game *g, hy_diag *d)
 		return st;
 	const int val = (int)(id % 1000) < D->val_permille;
 	const int y = hy_grp_order_index(D->b.final);
-	if (D->n + D->b.n > D->cap) {
-		size_t cap = D->cap ? D->cap : 1024;
-		while (cap < D->n + D->b.n)
-			cap *= 2;
-		hy_grp_sample *v = realloc(D->v, cap * sizeof *v);
-		if (!v)
-			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu GRP samples)", cap);
-		D->v = v;
-		D->cap = cap;
-	}
+	if (HY_GROW(D->v, D->cap, D->n + D->b.n, 1024))
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu GRP samples)",
+			D->n + D->b.n);
 	for (size_t k = 0; k < D->b.n; k++) {
 		hy_grp_sample *s = &D->v[D->n++];
 		hy_grp_features(&D->b.st[k], s->x);
