@@ -1,5 +1,6 @@
 /* Game → samples (see encode.h). */
 #include "encode/encode.h"
+#include "core/grow.h"
 
 #include "events/permute.h"
 
@@ -235,15 +236,7 @@ static hy_status fail(hy_encoder *x, size_t i, const char *fmt, ...)
 
 static hy_status grow(hy_encoder *x)
 {
-	if (x->n < x->cap)
-		return HY_OK;
-	size_t cap = x->cap ? 2 * x->cap : 256;
-	hy_sample *b = realloc(x->buf, cap * sizeof *b);
-	if (!b)
-		return HY_ENOMEM;
-	x->buf = b;
-	x->cap = cap;
-	return HY_OK;
+	return HY_GROW(x->buf, x->cap, x->n + 1, 256) ? HY_ENOMEM : HY_OK;
 }
 
 void hy_encode_opp_labels(const hy_engine *e, int seat, hy_sample *s)

@@ -6,6 +6,7 @@
  * call), finished games buffered in a ring of `tables` entries and handed
  * to the sink in game order. */
 #include "play/runner.h"
+#include "core/grow.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -122,15 +123,7 @@ static void gamebuf_swap(gamebuf *a, gamebuf *b)
 
 static int grow_steps(gamebuf *b)
 {
-	if (b->nsteps < b->cap)
-		return 0;
-	size_t cap = b->cap ? 2 * b->cap : 256;
-	hy_play_step *v = realloc(b->steps, cap * sizeof *v);
-	if (!v)
-		return -1;
-	b->steps = v;
-	b->cap = cap;
-	return 0;
+	return HY_GROW(b->steps, b->cap, b->nsteps + 1, 256);
 }
 
 static void gae(const hy_play_opts *o, hy_play_step *st, size_t n, const double *last_rew);

@@ -1,5 +1,6 @@
 /* Tenhou kyoku → mjai events (see builder.h for the conventions). */
 #include "tenhou/builder.h"
+#include "core/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +31,8 @@ void hy_tk_kyoku_reset(hy_tk_kyoku *k)
 
 hy_tk_act *hy_tk_kyoku_push(hy_tk_kyoku *k, const hy_tk_act *a)
 {
-	if (k->nacts == k->capacts) {
-		size_t cap = k->capacts ? 2 * k->capacts : 256;
-		hy_tk_act *p = realloc(k->acts, cap * sizeof *p);
-		if (!p)
-			return NULL;
-		k->acts = p;
-		k->capacts = cap;
-	}
+	if (HY_GROW(k->acts, k->capacts, k->nacts + 1, 256))
+		return NULL;
 	k->acts[k->nacts] = *a;
 	return &k->acts[k->nacts++];
 }

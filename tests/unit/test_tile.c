@@ -3,9 +3,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/grow.h"
 #include "core/perm.h"
 #include "core/status.h"
 #include "core/tile.h"
@@ -164,13 +166,38 @@ static void test_predicates_and_perms(void **state)
 	assert_int_equal(hy_perm_index(p, 9), -1);
 }
 
+/* The grow-array idiom (core/grow.h): doubles from its first capacity to
+ * what is needed, keeps the contents, and refuses a size past SIZE_MAX
+ * with the array unchanged. */
+static void test_grow(void **state)
+{
+	(void)state;
+	int *v = NULL;
+	size_t cap = 0;
+	assert_int_equal(HY_GROW(v, cap, 1, 16), 0);
+	assert_int_equal(cap, 16);
+	for (int i = 0; i < 16; i++)
+		v[i] = i;
+	assert_int_equal(HY_GROW(v, cap, 16, 16), 0); /* room already */
+	assert_int_equal(cap, 16);
+	assert_int_equal(HY_GROW(v, cap, 100, 16), 0);
+	assert_int_equal(cap, 128);
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(v[i], i);
+	int *keep = v;
+	assert_int_equal(HY_GROW(v, cap, SIZE_MAX / 2, 16), -1);
+	assert_ptr_equal(v, keep);
+	assert_int_equal(cap, 128);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mjai_all_codes), cmocka_unit_test(test_mjai_rejects),
 		cmocka_unit_test(test_kinds_and_reds), cmocka_unit_test(test_136),
 		cmocka_unit_test(test_mpsz),           cmocka_unit_test(test_status),
-		cmocka_unit_test(test_predicates_and_perms),
+		cmocka_unit_test(test_predicates_and_perms), cmocka_unit_test(test_grow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
