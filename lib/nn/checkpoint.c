@@ -1,6 +1,5 @@
 #include "nn/checkpoint.h"
 
-#include "io/staged.h"
 #include "nn/h5tensor.h"
 #include "samples/h5.h"
 
@@ -82,27 +81,27 @@ out:
 	return st;
 }
 
+typedef struct save_job {
+	const char *path;
+	const hy_nn_model *m;
+	const hy_nn_ckpt_meta *meta;
+	float *host;
+} save_job;
+
+static hy_status save_into(void *u, const char *tmp, hy_diag *d)
+{
+	const save_job *j = u;
+	return save(j->path, tmp, j->m, j->meta, j->host, d);
+}
+
 hy_status hy_nn_ckpt_save(const char *path, const hy_nn_model *m, const hy_nn_ckpt_meta *meta,
 	hy_diag *d)
 {
-	hy_h5_init();
-	float *host = malloc(m->table.total * sizeof(float) + 1);
-	if (!host)
+	save_job j = {path, m, meta, malloc(m->table.total * sizeof(float) + 1)};
+	if (!j.host)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory saving '%s'", path);
-	hy_staged stg;
-	hy_status st = hy_staged_create(&stg, path, NULL, d);
-	if (st == HY_OK) {
-		H5E_BEGIN_TRY
-		{
-			st = save(path, stg.tmp, m, meta, host, d);
-		}
-		H5E_END_TRY;
-		if (st == HY_OK)
-			st = hy_staged_commit(&stg, d); /* fsync, rename; removes on failure */
-		else
-			hy_staged_discard(&stg);
-	}
-	free(host);
+	hy_status st = hy_h5_save_staged(path, save_into, &j, d);
+	free(j.host);
 	return st;
 }
 

@@ -3,7 +3,6 @@
 #include "nn/grp.h"
 
 #include "core/perm.h"
-#include "io/staged.h"
 #include "nn/h5tensor.h"
 #include "samples/h5.h"
 
@@ -327,24 +326,24 @@ out:
 	return st;
 }
 
+typedef struct save_job {
+	const char *path;
+	const hy_grp *m;
+	const hy_grp_attr *extra;
+	int nextra;
+} save_job;
+
+static hy_status save_into(void *u, const char *tmp, hy_diag *d)
+{
+	const save_job *j = u;
+	return save(j->path, tmp, j->m, j->extra, j->nextra, d);
+}
+
 hy_status hy_grp_save(const char *path, const hy_grp *m, const hy_grp_attr *extra, int nextra,
 	hy_diag *d)
 {
-	hy_h5_init();
-	hy_staged stg;
-	hy_status st = hy_staged_create(&stg, path, NULL, d);
-	if (st != HY_OK)
-		return st;
-	H5E_BEGIN_TRY
-	{
-		st = save(path, stg.tmp, m, extra, nextra, d);
-	}
-	H5E_END_TRY;
-	if (st == HY_OK)
-		st = hy_staged_commit(&stg, d); /* fsync, rename; removes on failure */
-	else
-		hy_staged_discard(&stg);
-	return st;
+	save_job j = {path, m, extra, nextra};
+	return hy_h5_save_staged(path, save_into, &j, d);
 }
 
 static hy_status load(const char *path, hid_t f, hy_grp *m, hy_diag *d)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "io/staged.h"
 #include "samples/h5.h"
 
 hid_t hy_h5_create_v110(const char *path)
@@ -87,6 +88,26 @@ void hy_h5_get_str(hid_t loc, const char *name, char *buf, size_t cap)
 		H5Tclose(ty);
 	if (at >= 0)
 		H5Aclose(at);
+}
+
+hy_status hy_h5_save_staged(const char *path,
+	hy_status (*write)(void *u, const char *tmp, hy_diag *d), void *u, hy_diag *d)
+{
+	hy_h5_init();
+	hy_staged stg;
+	hy_status st = hy_staged_create(&stg, path, NULL, d);
+	if (st != HY_OK)
+		return st;
+	H5E_BEGIN_TRY
+	{
+		st = write(u, stg.tmp, d);
+	}
+	H5E_END_TRY;
+	if (st == HY_OK)
+		st = hy_staged_commit(&stg, d); /* fsync, rename; removes on failure */
+	else
+		hy_staged_discard(&stg);
+	return st;
 }
 
 hy_status hy_h5_check_format(hid_t f, const char *path, const char *want, hy_diag *d)

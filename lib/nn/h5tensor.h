@@ -42,6 +42,12 @@ herr_t hy_h5_get_attr(hid_t loc, const char *name, hid_t type, void *v, hssize_t
 herr_t hy_h5_put_str(hid_t loc, const char *name, const char *s);
 /* A fixed-length string attribute into buf (empty when absent or other). */
 void hy_h5_get_str(hid_t loc, const char *name, char *buf, size_t cap);
+/* Saves a checkpoint at path atomically, the sequence both kinds share: a
+ * staged temporary beside it (io/staged.h), filled by write(u, tmp, d)
+ * with HDF5's automatic error printing off, then fsync and rename; the
+ * temporary removed when write or the commit fails. */
+hy_status hy_h5_save_staged(const char *path,
+	hy_status (*write)(void *u, const char *tmp, hy_diag *d), void *u, hy_diag *d);
 /* The root attribute `format` of the file at path is want: HY_OK, or
  * HY_EFORMAT saying whether it is missing, not a short string, or another
  * word (shown, printable characters only). */
