@@ -23,6 +23,7 @@
  * Provenance: e->line is the 1-based kyoku index in the game (for an
  * mjscore file, that is also its line). */
 #include "tenhou/tenhou.h"
+#include "core/grow.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -604,16 +605,10 @@ hy_status hy_tenhou_parse_json6(const char *source, const char *data, size_t len
 			st = hy_diag_set(d, HY_EDATA, line, "not a tenhou.net/6 object (no \"log\")");
 			break;
 		}
-		if (nobj == cap) {
-			size_t nc = cap ? 2 * cap : 16;
-			json_t **p = realloc(objs, nc * sizeof *p);
-			if (!p) {
-				json_decref(o);
-				st = hy_diag_set(d, HY_ENOMEM, line, "out of memory");
-				break;
-			}
-			objs = p;
-			cap = nc;
+		if (HY_GROW(objs, cap, nobj + 1, 16)) {
+			json_decref(o);
+			st = hy_diag_set(d, HY_ENOMEM, line, "out of memory");
+			break;
 		}
 		objs[nobj++] = o;
 		for (size_t i = 0; i < (size_t)err.position && off + i < len; i++)

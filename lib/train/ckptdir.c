@@ -1,6 +1,7 @@
 /* A training run's output directory (ckptdir.h): paths, checkpoint files,
  * links, pruning, and the trainer's state attributes. */
 #include "train/ckptdir.h"
+#include "core/grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -108,16 +109,11 @@ hy_status hy_ckdir_list(const char *dir, long long **out, size_t *n, hy_diag *d)
 		long long s = ckpt_step(e->d_name);
 		if (s < 0)
 			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 16;
-			long long *t = realloc(*out, cap * sizeof *t);
-			if (!t) {
-				closedir(dp);
-				free(*out);
-				*out = NULL;
-				return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
-			}
-			*out = t;
+		if (HY_GROW(*out, cap, *n + 1, 16)) {
+			closedir(dp);
+			free(*out);
+			*out = NULL;
+			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 		}
 		(*out)[(*n)++] = s;
 	}

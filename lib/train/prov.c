@@ -1,5 +1,6 @@
 /* Provenance of a training run (see prov.h). */
 #include "train/prov.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -88,14 +89,9 @@ hy_status hy_prov_parse(const char *desc, char ***paths, size_t *n, char *change
 				"MTIME", (int)(e - l > 80 ? 80 : e - l), l);
 			break;
 		}
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 8;
-			char **p = realloc(*paths, cap * sizeof *p);
-			if (!p) {
-				st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
-				break;
-			}
-			*paths = p;
+		if (HY_GROW(*paths, cap, *n + 1, 8)) {
+			st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+			break;
 		}
 		char *path = strndup(l, (size_t)(t1 - l));
 		if (!path) {
