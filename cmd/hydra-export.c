@@ -169,17 +169,25 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
 
-	hy_nn_arch a;
 	hy_nn_ctx ctx;
 	hy_nn_model m;
 	hy_diag_init(&d, NULL); /* the checkpoint's messages name it */
 	int obs_version;
-	if (hy_nn_ckpt_arch(ckpt, &a, &d) || hy_nn_ckpt_obs_version(ckpt, &obs_version, &d))
+	hy_nn_ckpt_reader *ck; /* opened once (nn/checkpoint.h) */
+	if (hy_nn_ckpt_open(ckpt, &ck, &d))
 		return fail(&cli, &d);
+	if (hy_nn_ckpt_obs_of(ck, &obs_version, &d)) {
+		hy_nn_ckpt_close(ck);
+		return fail(&cli, &d);
+	}
 	hy_nn_ctx_init(&ctx, threads);
-	if (hy_nn_model_init(&m, a, hy_nn_backend_cpu(), &ctx, &d))
+	if (hy_nn_model_init(&m, hy_nn_ckpt_arch_of(ck), hy_nn_backend_cpu(), &ctx, &d)) {
+		hy_nn_ckpt_close(ck);
 		return fail(&cli, &d);
-	if (hy_nn_ckpt_load(ckpt, &m, NULL, 1, &d)) {
+	}
+	hy_status lst = hy_nn_ckpt_load_from(ck, &m, NULL, 1, &d);
+	hy_nn_ckpt_close(ck);
+	if (lst) {
 		hy_nn_model_free(&m);
 		return fail(&cli, &d);
 	}

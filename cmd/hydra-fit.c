@@ -234,9 +234,12 @@ static int resume_has_files(const char *resume)
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	int found = 0, files = 0;
+	hy_nn_ckpt_reader *ck = NULL;
 	if (desc && !hy_train_resolve_ckpt(resume, path, sizeof path, &d) &&
-		!hy_ckdir_read_str(path, "train_inputs", desc, HY_PROV_MAX, &found, &d) && found)
+		!hy_nn_ckpt_open(path, &ck, &d) &&
+		!hy_ckdir_read_str(ck, "train_inputs", desc, HY_PROV_MAX, &found, &d) && found)
 		files = desc[0] && strncmp(desc, "-\t", 2) != 0;
+	hy_nn_ckpt_close(ck);
 	free(desc);
 	return files;
 }

@@ -144,51 +144,158 @@ static hy_status open_ckpt(const char *path, hid_t *fp, hy_nn_arch *a, hy_diag *
 	return HY_OK;
 }
 
-hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d)
+/* ------------------------------------------------------------ the reader */
+
+struct hy_nn_ckpt_reader {
+	hid_t f;
+	hy_nn_arch arch;
+	char path[4096];
+};
+
+hy_status hy_nn_ckpt_open(const char *path, hy_nn_ckpt_reader **out, hy_diag *d)
 {
-	hid_t f = -1;
-	hy_status st;
+	*out = NULL;
 	hy_h5_init();
+	hy_nn_ckpt_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory opening '%s'", path);
+	snprintf(r->path, sizeof r->path, "%s", path);
+	hy_status st;
 	H5E_BEGIN_TRY
 	{
-		st = open_ckpt(path, &f, a, d);
-		if (!st)
-			H5Fclose(f);
+		st = open_ckpt(path, &r->f, &r->arch, d);
 	}
 	H5E_END_TRY;
+	if (st) {
+		free(r);
+		return st;
+	}
+	*out = r;
+	return HY_OK;
+}
+
+void hy_nn_ckpt_close(hy_nn_ckpt_reader *r)
+{
+	if (!r)
+		return;
+	H5E_BEGIN_TRY
+	{
+		H5Fclose(r->f);
+	}
+	H5E_END_TRY;
+	free(r);
+}
+
+const char *hy_nn_ckpt_path(const hy_nn_ckpt_reader *r)
+{
+	return r->path;
+}
+
+hy_nn_arch hy_nn_ckpt_arch_of(const hy_nn_ckpt_reader *r)
+{
+	return r->arch;
+}
+
+int hy_nn_ckpt_get(hy_nn_ckpt_reader *r, const char *name, int type, void *value)
+{
+	hid_t t = type == HY_NN_ATTR_I32 ? H5T_NATIVE_INT32
+		: type == HY_NN_ATTR_I64 ? H5T_NATIVE_INT64
+		: type == HY_NN_ATTR_U64 ? H5T_NATIVE_UINT64
+		: type == HY_NN_ATTR_F64 ? H5T_NATIVE_DOUBLE
+					 : -1;
+	int rc;
+	H5E_BEGIN_TRY
+	{
+		if (H5Aexists(r->f, name) <= 0)
+			rc = 0;
+		else
+			rc = t >= 0 && hy_h5_get_attr(r->f, name, t, value, 1) >= 0 ? 1 : -1;
+	}
+	H5E_END_TRY;
+	return rc;
+}
+
+int hy_nn_ckpt_get_str(hy_nn_ckpt_reader *r, const char *name, char *out, size_t size)
+{
+	if (size)
+		out[0] = '\0';
+	int rc = -1;
+	H5E_BEGIN_TRY
+	{
+		hid_t a = -1, ft = -1, mt = -1;
+		if (H5Aexists(r->f, name) <= 0) {
+			rc = 0;
+		} else if ((a = H5Aopen(r->f, name, H5P_DEFAULT)) >= 0 &&
+			(ft = H5Aget_type(a)) >= 0 && H5Tget_class(ft) == H5T_STRING &&
+			!H5Tis_variable_str(ft) && H5Tget_size(ft) < size) {
+			size_t n = H5Tget_size(ft);
+			mt = H5Tcopy(H5T_C_S1);
+			if (mt >= 0 && H5Tset_size(mt, n + 1) >= 0) {
+				memset(out, 0, n + 1);
+				rc = H5Aread(a, mt, out) >= 0 ? 1 : -1;
+			}
+		}
+		if (mt >= 0)
+			H5Tclose(mt);
+		if (ft >= 0)
+			H5Tclose(ft);
+		if (a >= 0)
+			H5Aclose(a);
+	}
+	H5E_END_TRY;
+	if (rc < 0 && size)
+		out[0] = '\0';
+	return rc;
+}
+
+hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d)
+{
+	hy_nn_ckpt_reader *r;
+	hy_status st = hy_nn_ckpt_open(path, &r, d);
+	if (!st)
+		*a = r->arch;
+	hy_nn_ckpt_close(r);
 	return st;
+}
+
+hy_status hy_nn_ckpt_obs_of(hy_nn_ckpt_reader *r, int *v, hy_diag *d)
+{
+	int32_t ov = 0;
+	*v = 0;
+	int rc = hy_nn_ckpt_get(r, "obs_version", HY_NN_ATTR_I32, &ov);
+	if (rc < 0 || (rc > 0 && (ov < 0 || ov > 255)))
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute 'obs_version' is "
+			"not an integer from 0 to 255", r->path);
+	*v = ov;
+	return HY_OK;
 }
 
 hy_status hy_nn_ckpt_obs_version(const char *path, int *v, hy_diag *d)
 {
-	hid_t f = -1;
-	hy_nn_arch a;
-	hy_status st;
+	hy_nn_ckpt_reader *r;
 	*v = 0;
-	hy_h5_init();
-	H5E_BEGIN_TRY
-	{
-		st = open_ckpt(path, &f, &a, d);
-		if (!st && H5Aexists(f, "obs_version") > 0) {
-			int32_t ov = -1;
-			if (hy_h5_get_attr(f, "obs_version", H5T_NATIVE_INT32, &ov, 1) < 0 ||
-			    ov < 0 || ov > 255)
-				st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute "
-					"'obs_version' is not an integer from 0 to 255", path);
-			else
-				*v = ov;
-		}
-		if (f >= 0)
-			H5Fclose(f);
-	}
-	H5E_END_TRY;
+	hy_status st = hy_nn_ckpt_open(path, &r, d);
+	if (!st)
+		st = hy_nn_ckpt_obs_of(r, v, d);
+	hy_nn_ckpt_close(r);
 	return st;
 }
 
 hy_status hy_nn_ckpt_check_playable(const char *path, hy_diag *d)
 {
+	hy_nn_ckpt_reader *r;
+	hy_status st = hy_nn_ckpt_open(path, &r, d);
+	if (!st)
+		st = hy_nn_ckpt_playable_of(r, d);
+	hy_nn_ckpt_close(r);
+	return st;
+}
+
+hy_status hy_nn_ckpt_playable_of(hy_nn_ckpt_reader *r, hy_diag *d)
+{
 	int ov;
-	hy_status st = hy_nn_ckpt_obs_version(path, &ov, d);
+	const char *path = r->path;
+	hy_status st = hy_nn_ckpt_obs_of(r, &ov, d);
 	if (st || hy_obs_compatible(ov, HY_OBS_VERSION))
 		return st;
 	if (!ov)
@@ -248,29 +355,28 @@ static hy_status read_meta(hid_t f, const char *path, hy_nn_ckpt_meta *meta, hy_
 	return st;
 }
 
-static hy_status load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
+/* The tensors of an open checkpoint into m (which must have its
+ * architecture), through host[total floats]. */
+static hy_status load(hy_nn_ckpt_reader *r, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 	int weights_only, float *host, hy_diag *d)
 {
-	hid_t f = -1;
-	hy_nn_arch a;
-	hy_status st = open_ckpt(path, &f, &a, d);
-	if (st)
-		return st;
-	if (a.blocks != m->arch.blocks || a.channels != m->arch.channels) {
-		st = hy_diag_set(d, HY_EFORMAT, 0,
+	const char *path = r->path;
+	hy_nn_arch a = r->arch;
+	if (a.blocks != m->arch.blocks || a.channels != m->arch.channels)
+		return hy_diag_set(d, HY_EFORMAT, 0,
 			"'%s': checkpoint architecture is %d blocks × %d channels, the model is %d × %d",
 			path, a.blocks, a.channels, m->arch.blocks, m->arch.channels);
-		goto out;
-	}
 	const hy_nn_params *p = &m->table;
 	const size_t bytes = p->total * sizeof(float);
 	static const char *const prefix[3] = {"params", "adam/m", "adam/v"};
 	float *const dst[3] = {m->w, m->m, m->v};
+	hy_status st = HY_OK;
 	for (int k = 0; k < (weights_only ? 1 : 3); k++) {
 		memset(host, 0, bytes);
 		for (int i = 0; i < p->count; i++)
-			if ((st = hy_h5_read_tensor(f, path, prefix[k], &p->t[i], host + p->t[i].offset, 1, d)))
-				goto out;
+			if ((st = hy_h5_read_tensor(r->f, path, prefix[k], &p->t[i],
+				host + p->t[i].offset, 1, d)))
+				return st;
 		m->be->to_dev(dst[k], host, bytes);
 	}
 	if (weights_only) {
@@ -278,43 +384,54 @@ static hy_status load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 		m->be->zero(m->v, bytes);
 	}
 	if (meta)
-		st = read_meta(f, path, meta, d);
-out:
-	H5Fclose(f);
+		st = read_meta(r->f, path, meta, d);
+	return st;
+}
+
+hy_status hy_nn_ckpt_meta_of(hy_nn_ckpt_reader *r, hy_nn_ckpt_meta *meta, hy_diag *d)
+{
+	hy_status st;
+	H5E_BEGIN_TRY
+	{
+		st = read_meta(r->f, r->path, meta, d);
+	}
+	H5E_END_TRY;
 	return st;
 }
 
 hy_status hy_nn_ckpt_read_meta(const char *path, hy_nn_ckpt_meta *meta, hy_diag *d)
 {
-	hy_h5_init();
-	hid_t f = -1;
-	hy_nn_arch a;
+	hy_nn_ckpt_reader *r;
+	hy_status st = hy_nn_ckpt_open(path, &r, d);
+	if (!st)
+		st = hy_nn_ckpt_meta_of(r, meta, d);
+	hy_nn_ckpt_close(r);
+	return st;
+}
+
+hy_status hy_nn_ckpt_load_from(hy_nn_ckpt_reader *r, hy_nn_model *m, hy_nn_ckpt_meta *meta,
+	int weights_only, hy_diag *d)
+{
+	float *host = malloc(m->table.total * sizeof(float) + 1);
+	if (!host)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory loading '%s'", r->path);
 	hy_status st;
 	H5E_BEGIN_TRY
 	{
-		st = open_ckpt(path, &f, &a, d);
-		if (!st) {
-			st = read_meta(f, path, meta, d);
-			H5Fclose(f);
-		}
+		st = load(r, m, meta, weights_only, host, d);
 	}
 	H5E_END_TRY;
+	free(host);
 	return st;
 }
 
 hy_status hy_nn_ckpt_load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 	int weights_only, hy_diag *d)
 {
-	hy_h5_init();
-	float *host = malloc(m->table.total * sizeof(float) + 1);
-	if (!host)
-		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory loading '%s'", path);
-	hy_status st;
-	H5E_BEGIN_TRY
-	{
-		st = load(path, m, meta, weights_only, host, d);
-	}
-	H5E_END_TRY;
-	free(host);
+	hy_nn_ckpt_reader *r;
+	hy_status st = hy_nn_ckpt_open(path, &r, d);
+	if (!st)
+		st = hy_nn_ckpt_load_from(r, m, meta, weights_only, d);
+	hy_nn_ckpt_close(r);
 	return st;
 }

@@ -46,6 +46,37 @@ typedef struct hy_nn_ckpt_meta {
 hy_status hy_nn_ckpt_save(const char *path, const hy_nn_model *m, const hy_nn_ckpt_meta *meta,
 	hy_diag *d);
 
+/* The one reader of a checkpoint file: every read of one in lib/ goes
+ * through it (the functions below that take a path open one, read, and
+ * close it). A resume opens the file once and reads from it everything it
+ * needs — the architecture, the observation version, the optimiser state,
+ * the trainer's own attributes (lib/train/ckptdir.h) and the weights.
+ * hy_nn_ckpt_open checks the format, the version and the architecture
+ * (HY_EIO for a file that is not there, HY_ETRUNC for one that is not
+ * readable HDF5, HY_EFORMAT or HY_EVERSION naming what is wrong). */
+typedef struct hy_nn_ckpt_reader hy_nn_ckpt_reader;
+hy_status hy_nn_ckpt_open(const char *path, hy_nn_ckpt_reader **r, hy_diag *d);
+void hy_nn_ckpt_close(hy_nn_ckpt_reader *r);   /* NULL: nothing */
+const char *hy_nn_ckpt_path(const hy_nn_ckpt_reader *r);
+hy_nn_arch hy_nn_ckpt_arch_of(const hy_nn_ckpt_reader *r);
+/* The obs_version attribute (0 when absent); HY_EFORMAT when it is not an
+ * integer from 0 to 255. */
+hy_status hy_nn_ckpt_obs_of(hy_nn_ckpt_reader *r, int *v, hy_diag *d);
+/* hy_nn_ckpt_check_playable of an open checkpoint. */
+hy_status hy_nn_ckpt_playable_of(hy_nn_ckpt_reader *r, hy_diag *d);
+/* The training attributes, checked as hy_nn_ckpt_load checks them. */
+hy_status hy_nn_ckpt_meta_of(hy_nn_ckpt_reader *r, hy_nn_ckpt_meta *meta, hy_diag *d);
+/* A scalar root attribute of type (hy_nn_attr_type, not STR) into value:
+ * 1 read, 0 absent, −1 present but not readable as that type. */
+int hy_nn_ckpt_get(hy_nn_ckpt_reader *r, const char *name, int type, void *value);
+/* A fixed-length string attribute into out (size bytes): 1 read, 0 absent
+ * (out ""), −1 not a string that fits. */
+int hy_nn_ckpt_get_str(hy_nn_ckpt_reader *r, const char *name, char *out, size_t size);
+/* The weights (and, unless weights_only, the AdamW moments) into m, as
+ * hy_nn_ckpt_load; meta may be NULL. */
+hy_status hy_nn_ckpt_load_from(hy_nn_ckpt_reader *r, hy_nn_model *m, hy_nn_ckpt_meta *meta,
+	int weights_only, hy_diag *d);
+
 /* Reads the architecture recorded in a checkpoint. */
 hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d);
 

@@ -203,20 +203,32 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 	if (!c->ckpt || c->batch < 1 || c->threads < 1)
 		return hy_diag_set(d, HY_EUSAGE, 0, "dataset evaluation: bad configuration");
 	hy_status st;
-	hy_nn_arch arch;
-	if ((st = hy_nn_ckpt_arch(c->ckpt, &arch, d)))
+	/* the checkpoint, opened once (nn/checkpoint.h): its architecture, its
+	 * observation version, its weights */
+	hy_nn_ckpt_reader *ck;
+	if ((st = hy_nn_ckpt_open(c->ckpt, &ck, d)))
 		return st;
+	hy_nn_arch arch = hy_nn_ckpt_arch_of(ck);
+	int trained = 0; /* the observation it was trained on (0: unmarked) */
+	if ((st = hy_nn_ckpt_obs_of(ck, &trained, d))) {
+		hy_nn_ckpt_close(ck);
+		return st;
+	}
 	/* the device: the CPU, or a GPU context made for this batch */
 	int cuda, ordinal;
-	if ((st = hy_nn_device_pick(c->device, &cuda, &ordinal, NULL, 0, d)))
+	if ((st = hy_nn_device_pick(c->device, &cuda, &ordinal, NULL, 0, d))) {
+		hy_nn_ckpt_close(ck);
 		return st;
+	}
 	hy_nn_ctx ctx;
 	const hy_nn_backend *be = hy_nn_backend_cpu();
 	if (cuda) {
 		hy_nn_cuda_cfg cc = {.device = ordinal, .precision = HY_NN_PREC_BF16, .arch = arch,
 			.max_batch = c->batch, .infer = 1};
-		if ((st = hy_nn_cuda_ctx_init(&ctx, &cc, d)))
+		if ((st = hy_nn_cuda_ctx_init(&ctx, &cc, d))) {
+			hy_nn_ckpt_close(ck);
 			return st;
+		}
 		be = hy_nn_backend_cuda();
 	} else {
 		hy_nn_ctx_init(&ctx, c->threads);
@@ -233,7 +245,10 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 	if ((st = hy_nn_model_init(&r->m, arch, be, &ctx, d)))
 		goto out;
 	model = 1;
-	if ((st = hy_nn_ckpt_load(c->ckpt, &r->m, NULL, 1, d)))
+	st = hy_nn_ckpt_load_from(ck, &r->m, NULL, 1, d);
+	hy_nn_ckpt_close(ck);
+	ck = NULL;
+	if (st)
 		goto out;
 	if ((st = hy_nn_work_init_infer(&r->w, &r->m, c->batch, d)))
 		goto out;
@@ -248,9 +263,6 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 	size_t npaths = c->npaths ? c->npaths : 1;
 	/* the samples hold the observation the model was trained on (an
 	 * unmarked model, 0: any one version) */
-	int trained = 0;
-	if ((st = hy_nn_ckpt_obs_version(c->ckpt, &trained, d)))
-		goto out;
 	st = hy_data_scan_model(paths, npaths, buf, (size_t)c->batch, eval_batch, r, trained, d);
 	if (st == HY_STOP)
 		st = r->st;
@@ -263,6 +275,7 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 	res->arch = arch;
 	hy_dseval_finish(&r->acc, res);
 out:
+	hy_nn_ckpt_close(ck);
 	if (r) {
 		free(r->logits);
 		if (work)

@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <hdf5.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nn/checkpoint.h"
 #include "train/loop.h"
 
 /* ---------------------------------------------------------------- files */
@@ -171,17 +171,8 @@ hy_status hy_ckdir_prune(const char *out, int keep, hy_diag *d)
 
 /* ---------------------------------------------------------------- state attrs */
 
-static herr_t get_attr(hid_t f, const char *name, hid_t type, void *v)
-{
-	if (H5Aexists(f, name) <= 0)
-		return -1;
-	hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-	if (a < 0)
-		return -1;
-	herr_t rc = H5Aread(a, type, v);
-	H5Aclose(a);
-	return rc;
-}
+/* (every attribute through the one reader, nn/checkpoint.h) */
+#define GET(r, name, type, v) (hy_nn_ckpt_get((r), (name), (type), (v)) == 1)
 
 /* The trainer's attributes get the ranges of the options that set them
  * (cmd/hydra-fit.c), so a damaged or crafted checkpoint is refused (status
@@ -206,172 +197,105 @@ static hy_status check_state(const char *path, const hy_ckdir_state *s, hy_diag 
 	return HY_OK;
 }
 
-hy_status hy_ckdir_read_state(const char *path, hy_ckdir_state *s, hy_diag *d)
+hy_status hy_ckdir_read_state(hy_nn_ckpt_reader *r, hy_ckdir_state *s, hy_diag *d)
 {
-	hy_status st = HY_OK;
-	H5E_BEGIN_TRY
-	{
-		hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-		if (f < 0)
-			st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': not a readable HDF5 checkpoint "
-				"(truncated or corrupt)", path);
-		else if (get_attr(f, "train_epoch", H5T_NATIVE_UINT64, &s->epoch) < 0 ||
-			get_attr(f, "train_pos", H5T_NATIVE_UINT64, &s->pos) < 0 ||
-			get_attr(f, "train_samples", H5T_NATIVE_UINT64, &s->samples) < 0 ||
-			get_attr(f, "train_batch", H5T_NATIVE_INT64, &s->batch) < 0 ||
-			get_attr(f, "train_shuffle_buffer", H5T_NATIVE_UINT64, &s->shuffle_buffer) < 0 ||
-			get_attr(f, "train_threads", H5T_NATIVE_INT32, &s->threads) < 0 ||
-			get_attr(f, "train_best", H5T_NATIVE_DOUBLE, &s->best) < 0 ||
-			get_attr(f, "train_log_every", H5T_NATIVE_INT64, &s->log_every) < 0 ||
-			get_attr(f, "train_save_every", H5T_NATIVE_INT64, &s->save_every) < 0 ||
-			get_attr(f, "train_eval_every", H5T_NATIVE_INT64, &s->eval_every) < 0 ||
-			get_attr(f, "train_keep", H5T_NATIVE_INT64, &s->keep) < 0)
-			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': no trainer state (train_* "
-				"attributes): not written by hydra-fit; use --init to load its weights",
-				path);
-		else
-			st = check_state(path, s, d);
-		if (f >= 0 && !st && get_attr(f, "train_mode", H5T_NATIVE_INT32, &s->mode) < 0)
-			s->mode = -1; /* optional: older checkpoints lack it */
-		if (!st && (s->mode < -1 || s->mode > 1))
-			st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute 'train_mode' "
-				"is out of range", path);
-		if (f >= 0)
-			H5Fclose(f);
-	}
-	H5E_END_TRY;
+	const char *path = hy_nn_ckpt_path(r);
+	enum { I32 = HY_NN_ATTR_I32, I64 = HY_NN_ATTR_I64, U64 = HY_NN_ATTR_U64,
+	       F64 = HY_NN_ATTR_F64 };
+	hy_status st;
+	if (!GET(r, "train_epoch", U64, &s->epoch) || !GET(r, "train_pos", U64, &s->pos) ||
+		!GET(r, "train_samples", U64, &s->samples) ||
+		!GET(r, "train_batch", I64, &s->batch) ||
+		!GET(r, "train_shuffle_buffer", U64, &s->shuffle_buffer) ||
+		!GET(r, "train_threads", I32, &s->threads) ||
+		!GET(r, "train_best", F64, &s->best) ||
+		!GET(r, "train_log_every", I64, &s->log_every) ||
+		!GET(r, "train_save_every", I64, &s->save_every) ||
+		!GET(r, "train_eval_every", I64, &s->eval_every) ||
+		!GET(r, "train_keep", I64, &s->keep))
+		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': no trainer state (train_* "
+			"attributes): not written by hydra-fit; use --init to load its weights",
+			path);
+	else
+		st = check_state(path, s, d);
+	if (!st && !GET(r, "train_mode", I32, &s->mode))
+		s->mode = -1; /* optional: older checkpoints lack it */
+	if (!st && (s->mode < -1 || s->mode > 1))
+		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute 'train_mode' "
+			"is out of range", path);
 	return st;
 }
 
-static herr_t get_str(hid_t f, const char *name, char *out, size_t size)
-{
-	if (H5Aexists(f, name) <= 0)
-		return -1;
-	hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-	if (a < 0)
-		return -1;
-	herr_t rc = -1;
-	hid_t ft = H5Aget_type(a), mt = -1;
-	if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && !H5Tis_variable_str(ft) &&
-		H5Tget_size(ft) < size) {
-		size_t n = H5Tget_size(ft);
-		mt = H5Tcopy(H5T_C_S1);
-		if (mt >= 0 && H5Tset_size(mt, n + 1) >= 0) {
-			memset(out, 0, n + 1);
-			rc = H5Aread(a, mt, out);
-		}
-	}
-	if (mt >= 0)
-		H5Tclose(mt);
-	if (ft >= 0)
-		H5Tclose(ft);
-	H5Aclose(a);
-	return rc;
-}
-
-hy_status hy_ckdir_read_str(const char *path, const char *name, char *out, size_t size,
+hy_status hy_ckdir_read_str(hy_nn_ckpt_reader *r, const char *name, char *out, size_t size,
 	int *found, hy_diag *d)
 {
-	hy_status st = HY_OK;
-	*found = 0;
-	if (size)
-		out[0] = '\0';
-	H5E_BEGIN_TRY
-	{
-		hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-		if (f < 0)
-			st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': not a readable HDF5 checkpoint "
-				"(truncated or corrupt)", path);
-		else if (H5Aexists(f, name) > 0) {
-			*found = 1;
-			if (get_str(f, name, out, size) < 0)
-				st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute '%s' is "
-					"not a string of at most %zu bytes", path, name, size - 1);
-		}
-		if (f >= 0)
-			H5Fclose(f);
-	}
-	H5E_END_TRY;
-	return st;
+	int rc = hy_nn_ckpt_get_str(r, name, out, size);
+	*found = rc != 0;
+	if (rc < 0)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute '%s' is not a "
+			"string of at most %zu bytes", hy_nn_ckpt_path(r), name, size - 1);
+	return HY_OK;
 }
 
-hy_status hy_ckdir_read_ppo(const char *path, hy_train_ppo_cfg *c, char *anchor, size_t size,
-	int *is_ppo, hy_diag *d)
+hy_status hy_ckdir_read_ppo(hy_nn_ckpt_reader *r, hy_train_ppo_cfg *c, char *anchor,
+	size_t size, int *is_ppo, hy_diag *d)
 {
+	const char *path = hy_nn_ckpt_path(r);
+	enum { I32 = HY_NN_ATTR_I32, I64 = HY_NN_ATTR_I64, F64 = HY_NN_ATTR_F64 };
 	hy_status st = HY_OK;
 	*is_ppo = 0;
-	H5E_BEGIN_TRY
-	{
-		hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-		int32_t epochs = 0, minibatch = 0;
-		double clip, vf, ent, ent_end, kl, acoef, afrac, p0, p1;
-		int64_t warm;
-		if (f < 0) {
-			st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': not a readable HDF5 checkpoint "
-				"(truncated or corrupt)", path);
-		} else if (H5Aexists(f, "ppo_epochs") > 0) {
-			if (get_attr(f, "ppo_epochs", H5T_NATIVE_INT32, &epochs) < 0 ||
-				get_attr(f, "ppo_minibatch", H5T_NATIVE_INT32, &minibatch) < 0 ||
-				get_attr(f, "ppo_clip", H5T_NATIVE_DOUBLE, &clip) < 0 ||
-				get_attr(f, "ppo_vf_coef", H5T_NATIVE_DOUBLE, &vf) < 0 ||
-				get_attr(f, "ppo_ent_coef", H5T_NATIVE_DOUBLE, &ent) < 0 ||
-				get_attr(f, "ppo_ent_end", H5T_NATIVE_DOUBLE, &ent_end) < 0 ||
-				get_attr(f, "ppo_kl_stop", H5T_NATIVE_DOUBLE, &kl) < 0 ||
-				get_attr(f, "ppo_value_warmup", H5T_NATIVE_INT64, &warm) < 0 ||
-				get_attr(f, "ppo_anchor_coef", H5T_NATIVE_DOUBLE, &acoef) < 0 ||
-				get_attr(f, "ppo_anchor_frac", H5T_NATIVE_DOUBLE, &afrac) < 0 ||
-				get_attr(f, "ppo_progress0", H5T_NATIVE_DOUBLE, &p0) < 0 ||
-				get_attr(f, "ppo_progress1", H5T_NATIVE_DOUBLE, &p1) < 0 ||
-				get_str(f, "ppo_anchor", anchor, size) < 0) {
-				st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': incomplete PPO settings "
-					"(ppo_* attributes)", path);
-			} else {
-				/* the ranges of hydra-fit's options */
-				const char *bad = epochs < 1 || epochs > 1000 ? "ppo_epochs"
-					: minibatch < 0 || minibatch > (1 << 20) ? "ppo_minibatch"
-					: !(clip > 0 && clip < 1) ? "ppo_clip"
-					: !(vf >= 0 && vf <= 100) ? "ppo_vf_coef"
-					: !(ent >= 0 && ent <= 100) ? "ppo_ent_coef"
-					: !((ent_end >= 0 && ent_end <= 100) || ent_end == -1) ? "ppo_ent_end"
-					: !(kl >= 0 && kl <= 100) ? "ppo_kl_stop"
-					: warm < 0 ? "ppo_value_warmup"
-					: !(acoef >= 0 && acoef <= 100) ? "ppo_anchor_coef"
-					: !(afrac >= 0 && afrac <= 1) ? "ppo_anchor_frac"
-					: !(p0 >= 0 && p0 <= p1 && p1 <= 1) ? "ppo_progress0/1"
-					: NULL;
-				if (bad) {
-					st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute "
-						"'%s' is out of range", path, bad);
-				} else {
-					hy_train_ppo_defaults(c);
-					c->epochs = epochs;
-					c->minibatch = minibatch;
-					c->loss.clip = (float)clip;
-					c->loss.vf_coef = (float)vf;
-					c->loss.ent_coef = (float)ent;
-					c->ent_end = (float)ent_end;
-					c->kl_stop = (float)kl;
-					c->value_warmup = warm;
-					c->anchor = anchor[0] ? anchor : NULL;
-					c->anchor_coef = (float)acoef;
-					c->anchor_frac = (float)afrac;
-					c->progress0 = (float)p0;
-					c->progress1 = (float)p1;
-					/* absent before --no-adv-norm existed: normalised */
-					int32_t na = 1;
-					if (H5Aexists(f, "ppo_norm_adv") > 0 &&
-						get_attr(f, "ppo_norm_adv", H5T_NATIVE_INT32, &na) < 0)
-						st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': unreadable PPO "
-							"attribute 'ppo_norm_adv'", path);
-					c->loss.norm_adv = na != 0;
-					*is_ppo = st == HY_OK;
-				}
-			}
-		}
-		if (f >= 0)
-			H5Fclose(f);
-	}
-	H5E_END_TRY;
+	int32_t epochs = 0, minibatch = 0;
+	double clip, vf, ent, ent_end, kl, acoef, afrac, p0, p1;
+	int64_t warm;
+	if (hy_nn_ckpt_get(r, "ppo_epochs", I32, &epochs) == 0)
+		return HY_OK; /* a behaviour-cloning checkpoint */
+	if (!GET(r, "ppo_epochs", I32, &epochs) || !GET(r, "ppo_minibatch", I32, &minibatch) ||
+		!GET(r, "ppo_clip", F64, &clip) || !GET(r, "ppo_vf_coef", F64, &vf) ||
+		!GET(r, "ppo_ent_coef", F64, &ent) || !GET(r, "ppo_ent_end", F64, &ent_end) ||
+		!GET(r, "ppo_kl_stop", F64, &kl) || !GET(r, "ppo_value_warmup", I64, &warm) ||
+		!GET(r, "ppo_anchor_coef", F64, &acoef) ||
+		!GET(r, "ppo_anchor_frac", F64, &afrac) ||
+		!GET(r, "ppo_progress0", F64, &p0) || !GET(r, "ppo_progress1", F64, &p1) ||
+		hy_nn_ckpt_get_str(r, "ppo_anchor", anchor, size) != 1)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': incomplete PPO settings (ppo_* "
+			"attributes)", path);
+	/* the ranges of hydra-fit's options */
+	const char *bad = epochs < 1 || epochs > 1000 ? "ppo_epochs"
+		: minibatch < 0 || minibatch > (1 << 20) ? "ppo_minibatch"
+		: !(clip > 0 && clip < 1) ? "ppo_clip"
+		: !(vf >= 0 && vf <= 100) ? "ppo_vf_coef"
+		: !(ent >= 0 && ent <= 100) ? "ppo_ent_coef"
+		: !((ent_end >= 0 && ent_end <= 100) || ent_end == -1) ? "ppo_ent_end"
+		: !(kl >= 0 && kl <= 100) ? "ppo_kl_stop"
+		: warm < 0 ? "ppo_value_warmup"
+		: !(acoef >= 0 && acoef <= 100) ? "ppo_anchor_coef"
+		: !(afrac >= 0 && afrac <= 1) ? "ppo_anchor_frac"
+		: !(p0 >= 0 && p0 <= p1 && p1 <= 1) ? "ppo_progress0/1"
+		: NULL;
+	if (bad)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute '%s' is out of "
+			"range", path, bad);
+	hy_train_ppo_defaults(c);
+	c->epochs = epochs;
+	c->minibatch = minibatch;
+	c->loss.clip = (float)clip;
+	c->loss.vf_coef = (float)vf;
+	c->loss.ent_coef = (float)ent;
+	c->ent_end = (float)ent_end;
+	c->kl_stop = (float)kl;
+	c->value_warmup = warm;
+	c->anchor = anchor[0] ? anchor : NULL;
+	c->anchor_coef = (float)acoef;
+	c->anchor_frac = (float)afrac;
+	c->progress0 = (float)p0;
+	c->progress1 = (float)p1;
+	/* absent before --no-adv-norm existed: normalised */
+	int32_t na = 1;
+	if (hy_nn_ckpt_get(r, "ppo_norm_adv", I32, &na) < 0)
+		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': unreadable PPO attribute "
+			"'ppo_norm_adv'", path);
+	c->loss.norm_adv = na != 0;
+	*is_ppo = st == HY_OK;
 	return st;
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "nn/checkpoint.h"
 #include "train/ppo.h"
 
 #define HY_CKDIR_FMT "ckpt-%08lld.h5"
@@ -42,23 +43,25 @@ hy_status hy_ckdir_list(const char *dir, long long **out, size_t *n, hy_diag *d)
  * a time. */
 void hy_ckdir_remove_stale(const char *out, void (*removed)(void *u, const char *path),
 	void *u);
-/* String attribute name of checkpoint path into out (size bytes): *found 0
+/* The readers below read an open checkpoint (nn/checkpoint.h's one reader,
+ * hy_nn_ckpt_open): the file is not opened again.
+ * String attribute name of checkpoint path into out (size bytes): *found 0
  * when it is absent (older checkpoints), HY_EFORMAT when it is not a string
  * that fits, HY_ETRUNC when the file cannot be read. */
-hy_status hy_ckdir_read_str(const char *path, const char *name, char *out, size_t size,
-	int *found, hy_diag *d);
+hy_status hy_ckdir_read_str(hy_nn_ckpt_reader *r, const char *name, char *out,
+	size_t size, int *found, hy_diag *d);
 /* Keeps the `keep` most recent checkpoints and the one `best` names. */
 hy_status hy_ckdir_prune(const char *out, int keep, hy_diag *d);
 /* The PPO settings a --mode ppo run stores (ppo_* attributes): *is_ppo 0
  * when the checkpoint has none (a behaviour-cloning run); c->anchor points
  * into anchor[size] ("" stored: NULL). Out-of-range values are refused with
  * HY_EFORMAT naming the attribute. */
-hy_status hy_ckdir_read_ppo(const char *path, hy_train_ppo_cfg *c, char *anchor, size_t size,
-	int *is_ppo, hy_diag *d);
+hy_status hy_ckdir_read_ppo(hy_nn_ckpt_reader *r, hy_train_ppo_cfg *c, char *anchor,
+	size_t size, int *is_ppo, hy_diag *d);
 
 /* The train_* attributes of the checkpoint at path, range-checked (the
  * ranges of the options that set them: a damaged or crafted checkpoint is
  * refused with HY_EFORMAT naming the attribute). */
-hy_status hy_ckdir_read_state(const char *path, hy_ckdir_state *s, hy_diag *d);
+hy_status hy_ckdir_read_state(hy_nn_ckpt_reader *r, hy_ckdir_state *s, hy_diag *d);
 
 #endif

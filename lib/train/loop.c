@@ -66,6 +66,9 @@ typedef struct run {
 	hy_data_cursor fcur; /* with the feed: the cursor after the last batch */
 	hy_train_ppo *ppo; /* --mode ppo */
 	hy_train_facts facts; /* what the files said (train/plan.h)      */
+	hy_nn_ckpt_reader *ck; /* --resume's checkpoint, opened once for
+				* everything read from it (nn/checkpoint.h);
+				* closed when the weights are in */
 	hy_train_plan plan;   /* every figure of the run                 */
 	hy_train_net net;     /* the learner of the one step (step.h)    */
 	/* observation versions (samples/sample.h): the checkpoint the weights
@@ -438,10 +441,8 @@ static hy_status restore_inputs(run *r, hy_diag *d)
 	const hy_train_cfg *c = r->cfg;
 	if (!c->resume || (c->ninputs > 0 && c->nval > 0))
 		return HY_OK;
-	char path[PATH_MAX];
-	hy_status st = hy_train_resolve_ckpt(c->resume, path, sizeof path, d);
-	if (st)
-		return st;
+	const char *path = hy_nn_ckpt_path(r->ck);
+	hy_status st = HY_OK;
 	char *desc = malloc(HY_PROV_MAX);
 	if (!desc)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
@@ -451,7 +452,7 @@ static hy_status restore_inputs(run *r, hy_diag *d)
 		int found = 0;
 		if ((k ? c->nval : c->ninputs) > 0)
 			continue;
-		if ((st = hy_ckdir_read_str(path, attr, desc, HY_PROV_MAX, &found, d)) || !found ||
+		if ((st = hy_ckdir_read_str(r->ck, attr, desc, HY_PROV_MAX, &found, d)) || !found ||
 			!desc[0])
 			continue;
 		char **p, changed[1024];
@@ -506,15 +507,22 @@ static hy_status describe_inputs(run *r, hy_diag *d)
  * workspace, the feed, the output directory. */
 static hy_status setup(run *r, hy_diag *d)
 {
-	hy_status st = restore_inputs(r, d);
-	if (st)
-		return st;
 	const hy_train_cfg *c = r->cfg;
+	hy_status st = HY_OK;
+	if (c->resume) { /* PATH or a run directory's latest */
+		char path[PATH_MAX];
+		if ((st = hy_train_resolve_ckpt(c->resume, path, sizeof path, d)) ||
+			(st = hy_nn_ckpt_open(path, &r->ck, d)))
+			return st;
+	}
+	if ((st = restore_inputs(r, d)))
+		return st;
+	c = r->cfg; /* (restore_inputs may have given it the checkpoint's inputs) */
 	const hy_train_facts *f = &r->facts;
 	const hy_train_plan *p = &r->plan;
 	r->best = INFINITY;
 	if ((st = hy_train_plan_usage(c, r->dist.size, d)) ||
-		(st = hy_train_facts_read(c, r->dist.rank, r->dist.size, &r->facts, d)))
+		(st = hy_train_facts_read(c, r->ck, r->dist.rank, r->dist.size, &r->facts, d)))
 		return st;
 	st = hy_train_plan_make(c, f, &r->plan, d);
 	for (int i = 0; i < p->nnotes; i++)
@@ -555,8 +563,11 @@ static hy_status setup(run *r, hy_diag *d)
 	r->opt = p->opt;
 	if (f->resuming) {
 		hy_nn_ckpt_meta meta;
-		if ((st = hy_nn_ckpt_load(f->ckpt, &r->m, &meta, 0, d)))
+		if ((st = hy_nn_ckpt_load_from(r->ck, &r->m, &meta, 0, d)) ||
+			(st = hy_nn_ckpt_obs_of(r->ck, &r->ck_obs, d)))
 			return st;
+		hy_nn_ckpt_close(r->ck); /* all of it read */
+		r->ck = NULL;
 		r->rng = meta.rng;
 	} else {
 		hy_rng_seed(&r->rng, hy_data_mix(r->seed, MODEL_TAG, 0));
@@ -576,7 +587,7 @@ static hy_status setup(run *r, hy_diag *d)
 	if ((st = hy_data_open(&r->data, &dc, d)))
 		return st;
 	r->ck_path = f->resuming ? f->ckpt : c->init;
-	if (r->ck_path && (st = hy_nn_ckpt_obs_version(r->ck_path, &r->ck_obs, d)))
+	if (c->init && !f->resuming && (st = hy_nn_ckpt_obs_version(c->init, &r->ck_obs, d)))
 		return st;
 	if ((st = check_obs(r, d)))
 		return st;
@@ -941,6 +952,7 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 			r->hk ? r->hk->u : NULL);
 	hy_train_ranks_close(r->ranks);
 	hy_dist_free(&r->dist);
+	hy_nn_ckpt_close(r->ck);
 	free(r->buf);
 	hy_train_ppo_free(r->ppo);
 	hy_train_feed_close(r->feed); /* before the source and the device it uses */

@@ -61,8 +61,8 @@ static int dir_has_ckpts(const char *dir)
 	return n > 0;
 }
 
-hy_status hy_train_facts_read(const hy_train_cfg *c, int rank, int ranks, hy_train_facts *f,
-	hy_diag *d)
+hy_status hy_train_facts_read(const hy_train_cfg *c, hy_nn_ckpt_reader *ck, int rank,
+	int ranks, hy_train_facts *f, hy_diag *d)
 {
 	memset(f, 0, sizeof *f);
 	f->rank = rank;
@@ -70,19 +70,20 @@ hy_status hy_train_facts_read(const hy_train_cfg *c, int rank, int ranks, hy_tra
 	f->default_threads = hy_nn_threads_default();
 	hy_status st;
 	if (c->resume) {
+		if (!ck)
+			return hy_diag_set(d, HY_EUSAGE, 0, "--resume: the checkpoint is not open");
 		f->resuming = 1;
-		if ((st = hy_train_resolve_ckpt(c->resume, f->ckpt, sizeof f->ckpt, d)) ||
-			(st = hy_nn_ckpt_arch(f->ckpt, &f->arch, d)))
-			return st;
+		snprintf(f->ckpt, sizeof f->ckpt, "%s", hy_nn_ckpt_path(ck));
+		f->arch = hy_nn_ckpt_arch_of(ck);
 		/* a checkpoint of another architecture than the one asked for is
 		 * refused before the rest of it is read */
 		if (c->arch.channels && (c->arch.blocks != f->arch.blocks ||
 			c->arch.channels != f->arch.channels))
 			return HY_OK;
-		if ((st = hy_ckdir_read_state(f->ckpt, &f->ts, d)) ||
-			(st = hy_nn_ckpt_read_meta(f->ckpt, &f->meta, d)))
+		if ((st = hy_ckdir_read_state(ck, &f->ts, d)) ||
+			(st = hy_nn_ckpt_meta_of(ck, &f->meta, d)))
 			return st;
-		if (c->ppo && (st = hy_ckdir_read_ppo(f->ckpt, &f->ppo, f->ppo_anchor,
+		if (c->ppo && (st = hy_ckdir_read_ppo(ck, &f->ppo, f->ppo_anchor,
 			sizeof f->ppo_anchor, &f->ppo_stored, d)))
 			return st;
 	} else {

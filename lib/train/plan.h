@@ -11,7 +11,7 @@
  * as lines for the loop to say.
  *
  *   hy_train_plan_usage(cfg, ranks, d)     options that exclude each other
- *   hy_train_facts_read(cfg, ranks, &f, d)  the files (checkpoint, inputs)
+ *   hy_train_facts_read(cfg, ck, rank, ranks, &f, d)  the files (the open checkpoint, inputs)
  *   hy_train_plan_make(cfg, &f, &plan, d)   the plan */
 #ifndef HY_TRAIN_PLAN_H
 #define HY_TRAIN_PLAN_H
@@ -83,7 +83,8 @@ hy_status hy_train_plan_usage(const hy_train_cfg *c, int ranks, hy_diag *d);
  * architecture, train_* state, optimiser, PPO settings), --init's
  * architecture, whether --out holds checkpoints, and the epoch size when
  * the total comes from --epochs or one epoch. */
-hy_status hy_train_facts_read(const hy_train_cfg *c, int rank, int ranks, hy_train_facts *f,
+hy_status hy_train_facts_read(const hy_train_cfg *c, hy_nn_ckpt_reader *ck, int rank,
+	int ranks, hy_train_facts *f,
 	hy_diag *d);
 
 /* The plan: the configuration where it says, else the checkpoint's, else

@@ -204,14 +204,17 @@ hy_status hy_train_ppo_start(hy_train_ppo *p, const hy_nn_model *m, int64_t step
 	p->cur = step0;
 	if (!p->c.anchor || p->have_anchor)
 		return HY_OK;
-	hy_nn_arch a;
-	hy_status st = hy_nn_ckpt_arch(p->c.anchor, &a, d);
+	hy_nn_ckpt_reader *ck; /* the anchor, opened once (nn/checkpoint.h) */
+	hy_status st = hy_nn_ckpt_open(p->c.anchor, &ck, d);
 	if (st)
 		return st;
-	if ((st = hy_nn_model_init(&p->am, a, m->be, m->ctx, d)))
+	if ((st = hy_nn_model_init(&p->am, hy_nn_ckpt_arch_of(ck), m->be, m->ctx, d))) {
+		hy_nn_ckpt_close(ck);
 		return st;
-	if ((st = hy_nn_ckpt_load(p->c.anchor, &p->am, NULL, 1, d)) ||
-		(st = hy_nn_work_init_infer(&p->aw, &p->am, p->mb, d))) {
+	}
+	st = hy_nn_ckpt_load_from(ck, &p->am, NULL, 1, d);
+	hy_nn_ckpt_close(ck);
+	if (st || (st = hy_nn_work_init_infer(&p->aw, &p->am, p->mb, d))) {
 		hy_nn_model_free(&p->am);
 		return st;
 	}

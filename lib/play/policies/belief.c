@@ -35,23 +35,29 @@ void hy_belief_close(hy_belief *b)
 hy_status hy_belief_open(hy_belief **out, const char *path, hy_diag *d)
 {
 	*out = NULL;
-	hy_nn_arch a;
-	hy_status st = hy_nn_ckpt_arch(path, &a, d);
+	hy_nn_ckpt_reader *ck; /* the file opened once (nn/checkpoint.h) */
+	hy_status st = hy_nn_ckpt_open(path, &ck, d);
 	if (st == HY_OK) /* its heads read this build's observation */
-		st = hy_nn_ckpt_check_playable(path, d);
-	if (st != HY_OK)
+		st = hy_nn_ckpt_playable_of(ck, d);
+	if (st != HY_OK) {
+		hy_nn_ckpt_close(ck);
 		return st;
+	}
 	hy_belief *b = calloc(1, sizeof *b);
-	if (!b)
+	if (!b) {
+		hy_nn_ckpt_close(ck);
 		return hy_diag_set(d, HY_ENOMEM, 0, "belief: out of memory");
+	}
 	pthread_mutex_init(&b->mu, NULL);
 	hy_nn_ctx_init(&b->ctx, 1);
-	if ((st = hy_nn_model_init(&b->m, a, hy_nn_backend_cpu(), &b->ctx, d)) == HY_OK) {
+	if ((st = hy_nn_model_init(&b->m, hy_nn_ckpt_arch_of(ck), hy_nn_backend_cpu(), &b->ctx,
+		d)) == HY_OK) {
 		b->have_model = 1;
-		if ((st = hy_nn_ckpt_load(path, &b->m, NULL, 1, d)) == HY_OK &&
+		if ((st = hy_nn_ckpt_load_from(ck, &b->m, NULL, 1, d)) == HY_OK &&
 		    (st = hy_nn_work_init_infer(&b->w, &b->m, 1, d)) == HY_OK)
 			b->have_work = 1;
 	}
+	hy_nn_ckpt_close(ck);
 	if (st != HY_OK) {
 		hy_belief_close(b);
 		return st;

@@ -199,22 +199,18 @@ static void model_free(hy_policy *p)
 
 static const hy_policy_ops model_ops = {model_decide, NULL, model_free, NULL};
 
-hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_opts *o,
-			       hy_diag *d)
+/* The policy from an open checkpoint (nn/checkpoint.h's one reader: the
+ * file is opened once). */
+static hy_status open_from(hy_policy *p, hy_nn_ckpt_reader *ck, int cuda, int ordinal,
+			   const hy_policy_opts *o, hy_diag *d)
 {
-	const char *dev = o && o->device ? o->device : "cpu";
-	int cuda, ordinal;
-	hy_status st = hy_nn_device_pick(dev, &cuda, &ordinal, NULL, 0, d);
-	if (st != HY_OK)
-		return st;
-	if (o && !(o->temperature >= 0.0f && isfinite(o->temperature)))
-		return hy_diag_set(d, HY_EUSAGE, 0, "temperature must be a finite number >= 0");
-	hy_nn_arch a;
+	const char *path = hy_nn_ckpt_path(ck);
+	hy_status st;
+	hy_nn_arch a = hy_nn_ckpt_arch_of(ck);
 	/* the network sees this build's observation: one trained on another
 	 * encoding would be played on inputs it never saw (an unmarked
 	 * checkpoint, from before the marker, is played as it is) */
-	if ((st = hy_nn_ckpt_arch(path, &a, d)) != HY_OK ||
-	    (st = hy_nn_ckpt_check_playable(path, d)) != HY_OK)
+	if ((st = hy_nn_ckpt_playable_of(ck, d)) != HY_OK)
 		return st;
 	model_impl *x = calloc(1, sizeof *x);
 	if (!x)
@@ -248,7 +244,7 @@ hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_o
 	}
 	p->impl = x;
 	p->ops = &model_ops;
-	if ((st = hy_nn_ckpt_load(path, &x->m, NULL, 1, d)) != HY_OK) {
+	if ((st = hy_nn_ckpt_load_from(ck, &x->m, NULL, 1, d)) != HY_OK) {
 		model_free(p);
 		p->ops = NULL;
 		return st;
@@ -258,4 +254,23 @@ hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_o
 	p->has_probs = 1;
 	p->concurrent = 0;
 	return HY_OK;
+}
+
+hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_opts *o,
+			       hy_diag *d)
+{
+	/* the device and the temperature first: a usage or device error is
+	 * reported as such before the file is read */
+	const char *dev = o && o->device ? o->device : "cpu";
+	int cuda, ordinal;
+	hy_status st = hy_nn_device_pick(dev, &cuda, &ordinal, NULL, 0, d);
+	if (st != HY_OK)
+		return st;
+	if (o && !(o->temperature >= 0.0f && isfinite(o->temperature)))
+		return hy_diag_set(d, HY_EUSAGE, 0, "temperature must be a finite number >= 0");
+	hy_nn_ckpt_reader *ck;
+	if ((st = hy_nn_ckpt_open(path, &ck, d)) == HY_OK)
+		st = open_from(p, ck, cuda, ordinal, o, d);
+	hy_nn_ckpt_close(ck);
+	return st;
 }
