@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "io/cleanup.h"
@@ -86,81 +87,44 @@ static int parse_freeze(hy_cli *cli, const char *list, uint64_t *mask)
 	return 0;
 }
 
+/* --freeze's row (cli/opts.h HY_OPT_CALL) */
+static int opt_freeze(hy_cli *cli, const char *arg, void *dest)
+{
+	return parse_freeze(cli, arg, dest);
+}
+
 int main(int argc, char **argv)
 {
-	enum { O_OPP = 256, O_START, O_SEEDS, O_SEED, O_SWEEPS, O_STEP, O_MARGIN, O_FREEZE,
-	       O_TABLES };
-	static const struct option opts[] = {
-		{"output", required_argument, 0, 'o'},
-		{"opponent", required_argument, 0, O_OPP},
-		{"start", required_argument, 0, O_START},
-		{"seeds", required_argument, 0, O_SEEDS},
-		{"seed", required_argument, 0, O_SEED},
-		{"sweeps", required_argument, 0, O_SWEEPS},
-		{"step", required_argument, 0, O_STEP},
-		{"margin", required_argument, 0, O_MARGIN},
-		{"freeze", required_argument, 0, O_FREEZE},
-		{"tables", required_argument, 0, O_TABLES},
-		{"threads", required_argument, 0, 'j'},
-		HY_CLI_OPTIONS,
-		{0, 0, 0, 0},
-	};
 	hy_cli cli;
 	hy_cli_init(&cli, "hydra-tune");
 	hy_ruletune_opts o;
 	hy_ruletune_opts_default(&o);
 	o.threads = hy_cli_threads_default();
 	const char *outpath = NULL, *opponent = "rulebot", *start = NULL;
-	int64_t n;
-	double x;
-	int c;
-	while ((c = getopt_long(argc, argv, "o:j:qvhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': outpath = optarg; break;
-		case O_OPP: opponent = optarg; break;
-		case O_START: start = optarg; break;
-		case O_SEEDS:
-			if (hy_parse_i64(optarg, 3, 1000000, &n))
-				return hy_cli_usage(&cli, "bad --seeds '%s': 3 to 1000000", optarg);
-			o.nseeds = (uint64_t)n;
-			break;
-		case O_SEED:
-			if (hy_cli_opt_seed(&cli, optarg, UINT64_MAX, &o.seed))
-				return 2;
-			break;
-		case O_SWEEPS:
-			if (hy_parse_i64(optarg, 0, 20, &n))
-				return hy_cli_usage(&cli, "bad --sweeps '%s': 0 to 20", optarg);
-			o.sweeps = (int)n;
-			break;
-		case O_STEP:
-			if (hy_parse_double(optarg, &x) || !(x > 0 && x <= 1))
-				return hy_cli_usage(&cli, "bad --step '%s': in (0, 1]", optarg);
-			o.frac = x;
-			break;
-		case O_MARGIN:
-			if (hy_parse_double(optarg, &x) || !(x >= 0 && x < 1))
-				return hy_cli_usage(&cli, "bad --margin '%s': in [0, 1)", optarg);
-			o.margin = x;
-			break;
-		case O_FREEZE:
-			if (parse_freeze(&cli, optarg, &o.frozen))
-				return 2;
-			break;
-		case O_TABLES:
-			if (hy_parse_i64(optarg, 1, 4096, &n))
-				return hy_cli_usage(&cli, "bad --tables '%s': 1 to 4096", optarg);
-			o.tables = (int)n;
-			break;
-		case 'j':
-			if (hy_cli_opt_threads(&cli, optarg, &o.threads))
-				return 2;
-			break;
-		default:
-			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
-				return c;
-		}
-	}
+	/* every option, its range and where it goes (cli/opts.h) */
+	const hy_opt table[] = {
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
+		{.name = "opponent", .type = HY_OPT_STR, .dest = &opponent},
+		{.name = "start", .type = HY_OPT_STR, .dest = &start},
+		{.name = "seeds", .type = HY_OPT_U64, .dest = &o.nseeds, .min = 3, .max = 1000000,
+		 .range = "3 to 1000000"},
+		{.name = "seed", .type = HY_OPT_SEED, .dest = &o.seed},
+		{.name = "sweeps", .type = HY_OPT_INT, .dest = &o.sweeps, .min = 0, .max = 20,
+		 .range = "0 to 20"},
+		{.name = "step", .type = HY_OPT_DOUBLE, .dest = &o.frac, .lo = 0, .hi = 1,
+		 .open_lo = 1, .range = "in (0, 1]"},
+		{.name = "margin", .type = HY_OPT_DOUBLE, .dest = &o.margin, .lo = 0, .hi = 1,
+		 .open_hi = 1, .range = "in [0, 1)"},
+		{.name = "freeze", .type = HY_OPT_CALL, .dest = &o.frozen, .call = opt_freeze},
+		{.name = "tables", .type = HY_OPT_INT, .dest = &o.tables, .min = 1, .max = 4096,
+		 .range = "1 to 4096"},
+		{.name = "threads", .key = 'j', .type = HY_OPT_THREADS, .dest = &o.threads},
+		{.type = HY_OPT_END},
+	};
+	int optind_ = 0, rc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &optind_);
+	if (rc >= 0)
+		return rc;
+	optind = optind_;
 	if (optind < argc)
 		return hy_cli_usage(&cli, "unexpected argument '%s'", argv[optind]);
 	if (!outpath)

@@ -4,12 +4,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/opts.h"
 #include "nn/backend.h"
 #include "nn/cuda/cuda.h"
 
@@ -162,6 +164,79 @@ static void test_bad_game(void **state)
 	assert_int_equal(hy_cli_bad_game(&c, &d, 0, &reported, &skipped), HY_EDATA);
 }
 
+/* Options declared once (cli/opts.h): each type stored, each range
+ * refused with status 2, the operands found after the options, and the
+ * shared -q handled beside the table. getopt is reset for each parse. */
+static int parse(const hy_opt *t, int argc, const char *const *args, int *first)
+{
+	static char buf[32][64];
+	char *argv[32];
+	for (int i = 0; i < argc; i++) {
+		snprintf(buf[i], sizeof buf[i], "%s", args[i]);
+		argv[i] = buf[i];
+	}
+	argv[argc] = NULL;
+	optind = 0; /* a fresh scan (GNU getopt) */
+	hy_cli c;
+	hy_cli_init(&c, "test_cli");
+	return hy_cli_parse_opts(&c, t, "usage: test_cli\n", argc, argv, first);
+}
+
+static int called;
+static int opt_call(hy_cli *cli, const char *arg, void *dest)
+{
+	called++;
+	*(const char **)dest = arg;
+	return strcmp(arg, "bad") ? 0 : hy_cli_usage(cli, "--call: bad");
+}
+
+static void test_opts_table(void **state)
+{
+	(void)state;
+	int flag = 0, n = 7, threads = 1;
+	int64_t big = 0;
+	uint64_t seeds = 0, seed = 0;
+	double x = 0;
+	const char *str = NULL, *cs = NULL;
+	const hy_opt t[] = {
+		{.name = "flag", .key = 'f', .type = HY_OPT_FLAG, .dest = &flag},
+		{.name = "num", .key = 'n', .type = HY_OPT_INT, .dest = &n, .min = 1, .max = 9,
+		 .range = "1 to 9"},
+		{.name = "big", .type = HY_OPT_I64, .dest = &big, .min = -5, .max = 1000000000000,
+		 .range = "-5 to 10^12"},
+		{.name = "seeds", .type = HY_OPT_U64, .dest = &seeds, .min = 3, .max = 100,
+		 .range = "3 to 100"},
+		{.name = "x", .type = HY_OPT_DOUBLE, .dest = &x, .lo = 0, .hi = 1, .open_lo = 1,
+		 .range = "in (0, 1]"},
+		{.name = "str", .key = 'o', .type = HY_OPT_STR, .dest = &str},
+		{.name = "seed", .key = 'S', .type = HY_OPT_SEED, .dest = &seed},
+		{.name = "threads", .key = 'j', .type = HY_OPT_THREADS, .dest = &threads},
+		{.name = "call", .type = HY_OPT_CALL, .dest = &cs, .call = opt_call},
+		{.type = HY_OPT_END},
+	};
+	int first = -1;
+	const char *good[] = {"p", "-f", "-n", "4", "--big=-5", "--seeds", "100", "--x", "1",
+			      "-o", "out", "-S", "0x10", "-j", "3", "--call", "ok", "-q", "operand"};
+	assert_int_equal(parse(t, 19, good, &first), -1);
+	assert_int_equal(first, 18);
+	assert_true(flag == 1 && n == 4 && big == -5 && seeds == 100 && x == 1.0);
+	assert_string_equal(str, "out");
+	assert_true(seed == 16 && threads == 3 && called == 1);
+	assert_string_equal(cs, "ok");
+	/* every range refused, with status 2; the value left as it was */
+	const char *bad[][3] = {{"p", "-n", "0"}, {"p", "-n", "10"}, {"p", "--big", "-6"},
+				{"p", "--seeds", "2"}, {"p", "--x", "0"}, {"p", "--x", "1.5"},
+				{"p", "-S", "x"}, {"p", "-j", "0"}, {"p", "--call", "bad"},
+				{"p", "--num", "four"}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_int_equal(parse(t, 3, bad[i], &first), 2);
+	assert_true(n == 4 && seeds == 100 && x == 1.0);
+	/* an unknown option and a missing argument are usage errors too */
+	const char *unknown[] = {"p", "--nope"}, *missing[] = {"p", "--num"};
+	assert_int_equal(parse(t, 2, unknown, &first), 2);
+	assert_int_equal(parse(t, 2, missing, &first), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_verbosity),
 		cmocka_unit_test(test_bad_game),
+		cmocka_unit_test(test_opts_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
