@@ -2,7 +2,6 @@
  * reference outputs it must reproduce (ARCHITECTURE.md §7). Option parsing
  * and wiring only: the graph is lib/export/onnx, the reference
  * lib/export/reference. */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
@@ -111,46 +111,32 @@ int main(int argc, char **argv)
 {
 	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
 	hy_h5_init();             /* before any HDF5 call (samples/h5.h) */
-	enum { O_REFERENCE = 256, O_LIMIT };
-	static const struct option opts[] = {
-		{"output", required_argument, 0, 'o'},
-		{"reference", no_argument, 0, O_REFERENCE},
-		{"limit", required_argument, 0, O_LIMIT},
-		{"threads", required_argument, 0, 'j'},
-		HY_CLI_OPTIONS,
-		{0, 0, 0, 0},
-	};
 	hy_cli cli;
 	hy_cli_init(&cli, "hydra-export");
 	const char *outpath = NULL;
-	int reference = 0, threads = hy_cli_threads_default(), c;
-	int64_t limit = 100;
-	const char *limit_arg = NULL;
-	while ((c = getopt_long(argc, argv, "o:j:qvhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': outpath = optarg; break;
-		case O_REFERENCE: reference = 1; break;
-		case O_LIMIT:
-			if (hy_parse_i64(optarg, 1, 100000, &limit))
-				return hy_cli_usage(&cli, "bad --limit '%s': 1 to 100000", optarg);
-			limit_arg = optarg;
-			break;
-		case 'j':
-			if (hy_cli_opt_threads(&cli, optarg, &threads))
-				return 2;
-			break;
-		default:
-			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
-				return c;
-		}
-	}
+	int reference = 0, threads = hy_cli_threads_default();
+	int64_t limit = 0; /* 0: not given (100) */
+	const hy_opt table[] = { /* cli/opts.h */
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
+		{.name = "reference", .type = HY_OPT_FLAG, .dest = &reference},
+		{.name = "limit", .type = HY_OPT_I64, .dest = &limit, .min = 1, .max = 100000,
+		 .range = "1 to 100000"},
+		{.name = "threads", .key = 'j', .type = HY_OPT_THREADS, .dest = &threads},
+		{.type = HY_OPT_END},
+	};
+	int first, rc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
+	optind = first;
 	if (optind >= argc)
 		return hy_cli_usage(&cli, "no checkpoint given");
 	if (!reference && argc - optind > 1)
 		return hy_cli_usage(&cli, "more than one checkpoint ('%s'): samples go with "
 			"--reference", argv[optind + 1]);
-	if (!reference && limit_arg)
+	if (!reference && limit)
 		return hy_cli_usage(&cli, "--limit is an option of --reference");
+	if (!limit)
+		limit = 100;
 	int to_stdout = !outpath || strcmp(outpath, "-") == 0;
 	if (!reference && to_stdout &&
 		hy_cli_stdout_binary(&cli, "a binary ONNX model", "use -o FILE.onnx or a pipe"))
