@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "io/lines.h"
@@ -211,15 +212,6 @@ static int run(bot *b)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"temperature", required_argument, 0, 'T'},
-		{"seed", required_argument, 0, 'S'},
-		{"meta", no_argument, 0, 'M'},
-		{"threads", required_argument, 0, 'j'},
-		{"device", required_argument, 0, 'D'},
-		HY_CLI_OPTIONS,
-		{0, 0, 0, 0},
-	};
 	hy_cli cli;
 	hy_cli_init(&cli, "hydra-bot");
 	hy_policy_opts po;
@@ -228,33 +220,20 @@ int main(int argc, char **argv)
 	po.threads = hy_cli_threads_default();
 	po.device = "auto";
 	uint64_t seed = 0;
-	double t;
-	int c, meta = 0;
-	while ((c = getopt_long(argc, argv, "T:S:j:qvhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'T':
-			if (hy_parse_double(optarg, &t) || !(t >= 0 && t <= 1e6))
-				return hy_cli_usage(&cli, "bad --temperature '%s': a number >= 0", optarg);
-			po.temperature = (float)t;
-			break;
-		case 'S':
-			if (hy_cli_opt_seed(&cli, optarg, UINT64_MAX, &seed))
-				return 2;
-			break;
-		case 'M': meta = 1; break;
-		case 'j':
-			if (hy_cli_opt_threads(&cli, optarg, &po.threads))
-				return 2;
-			break;
-		case 'D':
-			if (hy_cli_opt_device(&cli, optarg, &po.device))
-				return 2;
-			break;
-		default:
-			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
-				return c;
-		}
-	}
+	int meta = 0;
+	const hy_opt table[] = { /* cli/opts.h */
+		{.name = "temperature", .key = 'T', .type = HY_OPT_FLOAT, .dest = &po.temperature,
+		 .lo = 0, .hi = 1e6, .range = "a number >= 0"},
+		{.name = "seed", .key = 'S', .type = HY_OPT_SEED, .dest = &seed},
+		{.name = "meta", .type = HY_OPT_FLAG, .dest = &meta},
+		{.name = "threads", .key = 'j', .type = HY_OPT_THREADS, .dest = &po.threads},
+		{.name = "device", .type = HY_OPT_DEVICE, .dest = &po.device},
+		{.type = HY_OPT_END},
+	};
+	int first, prc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &first);
+	if (prc >= 0)
+		return prc;
+	optind = first;
 	if (argc - optind != 1)
 		return hy_cli_usage(&cli, "expected one policy (CKPT.h5, baseline, rulebot or random)");
 	const char *spec = argv[optind];

@@ -37,16 +37,22 @@ static int take(hy_cli *cli, const hy_opt *o, const char *arg)
 			*(uint64_t *)o->dest = (uint64_t)n;
 		return 0;
 	case HY_OPT_DOUBLE:
+	case HY_OPT_FLOAT:
 		if (hy_parse_double(arg, &x) || !(o->open_lo ? x > o->lo : x >= o->lo) ||
 			!(o->open_hi ? x < o->hi : x <= o->hi))
 			return hy_cli_usage(cli, "bad --%s '%s': %s", o->name, arg, o->range);
-		*(double *)o->dest = x;
+		if (o->type == HY_OPT_FLOAT)
+			*(float *)o->dest = (float)x;
+		else
+			*(double *)o->dest = x;
 		return 0;
 	case HY_OPT_SEED:
 		return hy_cli_opt_seed(cli, arg, o->max > 0 ? (uint64_t)o->max : UINT64_MAX,
 			(uint64_t *)o->dest) ? 2 : 0;
 	case HY_OPT_THREADS:
 		return hy_cli_opt_threads(cli, arg, (int *)o->dest) ? 2 : 0;
+	case HY_OPT_DEVICE:
+		return hy_cli_opt_device(cli, arg, (const char **)o->dest) ? 2 : 0;
 	case HY_OPT_CALL:
 		return o->call(cli, arg, o->dest);
 	case HY_OPT_END:

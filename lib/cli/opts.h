@@ -23,9 +23,11 @@ typedef enum hy_opt_type {
 	HY_OPT_U64,       /* uint64_t *: a decimal integer in [min, max] (≥ 0) */
 	HY_OPT_DOUBLE,    /* double *: a number in the interval of the row's lo/hi
 			   * and open_lo/open_hi */
+	HY_OPT_FLOAT,     /* float *: the same */
 	HY_OPT_SEED,      /* uint64_t *: -S/--seed's syntax (options.h), up to max
 			   * (0: 2^64 − 1) */
 	HY_OPT_THREADS,   /* int *: -j/--threads (options.h) */
+	HY_OPT_DEVICE,    /* const char **: --device (options.h) */
 	HY_OPT_CALL,      /* the row's call(cli, arg, dest): 0, or the status to
 			   * return (it has said why) */
 } hy_opt_type;
