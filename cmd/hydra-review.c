@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
@@ -155,21 +156,21 @@ static int write_out(job *j, const char *path, int json)
 	return 0;
 }
 
-enum { O_MODEL = 256, O_SEAT, O_GAME, O_JSON, O_DEVICE };
+
+/* --seat's row (cli/opts.h): a seat or a name, repeatable. */
+static int opt_seat(hy_cli *cli, const char *arg, void *dest)
+{
+	job *j = dest;
+	if (j->nseat_arg == MAX_SEATS)
+		return hy_cli_usage(cli, "too many --seat options (at most %d)", MAX_SEATS);
+	if (!*arg)
+		return hy_cli_usage(cli, "--seat needs a seat 0-3 or a player's name");
+	j->seat_arg[j->nseat_arg++] = arg;
+	return 0;
+}
 
 static int review_main(int argc, char **argv, job *j)
 {
-	static const struct option lopts[] = {
-		{"model", required_argument, 0, O_MODEL},
-		{"seat", required_argument, 0, O_SEAT},
-		{"game", required_argument, 0, O_GAME},
-		{"json", no_argument, 0, O_JSON},
-		{"output", required_argument, 0, 'o'},
-		{"threads", required_argument, 0, 'j'},
-		{"device", required_argument, 0, O_DEVICE},
-		HY_CLI_OPTIONS,
-		{0, 0, 0, 0},
-	};
 	const char *model = NULL, *output = NULL;
 	hy_policy_opts po;
 	hy_policy_opts_default(&po);
@@ -177,39 +178,23 @@ static int review_main(int argc, char **argv, job *j)
 	po.device = "auto";
 	po.threads = hy_cli_threads_default();
 	hy_cli *cli = &j->cli;
-	int json = 0, c;
-	int64_t v;
+	int json = 0;
 	j->want = 1;
-	while ((c = getopt_long(argc, argv, "o:j:qvhV", lopts, NULL)) != -1) {
-		switch (c) {
-		case O_MODEL: model = optarg; break;
-		case O_SEAT:
-			if (j->nseat_arg == MAX_SEATS)
-				return hy_cli_usage(cli, "too many --seat options (at most %d)", MAX_SEATS);
-			if (!*optarg)
-				return hy_cli_usage(cli, "--seat needs a seat 0-3 or a player's name");
-			j->seat_arg[j->nseat_arg++] = optarg;
-			break;
-		case O_GAME:
-			if (hy_parse_i64(optarg, 1, INT64_MAX, &v))
-				return hy_cli_usage(cli, "bad --game '%s': 1 or more", optarg);
-			j->want = (uint64_t)v;
-			break;
-		case O_JSON: json = 1; break;
-		case 'o': output = optarg; break;
-		case 'j':
-			if (hy_cli_opt_threads(cli, optarg, &po.threads))
-				return 2;
-			break;
-		case O_DEVICE:
-			if (hy_cli_opt_device(cli, optarg, &po.device))
-				return 2;
-			break;
-		default:
-			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
-				return c;
-		}
-	}
+	const hy_opt table[] = { /* cli/opts.h */
+		{.name = "model", .type = HY_OPT_STR, .dest = &model},
+		{.name = "seat", .type = HY_OPT_CALL, .dest = j, .call = opt_seat},
+		{.name = "game", .type = HY_OPT_U64, .dest = &j->want, .min = 1, .max = INT64_MAX,
+		 .range = "1 or more"},
+		{.name = "json", .type = HY_OPT_FLAG, .dest = &json},
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &output},
+		{.name = "threads", .key = 'j', .type = HY_OPT_THREADS, .dest = &po.threads},
+		{.name = "device", .type = HY_OPT_DEVICE, .dest = &po.device},
+		{.type = HY_OPT_END},
+	};
+	int first, prc = hy_cli_parse_opts(cli, table, usage, argc, argv, &first);
+	if (prc >= 0)
+		return prc;
+	optind = first;
 	if (!model)
 		return hy_cli_usage(cli, "no reviewer: give --model CKPT.h5 (or rulebot, baseline, "
 			"random)");
