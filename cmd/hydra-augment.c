@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
@@ -165,17 +166,25 @@ static int ends_with(const char *s, const char *suf)
 	return n >= m && strcmp(s + n - m, suf) == 0;
 }
 
+/* --perms and --format rows (cli/opts.h) */
+static int opt_perms(hy_cli *cli, const char *arg, void *dest)
+{
+	if (parse_perms(dest, arg) != 0)
+		return hy_cli_usage(cli, "bad --perms '%s': use all, random or a list of 0-5 such "
+			"as 0,3,5", arg);
+	return 0;
+}
+
+static int opt_format(hy_cli *cli, const char *arg, void *dest)
+{
+	if (strcmp(arg, "stream") != 0 && strcmp(arg, "shard") != 0)
+		return hy_cli_usage(cli, "bad --format '%s': stream or shard", arg);
+	*(const char **)dest = arg;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"perms", required_argument, 0, 'p'},
-		{"seed", required_argument, 0, 'S'},
-		{"output", required_argument, 0, 'o'},
-		{"format", required_argument, 0, 'f'},
-		{"stats", no_argument, 0, 's'},
-		HY_CLI_OPTIONS,
-		{0, 0, 0, 0},
-	};
 	hy_cli cli;
 	hy_cli_init(&cli, "hydra-augment");
 	run r;
@@ -183,31 +192,20 @@ int main(int argc, char **argv)
 	r.obs_version = -1;
 	parse_perms(&r, "all");
 	const char *outpath = NULL, *format = NULL;
-	int stats = 0, seed_given = 0, c;
-	while ((c = getopt_long(argc, argv, "p:S:o:sqvhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_perms(&r, optarg) != 0)
-				return hy_cli_usage(&cli, "bad --perms '%s': use all, random or a "
-					"list of 0-5 such as 0,3,5", optarg);
-			break;
-		case 'S':
-			if (hy_cli_opt_seed(&cli, optarg, UINT64_MAX, &r.seed))
-				return 2;
-			seed_given = 1;
-			break;
-		case 'o': outpath = optarg; break;
-		case 'f':
-			if (strcmp(optarg, "stream") != 0 && strcmp(optarg, "shard") != 0)
-				return hy_cli_usage(&cli, "bad --format '%s': stream or shard", optarg);
-			format = optarg;
-			break;
-		case 's': stats = 1; break;
-		default:
-			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
-				return c;
-		}
-	}
+	int stats = 0, seed_given = 0;
+	const hy_opt table[] = { /* cli/opts.h */
+		{.name = "perms", .key = 'p', .type = HY_OPT_CALL, .dest = &r, .call = opt_perms},
+		{.name = "seed", .key = 'S', .type = HY_OPT_SEED, .dest = &r.seed,
+		 .seen = &seed_given},
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
+		{.name = "format", .type = HY_OPT_CALL, .dest = &format, .call = opt_format},
+		{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &stats},
+		{.type = HY_OPT_END},
+	};
+	int operands, prc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &operands);
+	if (prc >= 0)
+		return prc;
+	optind = operands;
 	if (seed_given && r.mode != MODE_RANDOM)
 		return hy_cli_usage(&cli, "--seed needs --perms random");
 	int to_stdout = !outpath || strcmp(outpath, "-") == 0;

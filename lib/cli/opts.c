@@ -97,6 +97,8 @@ int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, const char *usage, int a
 			int rc = take(cli, o, optarg);
 			if (rc)
 				return rc;
+			if (o->seen)
+				*o->seen = 1;
 			continue;
 		}
 		if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)

@@ -42,6 +42,7 @@ typedef struct hy_opt {
 	int open_lo, open_hi;
 	const char *range;  /* the words after "bad --NAME 'ARG': " */
 	int (*call)(hy_cli *cli, const char *arg, void *dest);
+	int *seen;          /* optional: set to 1 when the option is given */
 } hy_opt;
 
 /* Parses argv by the table (rows up to HY_OPT_END). Returns −1 when every
