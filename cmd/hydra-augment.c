@@ -195,7 +195,7 @@ int main(int argc, char **argv)
 	int stats = 0, seed_given = 0;
 	const hy_opt table[] = { /* cli/opts.h */
 		{.name = "perms", .key = 'p', .type = HY_OPT_CALL, .dest = &r, .call = opt_perms},
-		{.name = "seed", .key = 'S', .type = HY_OPT_SEED, .dest = &r.seed,
+		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &r.seed, .call = hy_cli_row_seed,
 		 .seen = &seed_given},
 		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
 		{.name = "format", .type = HY_OPT_CALL, .dest = &format, .call = opt_format},

@@ -224,10 +224,10 @@ int main(int argc, char **argv)
 	const hy_opt table[] = { /* cli/opts.h */
 		{.name = "temperature", .key = 'T', .type = HY_OPT_FLOAT, .dest = &po.temperature,
 		 .lo = 0, .hi = 1e6, .range = "a number >= 0"},
-		{.name = "seed", .key = 'S', .type = HY_OPT_SEED, .dest = &seed},
+		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &seed, .call = hy_cli_row_seed},
 		{.name = "meta", .type = HY_OPT_FLAG, .dest = &meta},
-		{.name = "threads", .key = 'j', .type = HY_OPT_THREADS, .dest = &po.threads},
-		{.name = "device", .type = HY_OPT_DEVICE, .dest = &po.device},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &po.threads, .call = hy_cli_row_threads},
+		{.name = "device", .type = HY_OPT_CALL, .dest = &po.device, .call = hy_cli_row_device},
 		{.type = HY_OPT_END},
 	};
 	int first, prc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &first);

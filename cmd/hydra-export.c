@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 		{.name = "reference", .type = HY_OPT_FLAG, .dest = &reference},
 		{.name = "limit", .type = HY_OPT_I64, .dest = &limit, .min = 1, .max = 100000,
 		 .range = "1 to 100000"},
-		{.name = "threads", .key = 'j', .type = HY_OPT_THREADS, .dest = &threads},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &threads, .call = hy_cli_row_threads},
 		{.type = HY_OPT_END},
 	};
 	int first, rc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &first);

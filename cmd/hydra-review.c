@@ -187,8 +187,8 @@ static int review_main(int argc, char **argv, job *j)
 		 .range = "1 or more"},
 		{.name = "json", .type = HY_OPT_FLAG, .dest = &json},
 		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &output},
-		{.name = "threads", .key = 'j', .type = HY_OPT_THREADS, .dest = &po.threads},
-		{.name = "device", .type = HY_OPT_DEVICE, .dest = &po.device},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &po.threads, .call = hy_cli_row_threads},
+		{.name = "device", .type = HY_OPT_CALL, .dest = &po.device, .call = hy_cli_row_device},
 		{.type = HY_OPT_END},
 	};
 	int first, prc = hy_cli_parse_opts(cli, table, usage, argc, argv, &first);

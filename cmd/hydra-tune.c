@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 		{.name = "start", .type = HY_OPT_STR, .dest = &start},
 		{.name = "seeds", .type = HY_OPT_U64, .dest = &o.nseeds, .min = 3, .max = 1000000,
 		 .range = "3 to 1000000"},
-		{.name = "seed", .type = HY_OPT_SEED, .dest = &o.seed},
+		{.name = "seed", .type = HY_OPT_CALL, .dest = &o.seed, .call = hy_cli_row_seed},
 		{.name = "sweeps", .type = HY_OPT_INT, .dest = &o.sweeps, .min = 0, .max = 20,
 		 .range = "0 to 20"},
 		{.name = "step", .type = HY_OPT_DOUBLE, .dest = &o.frac, .lo = 0, .hi = 1,
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 		{.name = "freeze", .type = HY_OPT_CALL, .dest = &o.frozen, .call = opt_freeze},
 		{.name = "tables", .type = HY_OPT_INT, .dest = &o.tables, .min = 1, .max = 4096,
 		 .range = "1 to 4096"},
-		{.name = "threads", .key = 'j', .type = HY_OPT_THREADS, .dest = &o.threads},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &o.threads, .call = hy_cli_row_threads},
 		{.type = HY_OPT_END},
 	};
 	int optind_ = 0, rc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &optind_);

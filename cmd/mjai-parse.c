@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "core/status.h"
 #include "docs/source.h"
 #include "engine/replay.h"
@@ -193,48 +194,40 @@ static void print_stats(const run *r, int types)
 			(unsigned long long)r->per_type[t]);
 }
 
+/* --format's row (cli/opts.h): the output format */
+static int opt_format(hy_cli *cli, const char *arg, void *dest)
+{
+	static const char *const names[] = {"events", "json", "mjlog", "tenhou6"};
+	int k = 0;
+	while (k < 4 && strcmp(arg, names[k]) != 0)
+		k++;
+	if (k == 4)
+		return hy_cli_usage(cli, "bad --format '%s' (events, json, mjlog or tenhou6)", arg);
+	*(int *)dest = k;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"output", required_argument, 0, 'o'},
-		{"json", no_argument, 0, 'J'},
-		{"format", required_argument, 0, 'F'},
-		{"keep-going", no_argument, 0, 'k'},
-		{"stats", no_argument, 0, 's'},
-		{"check", no_argument, 0, 'c'},
-		HY_CLI_OPTIONS,
-		{0, 0, 0, 0},
-	};
 	hy_cli cli;
 	hy_cli_init(&cli, "mjai-parse");
 	run r;
 	memset(&r, 0, sizeof r);
 	r.cli = &cli;
 	const char *outpath = NULL;
-	int c;
-	while ((c = getopt_long(argc, argv, "o:kscqvVh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': outpath = optarg; break;
-		case 'J': r.fmt = FMT_JSON; break;
-		case 'F': {
-			static const char *const names[] = {"events", "json", "mjlog", "tenhou6"};
-			int k = 0;
-			while (k < 4 && strcmp(optarg, names[k]) != 0)
-				k++;
-			if (k == 4)
-				return hy_cli_usage(&cli, "bad --format '%s' (events, json, mjlog or "
-					"tenhou6)", optarg);
-			r.fmt = k;
-			break;
-		}
-		case 'k': r.keep_going = 1; break;
-		case 's': r.stats = 1; break;
-		case 'c': r.check = 1; break;
-		default:
-			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
-				return c;
-		}
-	}
+	const hy_opt table[] = { /* cli/opts.h */
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
+		{.name = "json", .type = HY_OPT_SET, .dest = &r.fmt, .min = FMT_JSON},
+		{.name = "format", .type = HY_OPT_CALL, .dest = &r.fmt, .call = opt_format},
+		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &r.keep_going},
+		{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &r.stats},
+		{.name = "check", .key = 'c', .type = HY_OPT_FLAG, .dest = &r.check},
+		{.type = HY_OPT_END},
+	};
+	int operands, prc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &operands);
+	if (prc >= 0)
+		return prc;
+	optind = operands;
 	r.write = !r.check || outpath || r.fmt != FMT_EVENTS;
 	/* output errors name the output, never an input */
 	hy_diag_init(&r.err, outpath && strcmp(outpath, "-") ? outpath : "standard output");

@@ -133,3 +133,23 @@ void hy_cli_setup_info(hy_cli *c, int cuda, int ordinal, const char *why, int th
 	int n = hy_nn_threads_default();
 	hy_cli_info(c, "device %s, %s of %d usable CPU%s", dev, thr, n, n == 1 ? "" : "s");
 }
+
+int hy_cli_row_threads(hy_cli *c, const char *arg, void *dest)
+{
+	return hy_cli_opt_threads(c, arg, dest) ? 2 : 0;
+}
+
+int hy_cli_row_seed(hy_cli *c, const char *arg, void *dest)
+{
+	return hy_cli_opt_seed(c, arg, UINT64_MAX, dest) ? 2 : 0;
+}
+
+int hy_cli_row_seed63(hy_cli *c, const char *arg, void *dest)
+{
+	return hy_cli_opt_seed(c, arg, INT64_MAX, dest) ? 2 : 0;
+}
+
+int hy_cli_row_device(hy_cli *c, const char *arg, void *dest)
+{
+	return hy_cli_opt_device(c, arg, dest) ? 2 : 0;
+}

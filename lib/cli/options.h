@@ -31,6 +31,14 @@ hy_status hy_cli_parse_device(const char *arg, hy_diag *d);
 /* --precision P: bf16 or fp32 (*prec: HY_NN_PREC_BF16 or _FP32). */
 hy_status hy_cli_parse_precision(const char *arg, int *prec, hy_diag *d);
 
+/* The shared options as rows of an options table (cli/opts.h HY_OPT_CALL):
+ * -j into int *dest; --seed into uint64_t *dest, up to 2^64 − 1 or (_63)
+ * 2^63 − 1; --device into const char **dest. */
+int hy_cli_row_threads(hy_cli *c, const char *arg, void *dest);
+int hy_cli_row_seed(hy_cli *c, const char *arg, void *dest);
+int hy_cli_row_seed63(hy_cli *c, const char *arg, void *dest);
+int hy_cli_row_device(hy_cli *c, const char *arg, void *dest);
+
 int hy_cli_opt_threads(const hy_cli *c, const char *arg, int *n);
 int hy_cli_opt_seed(const hy_cli *c, const char *arg, uint64_t max, uint64_t *seed);
 int hy_cli_opt_device(const hy_cli *c, const char *arg, const char **dev);

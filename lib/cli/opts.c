@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/options.h"
 #include "core/num.h"
 
 enum { MAX_OPTS = 96 };
@@ -20,6 +19,9 @@ static int take(hy_cli *cli, const hy_opt *o, const char *arg)
 	switch (o->type) {
 	case HY_OPT_FLAG:
 		*(int *)o->dest = 1;
+		return 0;
+	case HY_OPT_SET:
+		*(int *)o->dest = (int)o->min;
 		return 0;
 	case HY_OPT_STR:
 		*(const char **)o->dest = arg;
@@ -46,13 +48,6 @@ static int take(hy_cli *cli, const hy_opt *o, const char *arg)
 		else
 			*(double *)o->dest = x;
 		return 0;
-	case HY_OPT_SEED:
-		return hy_cli_opt_seed(cli, arg, o->max > 0 ? (uint64_t)o->max : UINT64_MAX,
-			(uint64_t *)o->dest) ? 2 : 0;
-	case HY_OPT_THREADS:
-		return hy_cli_opt_threads(cli, arg, (int *)o->dest) ? 2 : 0;
-	case HY_OPT_DEVICE:
-		return hy_cli_opt_device(cli, arg, (const char **)o->dest) ? 2 : 0;
 	case HY_OPT_CALL:
 		return o->call(cli, arg, o->dest);
 	case HY_OPT_END:
@@ -71,7 +66,8 @@ int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, const char *usage, int a
 		const hy_opt *o = &table[n];
 		if (n == MAX_OPTS)
 			return hy_cli_usage(cli, "too many options in the program's table");
-		int arg = o->type == HY_OPT_FLAG ? no_argument : required_argument;
+		int arg = o->type == HY_OPT_FLAG || o->type == HY_OPT_SET ? no_argument
+									    : required_argument;
 		/* a row without a short letter answers to 256 + its index */
 		lo[n] = (struct option){o->name, arg, 0, o->key ? o->key : 256 + (int)n};
 		if (o->key) {

@@ -6,7 +6,8 @@
  * 1000000" and "try 'prog --help'" (status 2). The --help text stays the
  * program's own, hand-laid-out usage string; tests/shell/t0870 and t0872
  * check that it and the man page name every option of the table.
- * -q/-v/-h/-V (cli.h) are added to every table. */
+ * -q/-v/-h/-V (cli.h) are added to every table. This file calls nothing
+ * beyond cli.h and core/num.h. */
 #ifndef HY_CLI_OPTS_H
 #define HY_CLI_OPTS_H
 
@@ -17,6 +18,7 @@
 typedef enum hy_opt_type {
 	HY_OPT_END = 0,   /* the table's last row */
 	HY_OPT_FLAG,      /* int *: set to 1; no argument */
+	HY_OPT_SET,       /* int *: set to the row's min; no argument */
 	HY_OPT_STR,       /* const char **: the argument as given */
 	HY_OPT_INT,       /* int *: a decimal integer in [min, max] */
 	HY_OPT_I64,       /* int64_t *: likewise */
@@ -24,12 +26,12 @@ typedef enum hy_opt_type {
 	HY_OPT_DOUBLE,    /* double *: a number in the interval of the row's lo/hi
 			   * and open_lo/open_hi */
 	HY_OPT_FLOAT,     /* float *: the same */
-	HY_OPT_SEED,      /* uint64_t *: -S/--seed's syntax (options.h), up to max
-			   * (0: 2^64 − 1) */
-	HY_OPT_THREADS,   /* int *: -j/--threads (options.h) */
-	HY_OPT_DEVICE,    /* const char **: --device (options.h) */
 	HY_OPT_CALL,      /* the row's call(cli, arg, dest): 0, or the status to
-			   * return (it has said why) */
+			   * return (it has said why); the shared options are
+			   * calls of options.h (hy_cli_row_seed, _threads,
+			   * _device), so that a program that takes none of
+			   * them links none of their code (the device's pulls
+			   * in the CUDA runtime) */
 } hy_opt_type;
 
 typedef struct hy_opt {

@@ -209,8 +209,8 @@ static void test_opts_table(void **state)
 		{.name = "x", .type = HY_OPT_DOUBLE, .dest = &x, .lo = 0, .hi = 1, .open_lo = 1,
 		 .range = "in (0, 1]"},
 		{.name = "str", .key = 'o', .type = HY_OPT_STR, .dest = &str},
-		{.name = "seed", .key = 'S', .type = HY_OPT_SEED, .dest = &seed},
-		{.name = "threads", .key = 'j', .type = HY_OPT_THREADS, .dest = &threads},
+		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &seed, .call = hy_cli_row_seed},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &threads, .call = hy_cli_row_threads},
 		{.name = "call", .type = HY_OPT_CALL, .dest = &cs, .call = opt_call},
 		{.type = HY_OPT_END},
 	};
