@@ -3,6 +3,7 @@
  * the loop is lib/train/loop, the data sources lib/data/source, the model
  * and optimiser lib/nn. */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -17,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "dist/dist.h"
@@ -179,16 +181,6 @@ static void on_notice(void *u, const char *msg)
 	hy_cli_say(g->cli, "%s", msg);
 }
 
-enum {
-	O_BLOCKS = 256, O_CHANNELS, O_DEVICE, O_MODE, O_LR, O_WARMUP, O_SHUF, O_VAL, O_EVAL, O_ON_EVAL,
-	O_SAVE, O_KEEP, O_LOG, O_RESUME, O_INIT, O_PPO_EPOCHS, O_MINIBATCH, O_CLIP, O_VF, O_ENT,
-};
-enum { O_ENT_END = 800, O_NO_ADV_NORM, O_KL_STOP, O_VALUE_WARMUP, O_ANCHOR, O_ANCHOR_COEF,
-	O_ANCHOR_FRAC, O_PROGRESS }; /* the league's PPO schedule */
-
-enum { O_PRECISION = 512, O_FAST }; /* the device options */
-enum { O_LOADERS = 600, O_FEED_ONLY }; /* the data feed's */
-enum { O_NO_OVERLAP = 700 }; /* several ranks (mpirun) */
 
 /* --feed-only: the feed alone (train/feed.h) over the configured inputs;
  * figures on stdout. */
@@ -244,247 +236,175 @@ static int resume_has_files(const char *resume)
 	return files;
 }
 
+/* The rows of hydra-fit's table (cli/opts.h) that check more than a range. */
+typedef struct fit_vals {
+	const char **val;
+	hy_train_cfg *cfg;
+} fit_vals;
+
+static int opt_val(hy_cli *cli, const char *arg, void *dest)
+{
+	(void)cli;
+	fit_vals *v = dest;
+	v->val[v->cfg->nval++] = arg;
+	return 0;
+}
+
+static int opt_channels(hy_cli *cli, const char *arg, void *dest)
+{
+	int64_t v;
+	if (hy_parse_i64(arg, 32, 4096, &v) || v % 32)
+		return hy_cli_usage(cli, "bad --channels '%s': a multiple of 32 from 32 to 4096", arg);
+	*(int64_t *)dest = v;
+	return 0;
+}
+
+static int opt_mode(hy_cli *cli, const char *arg, void *dest)
+{
+	if (strcmp(arg, "bc") && strcmp(arg, "ppo"))
+		return hy_cli_usage(cli, "bad --mode '%s': bc, ppo or grp", arg);
+	*(int *)dest = strcmp(arg, "ppo") == 0;
+	return 0;
+}
+
+static int opt_ent_end(hy_cli *cli, const char *arg, void *dest)
+{
+	double x;
+	if (hy_parse_double(arg, &x) || !((x >= 0 && x <= 100) || x == -1))
+		return hy_cli_usage(cli, "bad --ent-end '%s': 0 to 100, or -1", arg);
+	*(float *)dest = (float)x;
+	return 0;
+}
+
+static int opt_progress(hy_cli *cli, const char *arg, void *dest)
+{
+	hy_train_ppo_cfg *ppo = dest;
+	const char *colon = strchr(arg, ':');
+	double a, b;
+	char first[64];
+	if (!colon || (size_t)(colon - arg) >= sizeof first)
+		return hy_cli_usage(cli, "bad --progress '%s': A:B, 0 <= A <= B <= 1", arg);
+	memcpy(first, arg, (size_t)(colon - arg));
+	first[colon - arg] = '\0';
+	if (hy_parse_double(first, &a) || hy_parse_double(colon + 1, &b) ||
+		!(a >= 0 && a <= b && b <= 1))
+		return hy_cli_usage(cli, "bad --progress '%s': A:B, 0 <= A <= B <= 1", arg);
+	ppo->progress0 = (float)a;
+	ppo->progress1 = (float)b;
+	return 0;
+}
+
 static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 {
-	static const struct option opts[] = {
-		{"arch", required_argument, 0, 'a'},
-		{"blocks", required_argument, 0, O_BLOCKS},
-		{"channels", required_argument, 0, O_CHANNELS},
-		{"device", required_argument, 0, O_DEVICE},
-		{"precision", required_argument, 0, O_PRECISION},
-		{"fast", no_argument, 0, O_FAST},
-		{"threads", required_argument, 0, 'j'},
-		{"loader-threads", required_argument, 0, O_LOADERS},
-		{"feed-only", no_argument, 0, O_FEED_ONLY},
-		{"no-overlap", no_argument, 0, O_NO_OVERLAP},
-		{"mode", required_argument, 0, O_MODE},
-		{"steps", required_argument, 0, 'n'},
-		{"epochs", required_argument, 0, 'e'},
-		{"batch", required_argument, 0, 'b'},
-		{"lr", required_argument, 0, O_LR},
-		{"warmup", required_argument, 0, O_WARMUP},
-		{"seed", required_argument, 0, 'S'},
-		{"shuffle-buffer", required_argument, 0, O_SHUF},
-		{"val", required_argument, 0, O_VAL},
-		{"eval-every", required_argument, 0, O_EVAL},
-		{"on-eval", required_argument, 0, O_ON_EVAL},
-		{"out", required_argument, 0, 'o'},
-		{"save-every", required_argument, 0, O_SAVE},
-		{"keep", required_argument, 0, O_KEEP},
-		{"log-every", required_argument, 0, O_LOG},
-		{"resume", required_argument, 0, O_RESUME},
-		{"init", required_argument, 0, O_INIT},
-		{"ppo-epochs", required_argument, 0, O_PPO_EPOCHS},
-		{"minibatch", required_argument, 0, O_MINIBATCH},
-		{"clip", required_argument, 0, O_CLIP},
-		{"vf-coef", required_argument, 0, O_VF},
-		{"ent-coef", required_argument, 0, O_ENT},
-		{"ent-end", required_argument, 0, O_ENT_END},
-		{"kl-stop", required_argument, 0, O_KL_STOP},
-		{"value-warmup", required_argument, 0, O_VALUE_WARMUP},
-		{"anchor", required_argument, 0, O_ANCHOR},
-		{"anchor-coef", required_argument, 0, O_ANCHOR_COEF},
-		{"anchor-frac", required_argument, 0, O_ANCHOR_FRAC},
-		{"no-adv-norm", no_argument, 0, O_NO_ADV_NORM},
-		{"progress", required_argument, 0, O_PROGRESS},
-		HY_CLI_OPTIONS,
-		{0, 0, 0, 0},
-	};
 	hy_train_cfg cfg;
 	memset(&cfg, 0, sizeof cfg);
 	hy_train_ppo_cfg ppo;
 	hy_train_ppo_defaults(&ppo);
 	int ppo_mode = 0;
-	const char *ppo_opt = NULL; /* a PPO option given (an error without --mode ppo) */
 	const char *device = "auto", *arch_name = NULL;
 	int precision = -1, fast = 0; /* --precision, --fast */
-	int64_t blocks = -1, channels = -1, v;
-	double x;
-	int c, feed_only_mode = 0;
-	while ((c = getopt_long(argc, argv, "a:j:e:b:S:o:qvhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'a': arch_name = optarg; break;
-		case O_BLOCKS:
-			if (hy_parse_i64(optarg, 0, 1000, &blocks))
-				return hy_cli_usage(cli, "bad --blocks '%s': 0 to 1000", optarg);
-			break;
-		case O_CHANNELS:
-			if (hy_parse_i64(optarg, 32, 4096, &channels) || channels % 32)
-				return hy_cli_usage(cli, "bad --channels '%s': a multiple of 32 from 32 to 4096",
-					optarg);
-			break;
-		case O_DEVICE:
-			if (hy_cli_opt_device(cli, optarg, &device))
-				return 2;
-			break;
-		case O_PRECISION:
-			if (hy_cli_opt_precision(cli, optarg, &precision))
-				return 2;
-			break;
-		case O_FAST: fast = 1; break;
-		case O_LOADERS:
-			if (hy_parse_i64(optarg, 1, HY_TRAIN_FEED_MAX, &v))
-				return hy_cli_usage(cli, "bad --loader-threads '%s': 1 to 64", optarg);
-			cfg.loader_threads = (int)v;
-			break;
-		case O_FEED_ONLY: feed_only_mode = 1; break;
-		case O_NO_OVERLAP: cfg.no_overlap = 1; break;
-		case 'j':
-			if (hy_cli_opt_threads(cli, optarg, &cfg.threads))
-				return 2;
-			break;
-		case O_MODE:
-			if (strcmp(optarg, "bc") && strcmp(optarg, "ppo"))
-				return hy_cli_usage(cli, "bad --mode '%s': bc, ppo or grp", optarg);
-			ppo_mode = strcmp(optarg, "ppo") == 0;
-			break;
-		case O_PPO_EPOCHS:
-			if (hy_parse_i64(optarg, 1, 1000, &v))
-				return hy_cli_usage(cli, "bad --ppo-epochs '%s': 1 to 1000", optarg);
-			ppo.epochs = (int)v;
-			ppo_opt = "--ppo-epochs";
-			cfg.ppo_given |= HY_PPO_GIVEN_EPOCHS;
-			break;
-		case O_MINIBATCH:
-			if (hy_parse_i64(optarg, 1, 1 << 20, &v))
-				return hy_cli_usage(cli, "bad --minibatch '%s': 1 to 1048576", optarg);
-			ppo.minibatch = (int)v;
-			ppo_opt = "--minibatch";
-			cfg.ppo_given |= HY_PPO_GIVEN_MINIBATCH;
-			break;
-		case O_CLIP:
-			if (hy_parse_double(optarg, &x) || !(x > 0 && x < 1))
-				return hy_cli_usage(cli, "bad --clip '%s': a number between 0 and 1", optarg);
-			ppo.loss.clip = (float)x;
-			ppo_opt = "--clip";
-			cfg.ppo_given |= HY_PPO_GIVEN_CLIP;
-			break;
-		case O_VF:
-		case O_ENT:
-			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 100))
-				return hy_cli_usage(cli, c == O_VF ? "bad --vf-coef '%s': 0 to 100"
-							   : "bad --ent-coef '%s': 0 to 100", optarg);
-			*(c == O_VF ? &ppo.loss.vf_coef : &ppo.loss.ent_coef) = (float)x;
-			ppo_opt = c == O_VF ? "--vf-coef" : "--ent-coef";
-			cfg.ppo_given |= c == O_VF ? HY_PPO_GIVEN_VF : HY_PPO_GIVEN_ENT;
-			break;
-		case O_ENT_END:
-			if (hy_parse_double(optarg, &x) || !((x >= 0 && x <= 100) || x == -1))
-				return hy_cli_usage(cli, "bad --ent-end '%s': 0 to 100, or -1", optarg);
-			ppo.ent_end = (float)x;
-			ppo_opt = "--ent-end";
-			cfg.ppo_given |= HY_PPO_GIVEN_ENT_END;
-			break;
-		case O_KL_STOP:
-		case O_ANCHOR_COEF:
-			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 100))
-				return hy_cli_usage(cli, c == O_KL_STOP ? "bad --kl-stop '%s': 0 to 100"
-					: "bad --anchor-coef '%s': 0 to 100", optarg);
-			*(c == O_KL_STOP ? &ppo.kl_stop : &ppo.anchor_coef) = (float)x;
-			ppo_opt = c == O_KL_STOP ? "--kl-stop" : "--anchor-coef";
-			cfg.ppo_given |= c == O_KL_STOP ? HY_PPO_GIVEN_KL_STOP : HY_PPO_GIVEN_ANCHOR_COEF;
-			break;
-		case O_NO_ADV_NORM:
-			ppo.loss.norm_adv = 0;
-			ppo_opt = "--no-adv-norm";
-			cfg.ppo_given |= HY_PPO_GIVEN_NORM_ADV;
-			break;
-		case O_ANCHOR_FRAC:
-			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))
-				return hy_cli_usage(cli, "bad --anchor-frac '%s': 0 to 1", optarg);
-			ppo.anchor_frac = (float)x;
-			ppo_opt = "--anchor-frac";
-			cfg.ppo_given |= HY_PPO_GIVEN_ANCHOR_FRAC;
-			break;
-		case O_VALUE_WARMUP:
-			if (hy_parse_i64(optarg, 0, INT64_MAX / 2, &ppo.value_warmup))
-				return hy_cli_usage(cli, "bad --value-warmup '%s': steps, 0 or more", optarg);
-			ppo_opt = "--value-warmup";
-			cfg.ppo_given |= HY_PPO_GIVEN_VALUE_WARMUP;
-			break;
-		case O_ANCHOR:
-			ppo.anchor = optarg;
-			ppo_opt = "--anchor";
-			cfg.ppo_given |= HY_PPO_GIVEN_ANCHOR;
-			break;
-		case O_PROGRESS: {
-			char *colon = strchr(optarg, ':');
-			double a, b;
-			if (!colon)
-				return hy_cli_usage(cli, "bad --progress '%s': A:B, 0 <= A <= B <= 1", optarg);
-			*colon = '\0';
-			int bad = hy_parse_double(optarg, &a) || hy_parse_double(colon + 1, &b);
-			*colon = ':';
-			if (bad || !(a >= 0 && a <= b && b <= 1))
-				return hy_cli_usage(cli, "bad --progress '%s': A:B, 0 <= A <= B <= 1", optarg);
-			ppo.progress0 = (float)a;
-			ppo.progress1 = (float)b;
-			ppo_opt = "--progress";
-			cfg.ppo_given |= HY_PPO_GIVEN_PROGRESS;
-			break;
+	int64_t blocks = -1, channels = -1;
+	int feed_only_mode = 0;
+	fit_vals fv = {val, &cfg};
+	/* the PPO options: each sets its bit of ppo_given (what a resume keeps)
+	 * and is an error without --mode ppo */
+	enum { NPPO = 13 };
+	int pseen[NPPO] = {0};
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} pbit[NPPO] = {
+		{"--ppo-epochs", HY_PPO_GIVEN_EPOCHS}, {"--minibatch", HY_PPO_GIVEN_MINIBATCH},
+		{"--clip", HY_PPO_GIVEN_CLIP}, {"--vf-coef", HY_PPO_GIVEN_VF},
+		{"--ent-coef", HY_PPO_GIVEN_ENT}, {"--ent-end", HY_PPO_GIVEN_ENT_END},
+		{"--kl-stop", HY_PPO_GIVEN_KL_STOP}, {"--value-warmup", HY_PPO_GIVEN_VALUE_WARMUP},
+		{"--anchor", HY_PPO_GIVEN_ANCHOR}, {"--anchor-coef", HY_PPO_GIVEN_ANCHOR_COEF},
+		{"--anchor-frac", HY_PPO_GIVEN_ANCHOR_FRAC}, {"--no-adv-norm", HY_PPO_GIVEN_NORM_ADV},
+		{"--progress", HY_PPO_GIVEN_PROGRESS},
+	};
+	const hy_opt table[] = { /* cli/opts.h */
+		/* model and device */
+		{.name = "arch", .key = 'a', .type = HY_OPT_STR, .dest = &arch_name},
+		{.name = "blocks", .type = HY_OPT_I64, .dest = &blocks, .min = 0, .max = 1000,
+		 .range = "0 to 1000"},
+		{.name = "channels", .type = HY_OPT_CALL, .dest = &channels, .call = opt_channels},
+		{.name = "device", .type = HY_OPT_CALL, .dest = &device, .call = hy_cli_row_device},
+		{.name = "precision", .type = HY_OPT_CALL, .dest = &precision,
+		 .call = hy_cli_row_precision},
+		{.name = "fast", .type = HY_OPT_FLAG, .dest = &fast},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &cfg.threads,
+		 .call = hy_cli_row_threads},
+		{.name = "loader-threads", .type = HY_OPT_INT, .dest = &cfg.loader_threads, .min = 1,
+		 .max = HY_TRAIN_FEED_MAX, .range = "1 to 64"},
+		{.name = "feed-only", .type = HY_OPT_FLAG, .dest = &feed_only_mode},
+		{.name = "no-overlap", .type = HY_OPT_FLAG, .dest = &cfg.no_overlap},
+		{.name = "mode", .type = HY_OPT_CALL, .dest = &ppo_mode, .call = opt_mode},
+		/* the run */
+		{.name = "steps", .type = HY_OPT_I64, .dest = &cfg.steps, .min = 1,
+		 .max = INT64_MAX / 2, .range = "a positive integer"},
+		{.name = "epochs", .key = 'e', .type = HY_OPT_DOUBLE, .dest = &cfg.epochs, .lo = 0,
+		 .hi = DBL_MAX, .open_lo = 1, .range = "a positive number"},
+		{.name = "batch", .key = 'b', .type = HY_OPT_INT, .dest = &cfg.batch, .min = 1,
+		 .max = 1 << 20, .range = "1 to 1048576"},
+		{.name = "lr", .type = HY_OPT_FLOAT, .dest = &cfg.lr, .lo = 0, .hi = 10, .open_lo = 1,
+		 .range = "a positive number"},
+		{.name = "warmup", .type = HY_OPT_I64, .dest = &cfg.warmup, .min = 0,
+		 .max = INT64_MAX / 2, .range = "steps, 0 or more", .seen = &cfg.warmup_set},
+		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &cfg.seed,
+		 .call = hy_cli_row_seed, .seen = &cfg.seed_set},
+		{.name = "shuffle-buffer", .type = HY_OPT_U64, .dest = &cfg.shuffle_buffer, .min = 1,
+		 .max = 1 << 26, .range = "1 to 67108864"},
+		{.name = "val", .type = HY_OPT_CALL, .dest = &fv, .call = opt_val},
+		{.name = "eval-every", .type = HY_OPT_I64, .dest = &cfg.eval_every, .min = 1,
+		 .max = INT64_MAX / 2, .range = "a positive integer"},
+		{.name = "on-eval", .type = HY_OPT_STR, .dest = &cfg.on_eval},
+		{.name = "out", .key = 'o', .type = HY_OPT_STR, .dest = &cfg.out},
+		{.name = "save-every", .type = HY_OPT_I64, .dest = &cfg.save_every, .min = 1,
+		 .max = INT64_MAX / 2, .range = "a positive integer"},
+		{.name = "keep", .type = HY_OPT_INT, .dest = &cfg.keep, .min = 1, .max = 1000000,
+		 .range = "a positive integer"},
+		{.name = "log-every", .type = HY_OPT_I64, .dest = &cfg.log_every, .min = 1,
+		 .max = INT64_MAX / 2, .range = "a positive integer"},
+		{.name = "resume", .type = HY_OPT_STR, .dest = &cfg.resume},
+		{.name = "init", .type = HY_OPT_STR, .dest = &cfg.init},
+		/* PPO (pbit above, in this order) */
+		{.name = "ppo-epochs", .type = HY_OPT_INT, .dest = &ppo.epochs, .min = 1, .max = 1000,
+		 .range = "1 to 1000", .seen = &pseen[0]},
+		{.name = "minibatch", .type = HY_OPT_INT, .dest = &ppo.minibatch, .min = 1,
+		 .max = 1 << 20, .range = "1 to 1048576", .seen = &pseen[1]},
+		{.name = "clip", .type = HY_OPT_FLOAT, .dest = &ppo.loss.clip, .lo = 0, .hi = 1,
+		 .open_lo = 1, .open_hi = 1, .range = "a number between 0 and 1", .seen = &pseen[2]},
+		{.name = "vf-coef", .type = HY_OPT_FLOAT, .dest = &ppo.loss.vf_coef, .lo = 0,
+		 .hi = 100, .range = "0 to 100", .seen = &pseen[3]},
+		{.name = "ent-coef", .type = HY_OPT_FLOAT, .dest = &ppo.loss.ent_coef, .lo = 0,
+		 .hi = 100, .range = "0 to 100", .seen = &pseen[4]},
+		{.name = "ent-end", .type = HY_OPT_CALL, .dest = &ppo.ent_end, .call = opt_ent_end,
+		 .seen = &pseen[5]},
+		{.name = "kl-stop", .type = HY_OPT_FLOAT, .dest = &ppo.kl_stop, .lo = 0, .hi = 100,
+		 .range = "0 to 100", .seen = &pseen[6]},
+		{.name = "value-warmup", .type = HY_OPT_I64, .dest = &ppo.value_warmup, .min = 0,
+		 .max = INT64_MAX / 2, .range = "steps, 0 or more", .seen = &pseen[7]},
+		{.name = "anchor", .type = HY_OPT_STR, .dest = &ppo.anchor, .seen = &pseen[8]},
+		{.name = "anchor-coef", .type = HY_OPT_FLOAT, .dest = &ppo.anchor_coef, .lo = 0,
+		 .hi = 100, .range = "0 to 100", .seen = &pseen[9]},
+		{.name = "anchor-frac", .type = HY_OPT_FLOAT, .dest = &ppo.anchor_frac, .lo = 0,
+		 .hi = 1, .range = "0 to 1", .seen = &pseen[10]},
+		{.name = "no-adv-norm", .type = HY_OPT_SET, .dest = &ppo.loss.norm_adv, .min = 0,
+		 .seen = &pseen[11]},
+		{.name = "progress", .type = HY_OPT_CALL, .dest = &ppo, .call = opt_progress,
+		 .seen = &pseen[12]},
+		{.type = HY_OPT_END},
+	};
+	int operands, prc = hy_cli_parse_opts(cli, table, usage, argc, argv, &operands);
+	if (prc >= 0)
+		return prc;
+	optind = operands;
+	const char *ppo_opt = NULL; /* a PPO option given (an error without --mode ppo) */
+	for (int k = 0; k < NPPO; k++)
+		if (pseen[k]) {
+			ppo_opt = pbit[k].name;
+			cfg.ppo_given |= pbit[k].bit;
 		}
-		case 'n':
-			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.steps))
-				return hy_cli_usage(cli, "bad --steps '%s': a positive integer", optarg);
-			break;
-		case 'e':
-			if (hy_parse_double(optarg, &cfg.epochs) || cfg.epochs <= 0)
-				return hy_cli_usage(cli, "bad --epochs '%s': a positive number", optarg);
-			break;
-		case 'b':
-			if (hy_parse_i64(optarg, 1, 1 << 20, &v))
-				return hy_cli_usage(cli, "bad --batch '%s': 1 to 1048576", optarg);
-			cfg.batch = (int)v;
-			break;
-		case O_LR:
-			if (hy_parse_double(optarg, &x) || x <= 0 || x > 10)
-				return hy_cli_usage(cli, "bad --lr '%s': a positive number", optarg);
-			cfg.lr = (float)x;
-			break;
-		case O_WARMUP:
-			if (hy_parse_i64(optarg, 0, INT64_MAX / 2, &cfg.warmup))
-				return hy_cli_usage(cli, "bad --warmup '%s': steps, 0 or more", optarg);
-			cfg.warmup_set = 1;
-			break;
-		case 'S':
-			if (hy_cli_opt_seed(cli, optarg, UINT64_MAX, &cfg.seed))
-				return 2;
-			cfg.seed_set = 1;
-			break;
-		case O_SHUF:
-			if (hy_parse_i64(optarg, 1, 1 << 26, &v))
-				return hy_cli_usage(cli, "bad --shuffle-buffer '%s': 1 to 67108864", optarg);
-			cfg.shuffle_buffer = (size_t)v;
-			break;
-		case O_VAL: val[cfg.nval++] = optarg; break;
-		case O_ON_EVAL:
-			cfg.on_eval = optarg;
-			break;
-		case O_EVAL:
-			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.eval_every))
-				return hy_cli_usage(cli, "bad --eval-every '%s': a positive integer", optarg);
-			break;
-		case 'o': cfg.out = optarg; break;
-		case O_SAVE:
-			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.save_every))
-				return hy_cli_usage(cli, "bad --save-every '%s': a positive integer", optarg);
-			break;
-		case O_KEEP:
-			if (hy_parse_i64(optarg, 1, 1000000, &v))
-				return hy_cli_usage(cli, "bad --keep '%s': a positive integer", optarg);
-			cfg.keep = (int)v;
-			break;
-		case O_LOG:
-			if (hy_parse_i64(optarg, 1, INT64_MAX / 2, &cfg.log_every))
-				return hy_cli_usage(cli, "bad --log-every '%s': a positive integer", optarg);
-			break;
-		case O_RESUME: cfg.resume = optarg; break;
-		case O_INIT: cfg.init = optarg; break;
-		default:
-			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
-				return c;
-		}
-	}
 	const int quiet = hy_cli_quiet(cli);
 	hy_diag d;
 	hy_diag_init(&d, NULL);

@@ -153,3 +153,8 @@ int hy_cli_row_device(hy_cli *c, const char *arg, void *dest)
 {
 	return hy_cli_opt_device(c, arg, dest) ? 2 : 0;
 }
+
+int hy_cli_row_precision(hy_cli *c, const char *arg, void *dest)
+{
+	return hy_cli_opt_precision(c, arg, dest) ? 2 : 0;
+}

@@ -38,6 +38,8 @@ int hy_cli_row_threads(hy_cli *c, const char *arg, void *dest);
 int hy_cli_row_seed(hy_cli *c, const char *arg, void *dest);
 int hy_cli_row_seed63(hy_cli *c, const char *arg, void *dest);
 int hy_cli_row_device(hy_cli *c, const char *arg, void *dest);
+/* --precision into int *dest (HY_NN_PREC_*). */
+int hy_cli_row_precision(hy_cli *c, const char *arg, void *dest);
 
 int hy_cli_opt_threads(const hy_cli *c, const char *arg, int *n);
 int hy_cli_opt_seed(const hy_cli *c, const char *arg, uint64_t max, uint64_t *seed);
