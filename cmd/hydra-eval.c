@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "dist/dist.h"
@@ -371,89 +372,49 @@ static int run_dataset(const opts *o)
 
 /* ---------------------------------------------------------------- main */
 
-enum { O_CHAL = 256, O_OPP, O_TEMP, O_TIMEOUT, O_LOGDIR, O_DEVICE, O_JSON, O_TABLE, O_SEQ,
-	O_ORACLE };
+/* --data's row (cli/opts.h): repeatable */
+static int opt_data(hy_cli *cli, const char *arg, void *dest)
+{
+	(void)cli;
+	opts *o = dest;
+	o->data[o->ndata++] = arg;
+	return 0;
+}
 
 static int eval_main(int argc, char **argv, opts *o)
 {
-	static const struct option lopts[] = {
-		{"challenger", required_argument, 0, O_CHAL},
-		{"opponent", required_argument, 0, O_OPP},
-		{"seeds", required_argument, 0, 'n'},
-		{"seed", required_argument, 0, 'S'},
-		{"tables", required_argument, 0, 't'},
-		{"threads", required_argument, 0, 'j'},
-		{"temperature", required_argument, 0, O_TEMP},
-		{"bot-timeout", required_argument, 0, O_TIMEOUT},
-		{"log-dir", required_argument, 0, O_LOGDIR},
-		{"model", required_argument, 0, 'm'},
-		{"data", required_argument, 0, 'd'},
-		{"batch", required_argument, 0, 'b'},
-		{"device", required_argument, 0, O_DEVICE},
-		{"json", no_argument, 0, O_JSON},
-		{"sequential", no_argument, 0, O_SEQ},
-		{"oracle", no_argument, 0, O_ORACLE},
-		{"table-out", required_argument, 0, O_TABLE},
-		HY_CLI_OPTIONS,
-		{0, 0, 0, 0},
-	};
 	hy_cli *cli = o->cli;
-	int64_t v;
-	int c;
-	while ((c = getopt_long(argc, argv, "S:t:j:b:qvhV", lopts, NULL)) != -1) {
-		switch (c) {
-		case O_CHAL: o->challenger = optarg; break;
-		case O_OPP: o->opponent = optarg; break;
-		case 'n':
-			if (hy_parse_i64(optarg, 1, 100000000, &v))
-				return hy_cli_usage(cli, "bad --seeds '%s': 1 to 100000000", optarg);
-			o->seeds = (uint64_t)v;
-			break;
-		case 'S':
-			if (hy_cli_opt_seed(cli, optarg, UINT64_MAX, &o->seed))
-				return 2;
-			break;
-		case 't':
-			if (hy_parse_i64(optarg, 1, 65536, &v))
-				return hy_cli_usage(cli, "bad --tables '%s': 1 to 65536", optarg);
-			o->tables = (int)v;
-			break;
-		case 'j':
-			if (hy_cli_opt_threads(cli, optarg, &o->threads))
-				return 2;
-			break;
-		case O_TEMP:
-			if (hy_parse_double(optarg, &o->temperature) || o->temperature < 0 ||
-			    o->temperature > 100)
-				return hy_cli_usage(cli, "bad --temperature '%s': 0 to 100", optarg);
-			break;
-		case O_TIMEOUT:
-			if (hy_parse_double(optarg, &o->bot_timeout) || o->bot_timeout <= 0 ||
-			    o->bot_timeout > 86400)
-				return hy_cli_usage(cli, "bad --bot-timeout '%s': seconds, more than 0",
-					optarg);
-			break;
-		case O_LOGDIR: o->log_dir = optarg; break;
-		case 'm': o->model = optarg; break;
-		case 'd': o->data[o->ndata++] = optarg; break;
-		case 'b':
-			if (hy_parse_i64(optarg, 1, 1 << 16, &v))
-				return hy_cli_usage(cli, "bad --batch '%s': 1 to 65536", optarg);
-			o->batch = (int)v;
-			break;
-		case O_DEVICE:
-			if (hy_cli_opt_device(cli, optarg, &o->device))
-				return 2;
-			break;
-		case O_JSON: o->json = 1; break;
-		case O_SEQ: o->sequential = 1; break;
-		case O_ORACLE: o->oracle = 1; break;
-		case O_TABLE: o->table_out = optarg; break;
-		default:
-			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
-				return c;
-		}
-	}
+	const hy_opt table[] = { /* cli/opts.h */
+		{.name = "challenger", .type = HY_OPT_STR, .dest = &o->challenger},
+		{.name = "opponent", .type = HY_OPT_STR, .dest = &o->opponent},
+		{.name = "seeds", .type = HY_OPT_U64, .dest = &o->seeds, .min = 1, .max = 100000000,
+		 .range = "1 to 100000000"},
+		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &o->seed,
+		 .call = hy_cli_row_seed},
+		{.name = "tables", .key = 't', .type = HY_OPT_INT, .dest = &o->tables, .min = 1,
+		 .max = 65536, .range = "1 to 65536"},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &o->threads,
+		 .call = hy_cli_row_threads},
+		{.name = "temperature", .type = HY_OPT_DOUBLE, .dest = &o->temperature, .lo = 0,
+		 .hi = 100, .range = "0 to 100"},
+		{.name = "bot-timeout", .type = HY_OPT_DOUBLE, .dest = &o->bot_timeout, .lo = 0,
+		 .hi = 86400, .open_lo = 1, .range = "seconds, more than 0"},
+		{.name = "log-dir", .type = HY_OPT_STR, .dest = &o->log_dir},
+		{.name = "model", .type = HY_OPT_STR, .dest = &o->model},
+		{.name = "data", .type = HY_OPT_CALL, .dest = o, .call = opt_data},
+		{.name = "batch", .key = 'b', .type = HY_OPT_INT, .dest = &o->batch, .min = 1,
+		 .max = 1 << 16, .range = "1 to 65536"},
+		{.name = "device", .type = HY_OPT_CALL, .dest = &o->device, .call = hy_cli_row_device},
+		{.name = "json", .type = HY_OPT_FLAG, .dest = &o->json},
+		{.name = "sequential", .type = HY_OPT_FLAG, .dest = &o->sequential},
+		{.name = "oracle", .type = HY_OPT_FLAG, .dest = &o->oracle},
+		{.name = "table-out", .type = HY_OPT_STR, .dest = &o->table_out},
+		{.type = HY_OPT_END},
+	};
+	int operands, prc = hy_cli_parse_opts(cli, table, usage, argc, argv, &operands);
+	if (prc >= 0)
+		return prc;
+	optind = operands;
 	int arena = o->challenger || o->opponent, dataset = o->model || o->ndata;
 	if (arena && dataset)
 		return hy_cli_usage(cli, "the arena (--challenger/--opponent) and dataset mode "
