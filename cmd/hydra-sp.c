@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "dist/dist.h"
@@ -331,62 +332,35 @@ static int split_list(char *s, char *item[], int max)
 	return n;
 }
 
+/* The rows of hydra-sp's table (cli/opts.h) that check more than a range. */
+static int opt_games(hy_cli *cli, const char *arg, void *dest)
+{
+	if (hy_parse_u64(arg, 10, dest) || *(uint64_t *)dest == 0)
+		return hy_cli_usage(cli, "bad --games '%s': a positive integer", arg);
+	return 0;
+}
+
+static int opt_first(hy_cli *cli, const char *arg, void *dest)
+{
+	if (hy_parse_u64(arg, 10, dest))
+		return hy_cli_usage(cli, "bad --first '%s': 0 or more", arg);
+	return 0;
+}
+
+static int opt_reward(hy_cli *cli, const char *arg, void *dest)
+{
+	if (strcmp(arg, "placement") == 0)
+		*(const char **)dest = NULL;
+	else if (strncmp(arg, "grp:", 4) == 0 && arg[4])
+		*(const char **)dest = arg + 4;
+	else
+		return hy_cli_usage(cli, "bad --reward '%s': placement or grp:PATH", arg);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
-	enum {
-		OPT_FIRST = 256,
-		OPT_SEAT0,
-		OPT_OTHERS,
-		OPT_ROTATE,
-		OPT_DEVICE,
-		OPT_BOT_TIMEOUT,
-		OPT_LAMBDA,
-		OPT_GAMMA,
-		OPT_NO_SAMPLES,
-		OPT_LEARNER,
-		OPT_GAMES,
-		OPT_POLICY,
-		OPT_MODEL_THREADS,
-		OPT_REWARD,
-		OPT_REWARD_STATE,
-		OPT_POOL,
-		OPT_START,
-		OPT_MIX,
-		OPT_LABEL_BY,
-		OPT_LABEL_ADV,
-	};
-	static const struct option opts[] = {
-		{"games", required_argument, 0, OPT_GAMES},
-		{"first", required_argument, 0, OPT_FIRST},
-		{"tables", required_argument, 0, 't'},
-		{"threads", required_argument, 0, 'j'},
-		{"seed", required_argument, 0, 'S'},
-		{"policy", required_argument, 0, OPT_POLICY},
-		{"seat0", required_argument, 0, OPT_SEAT0},
-		{"others", required_argument, 0, OPT_OTHERS},
-		{"rotate", required_argument, 0, OPT_ROTATE},
-		{"temperature", required_argument, 0, 'T'},
-		{"device", required_argument, 0, OPT_DEVICE},
-		{"model-threads", required_argument, 0, OPT_MODEL_THREADS},
-		{"bot-timeout", required_argument, 0, OPT_BOT_TIMEOUT},
-		{"gae-lambda", required_argument, 0, OPT_LAMBDA},
-		{"gamma", required_argument, 0, OPT_GAMMA},
-		{"reward", required_argument, 0, OPT_REWARD},
-		{"reward-state", required_argument, 0, OPT_REWARD_STATE},
-		{"pool", required_argument, 0, OPT_POOL},
-		{"start", required_argument, 0, OPT_START},
-		{"mix", required_argument, 0, OPT_MIX},
-		{"label-by", required_argument, 0, OPT_LABEL_BY},
-		{"label-adv", no_argument, 0, OPT_LABEL_ADV},
-		{"log-dir", required_argument, 0, 'l'},
-		{"output", required_argument, 0, 'o'},
-		{"no-samples", no_argument, 0, OPT_NO_SAMPLES},
-		{"learner", no_argument, 0, OPT_LEARNER},
-		{"keep-going", no_argument, 0, 'k'},
-		HY_CLI_OPTIONS,
-		{0, 0, 0, 0},
-	};
 	hy_cli cli;
 	hy_cli_init(&cli, "hydra-sp");
 	sp s;
@@ -407,92 +381,50 @@ int main(int argc, char **argv)
 	char *rotate = NULL;
 	const char *grp_path = NULL, *reward_state = NULL;
 	int have_games = 0;
-	int64_t v;
-	double x;
-	int c;
-	while ((c = getopt_long(argc, argv, "t:j:S:T:l:o:kqvhV", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_GAMES:
-			if (hy_parse_u64(optarg, 10, &po.count) || po.count == 0)
-				return hy_cli_usage(&cli, "bad --games '%s': a positive integer", optarg);
-			have_games = 1;
-			break;
-		case OPT_FIRST:
-			if (hy_parse_u64(optarg, 10, &po.first))
-				return hy_cli_usage(&cli, "bad --first '%s': 0 or more", optarg);
-			break;
-		case 't':
-			if (hy_parse_i64(optarg, 1, 65536, &v))
-				return hy_cli_usage(&cli, "bad --tables '%s': 1 to 65536", optarg);
-			po.tables = (int)v;
-			break;
-		case 'j':
-			if (hy_cli_opt_threads(&cli, optarg, &po.threads))
-				return 2;
-			break;
-		case 'S':
-			if (hy_cli_opt_seed(&cli, optarg, INT64_MAX, &po.seed))
-				return 2;
-			break;
-		case OPT_POLICY: policy = optarg; break;
-		case OPT_SEAT0: seat0 = optarg; break;
-		case OPT_OTHERS: others = optarg; break;
-		case OPT_ROTATE: rotate = optarg; break;
-		case 'T':
-			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1e6))
-				return hy_cli_usage(&cli, "bad --temperature '%s': a number >= 0", optarg);
-			pol_o.temperature = (float)x;
-			break;
-		case OPT_DEVICE:
-			if (hy_cli_opt_device(&cli, optarg, &pol_o.device))
-				return 2;
-			break;
-		case OPT_MODEL_THREADS:
-			if (hy_parse_i64(optarg, 1, HY_CLI_THREADS_MAX, &v))
-				return hy_cli_usage(&cli, "bad --model-threads '%s': 1 to %d", optarg,
-					HY_CLI_THREADS_MAX);
-			pol_o.threads = (int)v;
-			break;
-		case OPT_BOT_TIMEOUT:
-			if (hy_parse_double(optarg, &x) || !(x > 0 && x <= 1e6))
-				return hy_cli_usage(&cli, "bad --bot-timeout '%s': seconds, more than 0",
-					optarg);
-			pol_o.bot_timeout = x;
-			break;
-		case OPT_LAMBDA:
-			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))
-				return hy_cli_usage(&cli, "bad --gae-lambda '%s': 0 to 1", optarg);
-			po.gae_lambda = (float)x;
-			break;
-		case OPT_GAMMA:
-			if (hy_parse_double(optarg, &x) || !(x >= 0 && x <= 1))
-				return hy_cli_usage(&cli, "bad --gamma '%s': 0 to 1", optarg);
-			po.gamma = (float)x;
-			break;
-		case OPT_REWARD:
-			if (strcmp(optarg, "placement") == 0)
-				grp_path = NULL;
-			else if (strncmp(optarg, "grp:", 4) == 0 && optarg[4])
-				grp_path = optarg + 4;
-			else
-				return hy_cli_usage(&cli, "bad --reward '%s': placement or grp:PATH", optarg);
-			break;
-		case OPT_REWARD_STATE: reward_state = optarg; break;
-		case OPT_POOL: pool = optarg; break;
-		case OPT_START: start = optarg; break;
-		case OPT_MIX: mix = optarg; break;
-		case OPT_LABEL_BY: label_by = optarg; break;
-		case OPT_LABEL_ADV: po.label_adv = 1; break;
-		case 'l': s.log_dir = optarg; break;
-		case 'o': outpath = optarg; break;
-		case OPT_NO_SAMPLES: s.samples = 0; break;
-		case OPT_LEARNER: s.learner = 1; break;
-		case 'k': s.keep_going = 1; break;
-		default:
-			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
-				return c;
-		}
-	}
+	const hy_opt table[] = { /* cli/opts.h */
+		{.name = "games", .type = HY_OPT_CALL, .dest = &po.count, .call = opt_games,
+		 .seen = &have_games},
+		{.name = "first", .type = HY_OPT_CALL, .dest = &po.first, .call = opt_first},
+		{.name = "tables", .key = 't', .type = HY_OPT_INT, .dest = &po.tables, .min = 1,
+		 .max = 65536, .range = "1 to 65536"},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &po.threads,
+		 .call = hy_cli_row_threads},
+		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &po.seed,
+		 .call = hy_cli_row_seed63},
+		{.name = "policy", .type = HY_OPT_STR, .dest = &policy},
+		{.name = "seat0", .type = HY_OPT_STR, .dest = &seat0},
+		{.name = "others", .type = HY_OPT_STR, .dest = &others},
+		{.name = "rotate", .type = HY_OPT_STR, .dest = &rotate},
+		{.name = "temperature", .key = 'T', .type = HY_OPT_FLOAT, .dest = &pol_o.temperature,
+		 .lo = 0, .hi = 1e6, .range = "a number >= 0"},
+		{.name = "device", .type = HY_OPT_CALL, .dest = &pol_o.device,
+		 .call = hy_cli_row_device},
+		{.name = "model-threads", .type = HY_OPT_INT, .dest = &pol_o.threads, .min = 1,
+		 .max = HY_CLI_THREADS_MAX, .range = "1 to 1024"},
+		{.name = "bot-timeout", .type = HY_OPT_DOUBLE, .dest = &pol_o.bot_timeout, .lo = 0,
+		 .hi = 1e6, .open_lo = 1, .range = "seconds, more than 0"},
+		{.name = "gae-lambda", .type = HY_OPT_FLOAT, .dest = &po.gae_lambda, .lo = 0, .hi = 1,
+		 .range = "0 to 1"},
+		{.name = "gamma", .type = HY_OPT_FLOAT, .dest = &po.gamma, .lo = 0, .hi = 1,
+		 .range = "0 to 1"},
+		{.name = "reward", .type = HY_OPT_CALL, .dest = &grp_path, .call = opt_reward},
+		{.name = "reward-state", .type = HY_OPT_STR, .dest = &reward_state},
+		{.name = "pool", .type = HY_OPT_STR, .dest = &pool},
+		{.name = "start", .type = HY_OPT_STR, .dest = &start},
+		{.name = "mix", .type = HY_OPT_STR, .dest = &mix},
+		{.name = "label-by", .type = HY_OPT_STR, .dest = &label_by},
+		{.name = "label-adv", .type = HY_OPT_FLAG, .dest = &po.label_adv},
+		{.name = "log-dir", .key = 'l', .type = HY_OPT_STR, .dest = &s.log_dir},
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
+		{.name = "no-samples", .type = HY_OPT_SET, .dest = &s.samples, .min = 0},
+		{.name = "learner", .type = HY_OPT_FLAG, .dest = &s.learner},
+		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &s.keep_going},
+		{.type = HY_OPT_END},
+	};
+	int operands, prc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &operands);
+	if (prc >= 0)
+		return prc;
+	optind = operands;
 	if (optind < argc)
 		return hy_cli_usage(&cli, "unexpected argument '%s'", argv[optind]);
 	if (!have_games)
