@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "core/version.h"
@@ -381,21 +382,31 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
+/* The rows of hydra-encode's table (cli/opts.h) with their own messages. */
+static int opt_shard_size(hy_cli *cli, const char *arg, void *dest)
+{
+	if (hy_parse_u64(arg, 10, dest) || *(uint64_t *)dest == 0)
+		return hy_cli_usage(cli, "bad --shard-size '%s'", arg);
+	return 0;
+}
+
+static int opt_val_fraction(hy_cli *cli, const char *arg, void *dest)
+{
+	double *f = dest;
+	if (hy_parse_double(arg, f) || !(*f >= 0 && *f <= 1))
+		return hy_cli_usage(cli, "bad --val-fraction '%s' (want 0 to 1)", arg);
+	return 0;
+}
+
+static int opt_seats(hy_cli *cli, const char *arg, void *dest)
+{
+	if (parse_seats(arg, dest) != 0)
+		return hy_cli_usage(cli, "bad --seats '%s' (want a list of 0-3 such as 0,2)", arg);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_VAL_FRACTION = 256, OPT_VAL_OUTPUT, OPT_SEATS, OPT_KEEP_DUPS };
-	static const struct option opts[] = {
-		{"output", required_argument, 0, 'o'},
-		{"shard-size", required_argument, 0, 'n'},
-		{"val-fraction", required_argument, 0, OPT_VAL_FRACTION},
-		{"val-output", required_argument, 0, OPT_VAL_OUTPUT},
-		{"seats", required_argument, 0, OPT_SEATS},
-		{"keep-duplicates", no_argument, 0, OPT_KEEP_DUPS},
-		{"keep-going", no_argument, 0, 'k'},
-		{"stats", no_argument, 0, 's'},
-		HY_CLI_OPTIONS,
-		{0, 0, 0, 0},
-	};
 	hy_cli cli;
 	hy_cli_init(&cli, "hydra-encode");
 	run r;
@@ -404,33 +415,23 @@ int main(int argc, char **argv)
 	const char *outpath = NULL, *valpath = NULL;
 	uint64_t per_file = 0;
 	hy_encode_opts eo = {0};
-	int c;
-	while ((c = getopt_long(argc, argv, "o:n:ksqvVh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': outpath = optarg; break;
-		case 'n':
-			if (hy_parse_u64(optarg, 10, &per_file) || per_file == 0)
-				return hy_cli_usage(&cli, "bad --shard-size '%s'", optarg);
-			break;
-		case OPT_VAL_FRACTION:
-			if (hy_parse_double(optarg, &r.val_fraction) ||
-			    !(r.val_fraction >= 0 && r.val_fraction <= 1))
-				return hy_cli_usage(&cli, "bad --val-fraction '%s' (want 0 to 1)", optarg);
-			break;
-		case OPT_VAL_OUTPUT: valpath = optarg; break;
-		case OPT_SEATS:
-			if (parse_seats(optarg, &eo.seats) != 0)
-				return hy_cli_usage(&cli, "bad --seats '%s' (want a list of 0-3 such as "
-					"0,2)", optarg);
-			break;
-		case OPT_KEEP_DUPS: r.keep_dups = 1; break;
-		case 'k': r.keep_going = 1; break;
-		case 's': r.stats = 1; break;
-		default:
-			if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0)
-				return c;
-		}
-	}
+	const hy_opt table[] = { /* cli/opts.h */
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
+		{.name = "shard-size", .key = 'n', .type = HY_OPT_CALL, .dest = &per_file,
+		 .call = opt_shard_size},
+		{.name = "val-fraction", .type = HY_OPT_CALL, .dest = &r.val_fraction,
+		 .call = opt_val_fraction},
+		{.name = "val-output", .type = HY_OPT_STR, .dest = &valpath},
+		{.name = "seats", .type = HY_OPT_CALL, .dest = &eo.seats, .call = opt_seats},
+		{.name = "keep-duplicates", .type = HY_OPT_FLAG, .dest = &r.keep_dups},
+		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &r.keep_going},
+		{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &r.stats},
+		{.type = HY_OPT_END},
+	};
+	int operands, prc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &operands);
+	if (prc >= 0)
+		return prc;
+	optind = operands;
 	if (r.val_fraction > 0 && !valpath)
 		return hy_cli_usage(&cli, "--val-fraction needs --val-output");
 	if (valpath && r.val_fraction <= 0)
