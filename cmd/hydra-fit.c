@@ -588,75 +588,47 @@ static void grp_on_epoch(void *u, const hy_grp_epoch *e)
 	}
 }
 
+/* --mode's row of the GRP table: grp, the mode this table serves */
+static int opt_grp_mode(hy_cli *cli, const char *arg, void *dest)
+{
+	(void)dest;
+	if (strcmp(arg, "grp"))
+		return hy_cli_usage(cli, "--mode '%s' takes the options of bc/ppo, not of grp", arg);
+	return 0;
+}
+
 /* hydra-fit --mode grp: its own options (lib/train/grp.h does the work). */
 static int grp_main(hy_cli *cli, int argc, char **argv)
 {
-	enum { G_MODE = 300, G_LR, G_HIDDEN, G_VALF };
-	static const struct option opts[] = {
-		{"mode", required_argument, 0, G_MODE},
-		{"out", required_argument, 0, 'o'},
-		{"epochs", required_argument, 0, 'e'},
-		{"batch", required_argument, 0, 'b'},
-		{"lr", required_argument, 0, G_LR},
-		{"seed", required_argument, 0, 'S'},
-		{"hidden", required_argument, 0, G_HIDDEN},
-		{"val-fraction", required_argument, 0, G_VALF},
-		{"keep-going", no_argument, 0, 'k'},
-		HY_CLI_OPTIONS,
-		{0, 0, 0, 0},
-	};
 	hy_grp_train_cfg cfg;
 	hy_grp_train_defaults(&cfg);
 	grp_run r;
 	memset(&r, 0, sizeof r);
 	r.cli = cli;
 	const char *out = NULL;
-	double valf = 0.1, x;
-	int64_t v;
-	int c;
-	while ((c = getopt_long(argc, argv, "o:e:b:S:kqvhV", opts, NULL)) != -1) {
-		switch (c) {
-		case G_MODE:
-			if (strcmp(optarg, "grp"))
-				return hy_cli_usage(cli, "--mode '%s' takes the options of bc/ppo, not of "
-					"grp", optarg);
-			break;
-		case 'o': out = optarg; break;
-		case 'e':
-			if (hy_parse_i64(optarg, 1, 100000, &v))
-				return hy_cli_usage(cli, "bad --epochs '%s': 1 to 100000 (an integer with "
-					"--mode grp)", optarg);
-			cfg.epochs = (int)v;
-			break;
-		case 'b':
-			if (hy_parse_i64(optarg, 1, 1 << 20, &v))
-				return hy_cli_usage(cli, "bad --batch '%s': 1 to 1048576", optarg);
-			cfg.batch = (int)v;
-			break;
-		case G_LR:
-			if (hy_parse_double(optarg, &x) || !(x > 0 && x <= 10))
-				return hy_cli_usage(cli, "bad --lr '%s': above 0, at most 10", optarg);
-			cfg.lr = (float)x;
-			break;
-		case 'S':
-			if (hy_cli_opt_seed(cli, optarg, UINT64_MAX, &cfg.seed))
-				return 2;
-			break;
-		case G_HIDDEN:
-			if (hy_parse_i64(optarg, 1, HY_GRP_HIDDEN_MAX, &v))
-				return hy_cli_usage(cli, "bad --hidden '%s': 1 to 1024", optarg);
-			cfg.hidden = (int)v;
-			break;
-		case G_VALF:
-			if (hy_parse_double(optarg, &valf) || !(valf >= 0 && valf <= 0.9))
-				return hy_cli_usage(cli, "bad --val-fraction '%s': 0 to 0.9", optarg);
-			break;
-		case 'k': r.keep_going = 1; break;
-		default:
-			if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
-				return c;
-		}
-	}
+	double valf = 0.1;
+	const hy_opt table[] = { /* cli/opts.h */
+		{.name = "mode", .type = HY_OPT_CALL, .call = opt_grp_mode},
+		{.name = "out", .key = 'o', .type = HY_OPT_STR, .dest = &out},
+		{.name = "epochs", .key = 'e', .type = HY_OPT_INT, .dest = &cfg.epochs, .min = 1,
+		 .max = 100000, .range = "1 to 100000 (an integer with --mode grp)"},
+		{.name = "batch", .key = 'b', .type = HY_OPT_INT, .dest = &cfg.batch, .min = 1,
+		 .max = 1 << 20, .range = "1 to 1048576"},
+		{.name = "lr", .type = HY_OPT_FLOAT, .dest = &cfg.lr, .lo = 0, .hi = 10, .open_lo = 1,
+		 .range = "above 0, at most 10"},
+		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &cfg.seed,
+		 .call = hy_cli_row_seed},
+		{.name = "hidden", .type = HY_OPT_INT, .dest = &cfg.hidden, .min = 1,
+		 .max = HY_GRP_HIDDEN_MAX, .range = "1 to 1024"},
+		{.name = "val-fraction", .type = HY_OPT_DOUBLE, .dest = &valf, .lo = 0, .hi = 0.9,
+		 .range = "0 to 0.9"},
+		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &r.keep_going},
+		{.type = HY_OPT_END},
+	};
+	int operands, prc = hy_cli_parse_opts(cli, table, usage, argc, argv, &operands);
+	if (prc >= 0)
+		return prc;
+	optind = operands;
 	if (!out)
 		return hy_cli_usage(cli, "--mode grp needs --out DIR");
 	char ckpt[4096], mpath[4096];
