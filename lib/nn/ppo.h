@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 typedef struct hy_nn_ppo_cfg {
-	float clip;     /* ε, 0.2             */
+	float clip;     /* ε, 0.2 here; the trainer's default is 0.1 (train/ppo.h) */
 	float vf_coef;  /* value loss, 0.5    */
 	float ent_coef; /* entropy bonus, 0.01 */
 	int norm_adv;   /* 1: normalise A per batch (the default) */

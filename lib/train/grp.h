@@ -17,8 +17,9 @@
  * however they were read.
  *
  * Training: epochs over the training samples in an order shuffled by the
- * seed, minibatches, AdamW (lr 1e-3 constant after a 5% warmup, betas 0.9,
- * 0.999, eps 1e-8, weight decay 1e-4 on weights, global-norm clip 1.0).
+ * seed, minibatches, AdamW (peak lr 1e-3 after a 5% warmup, then a cosine
+ * to a tenth of it; betas 0.9, 0.999, eps 1e-8, weight decay 1e-4 on
+ * weights, global-norm clip 1.0).
  * After each epoch the validation loss is computed; the parameters of the
  * epoch with the lowest validation loss (the last epoch without
  * validation games) are the result.
