@@ -1,5 +1,6 @@
 /* Staged output files and deferred sets of them (see staged.h). */
 #include "io/staged.h"
+#include "core/grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -208,15 +209,9 @@ void hy_staged_discard(hy_staged *s)
 
 hy_status hy_fileset_add(hy_fileset *fs, hy_staged *s, hy_diag *d)
 {
-	if (fs->n == fs->cap) {
-		size_t cap = fs->cap ? 2 * fs->cap : 8;
-		hy_staged *v = realloc(fs->v, cap * sizeof *v);
-		if (!v) {
-			hy_staged_discard(s);
-			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
-		}
-		fs->v = v;
-		fs->cap = cap;
+	if (HY_GROW(fs->v, fs->cap, fs->n + 1, 8)) {
+		hy_staged_discard(s);
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	}
 	fs->v[fs->n++] = *s;
 	memset(s, 0, sizeof *s);

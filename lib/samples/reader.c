@@ -1,5 +1,6 @@
 /* One reader over sample streams and shards (see reader.h). */
 #include "samples/reader.h"
+#include "core/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -47,14 +48,9 @@ static hy_status slurp(FILE *f, const uint8_t *pre, size_t n, char **out, size_t
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	memcpy(b, pre, n);
 	for (;;) {
-		if (used == cap) {
-			char *nb = realloc(b, cap * 2);
-			if (!nb) {
-				free(b);
-				return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
-			}
-			b = nb;
-			cap *= 2;
+		if (HY_GROW(b, cap, used + 1, cap)) {
+			free(b);
+			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 		}
 		size_t got = fread(b + used, 1, cap - used, f);
 		used += got;
