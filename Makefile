@@ -264,7 +264,7 @@ clean:
 	rm -rf build build-san
 
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,20p' Makefile
 
 # ---------------------------------------------------------------- fuzz
 # (section owned by the fuzzing work; tests/fuzz/README.md)
