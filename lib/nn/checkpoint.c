@@ -281,16 +281,6 @@ hy_status hy_nn_ckpt_obs_version(const char *path, int *v, hy_diag *d)
 	return st;
 }
 
-hy_status hy_nn_ckpt_check_playable(const char *path, hy_diag *d)
-{
-	hy_nn_ckpt_reader *r;
-	hy_status st = hy_nn_ckpt_open(path, &r, d);
-	if (!st)
-		st = hy_nn_ckpt_playable_of(r, d);
-	hy_nn_ckpt_close(r);
-	return st;
-}
-
 hy_status hy_nn_ckpt_playable_of(hy_nn_ckpt_reader *r, hy_diag *d)
 {
 	int ov;
@@ -396,16 +386,6 @@ hy_status hy_nn_ckpt_meta_of(hy_nn_ckpt_reader *r, hy_nn_ckpt_meta *meta, hy_dia
 		st = read_meta(r->f, r->path, meta, d);
 	}
 	H5E_END_TRY;
-	return st;
-}
-
-hy_status hy_nn_ckpt_read_meta(const char *path, hy_nn_ckpt_meta *meta, hy_diag *d)
-{
-	hy_nn_ckpt_reader *r;
-	hy_status st = hy_nn_ckpt_open(path, &r, d);
-	if (!st)
-		st = hy_nn_ckpt_meta_of(r, meta, d);
-	hy_nn_ckpt_close(r);
 	return st;
 }
 

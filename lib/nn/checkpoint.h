@@ -62,7 +62,10 @@ hy_nn_arch hy_nn_ckpt_arch_of(const hy_nn_ckpt_reader *r);
 /* The obs_version attribute (0 when absent); HY_EFORMAT when it is not an
  * integer from 0 to 255. */
 hy_status hy_nn_ckpt_obs_of(hy_nn_ckpt_reader *r, int *v, hy_diag *d);
-/* hy_nn_ckpt_check_playable of an open checkpoint. */
+/* For a network that will see this build's observations (a player, a
+ * belief): HY_EFORMAT naming both versions when the checkpoint was trained
+ * on another one than HY_OBS_VERSION; an unmarked one (0) passes while the
+ * build encodes a version unmarked files may hold (hy_obs_compatible). */
 hy_status hy_nn_ckpt_playable_of(hy_nn_ckpt_reader *r, hy_diag *d);
 /* The training attributes, checked as hy_nn_ckpt_load checks them. */
 hy_status hy_nn_ckpt_meta_of(hy_nn_ckpt_reader *r, hy_nn_ckpt_meta *meta, hy_diag *d);
@@ -84,16 +87,6 @@ hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d);
  * HY_OBS_VERSION): the `obs_version` attribute, 0 when the checkpoint has
  * none (written before it, or trained on unmarked samples). */
 hy_status hy_nn_ckpt_obs_version(const char *path, int *v, hy_diag *d);
-/* For a network that will see this build's observations (a player, a
- * belief): HY_EFORMAT naming both versions when the checkpoint was trained
- * on another one than HY_OBS_VERSION; an unmarked one (0) passes while the
- * build encodes a version unmarked files may hold (hy_obs_compatible). */
-hy_status hy_nn_ckpt_check_playable(const char *path, hy_diag *d);
-
-/* Reads the training attributes alone (step, optimiser, seed, RNG; meta's
- * extra fields untouched), checked as hy_nn_ckpt_load checks them. */
-hy_status hy_nn_ckpt_read_meta(const char *path, hy_nn_ckpt_meta *meta, hy_diag *d);
-
 /* Loads parameters (and, unless weights_only, the AdamW moments) into m,
  * which must have the checkpoint's architecture (HY_EFORMAT otherwise,
  * naming both); meta may be NULL. A truncated or unreadable file gives

@@ -247,9 +247,10 @@ hy_status hy_ckdir_read_ppo(hy_nn_ckpt_reader *r, hy_train_ppo_cfg *c, char *anc
 	int32_t epochs = 0, minibatch = 0;
 	double clip, vf, ent, ent_end, kl, acoef, afrac, p0, p1;
 	int64_t warm;
-	if (hy_nn_ckpt_get(r, "ppo_epochs", I32, &epochs) == 0)
+	int has = hy_nn_ckpt_get(r, "ppo_epochs", I32, &epochs);
+	if (has == 0)
 		return HY_OK; /* a behaviour-cloning checkpoint */
-	if (!GET(r, "ppo_epochs", I32, &epochs) || !GET(r, "ppo_minibatch", I32, &minibatch) ||
+	if (has < 0 || !GET(r, "ppo_minibatch", I32, &minibatch) ||
 		!GET(r, "ppo_clip", F64, &clip) || !GET(r, "ppo_vf_coef", F64, &vf) ||
 		!GET(r, "ppo_ent_coef", F64, &ent) || !GET(r, "ppo_ent_end", F64, &ent_end) ||
 		!GET(r, "ppo_kl_stop", F64, &kl) || !GET(r, "ppo_value_warmup", I64, &warm) ||
