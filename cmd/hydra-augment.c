@@ -25,28 +25,6 @@
 #include "samples/shard.h"
 #include "samples/stream.h"
 
-static const char usage[] =
-	"usage: hydra-augment [options] [PATH...]\n"
-	"Applies suit permutations (m, p, s; honours fixed) to training samples.\n"
-	"PATH is a sample stream or an HDF5 shard (told apart by content), or - for\n"
-	"stdin (the default). Writes a sample stream, or a shard with -o FILE.h5.\n"
-	"\n"
-	"  -p, --perms SPEC    all (the default): each sample in permutations 0-5;\n"
-	"                      random: one permutation per game, chosen from --seed\n"
-	"                      and the game id; or a list such as 0,3,5 (in order)\n"
-	"  -S, --seed S        seed for --perms random (decimal or 0x hex; default 0)\n"
-	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n"
-	"      --format FMT    stream or shard (default: shard when FILE ends in .h5)\n"
-	"  -s, --stats         print samples read and written to stderr\n"
-	"  -q, --quiet         no notices (errors still go to stderr)\n"
-	"  -v, --verbose       as --stats\n"
-	"  -h, --help          show this help and exit\n"
-	"  -V, --version       show the version and exit\n"
-	"\n"
-	"Permutations are numbered 0-5 in lexicographic order of (pi(m),pi(p),pi(s)):\n"
-	"0 identity, 1 p<>s, 2 m<>p, 3 m>p>s>m, 4 m>s>p>m, 5 m<>s.\n"
-	"Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
-	"version mismatch.\n";
 
 enum { MODE_LIST, MODE_RANDOM };
 
@@ -194,15 +172,39 @@ int main(int argc, char **argv)
 	const char *outpath = NULL, *format = NULL;
 	int stats = 0, seed_given = 0;
 	const hy_opt table[] = { /* cli/opts.h */
-		{.name = "perms", .key = 'p', .type = HY_OPT_CALL, .dest = &r, .call = opt_perms},
+		{.type = HY_OPT_TEXT, .help = "usage: hydra-augment [options] [PATH...]\n"
+			 "Applies suit permutations (m, p, s; honours fixed) to training samples.\n"
+			 "PATH is a sample stream or an HDF5 shard (told apart by content), or - for\n"
+			 "stdin (the default). Writes a sample stream, or a shard with -o FILE.h5.\n"},
+		{.name = "perms", .key = 'p', .type = HY_OPT_CALL, .dest = &r, .call = opt_perms,
+		 .arg = "SPEC", .help = "all (the default): each sample in permutations 0-5;\n"
+			 "random: one permutation per game, chosen from --seed\n"
+			 "and the game id; or a list such as 0,3,5 (in order)"},
 		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &r.seed, .call = hy_cli_row_seed,
-		 .seen = &seed_given},
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
-		{.name = "format", .type = HY_OPT_CALL, .dest = &format, .call = opt_format},
-		{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &stats},
+		 .seen = &seed_given,
+		 .arg = "S", .help = "seed for --perms random (decimal or 0x hex; default 0)"},
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
+		 .arg = "FILE", .help = "write to FILE (atomically) instead of stdout"},
+		{.name = "format", .type = HY_OPT_CALL, .dest = &format, .call = opt_format,
+		 .arg = "FMT", .help = "stream or shard (default: shard when FILE ends in .h5)"},
+		{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &stats,
+		 .help = "print samples read and written to stderr"},
+		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+		 .help = "no notices (errors still go to stderr)"},
+		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+		 .help = "as --stats"},
+		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+		 .help = "show this help and exit"},
+		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+		 .help = "show the version and exit"},
+		{.type = HY_OPT_TEXT, .help = "\n"
+			 "Permutations are numbered 0-5 in lexicographic order of (pi(m),pi(p),pi(s)):\n"
+			 "0 identity, 1 p<>s, 2 m<>p, 3 m>p>s>m, 4 m>s>p>m, 5 m<>s.\n"
+			 "Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
+			 "version mismatch."},
 		{.type = HY_OPT_END},
 	};
-	int operands, prc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &operands);
+	int operands, prc = hy_cli_parse_opts(&cli, table, 22, argc, argv, &operands);
 	if (prc >= 0)
 		return prc;
 	optind = operands;

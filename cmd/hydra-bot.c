@@ -22,35 +22,6 @@
 #include "play/policy.h"
 #include "play/seatview.h"
 
-static const char usage[] =
-	"usage: hydra-bot [options] CKPT.h5 | baseline | rulebot | random\n"
-	"Plays one seat as an mjai bot: reads lines of JSON arrays of mjai events\n"
-	"(the events since its last answer, as its seat sees them; start_game\n"
-	"carries the seat as \"id\") on standard input and answers each line with\n"
-	"one JSON action line on standard output ({\"type\":\"none\"} when the seat\n"
-	"has no decision), flushed at once.\n"
-	"\n"
-	"  -T, --temperature X  sample a checkpoint's policy at temperature X\n"
-	"                       (default 0: the most probable action)\n"
-	"  -S, --seed S         seed of the sampling (decimal or 0x hex; default 0)\n"
-	"  -j, --threads N      CPU threads of a checkpoint (default: the CPUs this\n"
-	"                       process may use)\n"
-	"      --device DEV     a checkpoint's device: auto (the default: the GPU\n"
-	"                       when one is usable, else the CPU), cpu, cuda or\n"
-	"                       cuda:N\n"
-	"      --meta           add \"meta\" to every answer to a decision: the legal\n"
-	"                       actions' probabilities, the value, the time taken,\n"
-	"                       in the layout of Mortal's bot (q_values, mask_bits,\n"
-	"                       is_greedy, batch_size, eval_time_ns, shanten) with\n"
-	"                       probs and value\n"
-	"  -q, --quiet          no notices (errors still go to stderr)\n"
-	"  -v, --verbose        say the device and the threads\n"
-	"  -h, --help           show this help and exit\n"
-	"  -V, --version        show the version and exit\n"
-	"\n"
-	"Exit status: 0 at the end of the input, 1 malformed input, a line over\n"
-	"1 MiB or an event that cannot happen in the seat's game, 2 usage, 3 format\n"
-	"or version mismatch (a checkpoint), 4 requested device unavailable.\n";
 
 /* Longest input line (bytes before its newline), as hydra-sp's cap on the
  * answers of a bot. */
@@ -222,15 +193,46 @@ int main(int argc, char **argv)
 	uint64_t seed = 0;
 	int meta = 0;
 	const hy_opt table[] = { /* cli/opts.h */
+		{.type = HY_OPT_TEXT, .help = "usage: hydra-bot [options] CKPT.h5 | baseline | rulebot | random\n"
+			 "Plays one seat as an mjai bot: reads lines of JSON arrays of mjai events\n"
+			 "(the events since its last answer, as its seat sees them; start_game\n"
+			 "carries the seat as \"id\") on standard input and answers each line with\n"
+			 "one JSON action line on standard output ({\"type\":\"none\"} when the seat\n"
+			 "has no decision), flushed at once.\n"},
 		{.name = "temperature", .key = 'T', .type = HY_OPT_FLOAT, .dest = &po.temperature,
-		 .lo = 0, .hi = 1e6, .range = "a number >= 0"},
-		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &seed, .call = hy_cli_row_seed},
-		{.name = "meta", .type = HY_OPT_FLAG, .dest = &meta},
-		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &po.threads, .call = hy_cli_row_threads},
-		{.name = "device", .type = HY_OPT_CALL, .dest = &po.device, .call = hy_cli_row_device},
+		 .lo = 0, .hi = 1e6, .range = "a number >= 0",
+		 .arg = "X", .help = "sample a checkpoint's policy at temperature X\n"
+			 "(default 0: the most probable action)"},
+		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &seed, .call = hy_cli_row_seed,
+		 .arg = "S", .help = "seed of the sampling (decimal or 0x hex; default 0)"},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &po.threads, .call = hy_cli_row_threads,
+		 .arg = "N", .help = "CPU threads of a checkpoint (default: the CPUs this\n"
+			 "process may use)"},
+		{.name = "device", .type = HY_OPT_CALL, .dest = &po.device, .call = hy_cli_row_device,
+		 .arg = "DEV", .help = "a checkpoint's device: auto (the default: the GPU\n"
+			 "when one is usable, else the CPU), cpu, cuda or\n"
+			 "cuda:N"},
+		{.name = "meta", .type = HY_OPT_FLAG, .dest = &meta,
+		 .help = "add \"meta\" to every answer to a decision: the legal\n"
+			 "actions' probabilities, the value, the time taken,\n"
+			 "in the layout of Mortal's bot (q_values, mask_bits,\n"
+			 "is_greedy, batch_size, eval_time_ns, shanten) with\n"
+			 "probs and value"},
+		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+		 .help = "no notices (errors still go to stderr)"},
+		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+		 .help = "say the device and the threads"},
+		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+		 .help = "show this help and exit"},
+		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+		 .help = "show the version and exit"},
+		{.type = HY_OPT_TEXT, .help = "\n"
+			 "Exit status: 0 at the end of the input, 1 malformed input, a line over\n"
+			 "1 MiB or an event that cannot happen in the seat's game, 2 usage, 3 format\n"
+			 "or version mismatch (a checkpoint), 4 requested device unavailable."},
 		{.type = HY_OPT_END},
 	};
-	int first, prc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &first);
+	int first, prc = hy_cli_parse_opts(&cli, table, 23, argc, argv, &first);
 	if (prc >= 0)
 		return prc;
 	optind = first;

@@ -28,39 +28,6 @@
 #include "samples/shard.h"
 #include "samples/stream.h"
 
-static const char usage[] =
-	"usage: hydra-encode [options] [PATH...]\n"
-	"Replays games with the rules engine and writes one training sample per\n"
-	"decision (85x34 observation, legal mask, labels).\n"
-	"PATH is an event stream (mjai-parse output) or any log mjai-parse reads\n"
-	"(a file, a directory, or - for stdin, the default).\n"
-	"\n"
-	"  -o, --output PATH       write to PATH instead of stdout: an HDF5 shard\n"
-	"                          when PATH ends in .h5, else a sample stream; a\n"
-	"                          printf pattern such as 'dir/train-%04d.h5' with\n"
-	"                          --shard-size numbers the files from 0\n"
-	"  -n, --shard-size N      at most N samples per output file (needs a\n"
-	"                          pattern in -o / --val-output)\n"
-	"      --val-fraction F    send this fraction of games (0-1, chosen by a\n"
-	"                          stable hash of the game id) to --val-output\n"
-	"      --val-output PATH   where validation games go (same rules as -o)\n"
-	"      --seats LIST        only these absolute seats, e.g. 0,2\n"
-	"      --keep-duplicates   encode every copy of a game (default: a game\n"
-	"                          whose content id was seen before in the run,\n"
-	"                          in any format, is dropped and counted)\n"
-	"  -k, --keep-going        skip a bad game (counted) instead of failing;\n"
-	"                          an input that cannot be opened or read, or a\n"
-	"                          run left with no game, still fails\n"
-	"  -s, --stats             print games, duplicates, kyoku and samples per\n"
-	"                          action type to stderr\n"
-	"  -q, --quiet             no notices (the count of duplicates dropped)\n"
-	"  -v, --verbose           also print the counts of documents, games,\n"
-	"                          kyoku and samples at the end\n"
-	"  -h, --help              show this help and exit\n"
-	"  -V, --version           show the version and exit\n"
-	"\n"
-	"Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
-	"version mismatch.\n";
 
 /* One output: a stream or shards, possibly rotated. */
 typedef struct sink {
@@ -416,19 +383,54 @@ int main(int argc, char **argv)
 	uint64_t per_file = 0;
 	hy_encode_opts eo = {0};
 	const hy_opt table[] = { /* cli/opts.h */
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
+		{.type = HY_OPT_TEXT, .help = "usage: hydra-encode [options] [PATH...]\n"
+			 "Replays games with the rules engine and writes one training sample per\n"
+			 "decision (85x34 observation, legal mask, labels).\n"
+			 "PATH is an event stream (mjai-parse output) or any log mjai-parse reads\n"
+			 "(a file, a directory, or - for stdin, the default).\n"},
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
+		 .arg = "PATH", .help = "write to PATH instead of stdout: an HDF5 shard\n"
+			 "when PATH ends in .h5, else a sample stream; a\n"
+			 "printf pattern such as 'dir/train-%04d.h5' with\n"
+			 "--shard-size numbers the files from 0"},
 		{.name = "shard-size", .key = 'n', .type = HY_OPT_CALL, .dest = &per_file,
-		 .call = opt_shard_size},
+		 .call = opt_shard_size,
+		 .arg = "N", .help = "at most N samples per output file (needs a\n"
+			 "pattern in -o / --val-output)"},
 		{.name = "val-fraction", .type = HY_OPT_CALL, .dest = &r.val_fraction,
-		 .call = opt_val_fraction},
-		{.name = "val-output", .type = HY_OPT_STR, .dest = &valpath},
-		{.name = "seats", .type = HY_OPT_CALL, .dest = &eo.seats, .call = opt_seats},
-		{.name = "keep-duplicates", .type = HY_OPT_FLAG, .dest = &r.keep_dups},
-		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &r.keep_going},
-		{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &r.stats},
+		 .call = opt_val_fraction,
+		 .arg = "F", .help = "send this fraction of games (0-1, chosen by a\n"
+			 "stable hash of the game id) to --val-output"},
+		{.name = "val-output", .type = HY_OPT_STR, .dest = &valpath,
+		 .arg = "PATH", .help = "where validation games go (same rules as -o)"},
+		{.name = "seats", .type = HY_OPT_CALL, .dest = &eo.seats, .call = opt_seats,
+		 .arg = "LIST", .help = "only these absolute seats, e.g. 0,2"},
+		{.name = "keep-duplicates", .type = HY_OPT_FLAG, .dest = &r.keep_dups,
+		 .help = "encode every copy of a game (default: a game\n"
+			 "whose content id was seen before in the run,\n"
+			 "in any format, is dropped and counted)"},
+		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &r.keep_going,
+		 .help = "skip a bad game (counted) instead of failing;\n"
+			 "an input that cannot be opened or read, or a\n"
+			 "run left with no game, still fails"},
+		{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &r.stats,
+		 .help = "print games, duplicates, kyoku and samples per\n"
+			 "action type to stderr"},
+		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+		 .help = "no notices (the count of duplicates dropped)"},
+		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+		 .help = "also print the counts of documents, games,\n"
+			 "kyoku and samples at the end"},
+		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+		 .help = "show this help and exit"},
+		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+		 .help = "show the version and exit"},
+		{.type = HY_OPT_TEXT, .help = "\n"
+			 "Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
+			 "version mismatch."},
 		{.type = HY_OPT_END},
 	};
-	int operands, prc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &operands);
+	int operands, prc = hy_cli_parse_opts(&cli, table, 26, argc, argv, &operands);
 	if (prc >= 0)
 		return prc;
 	optind = operands;

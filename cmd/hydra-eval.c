@@ -28,61 +28,6 @@
 #include "play/policy.h"
 #include "play/report.h"
 
-static const char usage[] =
-	"usage: hydra-eval --challenger A --opponent B [options]\n"
-	"       hydra-eval --model CKPT --data PATH [PATH...] [options]\n"
-	"Arena: the challenger plays against three copies of the opponent on seeded\n"
-	"walls, each seed 4 times with the challenger rotating through the seats\n"
-	"(duplicate). Dataset mode: policy accuracy per action type and per-head\n"
-	"losses of a checkpoint on sample streams or HDF5 shards.\n"
-	"A policy is random, baseline, rulebot, rulebot:PARAMS (rulebot with other\n"
-	"numbers: NAME=VALUE[,...] or a file of them; hydra-tune(1) lists them),\n"
-	"search:GRP.h5[,K][,DEAL] (rulebot with a rollout lookahead; DEAL:\n"
-	"MODEL.h5 to guess the hidden hands from a checkpoint's tenpai and danger\n"
-	"heads, or an oracle: oracle-who, oracle-tenpai, oracle),\n"
-	"rulebot-waits:ALPHA[,riichi|tenpai][,PARAMS] (an oracle: rulebot's belief\n"
-	"about the waits blended with the truth at ALPHA, 0 to 1), a checkpoint\n"
-	"PATH.h5, or mjai:COMMAND (an external program speaking the mjai bot\n"
-	"protocol on stdin/stdout).\n"
-	"\n"
-	"Arena:\n"
-	"      --challenger A     the challenger's policy\n"
-	"      --opponent B       the opponents' policy (three seats)\n"
-	"      --seeds N          seeds (walls), each played 4 times (default 100)\n"
-	"      --sequential       play looks of 100, 200, 400 ... seeds up to --seeds\n"
-	"                         and stop at the first whose interval of the mean\n"
-	"                         rank excludes 2.5 (each look at 1 - 0.05/looks:\n"
-	"                         95% over all of them); one process only\n"
-	"  -S, --seed S           master seed of the walls (decimal or 0x hex;\n"
-	"                         default 0)\n"
-	"  -t, --tables T         concurrent tables (default 16)\n"
-	"      --temperature X    sampling temperature of checkpoints (default 0:\n"
-	"                         greedy)\n"
-	"      --bot-timeout SEC  seconds an mjai bot may take per answer (default 10)\n"
-	"      --log-dir DIR      write every game's mjai log as gzip'd JSON lines,\n"
-	"                         DIR/seed-KKKKKKKK-rR.json.gz (seed K, rotation R)\n"
-	"      --oracle           let a policy that reads the hidden tiles play (the\n"
-	"                         search oracles): what reading the hands is worth,\n"
-	"                         a diagnostic, not a player's strength\n"
-	"Dataset mode:\n"
-	"      --model CKPT       the checkpoint to evaluate\n"
-	"      --data PATH        samples (a stream, a shard, or - for stdin);\n"
-	"                         repeatable, and further PATH arguments add more\n"
-	"  -b, --batch N          samples per forward pass (default 256)\n"
-	"Both:\n"
-	"  -j, --threads N        CPU threads (default: the CPUs this process may use)\n"
-	"      --device DEV       checkpoints' device: auto (the default: the GPU when\n"
-	"                         one is usable, else the CPU), cpu, cuda or cuda:N\n"
-	"      --json             print one JSON object instead of the table\n"
-	"      --table-out FILE   also write the table to FILE (atomically)\n"
-	"  -q, --quiet            no progress line\n"
-	"  -v, --verbose          say the device and the threads\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
-	"\n"
-	"Exit status: 0 ok, 1 an aborted game (a policy failed: reported, left out\n"
-	"of the statistics), bad data or I/O error, 2 usage, 3 format or version\n"
-	"mismatch, 4 requested device unavailable.\n";
 
 typedef struct opts {
 	hy_cli *cli;
@@ -385,33 +330,91 @@ static int eval_main(int argc, char **argv, opts *o)
 {
 	hy_cli *cli = o->cli;
 	const hy_opt table[] = { /* cli/opts.h */
-		{.name = "challenger", .type = HY_OPT_STR, .dest = &o->challenger},
-		{.name = "opponent", .type = HY_OPT_STR, .dest = &o->opponent},
+		{.type = HY_OPT_TEXT, .help = "usage: hydra-eval --challenger A --opponent B [options]\n"
+			 "       hydra-eval --model CKPT --data PATH [PATH...] [options]\n"
+			 "Arena: the challenger plays against three copies of the opponent on seeded\n"
+			 "walls, each seed 4 times with the challenger rotating through the seats\n"
+			 "(duplicate). Dataset mode: policy accuracy per action type and per-head\n"
+			 "losses of a checkpoint on sample streams or HDF5 shards.\n"
+			 "A policy is random, baseline, rulebot, rulebot:PARAMS (rulebot with other\n"
+			 "numbers: NAME=VALUE[,...] or a file of them; hydra-tune(1) lists them),\n"
+			 "search:GRP.h5[,K][,DEAL] (rulebot with a rollout lookahead; DEAL:\n"
+			 "MODEL.h5 to guess the hidden hands from a checkpoint's tenpai and danger\n"
+			 "heads, or an oracle: oracle-who, oracle-tenpai, oracle),\n"
+			 "rulebot-waits:ALPHA[,riichi|tenpai][,PARAMS] (an oracle: rulebot's belief\n"
+			 "about the waits blended with the truth at ALPHA, 0 to 1), a checkpoint\n"
+			 "PATH.h5, or mjai:COMMAND (an external program speaking the mjai bot\n"
+			 "protocol on stdin/stdout).\n"
+			 "\n"
+			 "Arena:"},
+		{.name = "challenger", .type = HY_OPT_STR, .dest = &o->challenger,
+		 .arg = "A", .help = "the challenger's policy"},
+		{.name = "opponent", .type = HY_OPT_STR, .dest = &o->opponent,
+		 .arg = "B", .help = "the opponents' policy (three seats)"},
 		{.name = "seeds", .type = HY_OPT_U64, .dest = &o->seeds, .min = 1, .max = 100000000,
-		 .range = "1 to 100000000"},
+		 .range = "1 to 100000000",
+		 .arg = "N", .help = "seeds (walls), each played 4 times (default 100)"},
+		{.name = "sequential", .type = HY_OPT_FLAG, .dest = &o->sequential,
+		 .help = "play looks of 100, 200, 400 ... seeds up to --seeds\n"
+			 "and stop at the first whose interval of the mean\n"
+			 "rank excludes 2.5 (each look at 1 - 0.05/looks:\n"
+			 "95% over all of them); one process only"},
 		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &o->seed,
-		 .call = hy_cli_row_seed},
+		 .call = hy_cli_row_seed,
+		 .arg = "S", .help = "master seed of the walls (decimal or 0x hex;\n"
+			 "default 0)"},
 		{.name = "tables", .key = 't', .type = HY_OPT_INT, .dest = &o->tables, .min = 1,
-		 .max = 65536, .range = "1 to 65536"},
-		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &o->threads,
-		 .call = hy_cli_row_threads},
+		 .max = 65536, .range = "1 to 65536",
+		 .arg = "T", .help = "concurrent tables (default 16)"},
 		{.name = "temperature", .type = HY_OPT_DOUBLE, .dest = &o->temperature, .lo = 0,
-		 .hi = 100, .range = "0 to 100"},
+		 .hi = 100, .range = "0 to 100",
+		 .arg = "X", .help = "sampling temperature of checkpoints (default 0:\n"
+			 "greedy)"},
 		{.name = "bot-timeout", .type = HY_OPT_DOUBLE, .dest = &o->bot_timeout, .lo = 0,
-		 .hi = 86400, .open_lo = 1, .range = "seconds, more than 0"},
-		{.name = "log-dir", .type = HY_OPT_STR, .dest = &o->log_dir},
-		{.name = "model", .type = HY_OPT_STR, .dest = &o->model},
-		{.name = "data", .type = HY_OPT_CALL, .dest = o, .call = opt_data},
+		 .hi = 86400, .open_lo = 1, .range = "seconds, more than 0",
+		 .arg = "SEC", .help = "seconds an mjai bot may take per answer (default 10)"},
+		{.name = "log-dir", .type = HY_OPT_STR, .dest = &o->log_dir,
+		 .arg = "DIR", .help = "write every game's mjai log as gzip'd JSON lines,\n"
+			 "DIR/seed-KKKKKKKK-rR.json.gz (seed K, rotation R)"},
+		{.name = "oracle", .type = HY_OPT_FLAG, .dest = &o->oracle,
+		 .help = "let a policy that reads the hidden tiles play (the\n"
+			 "search oracles): what reading the hands is worth,\n"
+			 "a diagnostic, not a player's strength"},
+		{.type = HY_OPT_TEXT, .help = "Dataset mode:"},
+		{.name = "model", .type = HY_OPT_STR, .dest = &o->model,
+		 .arg = "CKPT", .help = "the checkpoint to evaluate"},
+		{.name = "data", .type = HY_OPT_CALL, .dest = o, .call = opt_data,
+		 .arg = "PATH", .help = "samples (a stream, a shard, or - for stdin);\n"
+			 "repeatable, and further PATH arguments add more"},
 		{.name = "batch", .key = 'b', .type = HY_OPT_INT, .dest = &o->batch, .min = 1,
-		 .max = 1 << 16, .range = "1 to 65536"},
-		{.name = "device", .type = HY_OPT_CALL, .dest = &o->device, .call = hy_cli_row_device},
-		{.name = "json", .type = HY_OPT_FLAG, .dest = &o->json},
-		{.name = "sequential", .type = HY_OPT_FLAG, .dest = &o->sequential},
-		{.name = "oracle", .type = HY_OPT_FLAG, .dest = &o->oracle},
-		{.name = "table-out", .type = HY_OPT_STR, .dest = &o->table_out},
+		 .max = 1 << 16, .range = "1 to 65536",
+		 .arg = "N", .help = "samples per forward pass (default 256)"},
+		{.type = HY_OPT_TEXT, .help = "Both:"},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &o->threads,
+		 .call = hy_cli_row_threads,
+		 .arg = "N", .help = "CPU threads (default: the CPUs this process may use)"},
+		{.name = "device", .type = HY_OPT_CALL, .dest = &o->device, .call = hy_cli_row_device,
+		 .arg = "DEV", .help = "checkpoints' device: auto (the default: the GPU when\n"
+			 "one is usable, else the CPU), cpu, cuda or cuda:N"},
+		{.name = "json", .type = HY_OPT_FLAG, .dest = &o->json,
+		 .help = "print one JSON object instead of the table"},
+		{.name = "table-out", .type = HY_OPT_STR, .dest = &o->table_out,
+		 .arg = "FILE", .help = "also write the table to FILE (atomically)"},
+		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+		 .help = "no progress line"},
+		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+		 .help = "say the device and the threads"},
+		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+		 .help = "show this help and exit"},
+		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+		 .help = "show the version and exit"},
+		{.type = HY_OPT_TEXT, .help = "\n"
+			 "Exit status: 0 ok, 1 an aborted game (a policy failed: reported, left out\n"
+			 "of the statistics), bad data or I/O error, 2 usage, 3 format or version\n"
+			 "mismatch, 4 requested device unavailable."},
 		{.type = HY_OPT_END},
 	};
-	int operands, prc = hy_cli_parse_opts(cli, table, usage, argc, argv, &operands);
+	int operands, prc = hy_cli_parse_opts(cli, table, 25, argc, argv, &operands);
 	if (prc >= 0)
 		return prc;
 	optind = operands;

@@ -24,31 +24,6 @@
 #include "samples/h5.h"
 #include "samples/reader.h"
 
-static const char usage[] =
-	"usage: hydra-export [options] CKPT\n"
-	"       hydra-export --reference [options] CKPT [PATH...]\n"
-	"Writes the inference network of a checkpoint of hydra-fit as an ONNX model\n"
-	"(opset 17): inputs obs [N,85,34] float and legal [N,46] bool; outputs\n"
-	"policy_logits [N,46] (-inf where illegal), value [N], grp_logits [N,24],\n"
-	"tenpai_logits [N,3] and danger_logits [N,3,34].\n"
-	"With --reference it runs the checkpoint's own forward pass instead (the\n"
-	"CPU, fp32) on samples (streams or shards; PATH - or none: stdin) and writes\n"
-	"one JSON line per sample with the graph's inputs and the outputs the ONNX\n"
-	"model must reproduce.\n"
-	"\n"
-	"  -o, --output FILE      where to write (default: standard output; the ONNX\n"
-	"                         model is never written to a terminal)\n"
-	"      --reference        write the reference outputs instead of the model\n"
-	"      --limit N          with --reference: the first N samples (default 100)\n"
-	"  -j, --threads N        CPU threads of the forward pass (default: the CPUs\n"
-	"                         this process may use)\n"
-	"  -q, --quiet            no notices (errors still go to stderr)\n"
-	"  -v, --verbose          say the device and the threads\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
-	"\n"
-	"Exit status: 0 ok, 1 bad data, I/O error or a build without the ONNX\n"
-	"exporter, 2 usage, 3 format or version mismatch (not a checkpoint).\n";
 
 static int fail(hy_cli *cli, const hy_diag *d)
 {
@@ -117,14 +92,41 @@ int main(int argc, char **argv)
 	int reference = 0, threads = hy_cli_threads_default();
 	int64_t limit = 0; /* 0: not given (100) */
 	const hy_opt table[] = { /* cli/opts.h */
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
-		{.name = "reference", .type = HY_OPT_FLAG, .dest = &reference},
+		{.type = HY_OPT_TEXT, .help = "usage: hydra-export [options] CKPT\n"
+			 "       hydra-export --reference [options] CKPT [PATH...]\n"
+			 "Writes the inference network of a checkpoint of hydra-fit as an ONNX model\n"
+			 "(opset 17): inputs obs [N,85,34] float and legal [N,46] bool; outputs\n"
+			 "policy_logits [N,46] (-inf where illegal), value [N], grp_logits [N,24],\n"
+			 "tenpai_logits [N,3] and danger_logits [N,3,34].\n"
+			 "With --reference it runs the checkpoint's own forward pass instead (the\n"
+			 "CPU, fp32) on samples (streams or shards; PATH - or none: stdin) and writes\n"
+			 "one JSON line per sample with the graph's inputs and the outputs the ONNX\n"
+			 "model must reproduce.\n"},
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
+		 .arg = "FILE", .help = "where to write (default: standard output; the ONNX\n"
+			 "model is never written to a terminal)"},
+		{.name = "reference", .type = HY_OPT_FLAG, .dest = &reference,
+		 .help = "write the reference outputs instead of the model"},
 		{.name = "limit", .type = HY_OPT_I64, .dest = &limit, .min = 1, .max = 100000,
-		 .range = "1 to 100000"},
-		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &threads, .call = hy_cli_row_threads},
+		 .range = "1 to 100000",
+		 .arg = "N", .help = "with --reference: the first N samples (default 100)"},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &threads, .call = hy_cli_row_threads,
+		 .arg = "N", .help = "CPU threads of the forward pass (default: the CPUs\n"
+			 "this process may use)"},
+		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+		 .help = "no notices (errors still go to stderr)"},
+		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+		 .help = "say the device and the threads"},
+		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+		 .help = "show this help and exit"},
+		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+		 .help = "show the version and exit"},
+		{.type = HY_OPT_TEXT, .help = "\n"
+			 "Exit status: 0 ok, 1 bad data, I/O error or a build without the ONNX\n"
+			 "exporter, 2 usage, 3 format or version mismatch (not a checkpoint)."},
 		{.type = HY_OPT_END},
 	};
-	int first, rc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &first);
+	int first, rc = hy_cli_parse_opts(&cli, table, 25, argc, argv, &first);
 	if (rc >= 0)
 		return rc;
 	optind = first;

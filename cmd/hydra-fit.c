@@ -35,88 +35,6 @@
 #include "train/grp.h"
 #include "train/loop.h"
 
-static const char usage[] =
-	"usage: hydra-fit [options] [PATH...]\n"
-	"Trains the SE-ResNet policy/value network (supervised on logs, or by PPO on\n"
-	"self-play samples) on sample streams or HDF5 shards. PATH is a stream or a\n"
-	"shard (told apart by content), or - for stdin (the default). Shards are read\n"
-	"for epochs in shuffled order; streams are read once through a shuffle buffer\n"
-	"(files again per epoch).\n"
-	"\n"
-	"Model and device:\n"
-	"  -a, --arch NAME        tiny (2x32), small (6x64), base (12x128) or full\n"
-	"                         (40x256); default full on a GPU, small on the CPU\n"
-	"      --blocks N         residual blocks (overrides --arch)\n"
-	"      --channels N       channels, a multiple of 32 (overrides --arch)\n"
-	"      --device DEV       auto (the default: the GPU when one is usable, else\n"
-	"                         the CPU), cpu, cuda or cuda:N\n"
-	"      --precision P      GPU arithmetic: bf16 (the default) or fp32 (as the CPU)\n"
-	"      --fast             GPU: fastest kernels, runs not bit-identical\n"
-	"  -j, --threads N        CPU threads (default: the CPUs this process may use)\n"
-	"      --loader-threads N threads reading and packing batches ahead of the\n"
-	"                         steps (default 2 on a GPU; none on the CPU)\n"
-	"      --feed-only        run only the data feed over the inputs (one epoch,\n"
-	"                         or --steps batches) and print its samples/s\n"
-	"      --mode MODE        bc (supervised, the default), ppo (self-play samples\n"
-	"                         of hydra-sp; needs --init or --resume) or grp (the\n"
-	"                         global reward predictor on game logs: see below)\n"
-	"      --no-overlap       under mpirun: sum the gradients after the backward\n"
-	"                         pass, not during it\n"
-	"Training:\n"
-	"      --steps N          optimiser steps (default: one pass over a stream,\n"
-	"                         with warmup then a constant LR; or --epochs)\n"
-	"  -e, --epochs X         epochs over shard inputs (default 1 without --steps)\n"
-	"  -b, --batch N          samples per step (default 256)\n"
-	"      --lr X             peak learning rate (default 5e-4; cosine to 1e-5)\n"
-	"      --warmup N         linear warmup steps (default 5% of the steps)\n"
-	"  -S, --seed S           seed of initialisation and data order (default 0)\n"
-	"      --shuffle-buffer N samples in the shuffle buffer (default 8192)\n"
-	"      --val PATH         validation samples (repeatable), evaluated every\n"
-	"      --eval-every N     N steps (default: a 20th of the run, or 500 for a\n"
-	"                         stream of unknown length) and at the end\n"
-	"      --on-eval CMD      run CMD (sh -c, RUN=the run directory) after each\n"
-	"                         evaluation, e.g. to refresh plots\n"
-	"PPO (--mode ppo; --batch is the rollout batch):\n"
-	"      --ppo-epochs N     passes over each rollout batch (default 3)\n"
-	"      --minibatch N      samples per optimiser step (default batch/4)\n"
-	"      --clip X           surrogate clip range epsilon (default 0.1)\n"
-	"      --vf-coef X        value loss weight (default 0.5)\n"
-	"      --ent-coef X       entropy bonus weight at the start (default 0.01)\n"
-	"      --ent-end X        ... annealed linearly to X at the end (default\n"
-	"                         0.005; -1: constant)\n"
-	"      --kl-stop X        end a rollout batch's passes when one's mean\n"
-	"                         approx-KL passes X (default 0.03; 0: never)\n"
-	"      --value-warmup N   the first N steps train the value head alone\n"
-	"      --anchor CKPT      KL anchor: penalise KL(CKPT's policy || policy)\n"
-	"      --anchor-coef X    its weight at the start (default 0.05)\n"
-	"      --anchor-frac X    annealed to 0 over this share of the run (0.3)\n"
-	"      --no-adv-norm      take the advantages as they are, not normalised\n"
-	"                         per batch (hydra-sp --label-adv's samples)\n"
-	"      --progress A:B     the schedule's progress over this run (default\n"
-	"                         0:1; a league iteration i of n: (i-1)/n:i/n)\n"
-	"Output:\n"
-	"  -o, --out DIR          output directory (default runs/YYYYmmdd-HHMMSS)\n"
-	"      --save-every N     checkpoint every N steps (default 1000) and at the end\n"
-	"      --keep N           keep the N most recent checkpoints (default 3) and best\n"
-	"      --log-every N      a metrics.jsonl line every N steps (default 10)\n"
-	"      --resume DIR|CKPT  continue a run exactly (DIR: its latest checkpoint)\n"
-	"      --init CKPT        start from the weights of a checkpoint\n"
-	"  -q, --quiet            no progress lines\n"
-	"  -v, --verbose          say the device and the threads\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
-	"\n"
-	"GRP (hydra-fit --mode grp -o DIR [options] [LOG...]: logs of any format or\n"
-	"event streams; writes DIR/grp.h5 and DIR/metrics.jsonl):\n"
-	"      --hidden N         hidden width of the GRP MLP (default 128)\n"
-	"      --val-fraction X   share of games held out for validation and the\n"
-	"                         calibration report (default 0.1)\n"
-	"  -k, --keep-going       skip bad games (counted) instead of failing\n"
-	"  (-e default 30, -b 256, --lr 1e-3, -S, -o, -q, -v as above)\n"
-	"\n"
-	"Exit status: 0 ok, 1 bad data, non-finite loss or I/O error, 2 usage,\n"
-	"3 format or version mismatch (e.g. a checkpoint of another architecture),\n"
-	"4 requested device unavailable, 130 interrupted (a checkpoint is saved).\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -236,17 +154,74 @@ static int resume_has_files(const char *resume)
 	return files;
 }
 
-/* The rows of hydra-fit's table (cli/opts.h) that check more than a range. */
-typedef struct fit_vals {
-	const char **val;
-	hy_train_cfg *cfg;
-} fit_vals;
 
+/* --mode's row of the GRP table: grp, the mode this table serves */
+static int opt_grp_mode(hy_cli *cli, const char *arg, void *dest)
+{
+	(void)dest;
+	if (strcmp(arg, "grp"))
+		return hy_cli_usage(cli, "--mode '%s' takes the options of bc/ppo, not of grp", arg);
+	return 0;
+}
+
+/* The options of --mode grp, where grp_table writes them. */
+static struct {
+	hy_grp_train_cfg cfg;
+	const char *out;
+	double valf;
+	int keep_going;
+} G;
+
+static int grp_help(hy_cli *cli, const char *arg, void *dest);
+
+static const hy_opt grp_table[] = {
+	{.name = "mode", .type = HY_OPT_CALL, .call = opt_grp_mode},
+	{.name = "out", .key = 'o', .type = HY_OPT_STR, .dest = &G.out},
+	{.name = "epochs", .key = 'e', .type = HY_OPT_INT, .dest = &G.cfg.epochs, .min = 1,
+	 .max = 100000, .range = "1 to 100000 (an integer with --mode grp)"},
+	{.name = "batch", .key = 'b', .type = HY_OPT_INT, .dest = &G.cfg.batch, .min = 1,
+	 .max = 1 << 20, .range = "1 to 1048576"},
+	{.name = "lr", .type = HY_OPT_FLOAT, .dest = &G.cfg.lr, .lo = 0, .hi = 10, .open_lo = 1,
+	 .range = "above 0, at most 10"},
+	{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &G.cfg.seed,
+	 .call = hy_cli_row_seed},
+	{.name = "hidden", .type = HY_OPT_INT, .dest = &G.cfg.hidden, .min = 1,
+	 .max = HY_GRP_HIDDEN_MAX, .range = "1 to 1024",
+	 .arg = "N", .help = "hidden width of the GRP MLP (default 128)"},
+	{.name = "val-fraction", .type = HY_OPT_DOUBLE, .dest = &G.valf, .lo = 0, .hi = 0.9,
+	 .range = "0 to 0.9",
+	 .arg = "X", .help = "share of games held out for validation and the\n"
+			     "calibration report (default 0.1)"},
+	{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &G.keep_going,
+	 .help = "skip bad games (counted) instead of failing"},
+	/* --help: hydra-fit's whole help, with these rows in it */
+	{.name = "help", .key = 'h', .type = HY_OPT_CALL0, .call = grp_help},
+	{.type = HY_OPT_END},
+};
+
+
+enum { NPPO = 13 }; /* the PPO options (pbit) */
+
+/* The options of --mode bc and ppo, where fit_table writes them. */
+typedef struct fit_args {
+	hy_train_cfg cfg;
+	hy_train_ppo_cfg ppo;
+	const char *device, *arch_name;
+	int precision, fast; /* --precision (-1: not given), --fast */
+	int64_t blocks, channels; /* -1: not given */
+	int ppo_mode, feed_only;
+	const char **val; /* --val PATH..., argc + 1 slots */
+	int pseen[NPPO]; /* the PPO options given, in pbit's order */
+} fit_args;
+
+static fit_args F;
+
+/* The rows of hydra-fit's table (cli/opts.h) that check more than a range. */
 static int opt_val(hy_cli *cli, const char *arg, void *dest)
 {
 	(void)cli;
-	fit_vals *v = dest;
-	v->val[v->cfg->nval++] = arg;
+	fit_args *v = dest;
+	v->val[v->cfg.nval++] = arg;
 	return 0;
 }
 
@@ -294,114 +269,195 @@ static int opt_progress(hy_cli *cli, const char *arg, void *dest)
 	return 0;
 }
 
+/* the PPO options: each sets its bit of ppo_given (what a resume keeps)
+ * and is an error without --mode ppo */
+static const struct {
+	const char *name;
+	unsigned bit;
+} pbit[NPPO] = {
+	{"--ppo-epochs", HY_PPO_GIVEN_EPOCHS}, {"--minibatch", HY_PPO_GIVEN_MINIBATCH},
+	{"--clip", HY_PPO_GIVEN_CLIP}, {"--vf-coef", HY_PPO_GIVEN_VF},
+	{"--ent-coef", HY_PPO_GIVEN_ENT}, {"--ent-end", HY_PPO_GIVEN_ENT_END},
+	{"--kl-stop", HY_PPO_GIVEN_KL_STOP}, {"--value-warmup", HY_PPO_GIVEN_VALUE_WARMUP},
+	{"--anchor", HY_PPO_GIVEN_ANCHOR}, {"--anchor-coef", HY_PPO_GIVEN_ANCHOR_COEF},
+	{"--anchor-frac", HY_PPO_GIVEN_ANCHOR_FRAC}, {"--no-adv-norm", HY_PPO_GIVEN_NORM_ADV},
+	{"--progress", HY_PPO_GIVEN_PROGRESS},
+};
+
+
+static const hy_opt fit_table[] = {
+	{.type = HY_OPT_TEXT, .help = "usage: hydra-fit [options] [PATH...]\n"
+		 "Trains the SE-ResNet policy/value network (supervised on logs, or by PPO on\n"
+		 "self-play samples) on sample streams or HDF5 shards. PATH is a stream or a\n"
+		 "shard (told apart by content), or - for stdin (the default). Shards are read\n"
+		 "for epochs in shuffled order; streams are read once through a shuffle buffer\n"
+		 "(files again per epoch).\n"
+		 "\n"
+		 "Model and device:"},
+	{.name = "arch", .key = 'a', .type = HY_OPT_STR, .dest = &F.arch_name,
+	 .arg = "NAME", .help = "tiny (2x32), small (6x64), base (12x128) or full\n"
+		 "(40x256); default full on a GPU, small on the CPU"},
+	{.name = "blocks", .type = HY_OPT_I64, .dest = &F.blocks, .min = 0, .max = 1000,
+	 .range = "0 to 1000",
+	 .arg = "N", .help = "residual blocks (overrides --arch)"},
+	{.name = "channels", .type = HY_OPT_CALL, .dest = &F.channels, .call = opt_channels,
+	 .arg = "N", .help = "channels, a multiple of 32 (overrides --arch)"},
+	{.name = "device", .type = HY_OPT_CALL, .dest = &F.device, .call = hy_cli_row_device,
+	 .arg = "DEV", .help = "auto (the default: the GPU when one is usable, else\n"
+		 "the CPU), cpu, cuda or cuda:N"},
+	{.name = "precision", .type = HY_OPT_CALL, .dest = &F.precision,
+	 .call = hy_cli_row_precision,
+	 .arg = "P", .help = "GPU arithmetic: bf16 (the default) or fp32 (as the CPU)"},
+	{.name = "fast", .type = HY_OPT_FLAG, .dest = &F.fast,
+	 .help = "GPU: fastest kernels, runs not bit-identical"},
+	{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &F.cfg.threads,
+	 .call = hy_cli_row_threads,
+	 .arg = "N", .help = "CPU threads (default: the CPUs this process may use)"},
+	{.name = "loader-threads", .type = HY_OPT_INT, .dest = &F.cfg.loader_threads, .min = 1,
+	 .max = HY_TRAIN_FEED_MAX, .range = "1 to 64",
+	 .arg = "N", .help = "threads reading and packing batches ahead of the\n"
+		 "steps (default 2 on a GPU; none on the CPU)"},
+	{.name = "feed-only", .type = HY_OPT_FLAG, .dest = &F.feed_only,
+	 .help = "run only the data feed over the inputs (one epoch,\n"
+		 "or --steps batches) and print its samples/s"},
+	{.name = "mode", .type = HY_OPT_CALL, .dest = &F.ppo_mode, .call = opt_mode,
+	 .arg = "MODE", .help = "bc (supervised, the default), ppo (self-play samples\n"
+		 "of hydra-sp; needs --init or --resume) or grp (the\n"
+		 "global reward predictor on game logs: see below)"},
+	{.name = "no-overlap", .type = HY_OPT_FLAG, .dest = &F.cfg.no_overlap,
+	 .help = "under mpirun: sum the gradients after the backward\n"
+		 "pass, not during it"},
+	{.type = HY_OPT_TEXT, .help = "Training:"},
+	{.name = "steps", .type = HY_OPT_I64, .dest = &F.cfg.steps, .min = 1,
+	 .max = INT64_MAX / 2, .range = "a positive integer",
+	 .arg = "N", .help = "optimiser steps (default: one pass over a stream,\n"
+		 "with warmup then a constant LR; or --epochs)"},
+	{.name = "epochs", .key = 'e', .type = HY_OPT_DOUBLE, .dest = &F.cfg.epochs, .lo = 0,
+	 .hi = DBL_MAX, .open_lo = 1, .range = "a positive number",
+	 .arg = "X", .help = "epochs over shard inputs (default 1 without --steps)"},
+	{.name = "batch", .key = 'b', .type = HY_OPT_INT, .dest = &F.cfg.batch, .min = 1,
+	 .max = 1 << 20, .range = "1 to 1048576",
+	 .arg = "N", .help = "samples per step (default 256)"},
+	{.name = "lr", .type = HY_OPT_FLOAT, .dest = &F.cfg.lr, .lo = 0, .hi = 10, .open_lo = 1,
+	 .range = "a positive number",
+	 .arg = "X", .help = "peak learning rate (default 5e-4; cosine to 1e-5)"},
+	{.name = "warmup", .type = HY_OPT_I64, .dest = &F.cfg.warmup, .min = 0,
+	 .max = INT64_MAX / 2, .range = "steps, 0 or more", .seen = &F.cfg.warmup_set,
+	 .arg = "N", .help = "linear warmup steps (default 5% of the steps)"},
+	{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &F.cfg.seed,
+	 .call = hy_cli_row_seed, .seen = &F.cfg.seed_set,
+	 .arg = "S", .help = "seed of initialisation and data order (default 0)"},
+	{.name = "shuffle-buffer", .type = HY_OPT_U64, .dest = &F.cfg.shuffle_buffer, .min = 1,
+	 .max = 1 << 26, .range = "1 to 67108864",
+	 .arg = "N", .help = "samples in the shuffle buffer (default 8192)"},
+	{.name = "val", .type = HY_OPT_CALL, .dest = &F, .call = opt_val,
+	 .arg = "PATH", .help = "validation samples (repeatable), evaluated every"},
+	{.name = "eval-every", .type = HY_OPT_I64, .dest = &F.cfg.eval_every, .min = 1,
+	 .max = INT64_MAX / 2, .range = "a positive integer",
+	 .arg = "N", .help = "N steps (default: a 20th of the run, or 500 for a\n"
+		 "stream of unknown length) and at the end"},
+	{.name = "on-eval", .type = HY_OPT_STR, .dest = &F.cfg.on_eval,
+	 .arg = "CMD", .help = "run CMD (sh -c, RUN=the run directory) after each\n"
+		 "evaluation, e.g. to refresh plots"},
+	{.type = HY_OPT_TEXT, .help = "PPO (--mode ppo; --batch is the rollout batch):"},
+	{.name = "ppo-epochs", .type = HY_OPT_INT, .dest = &F.ppo.epochs, .min = 1, .max = 1000,
+	 .range = "1 to 1000", .seen = &F.pseen[0],
+	 .arg = "N", .help = "passes over each rollout batch (default 3)"},
+	{.name = "minibatch", .type = HY_OPT_INT, .dest = &F.ppo.minibatch, .min = 1,
+	 .max = 1 << 20, .range = "1 to 1048576", .seen = &F.pseen[1],
+	 .arg = "N", .help = "samples per optimiser step (default batch/4)"},
+	{.name = "clip", .type = HY_OPT_FLOAT, .dest = &F.ppo.loss.clip, .lo = 0, .hi = 1,
+	 .open_lo = 1, .open_hi = 1, .range = "a number between 0 and 1", .seen = &F.pseen[2],
+	 .arg = "X", .help = "surrogate clip range epsilon (default 0.1)"},
+	{.name = "vf-coef", .type = HY_OPT_FLOAT, .dest = &F.ppo.loss.vf_coef, .lo = 0,
+	 .hi = 100, .range = "0 to 100", .seen = &F.pseen[3],
+	 .arg = "X", .help = "value loss weight (default 0.5)"},
+	{.name = "ent-coef", .type = HY_OPT_FLOAT, .dest = &F.ppo.loss.ent_coef, .lo = 0,
+	 .hi = 100, .range = "0 to 100", .seen = &F.pseen[4],
+	 .arg = "X", .help = "entropy bonus weight at the start (default 0.01)"},
+	{.name = "ent-end", .type = HY_OPT_CALL, .dest = &F.ppo.ent_end, .call = opt_ent_end,
+	 .seen = &F.pseen[5],
+	 .arg = "X", .help = "... annealed linearly to X at the end (default\n"
+		 "0.005; -1: constant)"},
+	{.name = "kl-stop", .type = HY_OPT_FLOAT, .dest = &F.ppo.kl_stop, .lo = 0, .hi = 100,
+	 .range = "0 to 100", .seen = &F.pseen[6],
+	 .arg = "X", .help = "end a rollout batch's passes when one's mean\n"
+		 "approx-KL passes X (default 0.03; 0: never)"},
+	{.name = "value-warmup", .type = HY_OPT_I64, .dest = &F.ppo.value_warmup, .min = 0,
+	 .max = INT64_MAX / 2, .range = "steps, 0 or more", .seen = &F.pseen[7],
+	 .arg = "N", .help = "the first N steps train the value head alone"},
+	{.name = "anchor", .type = HY_OPT_STR, .dest = &F.ppo.anchor, .seen = &F.pseen[8],
+	 .arg = "CKPT", .help = "KL anchor: penalise KL(CKPT's policy || policy)"},
+	{.name = "anchor-coef", .type = HY_OPT_FLOAT, .dest = &F.ppo.anchor_coef, .lo = 0,
+	 .hi = 100, .range = "0 to 100", .seen = &F.pseen[9],
+	 .arg = "X", .help = "its weight at the start (default 0.05)"},
+	{.name = "anchor-frac", .type = HY_OPT_FLOAT, .dest = &F.ppo.anchor_frac, .lo = 0,
+	 .hi = 1, .range = "0 to 1", .seen = &F.pseen[10],
+	 .arg = "X", .help = "annealed to 0 over this share of the run (0.3)"},
+	{.name = "no-adv-norm", .type = HY_OPT_SET, .dest = &F.ppo.loss.norm_adv, .min = 0,
+	 .seen = &F.pseen[11],
+	 .help = "take the advantages as they are, not normalised\n"
+		 "per batch (hydra-sp --label-adv's samples)"},
+	{.name = "progress", .type = HY_OPT_CALL, .dest = &F.ppo, .call = opt_progress,
+	 .seen = &F.pseen[12],
+	 .arg = "A:B", .help = "the schedule's progress over this run (default\n"
+		 "0:1; a league iteration i of n: (i-1)/n:i/n)"},
+	{.type = HY_OPT_TEXT, .help = "Output:"},
+	{.name = "out", .key = 'o', .type = HY_OPT_STR, .dest = &F.cfg.out,
+	 .arg = "DIR", .help = "output directory (default runs/YYYYmmdd-HHMMSS)"},
+	{.name = "save-every", .type = HY_OPT_I64, .dest = &F.cfg.save_every, .min = 1,
+	 .max = INT64_MAX / 2, .range = "a positive integer",
+	 .arg = "N", .help = "checkpoint every N steps (default 1000) and at the end"},
+	{.name = "keep", .type = HY_OPT_INT, .dest = &F.cfg.keep, .min = 1, .max = 1000000,
+	 .range = "a positive integer",
+	 .arg = "N", .help = "keep the N most recent checkpoints (default 3) and best"},
+	{.name = "log-every", .type = HY_OPT_I64, .dest = &F.cfg.log_every, .min = 1,
+	 .max = INT64_MAX / 2, .range = "a positive integer",
+	 .arg = "N", .help = "a metrics.jsonl line every N steps (default 10)"},
+	{.name = "resume", .type = HY_OPT_STR, .dest = &F.cfg.resume,
+	 .arg = "DIR|CKPT", .help = "continue a run exactly (DIR: its latest checkpoint)"},
+	{.name = "init", .type = HY_OPT_STR, .dest = &F.cfg.init,
+	 .arg = "CKPT", .help = "start from the weights of a checkpoint"},
+	{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+	 .help = "no progress lines"},
+	{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+	 .help = "say the device and the threads"},
+	{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+	 .help = "show this help and exit"},
+	{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+	 .help = "show the version and exit"},
+	{.type = HY_OPT_TEXT, .help = "\n"
+		 "GRP (hydra-fit --mode grp -o DIR [options] [LOG...]: logs of any format or\n"
+		 "event streams; writes DIR/grp.h5 and DIR/metrics.jsonl):"},
+	{.type = HY_OPT_INCLUDE, .include = grp_table},
+	{.type = HY_OPT_TEXT, .help = "  (-e default 30, -b 256, --lr 1e-3, -S, -o, -q, -v as above)\n"
+		 "\n"
+		 "Exit status: 0 ok, 1 bad data, non-finite loss or I/O error, 2 usage,\n"
+		 "3 format or version mismatch (e.g. a checkpoint of another architecture),\n"
+		 "4 requested device unavailable, 130 interrupted (a checkpoint is saved)."},
+	{.type = HY_OPT_END},
+};
+
 static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 {
-	hy_train_cfg cfg;
-	memset(&cfg, 0, sizeof cfg);
-	hy_train_ppo_cfg ppo;
-	hy_train_ppo_defaults(&ppo);
-	int ppo_mode = 0;
-	const char *device = "auto", *arch_name = NULL;
-	int precision = -1, fast = 0; /* --precision, --fast */
-	int64_t blocks = -1, channels = -1;
-	int feed_only_mode = 0;
-	fit_vals fv = {val, &cfg};
-	/* the PPO options: each sets its bit of ppo_given (what a resume keeps)
-	 * and is an error without --mode ppo */
-	enum { NPPO = 13 };
-	int pseen[NPPO] = {0};
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} pbit[NPPO] = {
-		{"--ppo-epochs", HY_PPO_GIVEN_EPOCHS}, {"--minibatch", HY_PPO_GIVEN_MINIBATCH},
-		{"--clip", HY_PPO_GIVEN_CLIP}, {"--vf-coef", HY_PPO_GIVEN_VF},
-		{"--ent-coef", HY_PPO_GIVEN_ENT}, {"--ent-end", HY_PPO_GIVEN_ENT_END},
-		{"--kl-stop", HY_PPO_GIVEN_KL_STOP}, {"--value-warmup", HY_PPO_GIVEN_VALUE_WARMUP},
-		{"--anchor", HY_PPO_GIVEN_ANCHOR}, {"--anchor-coef", HY_PPO_GIVEN_ANCHOR_COEF},
-		{"--anchor-frac", HY_PPO_GIVEN_ANCHOR_FRAC}, {"--no-adv-norm", HY_PPO_GIVEN_NORM_ADV},
-		{"--progress", HY_PPO_GIVEN_PROGRESS},
-	};
-	const hy_opt table[] = { /* cli/opts.h */
-		/* model and device */
-		{.name = "arch", .key = 'a', .type = HY_OPT_STR, .dest = &arch_name},
-		{.name = "blocks", .type = HY_OPT_I64, .dest = &blocks, .min = 0, .max = 1000,
-		 .range = "0 to 1000"},
-		{.name = "channels", .type = HY_OPT_CALL, .dest = &channels, .call = opt_channels},
-		{.name = "device", .type = HY_OPT_CALL, .dest = &device, .call = hy_cli_row_device},
-		{.name = "precision", .type = HY_OPT_CALL, .dest = &precision,
-		 .call = hy_cli_row_precision},
-		{.name = "fast", .type = HY_OPT_FLAG, .dest = &fast},
-		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &cfg.threads,
-		 .call = hy_cli_row_threads},
-		{.name = "loader-threads", .type = HY_OPT_INT, .dest = &cfg.loader_threads, .min = 1,
-		 .max = HY_TRAIN_FEED_MAX, .range = "1 to 64"},
-		{.name = "feed-only", .type = HY_OPT_FLAG, .dest = &feed_only_mode},
-		{.name = "no-overlap", .type = HY_OPT_FLAG, .dest = &cfg.no_overlap},
-		{.name = "mode", .type = HY_OPT_CALL, .dest = &ppo_mode, .call = opt_mode},
-		/* the run */
-		{.name = "steps", .type = HY_OPT_I64, .dest = &cfg.steps, .min = 1,
-		 .max = INT64_MAX / 2, .range = "a positive integer"},
-		{.name = "epochs", .key = 'e', .type = HY_OPT_DOUBLE, .dest = &cfg.epochs, .lo = 0,
-		 .hi = DBL_MAX, .open_lo = 1, .range = "a positive number"},
-		{.name = "batch", .key = 'b', .type = HY_OPT_INT, .dest = &cfg.batch, .min = 1,
-		 .max = 1 << 20, .range = "1 to 1048576"},
-		{.name = "lr", .type = HY_OPT_FLOAT, .dest = &cfg.lr, .lo = 0, .hi = 10, .open_lo = 1,
-		 .range = "a positive number"},
-		{.name = "warmup", .type = HY_OPT_I64, .dest = &cfg.warmup, .min = 0,
-		 .max = INT64_MAX / 2, .range = "steps, 0 or more", .seen = &cfg.warmup_set},
-		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &cfg.seed,
-		 .call = hy_cli_row_seed, .seen = &cfg.seed_set},
-		{.name = "shuffle-buffer", .type = HY_OPT_U64, .dest = &cfg.shuffle_buffer, .min = 1,
-		 .max = 1 << 26, .range = "1 to 67108864"},
-		{.name = "val", .type = HY_OPT_CALL, .dest = &fv, .call = opt_val},
-		{.name = "eval-every", .type = HY_OPT_I64, .dest = &cfg.eval_every, .min = 1,
-		 .max = INT64_MAX / 2, .range = "a positive integer"},
-		{.name = "on-eval", .type = HY_OPT_STR, .dest = &cfg.on_eval},
-		{.name = "out", .key = 'o', .type = HY_OPT_STR, .dest = &cfg.out},
-		{.name = "save-every", .type = HY_OPT_I64, .dest = &cfg.save_every, .min = 1,
-		 .max = INT64_MAX / 2, .range = "a positive integer"},
-		{.name = "keep", .type = HY_OPT_INT, .dest = &cfg.keep, .min = 1, .max = 1000000,
-		 .range = "a positive integer"},
-		{.name = "log-every", .type = HY_OPT_I64, .dest = &cfg.log_every, .min = 1,
-		 .max = INT64_MAX / 2, .range = "a positive integer"},
-		{.name = "resume", .type = HY_OPT_STR, .dest = &cfg.resume},
-		{.name = "init", .type = HY_OPT_STR, .dest = &cfg.init},
-		/* PPO (pbit above, in this order) */
-		{.name = "ppo-epochs", .type = HY_OPT_INT, .dest = &ppo.epochs, .min = 1, .max = 1000,
-		 .range = "1 to 1000", .seen = &pseen[0]},
-		{.name = "minibatch", .type = HY_OPT_INT, .dest = &ppo.minibatch, .min = 1,
-		 .max = 1 << 20, .range = "1 to 1048576", .seen = &pseen[1]},
-		{.name = "clip", .type = HY_OPT_FLOAT, .dest = &ppo.loss.clip, .lo = 0, .hi = 1,
-		 .open_lo = 1, .open_hi = 1, .range = "a number between 0 and 1", .seen = &pseen[2]},
-		{.name = "vf-coef", .type = HY_OPT_FLOAT, .dest = &ppo.loss.vf_coef, .lo = 0,
-		 .hi = 100, .range = "0 to 100", .seen = &pseen[3]},
-		{.name = "ent-coef", .type = HY_OPT_FLOAT, .dest = &ppo.loss.ent_coef, .lo = 0,
-		 .hi = 100, .range = "0 to 100", .seen = &pseen[4]},
-		{.name = "ent-end", .type = HY_OPT_CALL, .dest = &ppo.ent_end, .call = opt_ent_end,
-		 .seen = &pseen[5]},
-		{.name = "kl-stop", .type = HY_OPT_FLOAT, .dest = &ppo.kl_stop, .lo = 0, .hi = 100,
-		 .range = "0 to 100", .seen = &pseen[6]},
-		{.name = "value-warmup", .type = HY_OPT_I64, .dest = &ppo.value_warmup, .min = 0,
-		 .max = INT64_MAX / 2, .range = "steps, 0 or more", .seen = &pseen[7]},
-		{.name = "anchor", .type = HY_OPT_STR, .dest = &ppo.anchor, .seen = &pseen[8]},
-		{.name = "anchor-coef", .type = HY_OPT_FLOAT, .dest = &ppo.anchor_coef, .lo = 0,
-		 .hi = 100, .range = "0 to 100", .seen = &pseen[9]},
-		{.name = "anchor-frac", .type = HY_OPT_FLOAT, .dest = &ppo.anchor_frac, .lo = 0,
-		 .hi = 1, .range = "0 to 1", .seen = &pseen[10]},
-		{.name = "no-adv-norm", .type = HY_OPT_SET, .dest = &ppo.loss.norm_adv, .min = 0,
-		 .seen = &pseen[11]},
-		{.name = "progress", .type = HY_OPT_CALL, .dest = &ppo, .call = opt_progress,
-		 .seen = &pseen[12]},
-		{.type = HY_OPT_END},
-	};
-	int operands, prc = hy_cli_parse_opts(cli, table, usage, argc, argv, &operands);
+	memset(&F, 0, sizeof F);
+	hy_train_ppo_defaults(&F.ppo);
+	F.device = "auto";
+	F.precision = -1;
+	F.blocks = F.channels = -1;
+	F.val = val;
+	int operands, prc = hy_cli_parse_opts(cli, fit_table, 25, argc, argv, &operands);
 	if (prc >= 0)
 		return prc;
 	optind = operands;
+	hy_train_cfg cfg = F.cfg;
+	hy_train_ppo_cfg ppo = F.ppo;
+	const char *device = F.device, *arch_name = F.arch_name;
+	const int ppo_mode = F.ppo_mode;
+	const int64_t blocks = F.blocks, channels = F.channels;
 	const char *ppo_opt = NULL; /* a PPO option given (an error without --mode ppo) */
 	for (int k = 0; k < NPPO; k++)
-		if (pseen[k]) {
+		if (F.pseen[k]) {
 			ppo_opt = pbit[k].name;
 			cfg.ppo_given |= pbit[k].bit;
 		}
@@ -444,15 +500,15 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 			!quiet)
 			hy_cli_say(cli, "cuda: each rank takes GPU (node-local rank mod %d visible); "
 				"--device cuda:N names one", hy_nn_cuda_count());
-		cfg.precision = precision >= 0 ? precision : HY_NN_PREC_BF16;
-		cfg.fast = fast;
+		cfg.precision = F.precision >= 0 ? F.precision : HY_NN_PREC_BF16;
+		cfg.fast = F.fast;
 	} else if (why[0] && !quiet && hy_dist_env_rank() == 0) {
 		hy_cli_say(cli, "no usable GPU (%s): training on the CPU", why);
 	}
 	if (hy_dist_env_rank() == 0)
 		hy_cli_setup_info(cli, cfg.cuda, ordinal, why, cfg.threads > 0 || cfg.resume ?
 			cfg.threads : hy_cli_threads_default());
-	if (!cfg.cuda && precision == HY_NN_PREC_BF16)
+	if (!cfg.cuda && F.precision == HY_NN_PREC_BF16)
 		return hy_cli_usage(cli, "--precision bf16 needs a GPU: the CPU backend computes "
 			"in fp32");
 
@@ -470,7 +526,7 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 		reads_stdin = 0; /* the run reads the inputs its checkpoint recorded */
 	if (reads_stdin && hy_cli_stdin(cli, NULL, 0, 1, "sample streams or shards"))
 		return 2;
-	if (feed_only_mode)
+	if (F.feed_only)
 		return feed_only(cli, &cfg);
 
 	char outbuf[PATH_MAX];
@@ -588,47 +644,23 @@ static void grp_on_epoch(void *u, const hy_grp_epoch *e)
 	}
 }
 
-/* --mode's row of the GRP table: grp, the mode this table serves */
-static int opt_grp_mode(hy_cli *cli, const char *arg, void *dest)
-{
-	(void)dest;
-	if (strcmp(arg, "grp"))
-		return hy_cli_usage(cli, "--mode '%s' takes the options of bc/ppo, not of grp", arg);
-	return 0;
-}
 
 /* hydra-fit --mode grp: its own options (lib/train/grp.h does the work). */
 static int grp_main(hy_cli *cli, int argc, char **argv)
 {
-	hy_grp_train_cfg cfg;
-	hy_grp_train_defaults(&cfg);
+	hy_grp_train_defaults(&G.cfg);
+	G.valf = 0.1;
 	grp_run r;
 	memset(&r, 0, sizeof r);
 	r.cli = cli;
-	const char *out = NULL;
-	double valf = 0.1;
-	const hy_opt table[] = { /* cli/opts.h */
-		{.name = "mode", .type = HY_OPT_CALL, .call = opt_grp_mode},
-		{.name = "out", .key = 'o', .type = HY_OPT_STR, .dest = &out},
-		{.name = "epochs", .key = 'e', .type = HY_OPT_INT, .dest = &cfg.epochs, .min = 1,
-		 .max = 100000, .range = "1 to 100000 (an integer with --mode grp)"},
-		{.name = "batch", .key = 'b', .type = HY_OPT_INT, .dest = &cfg.batch, .min = 1,
-		 .max = 1 << 20, .range = "1 to 1048576"},
-		{.name = "lr", .type = HY_OPT_FLOAT, .dest = &cfg.lr, .lo = 0, .hi = 10, .open_lo = 1,
-		 .range = "above 0, at most 10"},
-		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &cfg.seed,
-		 .call = hy_cli_row_seed},
-		{.name = "hidden", .type = HY_OPT_INT, .dest = &cfg.hidden, .min = 1,
-		 .max = HY_GRP_HIDDEN_MAX, .range = "1 to 1024"},
-		{.name = "val-fraction", .type = HY_OPT_DOUBLE, .dest = &valf, .lo = 0, .hi = 0.9,
-		 .range = "0 to 0.9"},
-		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &r.keep_going},
-		{.type = HY_OPT_END},
-	};
-	int operands, prc = hy_cli_parse_opts(cli, table, usage, argc, argv, &operands);
+	int operands, prc = hy_cli_parse_opts(cli, grp_table, 25, argc, argv, &operands);
 	if (prc >= 0)
 		return prc;
 	optind = operands;
+	r.keep_going = G.keep_going;
+	hy_grp_train_cfg cfg = G.cfg;
+	const char *out = G.out;
+	const double valf = G.valf;
 	if (!out)
 		return hy_cli_usage(cli, "--mode grp needs --out DIR");
 	char ckpt[4096], mpath[4096];
@@ -725,6 +757,21 @@ static int grp_main(hy_cli *cli, int argc, char **argv)
 	hy_grp_free(&grp);
 	hy_grp_data_free(&r.data);
 	return hy_status_exit(st);
+}
+
+/* --help of --mode grp: the whole help of hydra-fit. */
+static int grp_help(hy_cli *cli, const char *arg, void *dest)
+{
+	(void)arg;
+	(void)dest;
+	char *help = hy_cli_opts_help(fit_table, 25);
+	if (!help) {
+		hy_cli_say(cli, "out of memory");
+		return 1;
+	}
+	int rc = hy_cli_help(cli, help);
+	free(help);
+	return rc ? rc : HY_OPT_DONE;
 }
 
 /* 1 when the command line asks for --mode grp. */

@@ -22,38 +22,6 @@
 #include "review/json.h"
 #include "review/review.h"
 
-static const char usage[] =
-	"usage: hydra-review --model POLICY [options] LOG...\n"
-	"Reviews one game with a policy: for every decision of the reviewed seats,\n"
-	"the situation, the action played, the policy's most probable actions with\n"
-	"their probabilities, its value, and a mark where the played action had a\n"
-	"probability below 10%; a summary (agreement, mean probability of the played\n"
-	"actions, the costliest departures). Writes one self-contained HTML page, or\n"
-	"the same data as JSON. LOG: any log mjai-parse reads (mjai JSON lines,\n"
-	"Tenhou mjlog, tenhou.net/6 JSON, event streams; compressed, archives,\n"
-	"directories; - for standard input).\n"
-	"\n"
-	"      --model POLICY     the reviewer: a checkpoint PATH.h5, rulebot,\n"
-	"                         baseline or random\n"
-	"      --seat SEAT        review seat 0-3, or the seat of the player of that\n"
-	"                         name (start_game names); repeatable (default:\n"
-	"                         every seat whose hand the log shows)\n"
-	"      --game N           review the Nth game of the input (default 1)\n"
-	"      --json             write the review's data as JSON instead of the page\n"
-	"  -o, --output FILE      write to FILE (atomically) instead of standard output\n"
-	"  -j, --threads N        CPU threads of a checkpoint (default: the CPUs this\n"
-	"                         process may use)\n"
-	"      --device DEV       a checkpoint's device: auto (the default: the GPU\n"
-	"                         when one is usable, else the CPU), cpu, cuda or\n"
-	"                         cuda:N\n"
-	"  -q, --quiet            no notices (errors still go to stderr)\n"
-	"  -v, --verbose          say the device and the threads\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
-	"\n"
-	"Exit status: 0 ok, 1 bad data (an event the seat's view rejects), a game\n"
-	"that is not there or I/O error, 2 usage, 3 format or version mismatch, 4\n"
-	"requested device unavailable.\n";
 
 enum { MAX_SEATS = 16 };
 
@@ -181,17 +149,51 @@ static int review_main(int argc, char **argv, job *j)
 	int json = 0;
 	j->want = 1;
 	const hy_opt table[] = { /* cli/opts.h */
-		{.name = "model", .type = HY_OPT_STR, .dest = &model},
-		{.name = "seat", .type = HY_OPT_CALL, .dest = j, .call = opt_seat},
+		{.type = HY_OPT_TEXT, .help = "usage: hydra-review --model POLICY [options] LOG...\n"
+			 "Reviews one game with a policy: for every decision of the reviewed seats,\n"
+			 "the situation, the action played, the policy's most probable actions with\n"
+			 "their probabilities, its value, and a mark where the played action had a\n"
+			 "probability below 10%; a summary (agreement, mean probability of the played\n"
+			 "actions, the costliest departures). Writes one self-contained HTML page, or\n"
+			 "the same data as JSON. LOG: any log mjai-parse reads (mjai JSON lines,\n"
+			 "Tenhou mjlog, tenhou.net/6 JSON, event streams; compressed, archives,\n"
+			 "directories; - for standard input).\n"},
+		{.name = "model", .type = HY_OPT_STR, .dest = &model,
+		 .arg = "POLICY", .help = "the reviewer: a checkpoint PATH.h5, rulebot,\n"
+			 "baseline or random"},
+		{.name = "seat", .type = HY_OPT_CALL, .dest = j, .call = opt_seat,
+		 .arg = "SEAT", .help = "review seat 0-3, or the seat of the player of that\n"
+			 "name (start_game names); repeatable (default:\n"
+			 "every seat whose hand the log shows)"},
 		{.name = "game", .type = HY_OPT_U64, .dest = &j->want, .min = 1, .max = INT64_MAX,
-		 .range = "1 or more"},
-		{.name = "json", .type = HY_OPT_FLAG, .dest = &json},
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &output},
-		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &po.threads, .call = hy_cli_row_threads},
-		{.name = "device", .type = HY_OPT_CALL, .dest = &po.device, .call = hy_cli_row_device},
+		 .range = "1 or more",
+		 .arg = "N", .help = "review the Nth game of the input (default 1)"},
+		{.name = "json", .type = HY_OPT_FLAG, .dest = &json,
+		 .help = "write the review's data as JSON instead of the page"},
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &output,
+		 .arg = "FILE", .help = "write to FILE (atomically) instead of standard output"},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &po.threads, .call = hy_cli_row_threads,
+		 .arg = "N", .help = "CPU threads of a checkpoint (default: the CPUs this\n"
+			 "process may use)"},
+		{.name = "device", .type = HY_OPT_CALL, .dest = &po.device, .call = hy_cli_row_device,
+		 .arg = "DEV", .help = "a checkpoint's device: auto (the default: the GPU\n"
+			 "when one is usable, else the CPU), cpu, cuda or\n"
+			 "cuda:N"},
+		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+		 .help = "no notices (errors still go to stderr)"},
+		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+		 .help = "say the device and the threads"},
+		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+		 .help = "show this help and exit"},
+		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+		 .help = "show the version and exit"},
+		{.type = HY_OPT_TEXT, .help = "\n"
+			 "Exit status: 0 ok, 1 bad data (an event the seat's view rejects), a game\n"
+			 "that is not there or I/O error, 2 usage, 3 format or version mismatch, 4\n"
+			 "requested device unavailable."},
 		{.type = HY_OPT_END},
 	};
-	int first, prc = hy_cli_parse_opts(cli, table, usage, argc, argv, &first);
+	int first, prc = hy_cli_parse_opts(cli, table, 25, argc, argv, &first);
 	if (prc >= 0)
 		return prc;
 	optind = first;

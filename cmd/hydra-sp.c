@@ -28,77 +28,6 @@
 #include "play/runner.h"
 #include "samples/stream.h"
 
-static const char usage[] =
-	"usage: hydra-sp --games N [options]\n"
-	"Self-play: plays N full hanchan on seeded walls with policies at the\n"
-	"seats and writes a sample stream for PPO (behaviour log-probability,\n"
-	"value, reward, GAE advantage and return) and, optionally, mjai logs.\n"
-	"A policy is random, baseline, rulebot, rulebot:PARAMS (other numbers, a\n"
-	"NAME=VALUE list or a file: hydra-tune(1)), search:GRP.h5[,K][,MODEL.h5]\n"
-	"(rulebot with a rollout lookahead, its deals guessed from a checkpoint's\n"
-	"heads when given), a checkpoint PATH.h5, or mjai:COMMAND.\n"
-	"\n"
-	"      --games N           hanchan to play (required)\n"
-	"      --first N           index of the first game (default 0)\n"
-	"  -t, --tables T          tables played at once (default 16)\n"
-	"  -j, --threads J         threads (default: the CPUs this process may use)\n"
-	"  -S, --seed S            master seed of the walls, decimal or 0x hex,\n"
-	"                          below 2^63 (default 0)\n"
-	"      --policy P          policy at every seat (default baseline)\n"
-	"      --seat0 P           policy at seat 0 (with --others)\n"
-	"      --others Q          policy at seats 1-3 (with --seat0)\n"
-	"      --rotate P,Q,...    seat s of game g plays policy (s + g) mod count\n"
-	"  -T, --temperature X     model sampling temperature, 0 = greedy\n"
-	"                          (default 1)\n"
-	"      --device D          model device: auto (the default: the GPU when one\n"
-	"                          is usable, else the CPU), cpu, cuda or cuda:N\n"
-	"      --model-threads N   threads of a model's forward pass (default 1;\n"
-	"                          its rounding, so the games, depend on N)\n"
-	"      --bot-timeout S     seconds an mjai bot may take per answer\n"
-	"                          (default 10)\n"
-	"      --gae-lambda L      GAE lambda (default 0.95)\n"
-	"      --gamma G           discount (default 1)\n"
-	"      --reward R          placement (the default: placement points on each\n"
-	"                          seat's last decision) or grp:PATH (per-kyoku\n"
-	"                          rewards from a GRP of hydra-fit --mode grp,\n"
-	"                          normalised by a running std, clipped to [-5, 5])\n"
-	"      --reward-state FILE the running std of --reward grp: read at the\n"
-	"                          start (absent: a fresh one), written at the end\n"
-	"  -l, --log-dir DIR       write DIR/game-NNNNNNNN.json.gz per game\n"
-	"  -o, --output PATH       write the samples to PATH instead of stdout\n"
-	"      --no-samples        write no sample stream (logs only)\n"
-	"      --pool P,Q,...      a league around the learner --policy: each game\n"
-	"                          seats the learner at seat game mod 4 and draws\n"
-	"                          the others from the learner, a checkpoint of\n"
-	"                          the pool (at most 6) and the frozen --start;\n"
-	"                          samples of the learner's seats only\n"
-	"      --start S           the league's frozen start (its BC model)\n"
-	"      --mix A,B,C         league weights of learner, pool and start\n"
-	"                          (default 0.5,0.3,0.2)\n"
-	"      --label-by P        DAgger: each sample's action label is rule\n"
-	"                          policy P's choice in its state (rulebot or\n"
-	"                          search:GRP.h5[,K][,MODEL.h5]) while the seats\n"
-	"                          play on;\n"
-	"                          for behaviour cloning, not for PPO\n"
-	"      --label-adv         with --label-by qlabel:GRP.h5[,K]: each\n"
-	"                          sample's advantage is the rollout value of the\n"
-	"                          action taken less rulebot's choice's (steps\n"
-	"                          that took rulebot's choice are dropped), for\n"
-	"                          hydra-fit --mode ppo --no-adv-norm\n"
-	"      --learner           samples of the first policy's decisions only\n"
-	"                          (--policy, --seat0 or the first of --rotate):\n"
-	"                          the learner's games against a pool, for PPO\n"
-	"  -k, --keep-going        skip a game whose policy fails (counted and\n"
-	"                          reported) instead of failing the run\n"
-	"  -q, --quiet             no progress line\n"
-	"  -v, --verbose           say the device and the threads, and the counts\n"
-	"                          at the end\n"
-	"  -h, --help              show this help and exit\n"
-	"  -V, --version           show the version and exit\n"
-	"\n"
-	"Exit status: 0 ok, 1 runtime error or an aborted game (with\n"
-	"--keep-going: every game aborted), 2 usage, 3 format, 4 device\n"
-	"unavailable.\n";
 
 enum { MAXPOL = 8 };
 
@@ -382,46 +311,119 @@ int main(int argc, char **argv)
 	const char *grp_path = NULL, *reward_state = NULL;
 	int have_games = 0;
 	const hy_opt table[] = { /* cli/opts.h */
+		{.type = HY_OPT_TEXT, .help = "usage: hydra-sp --games N [options]\n"
+			 "Self-play: plays N full hanchan on seeded walls with policies at the\n"
+			 "seats and writes a sample stream for PPO (behaviour log-probability,\n"
+			 "value, reward, GAE advantage and return) and, optionally, mjai logs.\n"
+			 "A policy is random, baseline, rulebot, rulebot:PARAMS (other numbers, a\n"
+			 "NAME=VALUE list or a file: hydra-tune(1)), search:GRP.h5[,K][,MODEL.h5]\n"
+			 "(rulebot with a rollout lookahead, its deals guessed from a checkpoint's\n"
+			 "heads when given), a checkpoint PATH.h5, or mjai:COMMAND.\n"},
 		{.name = "games", .type = HY_OPT_CALL, .dest = &po.count, .call = opt_games,
-		 .seen = &have_games},
-		{.name = "first", .type = HY_OPT_CALL, .dest = &po.first, .call = opt_first},
+		 .seen = &have_games,
+		 .arg = "N", .help = "hanchan to play (required)"},
+		{.name = "first", .type = HY_OPT_CALL, .dest = &po.first, .call = opt_first,
+		 .arg = "N", .help = "index of the first game (default 0)"},
 		{.name = "tables", .key = 't', .type = HY_OPT_INT, .dest = &po.tables, .min = 1,
-		 .max = 65536, .range = "1 to 65536"},
+		 .max = 65536, .range = "1 to 65536",
+		 .arg = "T", .help = "tables played at once (default 16)"},
 		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &po.threads,
-		 .call = hy_cli_row_threads},
+		 .call = hy_cli_row_threads,
+		 .arg = "J", .help = "threads (default: the CPUs this process may use)"},
 		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &po.seed,
-		 .call = hy_cli_row_seed63},
-		{.name = "policy", .type = HY_OPT_STR, .dest = &policy},
-		{.name = "seat0", .type = HY_OPT_STR, .dest = &seat0},
-		{.name = "others", .type = HY_OPT_STR, .dest = &others},
-		{.name = "rotate", .type = HY_OPT_STR, .dest = &rotate},
+		 .call = hy_cli_row_seed63,
+		 .arg = "S", .help = "master seed of the walls, decimal or 0x hex,\n"
+			 "below 2^63 (default 0)"},
+		{.name = "policy", .type = HY_OPT_STR, .dest = &policy,
+		 .arg = "P", .help = "policy at every seat (default baseline)"},
+		{.name = "seat0", .type = HY_OPT_STR, .dest = &seat0,
+		 .arg = "P", .help = "policy at seat 0 (with --others)"},
+		{.name = "others", .type = HY_OPT_STR, .dest = &others,
+		 .arg = "Q", .help = "policy at seats 1-3 (with --seat0)"},
+		{.name = "rotate", .type = HY_OPT_STR, .dest = &rotate,
+		 .arg = "P,Q,...", .help = "seat s of game g plays policy (s + g) mod count"},
 		{.name = "temperature", .key = 'T', .type = HY_OPT_FLOAT, .dest = &pol_o.temperature,
-		 .lo = 0, .hi = 1e6, .range = "a number >= 0"},
+		 .lo = 0, .hi = 1e6, .range = "a number >= 0",
+		 .arg = "X", .help = "model sampling temperature, 0 = greedy\n"
+			 "(default 1)"},
 		{.name = "device", .type = HY_OPT_CALL, .dest = &pol_o.device,
-		 .call = hy_cli_row_device},
+		 .call = hy_cli_row_device,
+		 .arg = "D", .help = "model device: auto (the default: the GPU when one\n"
+			 "is usable, else the CPU), cpu, cuda or cuda:N"},
 		{.name = "model-threads", .type = HY_OPT_INT, .dest = &pol_o.threads, .min = 1,
-		 .max = HY_CLI_THREADS_MAX, .range = "1 to 1024"},
+		 .max = HY_CLI_THREADS_MAX, .range = "1 to 1024",
+		 .arg = "N", .help = "threads of a model's forward pass (default 1;\n"
+			 "its rounding, so the games, depend on N)"},
 		{.name = "bot-timeout", .type = HY_OPT_DOUBLE, .dest = &pol_o.bot_timeout, .lo = 0,
-		 .hi = 1e6, .open_lo = 1, .range = "seconds, more than 0"},
+		 .hi = 1e6, .open_lo = 1, .range = "seconds, more than 0",
+		 .arg = "S", .help = "seconds an mjai bot may take per answer\n"
+			 "(default 10)"},
 		{.name = "gae-lambda", .type = HY_OPT_FLOAT, .dest = &po.gae_lambda, .lo = 0, .hi = 1,
-		 .range = "0 to 1"},
+		 .range = "0 to 1",
+		 .arg = "L", .help = "GAE lambda (default 0.95)"},
 		{.name = "gamma", .type = HY_OPT_FLOAT, .dest = &po.gamma, .lo = 0, .hi = 1,
-		 .range = "0 to 1"},
-		{.name = "reward", .type = HY_OPT_CALL, .dest = &grp_path, .call = opt_reward},
-		{.name = "reward-state", .type = HY_OPT_STR, .dest = &reward_state},
-		{.name = "pool", .type = HY_OPT_STR, .dest = &pool},
-		{.name = "start", .type = HY_OPT_STR, .dest = &start},
-		{.name = "mix", .type = HY_OPT_STR, .dest = &mix},
-		{.name = "label-by", .type = HY_OPT_STR, .dest = &label_by},
-		{.name = "label-adv", .type = HY_OPT_FLAG, .dest = &po.label_adv},
-		{.name = "log-dir", .key = 'l', .type = HY_OPT_STR, .dest = &s.log_dir},
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
-		{.name = "no-samples", .type = HY_OPT_SET, .dest = &s.samples, .min = 0},
-		{.name = "learner", .type = HY_OPT_FLAG, .dest = &s.learner},
-		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &s.keep_going},
+		 .range = "0 to 1",
+		 .arg = "G", .help = "discount (default 1)"},
+		{.name = "reward", .type = HY_OPT_CALL, .dest = &grp_path, .call = opt_reward,
+		 .arg = "R", .help = "placement (the default: placement points on each\n"
+			 "seat's last decision) or grp:PATH (per-kyoku\n"
+			 "rewards from a GRP of hydra-fit --mode grp,\n"
+			 "normalised by a running std, clipped to [-5, 5])"},
+		{.name = "reward-state", .type = HY_OPT_STR, .dest = &reward_state,
+		 .arg = "FILE", .help = "the running std of --reward grp: read at the\n"
+			 "start (absent: a fresh one), written at the end"},
+		{.name = "log-dir", .key = 'l', .type = HY_OPT_STR, .dest = &s.log_dir,
+		 .arg = "DIR", .help = "write DIR/game-NNNNNNNN.json.gz per game"},
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
+		 .arg = "PATH", .help = "write the samples to PATH instead of stdout"},
+		{.name = "no-samples", .type = HY_OPT_SET, .dest = &s.samples, .min = 0,
+		 .help = "write no sample stream (logs only)"},
+		{.name = "pool", .type = HY_OPT_STR, .dest = &pool,
+		 .arg = "P,Q,...", .help = "a league around the learner --policy: each game\n"
+			 "seats the learner at seat game mod 4 and draws\n"
+			 "the others from the learner, a checkpoint of\n"
+			 "the pool (at most 6) and the frozen --start;\n"
+			 "samples of the learner's seats only"},
+		{.name = "start", .type = HY_OPT_STR, .dest = &start,
+		 .arg = "S", .help = "the league's frozen start (its BC model)"},
+		{.name = "mix", .type = HY_OPT_STR, .dest = &mix,
+		 .arg = "A,B,C", .help = "league weights of learner, pool and start\n"
+			 "(default 0.5,0.3,0.2)"},
+		{.name = "label-by", .type = HY_OPT_STR, .dest = &label_by,
+		 .arg = "P", .help = "DAgger: each sample's action label is rule\n"
+			 "policy P's choice in its state (rulebot or\n"
+			 "search:GRP.h5[,K][,MODEL.h5]) while the seats\n"
+			 "play on;\n"
+			 "for behaviour cloning, not for PPO"},
+		{.name = "label-adv", .type = HY_OPT_FLAG, .dest = &po.label_adv,
+		 .help = "with --label-by qlabel:GRP.h5[,K]: each\n"
+			 "sample's advantage is the rollout value of the\n"
+			 "action taken less rulebot's choice's (steps\n"
+			 "that took rulebot's choice are dropped), for\n"
+			 "hydra-fit --mode ppo --no-adv-norm"},
+		{.name = "learner", .type = HY_OPT_FLAG, .dest = &s.learner,
+		 .help = "samples of the first policy's decisions only\n"
+			 "(--policy, --seat0 or the first of --rotate):\n"
+			 "the learner's games against a pool, for PPO"},
+		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &s.keep_going,
+		 .help = "skip a game whose policy fails (counted and\n"
+			 "reported) instead of failing the run"},
+		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+		 .help = "no progress line"},
+		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+		 .help = "say the device and the threads, and the counts\n"
+			 "at the end"},
+		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+		 .help = "show this help and exit"},
+		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+		 .help = "show the version and exit"},
+		{.type = HY_OPT_TEXT, .help = "\n"
+			 "Exit status: 0 ok, 1 runtime error or an aborted game (with\n"
+			 "--keep-going: every game aborted), 2 usage, 3 format, 4 device\n"
+			 "unavailable."},
 		{.type = HY_OPT_END},
 	};
-	int operands, prc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &operands);
+	int operands, prc = hy_cli_parse_opts(&cli, table, 26, argc, argv, &operands);
 	if (prc >= 0)
 		return prc;
 	optind = operands;

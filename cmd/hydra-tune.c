@@ -18,36 +18,6 @@
 #include "play/policies/ruleparams.h"
 #include "play/ruletune.h"
 
-static const char usage[] =
-	"usage: hydra-tune [options] -o PARAMS\n"
-	"Tunes the numbers of rulebot (its threat weights, danger model, push/fold\n"
-	"thresholds, discard score, call and riichi rules) by self-play: a pattern\n"
-	"search whose every step is a duplicate arena of rulebot:PARAMS against three\n"
-	"copies of a fixed yardstick, on the same walls each time. Writes the\n"
-	"parameters found as NAME=VALUE lines, the form `rulebot:PARAMS` reads.\n"
-	"The mean rank it reports is measured on the walls it tuned on, so it is\n"
-	"biased low: measure the result with hydra-eval on other seeds.\n"
-	"\n"
-	"  -o, --output FILE      where to write the parameters (- for standard output)\n"
-	"      --opponent P       the yardstick (default rulebot; a deterministic policy)\n"
-	"      --start PARAMS     start from these parameters (a file or NAME=VALUE list;\n"
-	"                         default: rulebot's)\n"
-	"      --seeds N          seeds per evaluation, 4 games each: 3 to 1000000\n"
-	"                         (default 800)\n"
-	"      --seed S           master seed of the tuning walls (default 1000)\n"
-	"      --sweeps N         passes over the parameters (default 4)\n"
-	"      --step F           first step, a fraction of each range (default 0.2;\n"
-	"                         halved after each sweep)\n"
-	"      --margin M         a move must lower the mean rank by more (default 0.002)\n"
-	"      --freeze LIST      parameters not to search (comma-separated names)\n"
-	"      --tables N         concurrent tables (default 16)\n"
-	"  -j, --threads N        threads (default: the CPUs this process may use)\n"
-	"  -q, --quiet            no progress lines\n"
-	"  -v, --verbose          every evaluation, not only the kept moves\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
-	"\n"
-	"Exit status: 0 ok, 1 a failed arena or I/O error, 2 usage.\n";
 
 typedef struct run {
 	hy_cli *cli;
@@ -103,25 +73,57 @@ int main(int argc, char **argv)
 	const char *outpath = NULL, *opponent = "rulebot", *start = NULL;
 	/* every option, its range and where it goes (cli/opts.h) */
 	const hy_opt table[] = {
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
-		{.name = "opponent", .type = HY_OPT_STR, .dest = &opponent},
-		{.name = "start", .type = HY_OPT_STR, .dest = &start},
+		{.type = HY_OPT_TEXT, .help = "usage: hydra-tune [options] -o PARAMS\n"
+			 "Tunes the numbers of rulebot (its threat weights, danger model, push/fold\n"
+			 "thresholds, discard score, call and riichi rules) by self-play: a pattern\n"
+			 "search whose every step is a duplicate arena of rulebot:PARAMS against three\n"
+			 "copies of a fixed yardstick, on the same walls each time. Writes the\n"
+			 "parameters found as NAME=VALUE lines, the form `rulebot:PARAMS` reads.\n"
+			 "The mean rank it reports is measured on the walls it tuned on, so it is\n"
+			 "biased low: measure the result with hydra-eval on other seeds.\n"},
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
+		 .arg = "FILE", .help = "where to write the parameters (- for standard output)"},
+		{.name = "opponent", .type = HY_OPT_STR, .dest = &opponent,
+		 .arg = "P", .help = "the yardstick (default rulebot; a deterministic policy)"},
+		{.name = "start", .type = HY_OPT_STR, .dest = &start,
+		 .arg = "PARAMS", .help = "start from these parameters (a file or NAME=VALUE list;\n"
+			 "default: rulebot's)"},
 		{.name = "seeds", .type = HY_OPT_U64, .dest = &o.nseeds, .min = 3, .max = 1000000,
-		 .range = "3 to 1000000"},
-		{.name = "seed", .type = HY_OPT_CALL, .dest = &o.seed, .call = hy_cli_row_seed},
+		 .range = "3 to 1000000",
+		 .arg = "N", .help = "seeds per evaluation, 4 games each: 3 to 1000000\n"
+			 "(default 800)"},
+		{.name = "seed", .type = HY_OPT_CALL, .dest = &o.seed, .call = hy_cli_row_seed,
+		 .arg = "S", .help = "master seed of the tuning walls (default 1000)"},
 		{.name = "sweeps", .type = HY_OPT_INT, .dest = &o.sweeps, .min = 0, .max = 20,
-		 .range = "0 to 20"},
+		 .range = "0 to 20",
+		 .arg = "N", .help = "passes over the parameters (default 4)"},
 		{.name = "step", .type = HY_OPT_DOUBLE, .dest = &o.frac, .lo = 0, .hi = 1,
-		 .open_lo = 1, .range = "in (0, 1]"},
+		 .open_lo = 1, .range = "in (0, 1]",
+		 .arg = "F", .help = "first step, a fraction of each range (default 0.2;\n"
+			 "halved after each sweep)"},
 		{.name = "margin", .type = HY_OPT_DOUBLE, .dest = &o.margin, .lo = 0, .hi = 1,
-		 .open_hi = 1, .range = "in [0, 1)"},
-		{.name = "freeze", .type = HY_OPT_CALL, .dest = &o.frozen, .call = opt_freeze},
+		 .open_hi = 1, .range = "in [0, 1)",
+		 .arg = "M", .help = "a move must lower the mean rank by more (default 0.002)"},
+		{.name = "freeze", .type = HY_OPT_CALL, .dest = &o.frozen, .call = opt_freeze,
+		 .arg = "LIST", .help = "parameters not to search (comma-separated names)"},
 		{.name = "tables", .type = HY_OPT_INT, .dest = &o.tables, .min = 1, .max = 4096,
-		 .range = "1 to 4096"},
-		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &o.threads, .call = hy_cli_row_threads},
+		 .range = "1 to 4096",
+		 .arg = "N", .help = "concurrent tables (default 16)"},
+		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &o.threads, .call = hy_cli_row_threads,
+		 .arg = "N", .help = "threads (default: the CPUs this process may use)"},
+		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+		 .help = "no progress lines"},
+		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+		 .help = "every evaluation, not only the kept moves"},
+		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+		 .help = "show this help and exit"},
+		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+		 .help = "show the version and exit"},
+		{.type = HY_OPT_TEXT, .help = "\n"
+			 "Exit status: 0 ok, 1 a failed arena or I/O error, 2 usage."},
 		{.type = HY_OPT_END},
 	};
-	int optind_ = 0, rc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &optind_);
+	int optind_ = 0, rc = hy_cli_parse_opts(&cli, table, 25, argc, argv, &optind_);
 	if (rc >= 0)
 		return rc;
 	optind = optind_;

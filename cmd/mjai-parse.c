@@ -21,36 +21,6 @@
 #include "mjai/mjai.h"
 #include "tenhou/writer.h"
 
-static const char usage[] =
-	"usage: mjai-parse [options] [PATH...]\n"
-	"Reads game logs and writes a binary event stream (or mjai JSON lines,\n"
-	"or Tenhou mjlog XML or tenhou.net/6 JSON: a log converter).\n"
-	"PATH is a file, a directory (read recursively) or - for stdin (default).\n"
-	"Inputs may be mjai JSON lines, Tenhou mjlog XML, tenhou.net/6 JSON or\n"
-	"event streams, plain or gzip/zstd-compressed, or tar/zip archives of them.\n"
-	"\n"
-	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n"
-	"      --json          write mjai JSON lines instead of the event stream\n"
-	"      --format FMT    what to write: events (the default), json (mjai\n"
-	"                      JSON lines, as --json), mjlog (Tenhou mjlog XML:\n"
-	"                      one game) or tenhou6 (tenhou.net/6 JSON, one game\n"
-	"                      per line; opens in Tenhou's log viewer)\n"
-	"  -k, --keep-going    skip a bad game (counted) instead of failing; an\n"
-	"                      input that cannot be opened or read, or a run\n"
-	"                      left with no game, still fails\n"
-	"  -s, --stats         print games, kyoku and events per type to stderr\n"
-	"  -c, --check         replay every game with the rules engine: report\n"
-	"                      illegal events and score changes that differ from\n"
-	"                      the log; exit 1 if any (writes no output unless\n"
-	"                      -o or --json is given)\n"
-	"  -q, --quiet         no notices (errors and counts still go to stderr)\n"
-	"  -v, --verbose       also print the counts of documents, games, kyoku\n"
-	"                      and events at the end\n"
-	"  -h, --help          show this help and exit\n"
-	"  -V, --version       show the version and exit\n"
-	"\n"
-	"Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
-	"version mismatch.\n";
 
 enum { FMT_EVENTS, FMT_JSON, FMT_MJLOG, FMT_TENHOU6 };
 
@@ -216,15 +186,47 @@ int main(int argc, char **argv)
 	r.cli = &cli;
 	const char *outpath = NULL;
 	const hy_opt table[] = { /* cli/opts.h */
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath},
-		{.name = "json", .type = HY_OPT_SET, .dest = &r.fmt, .min = FMT_JSON},
-		{.name = "format", .type = HY_OPT_CALL, .dest = &r.fmt, .call = opt_format},
-		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &r.keep_going},
-		{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &r.stats},
-		{.name = "check", .key = 'c', .type = HY_OPT_FLAG, .dest = &r.check},
+		{.type = HY_OPT_TEXT, .help = "usage: mjai-parse [options] [PATH...]\n"
+			 "Reads game logs and writes a binary event stream (or mjai JSON lines,\n"
+			 "or Tenhou mjlog XML or tenhou.net/6 JSON: a log converter).\n"
+			 "PATH is a file, a directory (read recursively) or - for stdin (default).\n"
+			 "Inputs may be mjai JSON lines, Tenhou mjlog XML, tenhou.net/6 JSON or\n"
+			 "event streams, plain or gzip/zstd-compressed, or tar/zip archives of them.\n"},
+		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
+		 .arg = "FILE", .help = "write to FILE (atomically) instead of stdout"},
+		{.name = "json", .type = HY_OPT_SET, .dest = &r.fmt, .min = FMT_JSON,
+		 .help = "write mjai JSON lines instead of the event stream"},
+		{.name = "format", .type = HY_OPT_CALL, .dest = &r.fmt, .call = opt_format,
+		 .arg = "FMT", .help = "what to write: events (the default), json (mjai\n"
+			 "JSON lines, as --json), mjlog (Tenhou mjlog XML:\n"
+			 "one game) or tenhou6 (tenhou.net/6 JSON, one game\n"
+			 "per line; opens in Tenhou's log viewer)"},
+		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &r.keep_going,
+		 .help = "skip a bad game (counted) instead of failing; an\n"
+			 "input that cannot be opened or read, or a run\n"
+			 "left with no game, still fails"},
+		{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &r.stats,
+		 .help = "print games, kyoku and events per type to stderr"},
+		{.name = "check", .key = 'c', .type = HY_OPT_FLAG, .dest = &r.check,
+		 .help = "replay every game with the rules engine: report\n"
+			 "illegal events and score changes that differ from\n"
+			 "the log; exit 1 if any (writes no output unless\n"
+			 "-o or --json is given)"},
+		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+		 .help = "no notices (errors and counts still go to stderr)"},
+		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+		 .help = "also print the counts of documents, games, kyoku\n"
+			 "and events at the end"},
+		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+		 .help = "show this help and exit"},
+		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+		 .help = "show the version and exit"},
+		{.type = HY_OPT_TEXT, .help = "\n"
+			 "Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
+			 "version mismatch."},
 		{.type = HY_OPT_END},
 	};
-	int operands, prc = hy_cli_parse_opts(&cli, table, usage, argc, argv, &operands);
+	int operands, prc = hy_cli_parse_opts(&cli, table, 22, argc, argv, &operands);
 	if (prc >= 0)
 		return prc;
 	optind = operands;

@@ -49,27 +49,84 @@ static int take(hy_cli *cli, const hy_opt *o, const char *arg)
 			*(double *)o->dest = x;
 		return 0;
 	case HY_OPT_CALL:
+	case HY_OPT_CALL0:
 		return o->call(cli, arg, o->dest);
 	case HY_OPT_END:
+	case HY_OPT_TEXT:
+	case HY_OPT_DOC:
+	case HY_OPT_INCLUDE:
 		break;
 	}
 	return hy_cli_usage(cli, "--%s: an option of unknown type", o->name);
 }
 
-int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, const char *usage, int argc,
-	char **argv, int *first)
+/* A row the parser takes (not a line of help only). */
+static int parsed(const hy_opt *o)
+{
+	return o->type != HY_OPT_TEXT && o->type != HY_OPT_DOC && o->type != HY_OPT_INCLUDE;
+}
+
+static void help_rows(FILE *f, const hy_opt *table, int column)
+{
+	for (const hy_opt *o = table; o->type != HY_OPT_END; o++) {
+		if (o->type == HY_OPT_INCLUDE) {
+			help_rows(f, o->include, column);
+			continue;
+		}
+		if (!o->help)
+			continue;
+		if (o->type == HY_OPT_TEXT) {
+			fprintf(f, "%s\n", o->help);
+			continue;
+		}
+		int w = o->key ? fprintf(f, "  -%c, --%s", o->key, o->name)
+			       : fprintf(f, "      --%s", o->name);
+		if (o->arg)
+			w += fprintf(f, " %s", o->arg);
+		const char *h = o->help;
+		do {
+			const char *nl = strchr(h, '\n');
+			int len = nl ? (int)(nl - h) : (int)strlen(h);
+			fprintf(f, "%*s%.*s\n", w < column ? column - w : 1, "", len, h);
+			w = 0;
+			h = nl ? nl + 1 : NULL;
+		} while (h);
+	}
+}
+
+char *hy_cli_opts_help(const hy_opt *table, int column)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	if (!f)
+		return NULL;
+	help_rows(f, table, column);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, int column, int argc, char **argv,
+	int *first)
 {
 	struct option lo[MAX_OPTS + 5];
 	char shorts[2 * MAX_OPTS + 8];
-	size_t ns = 0, n = 0;
+	size_t ns = 0, nl = 0, n = 0;
 	for (; table[n].type != HY_OPT_END; n++) {
 		const hy_opt *o = &table[n];
-		if (n == MAX_OPTS)
+		if (!parsed(o))
+			continue;
+		if (nl == MAX_OPTS)
 			return hy_cli_usage(cli, "too many options in the program's table");
-		int arg = o->type == HY_OPT_FLAG || o->type == HY_OPT_SET ? no_argument
-									    : required_argument;
+		int arg = o->type == HY_OPT_FLAG || o->type == HY_OPT_SET ||
+				  o->type == HY_OPT_CALL0
+			? no_argument
+			: required_argument;
 		/* a row without a short letter answers to 256 + its index */
-		lo[n] = (struct option){o->name, arg, 0, o->key ? o->key : 256 + (int)n};
+		lo[nl++] = (struct option){o->name, arg, 0, o->key ? o->key : 256 + (int)n};
 		if (o->key) {
 			shorts[ns++] = (char)o->key;
 			if (arg == required_argument)
@@ -78,8 +135,8 @@ int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, const char *usage, int a
 	}
 	const struct option common[] = {HY_CLI_OPTIONS};
 	for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
-		lo[n + i] = common[i];
-	lo[n + 4] = (struct option){0, 0, 0, 0};
+		lo[nl + i] = common[i];
+	lo[nl + 4] = (struct option){0, 0, 0, 0};
 	memcpy(shorts + ns, "qvhV", 5);
 	int c;
 	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
@@ -87,17 +144,27 @@ int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, const char *usage, int a
 		if (c >= 256 && c < 256 + (int)n)
 			o = &table[c - 256];
 		for (size_t i = 0; !o && i < n; i++)
-			if (table[i].key && table[i].key == c)
+			if (table[i].key && table[i].key == c && parsed(&table[i]))
 				o = &table[i];
 		if (o) {
 			int rc = take(cli, o, optarg);
 			if (rc)
-				return rc;
+				return rc == HY_OPT_DONE ? 0 : rc;
 			if (o->seen)
 				*o->seen = 1;
 			continue;
 		}
-		if ((c = hy_cli_opt_common(cli, c, usage)) >= 0)
+		if (c == 'h') {
+			char *help = hy_cli_opts_help(table, column);
+			if (!help) {
+				hy_cli_say(cli, "out of memory");
+				return 1;
+			}
+			int rc = hy_cli_help(cli, help);
+			free(help);
+			return rc;
+		}
+		if ((c = hy_cli_opt_common(cli, c, NULL)) >= 0)
 			return c;
 	}
 	*first = optind;

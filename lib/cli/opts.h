@@ -1,13 +1,15 @@
 /* Options declared once (git's parse-options): a program lists its options
- * in one table — long name, short name, type, range, where the value goes —
- * and hy_cli_parse_opts makes the getopt table from it, parses, checks each
- * value against its range and stores it, so no program writes a range check
- * of its own. The messages are the shared ones: "bad --seeds 'x': 3 to
- * 1000000" and "try 'prog --help'" (status 2). The --help text stays the
- * program's own, hand-laid-out usage string; tests/shell/t0870 and t0872
- * check that it and the man page name every option of the table.
- * -q/-v/-h/-V (cli.h) are added to every table. This file calls nothing
- * beyond cli.h and core/num.h. */
+ * in one table — long name, short name, type, range, where the value goes,
+ * the argument's name and the help lines — and hy_cli_parse_opts makes the
+ * getopt table from it, parses, checks each value against its range and
+ * stores it, so no program writes a range check of its own; --help prints
+ * the text the table's rows make (hy_cli_opts_help), so the help cannot
+ * name an option the parser does not take, nor miss one it shows. The
+ * messages are the shared ones: "bad --seeds 'x': 3 to 1000000" and "try
+ * 'prog --help'" (status 2). tests/shell/t0870 and t0872 check that the help
+ * and the man page name every option. -q/-v/-h/-V (cli.h) are parsed for
+ * every table; a program shows them with HY_OPT_DOC rows, in its own words.
+ * This file calls nothing beyond cli.h and core/num.h. */
 #ifndef HY_CLI_OPTS_H
 #define HY_CLI_OPTS_H
 
@@ -32,7 +34,18 @@ typedef enum hy_opt_type {
 			   * _device), so that a program that takes none of
 			   * them links none of their code (the device's pulls
 			   * in the CUDA runtime) */
+	HY_OPT_CALL0,     /* the same without an argument (arg NULL) */
+	HY_OPT_TEXT,      /* help only: .help printed as it is, then a newline
+			   * (a paragraph, a section's title, an empty line) */
+	HY_OPT_DOC,       /* help only: an option line for an option parsed
+			   * elsewhere (-q/-v/-h/-V, cli.h) */
+	HY_OPT_INCLUDE,   /* help only: the help of the table .include here
+			   * (another mode's options, parsed by its own table) */
 } hy_opt_type;
+
+/* What a CALL row returns to end the parse with status 0 (it printed what
+ * was asked, as --help does). */
+enum { HY_OPT_DONE = -2 };
 
 typedef struct hy_opt {
 	const char *name;   /* long name, without "--" */
@@ -45,13 +58,24 @@ typedef struct hy_opt {
 	const char *range;  /* the words after "bad --NAME 'ARG': " */
 	int (*call)(hy_cli *cli, const char *arg, void *dest);
 	int *seen;          /* optional: set to 1 when the option is given */
+	const char *arg;    /* the argument's name in the help ("N", "PATH") */
+	const char *help;   /* the help lines, '\n' between them; a row without
+			     * is not shown (an alias, or one for scripts) */
+	const struct hy_opt *include; /* INCLUDE */
 } hy_opt;
 
 /* Parses argv by the table (rows up to HY_OPT_END). Returns −1 when every
  * option was good (*first: the index of the first operand), else the exit
  * status for main to return: 2 after a usage message, 0 or 1 after --help
- * or --version. */
-int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, const char *usage, int argc,
-	char **argv, int *first);
+ * (the table's help at column `column`) or --version. */
+int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, int column, int argc, char **argv,
+	int *first);
+
+/* The help text of a table: its TEXT rows as they are, an INCLUDE row's
+ * table in its place, and for each row
+ * with help "  -k, --name ARG" (or "      --name ARG") padded to `column`
+ * (at least one space), the help's first line, its other lines indented
+ * to `column`. Malloc'd; NULL when out of memory. */
+char *hy_cli_opts_help(const hy_opt *table, int column);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -179,7 +180,7 @@ static int parse(const hy_opt *t, int argc, const char *const *args, int *first)
 	optind = 0; /* a fresh scan (GNU getopt) */
 	hy_cli c;
 	hy_cli_init(&c, "test_cli");
-	return hy_cli_parse_opts(&c, t, "usage: test_cli\n", argc, argv, first);
+	return hy_cli_parse_opts(&c, t, 20, argc, argv, first);
 }
 
 static int called;
@@ -237,6 +238,65 @@ static void test_opts_table(void **state)
 	assert_int_equal(parse(t, 2, missing, &first), 2);
 }
 
+/* The help a table makes: TEXT rows as they are, an option's line padded
+ * to the column (one space past a long one), its further lines indented
+ * to the column, DOC rows shown but not parsed, an INCLUDE's rows in its
+ * place, a row without help hidden; a CALL0 row takes no argument and may
+ * end the parse with status 0 (HY_OPT_DONE). */
+static int done_calls;
+static int opt_done(hy_cli *cli, const char *arg, void *dest)
+{
+	(void)cli;
+	(void)dest;
+	assert_null(arg);
+	done_calls++;
+	return HY_OPT_DONE;
+}
+
+static void test_opts_help(void **state)
+{
+	(void)state;
+	int n = 0, k = 0, hidden = 0;
+	const hy_opt other[] = {
+		{.name = "keep", .key = 'k', .type = HY_OPT_FLAG, .dest = &k, .help = "keep on"},
+		{.name = "secret", .type = HY_OPT_FLAG, .dest = &hidden},
+		{.type = HY_OPT_END},
+	};
+	const hy_opt t[] = {
+		{.type = HY_OPT_TEXT, .help = "usage: p [options]\n\nOptions:"},
+		{.name = "num", .key = 'n', .type = HY_OPT_INT, .dest = &n, .min = 1, .max = 9,
+		 .range = "1 to 9", .arg = "N", .help = "a number\nfrom 1 to 9"},
+		{.name = "a-very-long-name", .type = HY_OPT_FLAG, .dest = &hidden, .arg = "X",
+		 .help = "past the column"},
+		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC, .help = "no progress"},
+		{.type = HY_OPT_INCLUDE, .include = other},
+		{.name = "done", .type = HY_OPT_CALL0, .call = opt_done},
+		{.type = HY_OPT_TEXT, .help = ""},
+		{.type = HY_OPT_END},
+	};
+	char *h = hy_cli_opts_help(t, 20);
+	assert_non_null(h);
+	assert_string_equal(h, "usage: p [options]\n"
+			       "\n"
+			       "Options:\n"
+			       "  -n, --num N       a number\n"
+			       "                    from 1 to 9\n"
+			       "      --a-very-long-name X past the column\n"
+			       "  -q, --quiet       no progress\n"
+			       "  -k, --keep        keep on\n"
+			       "\n");
+	free(h);
+	int first = -1;
+	const char *ok[] = {"p", "--done", "x"}, *inc[] = {"p", "--keep"};
+	assert_int_equal(parse(t, 3, ok, &first), 0);
+	assert_int_equal(done_calls, 1);
+	/* an INCLUDE's rows are its own table's: not parsed here */
+	assert_int_equal(parse(t, 2, inc, &first), 2);
+	const char *q[] = {"p", "-q", "-n", "3"};
+	assert_int_equal(parse(t, 4, q, &first), -1);
+	assert_int_equal(n, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_verbosity),
 		cmocka_unit_test(test_bad_game),
 		cmocka_unit_test(test_opts_table),
+		cmocka_unit_test(test_opts_help),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
