@@ -17,10 +17,11 @@
 #include "core/num.h"
 #include "core/status.h"
 #include "dist/dist.h"
+#include "dist/ordered.h"
 #include "io/cleanup.h"
 #include "io/output.h"
-#include "nn/threads.h"
 #include "io/staged.h"
+#include "nn/threads.h"
 #include "play/gamelog.h"
 #include "play/league.h"
 #include "play/policy.h"
@@ -50,14 +51,10 @@ typedef struct sp {
 	/* progress */
 	uint64_t total, played, aborted, nsamples;
 	/* ranks (mpirun): rank r of N plays games r, r + N, r + 2N, ... of
-	 * the run; every rank keeps its samples here, game by game (gend[k]:
-	 * end of its k-th game's samples), and after the games rank 0 writes
-	 * them in game order: game i is rank i mod N's, sent as one message */
+	 * the run; every rank keeps its samples game by game, and after the
+	 * games rank 0 writes them in game order */
 	hy_dist ds;
-	hy_sample *kept;
-	size_t nkept, capkept;
-	size_t *gend;
-	uint64_t ngames, capgames;
+	hy_dist_ordered kept;   /* this rank's samples by game (dist/ordered.h) */
 } sp;
 
 static int seat_policy(void *ctx, uint64_t game, int seat)
@@ -98,51 +95,21 @@ static void progress(sp *s, int final)
 			hy_cli_now() - s->cli->t0);
 }
 
-static hy_status keep_sample(sp *s, const hy_sample *x, hy_diag *d)
+/* Rank 0's writer of a game's samples, in game order (dist/ordered.h). */
+static hy_status write_game(void *u, uint64_t game, const void *items, size_t n, hy_diag *d)
 {
-	if (s->nkept == s->capkept) {
-		size_t cap = s->capkept ? 2 * s->capkept : 1024;
-		hy_sample *p = realloc(s->kept, cap * sizeof *p);
-		if (!p)
-			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (rank %d: %zu samples)",
-				s->ds.rank, s->nkept);
-		s->kept = p;
-		s->capkept = cap;
-	}
-	s->kept[s->nkept++] = *x;
-	s->nsamples++;
-	return HY_OK;
+	(void)game;
+	sp *s = u;
+	const hy_sample *x = items;
+	hy_diag_init(d, s->out.st.path ? s->out.st.path : "(stdout)");
+	hy_status st = HY_OK;
+	for (size_t j = 0; s->w && j < n && st == HY_OK; j++)
+		st = hy_sms_write(s->w, &x[j], d);
+	return st;
 }
 
-/* Ends this rank's k-th game in the kept samples. */
-static hy_status keep_game_end(sp *s, hy_diag *d)
-{
-	if (s->ngames == s->capgames) {
-		uint64_t cap = s->capgames ? 2 * s->capgames : 256;
-		size_t *p = realloc(s->gend, (size_t)cap * sizeof *p);
-		if (!p)
-			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (rank %d: %" PRIu64
-				" games)", s->ds.rank, s->ngames);
-		s->gend = p;
-		s->capgames = cap;
-	}
-	s->gend[s->ngames++] = s->nkept;
-	return HY_OK;
-}
-
-/* The samples of this rank's k-th game. */
-static const hy_sample *kept_game(const sp *s, uint64_t k, size_t *n)
-{
-	size_t a = k ? s->gend[k - 1] : 0;
-	*n = s->gend[k] - a;
-	return s->kept + a;
-}
-
-/* After every rank's games (count of them, rank r's being r, r + N, ...):
- * the counts summed on every rank; every rank > 0 sends its games' samples
- * to rank 0, one message a game, in its order, and rank 0 writes game i's
- * samples, from its own or from rank i mod N, in game order. Memory: each
- * rank's own samples and one game's. */
+/* After every rank's games: the counts summed on every rank, and the
+ * samples written by rank 0 in game order. */
 static hy_status gather(sp *s, uint64_t count, hy_diag *d)
 {
 	double c[3] = {(double)s->played, (double)s->aborted, (double)s->nsamples};
@@ -154,43 +121,7 @@ static hy_status gather(sp *s, uint64_t count, hy_diag *d)
 	s->nsamples = (uint64_t)c[2];
 	if (!s->samples)
 		return HY_OK;
-	const uint64_t size = (uint64_t)s->ds.size;
-	if (s->ngames != hy_dist_stride_count(s->ds.rank, s->ds.size, count))
-		return hy_diag_set(d, HY_EDATA, 0, "rank %d of %d: %" PRIu64 " games kept, "
-			"expected %" PRIu64, s->ds.rank, s->ds.size, s->ngames,
-			hy_dist_stride_count(s->ds.rank, s->ds.size, count));
-	size_t n = 0;
-	if (s->ds.rank > 0) {
-		for (uint64_t k = 0; k < s->ngames && st == HY_OK; k++) {
-			const hy_sample *x = kept_game(s, k, &n);
-			st = hy_dist_send_msg(&s->ds, 0, x, n * sizeof *x, d);
-		}
-		return st;
-	}
-	void *buf = NULL;
-	size_t cap = 0;
-	for (uint64_t i = 0; i < count && st == HY_OK; i++) {
-		int r = (int)(i % size);
-		const hy_sample *x;
-		if (r == 0) {
-			x = kept_game(s, i / size, &n);
-		} else {
-			if ((st = hy_dist_recv_msg(&s->ds, r, &buf, &cap, &n, d)) != HY_OK)
-				break;
-			if (n % sizeof(hy_sample)) {
-				st = hy_diag_set(d, HY_EDATA, 0, "rank %d sent %zu bytes: not "
-					"whole samples", r, n);
-				break;
-			}
-			x = buf;
-			n /= sizeof(hy_sample);
-		}
-		hy_diag_init(d, s->out.st.path ? s->out.st.path : "(stdout)");
-		for (size_t j = 0; s->w && j < n && st == HY_OK; j++)
-			st = hy_sms_write(s->w, &x[j], d);
-	}
-	free(buf);
-	return st;
+	return hy_dist_ordered_gather(&s->kept, &s->ds, count, write_game, s, d);
 }
 
 static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
@@ -212,7 +143,8 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 			g->game, hy_diag_format(&g->d, buf, sizeof buf));
 		progress(s, 0);
 		/* no samples, but a place in the game order */
-		return s->samples && s->ds.size > 1 ? keep_game_end(s, d) : HY_OK;
+		return s->samples && s->ds.size > 1 ? hy_dist_ordered_end_game(&s->kept, s->ds.rank, d)
+						    : HY_OK;
 	}
 	if (s->log_dir && (st = write_log(s, g, d)) != HY_OK)
 		return st;
@@ -221,10 +153,12 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 			for (size_t i = 0; i < g->nsteps; i++) {
 				if (s->learner && g->steps[i].policy != 0)
 					continue;
-				if ((st = keep_sample(s, &g->steps[i].s, d)) != HY_OK)
+				if ((st = hy_dist_ordered_add(&s->kept, &g->steps[i].s, s->ds.rank,
+					     d)) != HY_OK)
 					return st;
+				s->nsamples++;
 			}
-			if ((st = keep_game_end(s, d)) != HY_OK)
+			if ((st = hy_dist_ordered_end_game(&s->kept, s->ds.rank, d)) != HY_OK)
 				return st;
 		}
 	} else if (s->w) {
@@ -287,417 +221,458 @@ static int opt_reward(hy_cli *cli, const char *arg, void *dest)
 	return 0;
 }
 
+/* The options, where sp_table writes them (the run's own settings go to S,
+ * the run's state). */
+static sp S;
+static struct sp_args {
+	hy_play_opts po;
+	hy_policy_opts pol_o;
+	const char *policy, *seat0, *others, *outpath, *start, *mix, *label_by;
+	const char *grp_path, *reward_state;
+	char *pool, *rotate;
+	int have_games;
+} A;
+
+static const hy_opt sp_table[] = {
+	{.type = HY_OPT_TEXT, .help = "usage: hydra-sp --games N [options]\n"
+		 "Self-play: plays N full hanchan on seeded walls with policies at the\n"
+		 "seats and writes a sample stream for PPO (behaviour log-probability,\n"
+		 "value, reward, GAE advantage and return) and, optionally, mjai logs.\n"
+		 "A policy is random, baseline, rulebot, rulebot:PARAMS (other numbers, a\n"
+		 "NAME=VALUE list or a file: hydra-tune(1)), search:GRP.h5[,K][,MODEL.h5]\n"
+		 "(rulebot with a rollout lookahead, its deals guessed from a checkpoint's\n"
+		 "heads when given), a checkpoint PATH.h5, or mjai:COMMAND.\n"},
+	{.name = "games", .type = HY_OPT_CALL, .dest = &A.po.count, .call = opt_games,
+	 .seen = &A.have_games,
+	 .arg = "N", .help = "hanchan to play (required)"},
+	{.name = "first", .type = HY_OPT_CALL, .dest = &A.po.first, .call = opt_first,
+	 .arg = "N", .help = "index of the first game (default 0)"},
+	{.name = "tables", .key = 't', .type = HY_OPT_INT, .dest = &A.po.tables, .min = 1,
+	 .max = 65536, .range = "1 to 65536",
+	 .arg = "T", .help = "tables played at once (default 16)"},
+	{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &A.po.threads,
+	 .call = hy_cli_row_threads,
+	 .arg = "J", .help = "threads (default: the CPUs this process may use)"},
+	{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &A.po.seed,
+	 .call = hy_cli_row_seed63,
+	 .arg = "S", .help = "master seed of the walls, decimal or 0x hex,\n"
+		 "below 2^63 (default 0)"},
+	{.name = "policy", .type = HY_OPT_STR, .dest = &A.policy,
+	 .arg = "P", .help = "policy at every seat (default baseline)"},
+	{.name = "seat0", .type = HY_OPT_STR, .dest = &A.seat0,
+	 .arg = "P", .help = "policy at seat 0 (with --others)"},
+	{.name = "others", .type = HY_OPT_STR, .dest = &A.others,
+	 .arg = "Q", .help = "policy at seats 1-3 (with --seat0)"},
+	{.name = "rotate", .type = HY_OPT_STR, .dest = &A.rotate,
+	 .arg = "P,Q,...", .help = "seat s of game g plays policy (s + g) mod count"},
+	{.name = "temperature", .key = 'T', .type = HY_OPT_FLOAT, .dest = &A.pol_o.temperature,
+	 .lo = 0, .hi = 1e6, .range = "a number >= 0",
+	 .arg = "X", .help = "model sampling temperature, 0 = greedy\n"
+		 "(default 1)"},
+	{.name = "device", .type = HY_OPT_CALL, .dest = &A.pol_o.device,
+	 .call = hy_cli_row_device,
+	 .arg = "D", .help = "model device: auto (the default: the GPU when one\n"
+		 "is usable, else the CPU), cpu, cuda or cuda:N"},
+	{.name = "model-threads", .type = HY_OPT_INT, .dest = &A.pol_o.threads, .min = 1,
+	 .max = HY_CLI_THREADS_MAX, .range = "1 to 1024",
+	 .arg = "N", .help = "threads of a model's forward pass (default 1;\n"
+		 "its rounding, so the games, depend on N)"},
+	{.name = "bot-timeout", .type = HY_OPT_DOUBLE, .dest = &A.pol_o.bot_timeout, .lo = 0,
+	 .hi = 1e6, .open_lo = 1, .range = "seconds, more than 0",
+	 .arg = "S", .help = "seconds an mjai bot may take per answer\n"
+		 "(default 10)"},
+	{.name = "gae-lambda", .type = HY_OPT_FLOAT, .dest = &A.po.gae_lambda, .lo = 0, .hi = 1,
+	 .range = "0 to 1",
+	 .arg = "L", .help = "GAE lambda (default 0.95)"},
+	{.name = "gamma", .type = HY_OPT_FLOAT, .dest = &A.po.gamma, .lo = 0, .hi = 1,
+	 .range = "0 to 1",
+	 .arg = "G", .help = "discount (default 1)"},
+	{.name = "reward", .type = HY_OPT_CALL, .dest = &A.grp_path, .call = opt_reward,
+	 .arg = "R", .help = "placement (the default: placement points on each\n"
+		 "seat's last decision) or grp:PATH (per-kyoku\n"
+		 "rewards from a GRP of hydra-fit --mode grp,\n"
+		 "normalised by a running std, clipped to [-5, 5])"},
+	{.name = "reward-state", .type = HY_OPT_STR, .dest = &A.reward_state,
+	 .arg = "FILE", .help = "the running std of --reward grp: read at the\n"
+		 "start (absent: a fresh one), written at the end"},
+	{.name = "log-dir", .key = 'l', .type = HY_OPT_STR, .dest = &S.log_dir,
+	 .arg = "DIR", .help = "write DIR/game-NNNNNNNN.json.gz per game"},
+	{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &A.outpath,
+	 .arg = "PATH", .help = "write the samples to PATH instead of stdout"},
+	{.name = "no-samples", .type = HY_OPT_SET, .dest = &S.samples, .min = 0,
+	 .help = "write no sample stream (logs only)"},
+	{.name = "pool", .type = HY_OPT_STR, .dest = &A.pool,
+	 .arg = "P,Q,...", .help = "a league around the learner --policy: each game\n"
+		 "seats the learner at seat game mod 4 and draws\n"
+		 "the others from the learner, a checkpoint of\n"
+		 "the pool (at most 6) and the frozen --start;\n"
+		 "samples of the learner's seats only"},
+	{.name = "start", .type = HY_OPT_STR, .dest = &A.start,
+	 .arg = "S", .help = "the league's frozen start (its BC model)"},
+	{.name = "mix", .type = HY_OPT_STR, .dest = &A.mix,
+	 .arg = "A,B,C", .help = "league weights of learner, pool and start\n"
+		 "(default 0.5,0.3,0.2)"},
+	{.name = "label-by", .type = HY_OPT_STR, .dest = &A.label_by,
+	 .arg = "P", .help = "DAgger: each sample's action label is rule\n"
+		 "policy P's choice in its state (rulebot or\n"
+		 "search:GRP.h5[,K][,MODEL.h5]) while the seats\n"
+		 "play on;\n"
+		 "for behaviour cloning, not for PPO"},
+	{.name = "label-adv", .type = HY_OPT_FLAG, .dest = &A.po.label_adv,
+	 .help = "with --label-by qlabel:GRP.h5[,K]: each\n"
+		 "sample's advantage is the rollout value of the\n"
+		 "action taken less rulebot's choice's (steps\n"
+		 "that took rulebot's choice are dropped), for\n"
+		 "hydra-fit --mode ppo --no-adv-norm"},
+	{.name = "learner", .type = HY_OPT_FLAG, .dest = &S.learner,
+	 .help = "samples of the first policy's decisions only\n"
+		 "(--policy, --seat0 or the first of --rotate):\n"
+		 "the learner's games against a pool, for PPO"},
+	{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &S.keep_going,
+	 .help = "skip a game whose policy fails (counted and\n"
+		 "reported) instead of failing the run"},
+	{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+	 .help = "no progress line"},
+	{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+	 .help = "say the device and the threads, and the counts\n"
+		 "at the end"},
+	{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+	 .help = "show this help and exit"},
+	{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+	 .help = "show the version and exit"},
+	{.type = HY_OPT_TEXT, .help = "\n"
+		 "Exit status: 0 ok, 1 runtime error or an aborted game (with\n"
+		 "--keep-going: every game aborted), 2 usage, 3 format, 4 device\n"
+		 "unavailable."},
+	{.type = HY_OPT_END},
+};
+
+/* The checks between options: 0, or 2 after a usage message. */
+static int check_options(hy_cli *cli)
+{
+	if (!A.have_games)
+		return hy_cli_usage(cli, "--games is required");
+	if ((A.seat0 != NULL) != (A.others != NULL))
+		return hy_cli_usage(cli, "--seat0 and --others go together");
+	if ((A.policy != NULL) + (A.seat0 != NULL) + (A.rotate != NULL) > 1)
+		return hy_cli_usage(cli, "use one of --policy, --seat0/--others, --rotate");
+	if (!S.samples && A.outpath)
+		return hy_cli_usage(cli, "--no-samples and --output exclude each other");
+	if (A.po.count > UINT64_MAX - A.po.first)
+		return hy_cli_usage(cli, "--first + --games overflows");
+	if (S.log_dir && !*S.log_dir)
+		return hy_cli_usage(cli, "empty --log-dir");
+	if (A.reward_state && !A.grp_path)
+		return hy_cli_usage(cli, "--reward-state goes with --reward grp:PATH");
+	if (A.grp_path && !S.samples)
+		return hy_cli_usage(cli, "--reward grp:PATH rewards samples: not with --no-samples");
+	if (A.label_by && !S.samples)
+		return hy_cli_usage(cli, "--label-by labels samples: not with --no-samples");
+	if (A.po.label_adv && !A.label_by)
+		return hy_cli_usage(cli, "--label-adv goes with --label-by qlabel:GRP.h5");
+	if (A.po.label_adv && A.grp_path)
+		return hy_cli_usage(cli, "--label-adv sets the advantages: not with --reward");
+	if ((A.pool || A.start || A.mix) && !A.policy)
+		return hy_cli_usage(cli, "--pool, --start and --mix make a league around the learner "
+				   "given by --policy");
+	return 0;
+}
+
+/* The seating (S.mode, the league or the rotation) and the policy list:
+ * distinct specs, each opened once. 0, or 2 after a usage message. */
+static int seats(hy_cli *cli, const char *spec[MAXPOL], int *nspec)
+{
+	int ns = 0;
+	if (A.pool || A.start || A.mix) {
+		/* the league: 0 the learner, 1..n the pool, then the start */
+		double w[3] = {0.5, 0.3, 0.2};
+		hy_diag ld;
+		hy_diag_init(&ld, NULL);
+		if (A.mix && hy_league_parse_mix(A.mix, w, &ld) != HY_OK)
+			return hy_cli_usage(cli, "%s", ld.msg);
+		spec[ns++] = A.policy;
+		char *item[MAXPOL];
+		int n = 0;
+		if (A.pool && (n = split_list(A.pool, item, MAXPOL - 2)) < 1)
+			return hy_cli_usage(cli, "bad --pool '%s': 1 to 6 checkpoints, comma "
+				"separated", A.pool);
+		for (int i = 0; i < n; i++)
+			spec[ns++] = item[i];
+		if (A.start)
+			spec[ns++] = A.start;
+		if (hy_league_init(&S.league, A.po.seed, w, n, A.start != NULL, &ld) != HY_OK)
+			return hy_cli_usage(cli, "%s", ld.msg);
+		S.mode = 3;
+		S.learner = 1; /* only the learner's seats give samples */
+	} else if (A.seat0) {
+		S.mode = 1;
+		spec[ns++] = A.seat0;
+		spec[ns++] = A.others;
+	} else if (A.rotate) {
+		char *item[4];
+		int n = split_list(A.rotate, item, 4);
+		if (n < 1)
+			return hy_cli_usage(cli, "bad --rotate '%s': 1 to 4 policies, comma separated",
+				A.rotate);
+		S.mode = 2;
+		S.nrot = n;
+		for (int i = 0; i < n; i++) {
+			int j = 0;
+			while (j < ns && strcmp(spec[j], item[i]) != 0)
+				j++;
+			if (j == ns)
+				spec[ns++] = item[i];
+			S.rot[i] = j;
+		}
+	} else {
+		spec[ns++] = A.policy ? A.policy : "baseline";
+	}
+	if (S.mode == 1 && strcmp(A.seat0, A.others) == 0)
+		S.mode = 0, ns = 1;
+	*nspec = ns;
+	return 0;
+}
+
+/* The run's policies, its labeller and its GRP reward. */
+typedef struct sp_pols {
+	hy_policy pol[MAXPOL], lab;
+	hy_policy *pp[MAXPOL];
+	int npol;
+	hy_reward_grp rg;
+	int rg_found;       /* the reward state was there to read */
+} sp_pols;
+
+static void close_policies(sp_pols *P)
+{
+	for (int i = 0; i < P->npol; i++)
+		hy_policy_close(&P->pol[i]);
+	hy_policy_close(&P->lab);
+	hy_reward_grp_close(&P->rg);
+}
+
+/* Opens the GRP reward (and its state), the labeller and the policies:
+ * 0, or the exit status after saying why (every rank ended). */
+static int open_policies(hy_cli *cli, sp_pols *P, const char *spec[], int nspec)
+{
+	memset(P, 0, sizeof *P);
+	hy_diag d;
+	hy_status st = HY_OK;
+	if (A.grp_path) {
+		hy_diag_init(&d, A.grp_path);
+		st = hy_reward_grp_open(&P->rg, A.grp_path, &d);
+		if (st == HY_OK && A.reward_state) {
+			hy_diag_init(&d, A.reward_state);
+			st = hy_reward_norm_load(A.reward_state, &P->rg.norm, &P->rg_found, &d);
+		}
+		if (st != HY_OK)
+			hy_cli_say(cli, "--reward grp: %s", d.msg);
+	}
+	if (st == HY_OK && A.label_by) {
+		hy_diag_init(&d, A.label_by);
+		if ((st = hy_policy_open(&P->lab, A.label_by, &A.pol_o, &d)) != HY_OK)
+			hy_cli_say(cli, "--label-by '%s': %s", A.label_by, d.msg);
+		else
+			A.po.label = &P->lab;
+	}
+	for (int i = 0; i < nspec && st == HY_OK; i++) {
+		hy_diag_init(&d, spec[i]);
+		if ((st = hy_policy_open(&P->pol[i], spec[i], &A.pol_o, &d)) != HY_OK)
+			hy_cli_say(cli, "policy '%s': %s", spec[i], d.msg);
+		else
+			P->pp[P->npol++] = &P->pol[i];
+	}
+	if (st == HY_OK)
+		return 0;
+	close_policies(P);
+	int rc = st == HY_EUNSUP ? 4 : hy_status_exit(st);
+	hy_dist_abort(&S.ds, rc);
+	return rc;
+}
+
+/* Plays this rank's games (first + rank, then every size-th) and, under
+ * mpirun, gathers the samples to rank 0 in game order. */
+static hy_status play(hy_cli *cli, sp_pols *P, const char *outname, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	if (S.samples && S.ds.rank == 0) {
+		hy_diag_init(d, outname);
+		st = hy_output_open(&S.out, outname, d);
+		if (st == HY_OK) {
+			S.out_open = 1;
+			if ((st = hy_sms_writer_open(&S.w, S.out.f)) != HY_OK)
+				hy_diag_set(d, st, 0, "cannot start the sample stream");
+		}
+	}
+	if (st == HY_OK && S.log_dir) {
+		hy_diag_init(d, S.log_dir);
+		st = hy_mkdirs(S.log_dir, d);
+	}
+	if (st != HY_OK)
+		return st;
+	hy_play_opts po = A.po;
+	po.record_steps = S.samples;
+	po.seat_policy = S.mode ? seat_policy : NULL;
+	po.seat_ctx = &S;
+	if (A.grp_path) {
+		po.reward = hy_reward_grp_apply;
+		po.reward_ctx = &P->rg;
+	}
+	S.total = po.count;
+	hy_cli_progress_start(cli);
+	hy_diag_init(d, NULL);
+	const uint64_t count = po.count;
+	po.first += (uint64_t)S.ds.rank;
+	po.count = hy_dist_stride_count(S.ds.rank, S.ds.size, count);
+	po.stride = (uint64_t)S.ds.size;
+	if (po.count)
+		st = hy_play_run(&po, P->pp, P->npol, on_game, &S, d);
+	if (st == HY_OK && S.ds.size > 1)
+		st = gather(&S, count, d);
+	return st;
+}
+
+/* Every output of the run appears together or none does: the reward state
+ * is written (staged) before the samples' trailer, so a state that cannot
+ * be written fails the run with its stream incomplete; the two files are
+ * renamed into place together at the end. After a failure the stream
+ * never gets its trailer: the next stage fails too. */
+static hy_status finish(hy_cli *cli, sp_pols *P, const char *outname, hy_status st, hy_diag *d)
+{
+	hy_fileset outs = {0};
+	if (st == HY_OK && A.grp_path && A.reward_state) {
+		hy_diag_init(d, A.reward_state);
+		if ((st = hy_reward_norm_save(A.reward_state, &P->rg.norm, &outs, d)) != HY_OK)
+			hy_cli_diag(cli, d);
+	}
+	if (st == HY_OK && S.w) {
+		hy_diag_init(d, outname ? outname : "(stdout)");
+		hy_sms_writer *w = S.w;
+		S.w = NULL;
+		st = hy_sms_writer_close(w, d);
+		if (st == HY_OK)
+			st = hy_output_finish(&S.out, &outs, d);
+		else
+			hy_output_abort(&S.out);
+		S.out_open = 0;
+		if (st != HY_OK)
+			hy_cli_diag(cli, d);
+	}
+	if (st == HY_OK) {
+		hy_diag_init(d, NULL);
+		if ((st = hy_fileset_commit(&outs, d)) != HY_OK)
+			hy_cli_diag(cli, d);
+	} else {
+		hy_fileset_discard(&outs);
+	}
+	if (st != HY_OK) {
+		if (S.w) {
+			char why[1500], buf[1400];
+			snprintf(why, sizeof why, "%s failed: %s", cli->prog,
+				 hy_cli_diag_text(d, buf, sizeof buf));
+			hy_sms_writer_abort(S.w, why);
+		}
+		if (S.out_open)
+			hy_output_abort(&S.out);
+	}
+	return st;
+}
+
+/* The lines after a good run: the counts, the GRP rewards' scale, the
+ * games --keep-going skipped. */
+static void report(hy_cli *cli, const sp_pols *P)
+{
+	progress(&S, 1);
+	if (A.grp_path)
+		hy_cli_say(cli, "grp rewards: %" PRIu64 " games, running std %.6g over %" PRIu64
+			" kyoku rewards%s%s%s", P->rg.games, hy_reward_norm_std(&P->rg.norm),
+			P->rg.norm.count,
+			A.reward_state ? (P->rg_found ? " (state '" : " (new state '") : "",
+			A.reward_state ? A.reward_state : "", A.reward_state ? "')" : "");
+	if (S.aborted && S.ds.rank == 0)
+		hy_cli_say(cli, "%" PRIu64 " of %" PRIu64 " games aborted and skipped "
+			"(--keep-going)", S.aborted, S.played);
+}
+
 int main(int argc, char **argv)
 {
 	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
 	hy_cli cli;
 	hy_cli_init(&cli, "hydra-sp");
-	sp s;
-	memset(&s, 0, sizeof s);
-	s.cli = &cli;
-	s.samples = 1;
-	hy_play_opts po;
-	hy_play_opts_default(&po);
-	po.tables = 16;
-	po.threads = hy_cli_threads_default();
-	hy_policy_opts pol_o;
-	hy_policy_opts_default(&pol_o);
-	pol_o.device = "auto";
-	pol_o.hidden = 1; /* self-play deals the hidden tiles (the runner gates oracles at seats) */
-	const char *policy = NULL, *seat0 = NULL, *others = NULL, *outpath = NULL;
-	char *pool = NULL;
-	const char *start = NULL, *mix = NULL, *label_by = NULL;
-	char *rotate = NULL;
-	const char *grp_path = NULL, *reward_state = NULL;
-	int have_games = 0;
-	const hy_opt table[] = { /* cli/opts.h */
-		{.type = HY_OPT_TEXT, .help = "usage: hydra-sp --games N [options]\n"
-			 "Self-play: plays N full hanchan on seeded walls with policies at the\n"
-			 "seats and writes a sample stream for PPO (behaviour log-probability,\n"
-			 "value, reward, GAE advantage and return) and, optionally, mjai logs.\n"
-			 "A policy is random, baseline, rulebot, rulebot:PARAMS (other numbers, a\n"
-			 "NAME=VALUE list or a file: hydra-tune(1)), search:GRP.h5[,K][,MODEL.h5]\n"
-			 "(rulebot with a rollout lookahead, its deals guessed from a checkpoint's\n"
-			 "heads when given), a checkpoint PATH.h5, or mjai:COMMAND.\n"},
-		{.name = "games", .type = HY_OPT_CALL, .dest = &po.count, .call = opt_games,
-		 .seen = &have_games,
-		 .arg = "N", .help = "hanchan to play (required)"},
-		{.name = "first", .type = HY_OPT_CALL, .dest = &po.first, .call = opt_first,
-		 .arg = "N", .help = "index of the first game (default 0)"},
-		{.name = "tables", .key = 't', .type = HY_OPT_INT, .dest = &po.tables, .min = 1,
-		 .max = 65536, .range = "1 to 65536",
-		 .arg = "T", .help = "tables played at once (default 16)"},
-		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &po.threads,
-		 .call = hy_cli_row_threads,
-		 .arg = "J", .help = "threads (default: the CPUs this process may use)"},
-		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &po.seed,
-		 .call = hy_cli_row_seed63,
-		 .arg = "S", .help = "master seed of the walls, decimal or 0x hex,\n"
-			 "below 2^63 (default 0)"},
-		{.name = "policy", .type = HY_OPT_STR, .dest = &policy,
-		 .arg = "P", .help = "policy at every seat (default baseline)"},
-		{.name = "seat0", .type = HY_OPT_STR, .dest = &seat0,
-		 .arg = "P", .help = "policy at seat 0 (with --others)"},
-		{.name = "others", .type = HY_OPT_STR, .dest = &others,
-		 .arg = "Q", .help = "policy at seats 1-3 (with --seat0)"},
-		{.name = "rotate", .type = HY_OPT_STR, .dest = &rotate,
-		 .arg = "P,Q,...", .help = "seat s of game g plays policy (s + g) mod count"},
-		{.name = "temperature", .key = 'T', .type = HY_OPT_FLOAT, .dest = &pol_o.temperature,
-		 .lo = 0, .hi = 1e6, .range = "a number >= 0",
-		 .arg = "X", .help = "model sampling temperature, 0 = greedy\n"
-			 "(default 1)"},
-		{.name = "device", .type = HY_OPT_CALL, .dest = &pol_o.device,
-		 .call = hy_cli_row_device,
-		 .arg = "D", .help = "model device: auto (the default: the GPU when one\n"
-			 "is usable, else the CPU), cpu, cuda or cuda:N"},
-		{.name = "model-threads", .type = HY_OPT_INT, .dest = &pol_o.threads, .min = 1,
-		 .max = HY_CLI_THREADS_MAX, .range = "1 to 1024",
-		 .arg = "N", .help = "threads of a model's forward pass (default 1;\n"
-			 "its rounding, so the games, depend on N)"},
-		{.name = "bot-timeout", .type = HY_OPT_DOUBLE, .dest = &pol_o.bot_timeout, .lo = 0,
-		 .hi = 1e6, .open_lo = 1, .range = "seconds, more than 0",
-		 .arg = "S", .help = "seconds an mjai bot may take per answer\n"
-			 "(default 10)"},
-		{.name = "gae-lambda", .type = HY_OPT_FLOAT, .dest = &po.gae_lambda, .lo = 0, .hi = 1,
-		 .range = "0 to 1",
-		 .arg = "L", .help = "GAE lambda (default 0.95)"},
-		{.name = "gamma", .type = HY_OPT_FLOAT, .dest = &po.gamma, .lo = 0, .hi = 1,
-		 .range = "0 to 1",
-		 .arg = "G", .help = "discount (default 1)"},
-		{.name = "reward", .type = HY_OPT_CALL, .dest = &grp_path, .call = opt_reward,
-		 .arg = "R", .help = "placement (the default: placement points on each\n"
-			 "seat's last decision) or grp:PATH (per-kyoku\n"
-			 "rewards from a GRP of hydra-fit --mode grp,\n"
-			 "normalised by a running std, clipped to [-5, 5])"},
-		{.name = "reward-state", .type = HY_OPT_STR, .dest = &reward_state,
-		 .arg = "FILE", .help = "the running std of --reward grp: read at the\n"
-			 "start (absent: a fresh one), written at the end"},
-		{.name = "log-dir", .key = 'l', .type = HY_OPT_STR, .dest = &s.log_dir,
-		 .arg = "DIR", .help = "write DIR/game-NNNNNNNN.json.gz per game"},
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
-		 .arg = "PATH", .help = "write the samples to PATH instead of stdout"},
-		{.name = "no-samples", .type = HY_OPT_SET, .dest = &s.samples, .min = 0,
-		 .help = "write no sample stream (logs only)"},
-		{.name = "pool", .type = HY_OPT_STR, .dest = &pool,
-		 .arg = "P,Q,...", .help = "a league around the learner --policy: each game\n"
-			 "seats the learner at seat game mod 4 and draws\n"
-			 "the others from the learner, a checkpoint of\n"
-			 "the pool (at most 6) and the frozen --start;\n"
-			 "samples of the learner's seats only"},
-		{.name = "start", .type = HY_OPT_STR, .dest = &start,
-		 .arg = "S", .help = "the league's frozen start (its BC model)"},
-		{.name = "mix", .type = HY_OPT_STR, .dest = &mix,
-		 .arg = "A,B,C", .help = "league weights of learner, pool and start\n"
-			 "(default 0.5,0.3,0.2)"},
-		{.name = "label-by", .type = HY_OPT_STR, .dest = &label_by,
-		 .arg = "P", .help = "DAgger: each sample's action label is rule\n"
-			 "policy P's choice in its state (rulebot or\n"
-			 "search:GRP.h5[,K][,MODEL.h5]) while the seats\n"
-			 "play on;\n"
-			 "for behaviour cloning, not for PPO"},
-		{.name = "label-adv", .type = HY_OPT_FLAG, .dest = &po.label_adv,
-		 .help = "with --label-by qlabel:GRP.h5[,K]: each\n"
-			 "sample's advantage is the rollout value of the\n"
-			 "action taken less rulebot's choice's (steps\n"
-			 "that took rulebot's choice are dropped), for\n"
-			 "hydra-fit --mode ppo --no-adv-norm"},
-		{.name = "learner", .type = HY_OPT_FLAG, .dest = &s.learner,
-		 .help = "samples of the first policy's decisions only\n"
-			 "(--policy, --seat0 or the first of --rotate):\n"
-			 "the learner's games against a pool, for PPO"},
-		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &s.keep_going,
-		 .help = "skip a game whose policy fails (counted and\n"
-			 "reported) instead of failing the run"},
-		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-		 .help = "no progress line"},
-		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-		 .help = "say the device and the threads, and the counts\n"
-			 "at the end"},
-		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-		 .help = "show this help and exit"},
-		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-		 .help = "show the version and exit"},
-		{.type = HY_OPT_TEXT, .help = "\n"
-			 "Exit status: 0 ok, 1 runtime error or an aborted game (with\n"
-			 "--keep-going: every game aborted), 2 usage, 3 format, 4 device\n"
-			 "unavailable."},
-		{.type = HY_OPT_END},
-	};
-	int operands, prc = hy_cli_parse_opts(&cli, table, 26, argc, argv, &operands);
-	if (prc >= 0)
-		return prc;
-	optind = operands;
-	if (optind < argc)
-		return hy_cli_usage(&cli, "unexpected argument '%s'", argv[optind]);
-	if (!have_games)
-		return hy_cli_usage(&cli, "--games is required");
-	if ((seat0 != NULL) != (others != NULL))
-		return hy_cli_usage(&cli, "--seat0 and --others go together");
-	if ((policy != NULL) + (seat0 != NULL) + (rotate != NULL) > 1)
-		return hy_cli_usage(&cli, "use one of --policy, --seat0/--others, --rotate");
-	if (!s.samples && outpath)
-		return hy_cli_usage(&cli, "--no-samples and --output exclude each other");
-	if (po.count > UINT64_MAX - po.first)
-		return hy_cli_usage(&cli, "--first + --games overflows");
-	if (s.log_dir && !*s.log_dir)
-		return hy_cli_usage(&cli, "empty --log-dir");
-	if (reward_state && !grp_path)
-		return hy_cli_usage(&cli, "--reward-state goes with --reward grp:PATH");
-	if (grp_path && !s.samples)
-		return hy_cli_usage(&cli, "--reward grp:PATH rewards samples: not with --no-samples");
-	if (label_by && !s.samples)
-		return hy_cli_usage(&cli, "--label-by labels samples: not with --no-samples");
-	if (po.label_adv && !label_by)
-		return hy_cli_usage(&cli, "--label-adv goes with --label-by qlabel:GRP.h5");
-	if (po.label_adv && grp_path)
-		return hy_cli_usage(&cli, "--label-adv sets the advantages: not with --reward");
-
-	if ((pool || start || mix) && !policy)
-		return hy_cli_usage(&cli, "--pool, --start and --mix make a league around the learner "
-				   "given by --policy");
-
-	/* the policy list: distinct specs, each opened once */
+	S.cli = &cli;
+	S.samples = 1;
+	hy_dist_ordered_init(&S.kept, sizeof(hy_sample));
+	hy_play_opts_default(&A.po);
+	A.po.tables = 16;
+	A.po.threads = hy_cli_threads_default();
+	hy_policy_opts_default(&A.pol_o);
+	A.pol_o.device = "auto";
+	A.pol_o.hidden = 1; /* self-play deals the hidden tiles (the runner gates oracles at seats) */
+	int operands, rc = hy_cli_parse_opts(&cli, sp_table, 26, argc, argv, &operands);
+	if (rc >= 0)
+		return rc;
+	if (operands < argc)
+		return hy_cli_usage(&cli, "unexpected argument '%s'", argv[operands]);
 	const char *spec[MAXPOL];
 	int nspec = 0;
-	if (pool || start || mix) {
-		/* the league: 0 the learner, 1..n the pool, then the start */
-		double w[3] = {0.5, 0.3, 0.2};
-		hy_diag ld;
-		hy_diag_init(&ld, NULL);
-		if (mix && hy_league_parse_mix(mix, w, &ld) != HY_OK)
-			return hy_cli_usage(&cli, "%s", ld.msg);
-		spec[nspec++] = policy;
-		char *item[MAXPOL];
-		int n = 0;
-		if (pool && (n = split_list(pool, item, MAXPOL - 2)) < 1)
-			return hy_cli_usage(&cli, "bad --pool '%s': 1 to 6 checkpoints, comma "
-				"separated", pool);
-		for (int i = 0; i < n; i++)
-			spec[nspec++] = item[i];
-		if (start)
-			spec[nspec++] = start;
-		if (hy_league_init(&s.league, po.seed, w, n, start != NULL, &ld) != HY_OK)
-			return hy_cli_usage(&cli, "%s", ld.msg);
-		s.mode = 3;
-		s.learner = 1; /* only the learner's seats give samples */
-	} else if (seat0) {
-		s.mode = 1;
-		spec[nspec++] = seat0;
-		spec[nspec++] = others;
-	} else if (rotate) {
-		char *item[4];
-		int n = split_list(rotate, item, 4);
-		if (n < 1)
-			return hy_cli_usage(&cli, "bad --rotate '%s': 1 to 4 policies, comma separated",
-				rotate);
-		s.mode = 2;
-		s.nrot = n;
-		for (int i = 0; i < n; i++) {
-			int j = 0;
-			while (j < nspec && strcmp(spec[j], item[i]) != 0)
-				j++;
-			if (j == nspec)
-				spec[nspec++] = item[i];
-			s.rot[i] = j;
-		}
-	} else {
-		spec[nspec++] = policy ? policy : "baseline";
-	}
-	if (s.mode == 1 && strcmp(seat0, others) == 0)
-		s.mode = 0, nspec = 1;
-
+	if ((rc = check_options(&cli)) != 0 || (rc = seats(&cli, spec, &nspec)) != 0 ||
+		(rc = hy_cli_device_check(&cli, A.pol_o.device, A.po.threads)) != 0)
+		return rc;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	int rc = hy_cli_device_check(&cli, pol_o.device, po.threads);
-	if (rc)
-		return rc;
-	if (hy_dist_init(&s.ds, &d) != HY_OK) {
+	if (hy_dist_init(&S.ds, &d) != HY_OK) {
 		hy_cli_diag(&cli, &d);
 		return 1;
 	}
-	if (s.ds.rank > 0) /* rank 0 draws the progress line */
+	if (S.ds.rank > 0) /* rank 0 draws the progress line */
 		cli.tty = 0;
-	const char *outname = outpath && strcmp(outpath, "-") != 0 ? outpath : NULL;
-	if (s.samples && !outname && s.ds.rank == 0 &&
+	const char *outname = A.outpath && strcmp(A.outpath, "-") != 0 ? A.outpath : NULL;
+	if (S.samples && !outname && S.ds.rank == 0 &&
 		hy_cli_stdout_binary(&cli, "a binary sample stream", "use -o FILE, a pipe, or "
 			"--no-samples")) {
-		hy_dist_abort(&s.ds, 2);
+		hy_dist_abort(&S.ds, 2);
 		return 2;
 	}
-	if (grp_path && s.ds.size > 1) { /* the normalisation runs in game order */
-		if (s.ds.rank == 0)
+	if (A.grp_path && S.ds.size > 1) { /* the normalisation runs in game order */
+		if (S.ds.rank == 0)
 			hy_cli_say(&cli, "--reward grp runs in one process, not under mpirun "
 				"(its running normalisation follows the game order)");
-		hy_dist_abort(&s.ds, 2);
+		hy_dist_abort(&S.ds, 2);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
-
-	/* per-kyoku GRP rewards (play/reward.h) */
-	hy_reward_grp rg;
-	memset(&rg, 0, sizeof rg);
-	int rg_found = 0;
-	if (grp_path) {
-		hy_diag_init(&d, grp_path);
-		hy_status rst = hy_reward_grp_open(&rg, grp_path, &d);
-		if (rst == HY_OK && reward_state) {
-			hy_diag_init(&d, reward_state);
-			rst = hy_reward_norm_load(reward_state, &rg.norm, &rg_found, &d);
-		}
-		if (rst != HY_OK) {
-			hy_cli_say(&cli, "--reward grp: %s", d.msg);
-			hy_reward_grp_close(&rg);
-			hy_dist_free(&s.ds);
-			return hy_status_exit(rst);
-		}
+	sp_pols P;
+	if ((rc = open_policies(&cli, &P, spec, nspec)) != 0) {
+		hy_dist_free(&S.ds);
+		return rc;
 	}
-
-	hy_policy pol[MAXPOL], lab;
-	hy_policy *pp[MAXPOL];
-	memset(pol, 0, sizeof pol);
-	memset(&lab, 0, sizeof lab);
-	hy_status st = HY_OK;
-	int npol = 0;
-	if (label_by) {
-		hy_diag_init(&d, label_by);
-		if ((st = hy_policy_open(&lab, label_by, &pol_o, &d)) != HY_OK) {
-			hy_cli_say(&cli, "--label-by '%s': %s", label_by, d.msg);
-			hy_reward_grp_close(&rg);
-			hy_dist_abort(&s.ds, hy_status_exit(st));
-			return hy_status_exit(st);
-		}
-		po.label = &lab;
-	}
-	for (int i = 0; i < nspec && st == HY_OK; i++) {
-		hy_diag_init(&d, spec[i]);
-		st = hy_policy_open(&pol[i], spec[i], &pol_o, &d);
-		if (st == HY_OK) {
-			pp[i] = &pol[i];
-			npol++;
-		}
-	}
-	if (st != HY_OK) {
-		hy_cli_say(&cli, "policy '%s': %s", spec[npol], d.msg);
-		for (int i = 0; i < npol; i++)
-			hy_policy_close(&pol[i]);
-		hy_policy_close(&lab);
-		hy_reward_grp_close(&rg);
-		hy_dist_abort(&s.ds, st == HY_EUNSUP ? 4 : hy_status_exit(st));
-		return st == HY_EUNSUP ? 4 : hy_status_exit(st);
-	}
-
-	if (s.samples && s.ds.rank == 0) {
-		hy_diag_init(&d, outname);
-		st = hy_output_open(&s.out, outname, &d);
-		if (st == HY_OK) {
-			s.out_open = 1;
-			if ((st = hy_sms_writer_open(&s.w, s.out.f)) != HY_OK)
-				hy_diag_set(&d, st, 0, "cannot start the sample stream");
-		}
-	}
-	if (st == HY_OK && s.log_dir) {
-		hy_diag_init(&d, s.log_dir);
-		st = hy_mkdirs(s.log_dir, &d);
-	}
-	if (st == HY_OK) {
-		po.record_steps = s.samples;
-		po.seat_policy = s.mode ? seat_policy : NULL;
-		po.seat_ctx = &s;
-		if (grp_path) {
-			po.reward = hy_reward_grp_apply;
-			po.reward_ctx = &rg;
-		}
-		s.total = po.count;
-		hy_cli_progress_start(&cli);
-		hy_diag_init(&d, NULL);
-		/* this rank's games: first + rank, then every size-th */
-		const uint64_t count = po.count;
-		po.first += (uint64_t)s.ds.rank;
-		po.count = hy_dist_stride_count(s.ds.rank, s.ds.size, count);
-		po.stride = (uint64_t)s.ds.size;
-		if (po.count)
-			st = hy_play_run(&po, pp, npol, on_game, &s, &d);
-		if (st == HY_OK && s.ds.size > 1)
-			st = gather(&s, count, &d);
-	}
+	hy_status st = play(&cli, &P, outname, &d);
 	/* --keep-going: a run in which every game aborted is an error too; every
 	 * rank knows the summed counts, so none of them fails alone */
-	int all_aborted = st == HY_OK && s.played && s.aborted == s.played;
+	int all_aborted = st == HY_OK && S.played && S.aborted == S.played;
 	if (all_aborted) {
 		hy_diag_init(&d, NULL);
 		st = hy_diag_set(&d, HY_EDATA, 0, "all %" PRIu64 " games aborted: no samples",
-			s.played);
+			S.played);
 	}
 	if (st != HY_OK) {
 		hy_cli_progress_end(&cli);
-		if (!all_aborted || s.ds.rank == 0)
+		if (!all_aborted || S.ds.rank == 0)
 			hy_cli_diag(&cli, &d);
-		if (s.stopped)
+		if (S.stopped)
 			fprintf(stderr, "hint: --keep-going skips the games whose policy fails "
 				"(counted and reported)\n");
 	}
-	/* every output of the run appears together or none does: the reward
-	 * state is written (staged) before the samples' trailer, so a state
-	 * that cannot be written fails the run with its stream incomplete; the
-	 * two files are renamed into place together at the end */
-	hy_fileset outs = {0};
-	if (st == HY_OK && grp_path && reward_state) {
-		hy_diag_init(&d, reward_state);
-		if ((st = hy_reward_norm_save(reward_state, &rg.norm, &outs, &d)) != HY_OK)
-			hy_cli_diag(&cli, &d);
-	}
-	if (st == HY_OK && s.w) {
-		hy_diag_init(&d, outname ? outname : "(stdout)");
-		hy_sms_writer *w = s.w;
-		s.w = NULL;
-		st = hy_sms_writer_close(w, &d);
-		if (st == HY_OK)
-			st = hy_output_finish(&s.out, &outs, &d);
-		else
-			hy_output_abort(&s.out);
-		s.out_open = 0;
-		if (st != HY_OK)
-			hy_cli_diag(&cli, &d);
-	}
-	if (st == HY_OK) {
-		hy_diag_init(&d, NULL);
-		if ((st = hy_fileset_commit(&outs, &d)) != HY_OK)
-			hy_cli_diag(&cli, &d);
-	} else
-		hy_fileset_discard(&outs);
-	if (st != HY_OK) {
-		if (s.w) { /* never a trailer after a failure: the next stage fails too */
-			char why[1500], buf[1400];
-			snprintf(why, sizeof why, "%s failed: %s", cli.prog,
-				 hy_cli_diag_text(&d, buf, sizeof buf));
-			hy_sms_writer_abort(s.w, why);
-		}
-		if (s.out_open)
-			hy_output_abort(&s.out);
-	}
+	st = finish(&cli, &P, outname, st, &d);
 	if (st == HY_OK)
-		progress(&s, 1);
-	if (st == HY_OK && grp_path) {
-		hy_cli_say(&cli, "grp rewards: %" PRIu64 " games, running std %.6g over %" PRIu64
-			" kyoku rewards%s%s%s", rg.games, hy_reward_norm_std(&rg.norm),
-			rg.norm.count, reward_state ? (rg_found ? " (state '" : " (new state '") : "",
-			reward_state ? reward_state : "", reward_state ? "')" : "");
+		report(&cli, &P);
+	if (st != HY_OK && S.ds.size > 1 && !all_aborted) { /* the others would wait for it */
+		hy_cli_say(&cli, "rank %d of %d failed; ending all ranks", S.ds.rank, S.ds.size);
+		hy_dist_abort(&S.ds, st == HY_EUNSUP ? 4 : hy_status_exit(st));
 	}
-	if (st == HY_OK && s.aborted && s.ds.rank == 0)
-		hy_cli_say(&cli, "%" PRIu64 " of %" PRIu64 " games aborted and skipped "
-			"(--keep-going)", s.aborted, s.played);
-	if (st != HY_OK && s.ds.size > 1 && !all_aborted) { /* the others would wait for it */
-		hy_cli_say(&cli, "rank %d of %d failed; ending all ranks", s.ds.rank, s.ds.size);
-		hy_dist_abort(&s.ds, st == HY_EUNSUP ? 4 : hy_status_exit(st));
-	}
-	for (int i = 0; i < npol; i++)
-		hy_policy_close(&pol[i]);
-	hy_policy_close(&lab);
-	hy_reward_grp_close(&rg);
-	hy_gamelog_free(&s.jbuf);
-	free(s.kept);
-	free(s.gend);
-	hy_dist_free(&s.ds);
+	close_policies(&P);
+	hy_gamelog_free(&S.jbuf);
+	hy_dist_ordered_free(&S.kept);
+	hy_dist_free(&S.ds);
 	return st == HY_EUNSUP ? 4 : hy_status_exit(st);
 }
