@@ -2,7 +2,9 @@
  * mpirun by tests/shell/t1300-mpi.sh): block partitions cover every index
  * once, in rank order, sizes differing by at most one; a plain process is
  * rank 0 of 1 and never starts MPI; the split loss statistics of two
- * slices sum to the whole batch's means. */
+ * slices sum to the whole batch's means; items kept by game come back in
+ * game order, an empty game in its place, and a rank that kept another
+ * number of games than its share is an error. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +16,7 @@
 
 #include "dist/dist.h"
 #include "dist/grad.h"
+#include "dist/ordered.h"
 
 static void test_ranges(void **state)
 {
@@ -113,6 +116,72 @@ static void test_loss_split(void **state)
 		HY_NN_W_GRP * l.grp + HY_NN_W_TENPAI * l.tenpai + HY_NN_W_DANGER * l.danger, 1e-12);
 }
 
+typedef struct seen {
+	uint64_t games[8];
+	int items[32];
+	size_t ngames, nitems;
+} seen;
+
+static hy_status take_game(void *u, uint64_t game, const void *items, size_t n, hy_diag *d)
+{
+	(void)d;
+	seen *s = u;
+	s->games[s->ngames++] = game;
+	for (size_t i = 0; i < n; i++)
+		s->items[s->nitems++] = ((const int *)items)[i];
+	return game == 6 ? HY_EIO : HY_OK; /* the writer's failure ends the gather */
+}
+
+static void test_ordered(void **state)
+{
+	(void)state;
+	hy_dist ds = {.rank = 0, .size = 1};
+	hy_dist_ordered o;
+	hy_dist_ordered_init(&o, sizeof(int));
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	/* three games: 2 items, none (an aborted game), 1500 (past the first
+	 * capacity) */
+	int v = 0;
+	for (int g = 0; g < 3; g++) {
+		int n = g == 0 ? 2 : g == 1 ? 0 : 1500;
+		for (int i = 0; i < n; i++, v++)
+			assert_int_equal(hy_dist_ordered_add(&o, &v, 0, &d), HY_OK);
+		assert_int_equal(hy_dist_ordered_end_game(&o, 0, &d), HY_OK);
+	}
+	seen s = {0};
+	/* a count that is not this rank's share of games */
+	assert_int_equal(hy_dist_ordered_gather(&o, &ds, 4, take_game, &s, &d), HY_EDATA);
+	assert_non_null(strstr(d.msg, "3 games kept, expected 4"));
+	assert_int_equal(s.ngames, 0);
+	hy_dist_ordered o2;
+	hy_dist_ordered_init(&o2, sizeof(int));
+	for (int g = 0; g < 3; g++) {
+		v = 10 * g;
+		for (int i = 0; i < g; i++, v++)
+			assert_int_equal(hy_dist_ordered_add(&o2, &v, 0, &d), HY_OK);
+		assert_int_equal(hy_dist_ordered_end_game(&o2, 0, &d), HY_OK);
+	}
+	assert_int_equal(hy_dist_ordered_gather(&o2, &ds, 3, take_game, &s, &d), HY_OK);
+	assert_int_equal(s.ngames, 3);
+	assert_true(s.games[0] == 0 && s.games[1] == 1 && s.games[2] == 2);
+	assert_int_equal(s.nitems, 3);
+	assert_true(s.items[0] == 10 && s.items[1] == 20 && s.items[2] == 21);
+	assert_int_equal(o.n, 1502);
+	assert_int_equal(o.gend[0], 2);
+	assert_int_equal(o.gend[1], 2);
+	hy_dist_ordered_free(&o);
+	hy_dist_ordered_free(&o2);
+	/* the writer's status ends the gather at its game */
+	hy_dist_ordered_init(&o, sizeof(int));
+	for (int g = 0; g < 8; g++)
+		assert_int_equal(hy_dist_ordered_end_game(&o, 0, &d), HY_OK);
+	memset(&s, 0, sizeof s);
+	assert_int_equal(hy_dist_ordered_gather(&o, &ds, 8, take_game, &s, &d), HY_EIO);
+	assert_int_equal(s.ngames, 7);
+	hy_dist_ordered_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -122,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_no_mpi_build),
 #endif
 		cmocka_unit_test(test_loss_split),
+		cmocka_unit_test(test_ordered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
