@@ -161,57 +161,61 @@ static int opt_format(hy_cli *cli, const char *arg, void *dest)
 	return 0;
 }
 
+/* The options, where aug_table writes them: the run R and the rest. */
+static run R;
+static struct aug_args {
+	const char *outpath, *format;
+	int stats, seed_given;
+} A;
+
+static const hy_opt aug_table[] = {
+	{.type = HY_OPT_TEXT, .help = "usage: hydra-augment [options] [PATH...]\n"
+		 "Applies suit permutations (m, p, s; honours fixed) to training samples.\n"
+		 "PATH is a sample stream or an HDF5 shard (told apart by content), or - for\n"
+		 "stdin (the default). Writes a sample stream, or a shard with -o FILE.h5.\n"},
+	{.name = "perms", .key = 'p', .type = HY_OPT_CALL, .dest = &R, .call = opt_perms,
+	 .arg = "SPEC", .help = "all (the default): each sample in permutations 0-5;\n"
+		 "random: one permutation per game, chosen from --seed\n"
+		 "and the game id; or a list such as 0,3,5 (in order)"},
+	{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &R.seed, .call = hy_cli_row_seed,
+	 .seen = &A.seed_given,
+	 .arg = "S", .help = "seed for --perms random (decimal or 0x hex; default 0)"},
+	{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &A.outpath,
+	 .arg = "FILE", .help = "write to FILE (atomically) instead of stdout"},
+	{.name = "format", .type = HY_OPT_CALL, .dest = &A.format, .call = opt_format,
+	 .arg = "FMT", .help = "stream or shard (default: shard when FILE ends in .h5)"},
+	{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &A.stats,
+	 .help = "print samples read and written to stderr"},
+	{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+	 .help = "no notices (errors still go to stderr)"},
+	{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+	 .help = "as --stats"},
+	{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+	 .help = "show this help and exit"},
+	{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+	 .help = "show the version and exit"},
+	{.type = HY_OPT_TEXT, .help = "\n"
+		 "Permutations are numbered 0-5 in lexicographic order of (pi(m),pi(p),pi(s)):\n"
+		 "0 identity, 1 p<>s, 2 m<>p, 3 m>p>s>m, 4 m>s>p>m, 5 m<>s.\n"
+		 "Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
+		 "version mismatch."},
+	{.type = HY_OPT_END},
+};
+
 int main(int argc, char **argv)
 {
 	hy_cli cli;
 	hy_cli_init(&cli, "hydra-augment");
-	run r;
-	memset(&r, 0, sizeof r);
-	r.obs_version = -1;
-	parse_perms(&r, "all");
-	const char *outpath = NULL, *format = NULL;
-	int stats = 0, seed_given = 0;
-	const hy_opt table[] = { /* cli/opts.h */
-		{.type = HY_OPT_TEXT, .help = "usage: hydra-augment [options] [PATH...]\n"
-			 "Applies suit permutations (m, p, s; honours fixed) to training samples.\n"
-			 "PATH is a sample stream or an HDF5 shard (told apart by content), or - for\n"
-			 "stdin (the default). Writes a sample stream, or a shard with -o FILE.h5.\n"},
-		{.name = "perms", .key = 'p', .type = HY_OPT_CALL, .dest = &r, .call = opt_perms,
-		 .arg = "SPEC", .help = "all (the default): each sample in permutations 0-5;\n"
-			 "random: one permutation per game, chosen from --seed\n"
-			 "and the game id; or a list such as 0,3,5 (in order)"},
-		{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &r.seed, .call = hy_cli_row_seed,
-		 .seen = &seed_given,
-		 .arg = "S", .help = "seed for --perms random (decimal or 0x hex; default 0)"},
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
-		 .arg = "FILE", .help = "write to FILE (atomically) instead of stdout"},
-		{.name = "format", .type = HY_OPT_CALL, .dest = &format, .call = opt_format,
-		 .arg = "FMT", .help = "stream or shard (default: shard when FILE ends in .h5)"},
-		{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &stats,
-		 .help = "print samples read and written to stderr"},
-		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-		 .help = "no notices (errors still go to stderr)"},
-		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-		 .help = "as --stats"},
-		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-		 .help = "show this help and exit"},
-		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-		 .help = "show the version and exit"},
-		{.type = HY_OPT_TEXT, .help = "\n"
-			 "Permutations are numbered 0-5 in lexicographic order of (pi(m),pi(p),pi(s)):\n"
-			 "0 identity, 1 p<>s, 2 m<>p, 3 m>p>s>m, 4 m>s>p>m, 5 m<>s.\n"
-			 "Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
-			 "version mismatch."},
-		{.type = HY_OPT_END},
-	};
-	int operands, prc = hy_cli_parse_opts(&cli, table, 22, argc, argv, &operands);
+	R.obs_version = -1;
+	parse_perms(&R, "all");
+	int operands, prc = hy_cli_parse_opts(&cli, aug_table, 22, argc, argv, &operands);
 	if (prc >= 0)
 		return prc;
 	optind = operands;
-	if (seed_given && r.mode != MODE_RANDOM)
+	if (A.seed_given && R.mode != MODE_RANDOM)
 		return hy_cli_usage(&cli, "--seed needs --perms random");
-	int to_stdout = !outpath || strcmp(outpath, "-") == 0;
-	int shard = format ? strcmp(format, "shard") == 0 : !to_stdout && ends_with(outpath, ".h5");
+	int to_stdout = !A.outpath || strcmp(A.outpath, "-") == 0;
+	int shard = A.format ? strcmp(A.format, "shard") == 0 : !to_stdout && ends_with(A.outpath, ".h5");
 	if (shard && to_stdout)
 		return hy_cli_usage(&cli, "a shard cannot go to stdout: use -o FILE.h5");
 	if (to_stdout && hy_cli_stdout_binary(&cli, "a binary sample stream", "use -o FILE or a pipe"))
@@ -230,7 +234,7 @@ int main(int argc, char **argv)
 		npaths = 1;
 
 	hy_diag d;
-	hy_diag_init(&d, outpath);
+	hy_diag_init(&d, A.outpath);
 	hy_output out;
 	memset(&out, 0, sizeof out);
 	hy_status st = HY_OK;
@@ -247,11 +251,11 @@ int main(int argc, char **argv)
 		for (int i = 0; i < npaths; i++)
 			srcs[i] = strcmp(paths[i], "-") == 0 ? "(stdin)" : paths[i];
 		hy_shard_meta m = {NULL, cmdline, srcs, (size_t)npaths, 0, 0, 0};
-		st = hy_shard_writer_open(&r.hw, outpath, &m, &d);
+		st = hy_shard_writer_open(&R.hw, A.outpath, &m, &d);
 		free(srcs);
 	} else {
-		st = hy_output_open(&out, outpath, &d);
-		if (!st && (st = hy_sms_writer_open(&r.sw, out.f)) != HY_OK) {
+		st = hy_output_open(&out, A.outpath, &d);
+		if (!st && (st = hy_sms_writer_open(&R.sw, out.f)) != HY_OK) {
 			hy_diag_set(&d, st, 0, "cannot start the sample stream");
 			hy_output_abort(&out);
 		}
@@ -271,38 +275,38 @@ int main(int argc, char **argv)
 			break;
 		}
 		hy_sample s;
-		uint64_t first = r.in;
+		uint64_t first = R.in;
 		while ((st = hy_sample_read(in, &s, &d)) == HY_OK) {
-			if (r.in == first && (st = keep_obs_version(&r, in, &d)) != HY_OK)
+			if (R.in == first && (st = keep_obs_version(&R, in, &d)) != HY_OK)
 				break;
-			r.in++;
+			R.in++;
 			hy_diag wd;
-			hy_diag_init(&wd, to_stdout ? "standard output" : outpath);
-			if ((st = augment_one(&r, &s, &wd)) != HY_OK) {
+			hy_diag_init(&wd, to_stdout ? "standard output" : A.outpath);
+			if ((st = augment_one(&R, &s, &wd)) != HY_OK) {
 				hy_cli_diag(&cli, &wd);
 				break;
 			}
 		}
 		if (st == HY_STOP)
-			st = keep_obs_version(&r, in, &d);
+			st = keep_obs_version(&R, in, &d);
 		if (st && d.status)
 			hy_cli_diag(&cli, &d);
 		hy_sample_reader_close(in);
 	}
 
-	if (r.hw) {
+	if (R.hw) {
 		if (!st) {
-			hy_diag_init(&d, outpath);
-			if ((st = hy_shard_writer_close(r.hw, &d)) != HY_OK)
+			hy_diag_init(&d, A.outpath);
+			if ((st = hy_shard_writer_close(R.hw, &d)) != HY_OK)
 				hy_cli_diag(&cli, &d);
 		} else {
-			hy_shard_writer_abort(r.hw);
+			hy_shard_writer_abort(R.hw);
 		}
 	} else {
 		hy_status cs = HY_OK;
-		hy_diag_init(&d, to_stdout ? "standard output" : outpath);
+		hy_diag_init(&d, to_stdout ? "standard output" : A.outpath);
 		if (!st) {
-			cs = hy_sms_writer_close(r.sw, &d);
+			cs = hy_sms_writer_close(R.sw, &d);
 			if (!cs)
 				cs = hy_output_commit(&out, &d);
 			if (cs && d.msg[0])
@@ -310,14 +314,14 @@ int main(int argc, char **argv)
 			st = cs;
 		} else {
 			/* an abort marker, never a trailer: readers see the failure */
-			hy_sms_writer_abort(r.sw, "hydra-augment failed");
+			hy_sms_writer_abort(R.sw, "hydra-augment failed");
 		}
 		if (st && !to_stdout)
 			hy_output_abort(&out);
 	}
 	free(cmdline);
-	if (stats || hy_cli_verbose(&cli))
-		hy_cli_say(&cli, "%" PRIu64 " samples read, %" PRIu64 " written", r.in,
-			st ? (uint64_t)0 : r.out);
+	if (A.stats || hy_cli_verbose(&cli))
+		hy_cli_say(&cli, "%" PRIu64 " samples read, %" PRIu64 " written", R.in,
+			st ? (uint64_t)0 : R.out);
 	return hy_status_exit(st);
 }

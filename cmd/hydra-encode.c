@@ -372,71 +372,75 @@ static int opt_seats(hy_cli *cli, const char *arg, void *dest)
 	return 0;
 }
 
+/* The options, where enc_table writes them: the run R and the rest. */
+static run R;
+static struct enc_args {
+	const char *outpath, *valpath;
+	uint64_t per_file;
+	hy_encode_opts eo;
+} A;
+
+static const hy_opt enc_table[] = {
+	{.type = HY_OPT_TEXT, .help = "usage: hydra-encode [options] [PATH...]\n"
+		 "Replays games with the rules engine and writes one training sample per\n"
+		 "decision (85x34 observation, legal mask, labels).\n"
+		 "PATH is an event stream (mjai-parse output) or any log mjai-parse reads\n"
+		 "(a file, a directory, or - for stdin, the default).\n"},
+	{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &A.outpath,
+	 .arg = "PATH", .help = "write to PATH instead of stdout: an HDF5 shard\n"
+		 "when PATH ends in .h5, else a sample stream; a\n"
+		 "printf pattern such as 'dir/train-%04d.h5' with\n"
+		 "--shard-size numbers the files from 0"},
+	{.name = "shard-size", .key = 'n', .type = HY_OPT_CALL, .dest = &A.per_file,
+	 .call = opt_shard_size,
+	 .arg = "N", .help = "at most N samples per output file (needs a\n"
+		 "pattern in -o / --val-output)"},
+	{.name = "val-fraction", .type = HY_OPT_CALL, .dest = &R.val_fraction,
+	 .call = opt_val_fraction,
+	 .arg = "F", .help = "send this fraction of games (0-1, chosen by a\n"
+		 "stable hash of the game id) to --val-output"},
+	{.name = "val-output", .type = HY_OPT_STR, .dest = &A.valpath,
+	 .arg = "PATH", .help = "where validation games go (same rules as -o)"},
+	{.name = "seats", .type = HY_OPT_CALL, .dest = &A.eo.seats, .call = opt_seats,
+	 .arg = "LIST", .help = "only these absolute seats, e.g. 0,2"},
+	{.name = "keep-duplicates", .type = HY_OPT_FLAG, .dest = &R.keep_dups,
+	 .help = "encode every copy of a game (default: a game\n"
+		 "whose content id was seen before in the run,\n"
+		 "in any format, is dropped and counted)"},
+	{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &R.keep_going,
+	 .help = "skip a bad game (counted) instead of failing;\n"
+		 "an input that cannot be opened or read, or a\n"
+		 "run left with no game, still fails"},
+	{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &R.stats,
+	 .help = "print games, duplicates, kyoku and samples per\n"
+		 "action type to stderr"},
+	{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+	 .help = "no notices (the count of duplicates dropped)"},
+	{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+	 .help = "also print the counts of documents, games,\n"
+		 "kyoku and samples at the end"},
+	{.name = "help", .key = 'h', .type = HY_OPT_DOC,
+	 .help = "show this help and exit"},
+	{.name = "version", .key = 'V', .type = HY_OPT_DOC,
+	 .help = "show the version and exit"},
+	{.type = HY_OPT_TEXT, .help = "\n"
+		 "Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
+		 "version mismatch."},
+	{.type = HY_OPT_END},
+};
+
 int main(int argc, char **argv)
 {
 	hy_cli cli;
 	hy_cli_init(&cli, "hydra-encode");
-	run r;
-	memset(&r, 0, sizeof r);
-	r.cli = &cli;
-	const char *outpath = NULL, *valpath = NULL;
-	uint64_t per_file = 0;
-	hy_encode_opts eo = {0};
-	const hy_opt table[] = { /* cli/opts.h */
-		{.type = HY_OPT_TEXT, .help = "usage: hydra-encode [options] [PATH...]\n"
-			 "Replays games with the rules engine and writes one training sample per\n"
-			 "decision (85x34 observation, legal mask, labels).\n"
-			 "PATH is an event stream (mjai-parse output) or any log mjai-parse reads\n"
-			 "(a file, a directory, or - for stdin, the default).\n"},
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
-		 .arg = "PATH", .help = "write to PATH instead of stdout: an HDF5 shard\n"
-			 "when PATH ends in .h5, else a sample stream; a\n"
-			 "printf pattern such as 'dir/train-%04d.h5' with\n"
-			 "--shard-size numbers the files from 0"},
-		{.name = "shard-size", .key = 'n', .type = HY_OPT_CALL, .dest = &per_file,
-		 .call = opt_shard_size,
-		 .arg = "N", .help = "at most N samples per output file (needs a\n"
-			 "pattern in -o / --val-output)"},
-		{.name = "val-fraction", .type = HY_OPT_CALL, .dest = &r.val_fraction,
-		 .call = opt_val_fraction,
-		 .arg = "F", .help = "send this fraction of games (0-1, chosen by a\n"
-			 "stable hash of the game id) to --val-output"},
-		{.name = "val-output", .type = HY_OPT_STR, .dest = &valpath,
-		 .arg = "PATH", .help = "where validation games go (same rules as -o)"},
-		{.name = "seats", .type = HY_OPT_CALL, .dest = &eo.seats, .call = opt_seats,
-		 .arg = "LIST", .help = "only these absolute seats, e.g. 0,2"},
-		{.name = "keep-duplicates", .type = HY_OPT_FLAG, .dest = &r.keep_dups,
-		 .help = "encode every copy of a game (default: a game\n"
-			 "whose content id was seen before in the run,\n"
-			 "in any format, is dropped and counted)"},
-		{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &r.keep_going,
-		 .help = "skip a bad game (counted) instead of failing;\n"
-			 "an input that cannot be opened or read, or a\n"
-			 "run left with no game, still fails"},
-		{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &r.stats,
-		 .help = "print games, duplicates, kyoku and samples per\n"
-			 "action type to stderr"},
-		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-		 .help = "no notices (the count of duplicates dropped)"},
-		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-		 .help = "also print the counts of documents, games,\n"
-			 "kyoku and samples at the end"},
-		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-		 .help = "show this help and exit"},
-		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-		 .help = "show the version and exit"},
-		{.type = HY_OPT_TEXT, .help = "\n"
-			 "Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
-			 "version mismatch."},
-		{.type = HY_OPT_END},
-	};
-	int operands, prc = hy_cli_parse_opts(&cli, table, 26, argc, argv, &operands);
+	R.cli = &cli;
+	int operands, prc = hy_cli_parse_opts(&cli, enc_table, 26, argc, argv, &operands);
 	if (prc >= 0)
 		return prc;
 	optind = operands;
-	if (r.val_fraction > 0 && !valpath)
+	if (R.val_fraction > 0 && !A.valpath)
 		return hy_cli_usage(&cli, "--val-fraction needs --val-output");
-	if (valpath && r.val_fraction <= 0)
+	if (A.valpath && R.val_fraction <= 0)
 		return hy_cli_usage(&cli, "--val-output needs --val-fraction");
 
 	char *cmdline = join_args(argc, argv);
@@ -449,10 +453,10 @@ int main(int argc, char **argv)
 		.nsources = optind < argc ? (size_t)(argc - optind) : 1,
 		.deflate = HY_SHARD_DEFLATE, /* explicit: the same under either reading of 0 / -1 */
 	};
-	int rc = sink_setup(&cli, &r.train, outpath, per_file, &meta);
-	if (!rc && valpath)
-		rc = sink_setup(&cli, &r.val, valpath, per_file, &meta);
-	if (!rc && valpath && r.train.path && strcmp(valpath, r.train.path) == 0)
+	int rc = sink_setup(&cli, &R.train, A.outpath, A.per_file, &meta);
+	if (!rc && A.valpath)
+		rc = sink_setup(&cli, &R.val, A.valpath, A.per_file, &meta);
+	if (!rc && A.valpath && R.train.path && strcmp(A.valpath, R.train.path) == 0)
 		rc = hy_cli_usage(&cli, "--val-output must differ from -o");
 	if (!rc)
 		hy_cli_stdin(&cli, sources, (size_t)(argc - optind), 0, "game logs or event streams");
@@ -461,7 +465,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	signal(SIGPIPE, SIG_DFL);
-	if (hy_encoder_new(&r.enc, &eo) != HY_OK) {
+	if (hy_encoder_new(&R.enc, &A.eo) != HY_OK) {
 		hy_cli_say(&cli, "out of memory");
 		free(cmdline);
 		return 1;
@@ -470,24 +474,24 @@ int main(int argc, char **argv)
 	hy_cleanup_install();
 	hy_h5_init();
 	hy_fileset set = {0};
-	r.train.set = r.val.set = &set;
-	r.min_u = 2;
+	R.train.set = R.val.set = &set;
+	R.min_u = 2;
 
 	hy_diag d;
-	hy_game_sink gsink = {on_game, on_bad, &r};
+	hy_game_sink gsink = {on_game, on_bad, &R};
 	hy_diag_init(&d, NULL);
-	hy_status s = hy_source_parse_paths(sources, (size_t)(argc - optind), &gsink, &r.docs, &d);
-	if (s != HY_OK && !r.reported)
+	hy_status s = hy_source_parse_paths(sources, (size_t)(argc - optind), &gsink, &R.docs, &d);
+	if (s != HY_OK && !R.reported)
 		hy_cli_diag(&cli, &d);
-	if (s == HY_OK && r.skipped && r.train_games + r.val_games == 0) {
+	if (s == HY_OK && R.skipped && R.train_games + R.val_games == 0) {
 		hy_diag_init(&d, NULL); /* --keep-going kept nothing */
 		s = hy_diag_set(&d, HY_EDATA, 0, "no games: all %" PRIu64 " games read were "
-				"bad (skipped)", r.skipped);
+				"bad (skipped)", R.skipped);
 		hy_cli_say(&cli, "%s", d.msg);
 	}
-	if (s == HY_OK && valpath && r.val_games == 0) {
-		uint64_t games = r.train_games;
-		hy_diag_init(&d, valpath);
+	if (s == HY_OK && A.valpath && R.val_games == 0) {
+		uint64_t games = R.train_games;
+		hy_diag_init(&d, A.valpath);
 		if (games == 0)
 			s = hy_diag_set(&d, HY_EDATA, 0,
 					"the validation split is empty: the input held no games");
@@ -496,14 +500,14 @@ int main(int argc, char **argv)
 					"the validation split is empty: none of the %" PRIu64 " games "
 					"fell under --val-fraction %g; --val-fraction %.4g or more puts "
 					"at least one game there",
-					games, r.val_fraction, (floor(r.min_u * 1e4) + 1) / 1e4);
+					games, R.val_fraction, (floor(R.min_u * 1e4) + 1) / 1e4);
 		hy_cli_diag(&cli, &d);
 	}
 	if (s == HY_OK) {
 		hy_diag_init(&d, NULL);
-		s = sink_finish(&r.train, &d);
-		if (s == HY_OK && valpath)
-			s = sink_finish(&r.val, &d);
+		s = sink_finish(&R.train, &d);
+		if (s == HY_OK && A.valpath)
+			s = sink_finish(&R.val, &d);
 		if (s == HY_OK)
 			s = hy_fileset_commit(&set, &d); /* the whole set appears at once */
 		if (s != HY_OK)
@@ -514,18 +518,18 @@ int main(int argc, char **argv)
 		snprintf(why, sizeof why, "%s failed: %s", cli.prog,
 			 d.source[0] || d.line || d.msg[0] ? hy_cli_diag_text(&d, buf, sizeof buf)
 			 : hy_status_str(s));
-		sink_abort(&r.train, why);
-		if (valpath)
-			sink_abort(&r.val, why);
+		sink_abort(&R.train, why);
+		if (A.valpath)
+			sink_abort(&R.val, why);
 		hy_fileset_discard(&set);
 	}
-	if (r.stats || r.skipped || hy_cli_verbose(&cli))
-		print_stats(&r, r.stats || r.skipped);
-	else if (r.dups && s == HY_OK && !hy_cli_quiet(&cli))
+	if (R.stats || R.skipped || hy_cli_verbose(&cli))
+		print_stats(&R, R.stats || R.skipped);
+	else if (R.dups && s == HY_OK && !hy_cli_quiet(&cli))
 		hy_cli_say(&cli, "%" PRIu64 " duplicate games dropped (--keep-duplicates keeps them)",
-			r.dups);
-	hy_encoder_free(r.enc);
-	hy_dedup_free(&r.seen);
+			R.dups);
+	hy_encoder_free(R.enc);
+	hy_dedup_free(&R.seen);
 	free(cmdline);
 	return hy_status_exit(s);
 }

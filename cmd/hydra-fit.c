@@ -438,6 +438,34 @@ static const hy_opt fit_table[] = {
 	{.type = HY_OPT_END},
 };
 
+/* The output directory when --out is not given: a resumed run's own (the
+ * directory, or the checkpoint's), else runs/YYYYmmdd-HHMMSS. */
+static void default_out(hy_cli *cli, hy_train_cfg *cfg, char *buf, size_t size)
+{
+	if (!cfg->out && cfg->resume) {
+		struct stat sb;
+		if (stat(cfg->resume, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			cfg->out = cfg->resume;
+		} else {
+			snprintf(buf, size, "%s", cfg->resume);
+			char *sl = strrchr(buf, '/');
+			if (sl)
+				*sl = '\0';
+			else
+				snprintf(buf, size, ".");
+			cfg->out = buf;
+		}
+	}
+	if (!cfg->out) {
+		time_t t = time(NULL);
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(buf, size, "runs/%Y%m%d-%H%M%S", &tm);
+		cfg->out = buf;
+		hy_cli_say(cli, "writing to '%s'", cfg->out);
+	}
+}
+
 static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 {
 	memset(&F, 0, sizeof F);
@@ -530,28 +558,7 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 		return feed_only(cli, &cfg);
 
 	char outbuf[PATH_MAX];
-	if (!cfg.out && cfg.resume) {
-		struct stat sb;
-		if (stat(cfg.resume, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			cfg.out = cfg.resume;
-		} else {
-			snprintf(outbuf, sizeof outbuf, "%s", cfg.resume);
-			char *sl = strrchr(outbuf, '/');
-			if (sl)
-				*sl = '\0';
-			else
-				strcpy(outbuf, ".");
-			cfg.out = outbuf;
-		}
-	}
-	if (!cfg.out) {
-		time_t t = time(NULL);
-		struct tm tm;
-		localtime_r(&t, &tm);
-		strftime(outbuf, sizeof outbuf, "runs/%Y%m%d-%H%M%S", &tm);
-		cfg.out = outbuf;
-		hy_cli_say(cli, "writing to '%s'", cfg.out);
-	}
+	default_out(cli, &cfg, outbuf, sizeof outbuf);
 
 	hy_cleanup_install(); /* SIGHUP, SIGPIPE; SIGINT and SIGTERM are ours: */
 	struct sigaction sa;

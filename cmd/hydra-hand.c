@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
 #include "core/tile.h"
@@ -17,96 +18,22 @@
 #include "hand/score.h"
 #include "hand/shanten.h"
 
-static const char usage[] =
-	"usage: hydra-hand [options] HAND [TILE]\n"
-	"       hydra-hand --batch [options] < QUERIES\n"
-	"Without --tsumo or --ron: shanten (standard, chiitoitsu, kokushi), waits and\n"
-	"tile acceptance of HAND. With --tsumo or --ron: yaku, han, fu, points and\n"
-	"payments of the win on TILE (or --win TILE, or the last tile of HAND) under\n"
-	"Tenhou rules. HAND is mpsz notation (123m406p789s1122z, 0 = red five).\n"
-	"\n"
-	"      --tsumo            win by self-draw\n"
-	"  -r, --ron              win on a discard\n"
-	"  -w, --win TILE         the winning tile (added when HAND has 3n+1 tiles)\n"
-	"  -f, --from SEAT        ron: the discarder's seat wind (default: kamicha)\n"
-	"  -m, --meld MELD        an open meld or ankan: chi:345m, pon:555z+,\n"
-	"                         kan:1111s=, ankan:5055p, kakan:777z- (source\n"
-	"                         - kamicha, = toimen, + shimocha; repeatable)\n"
-	"  -R, --riichi           riichi\n"
-	"      --double-riichi    double riichi\n"
-	"  -i, --ippatsu          ippatsu\n"
-	"      --haitei           tsumo on the last tile\n"
-	"      --houtei           ron on the last discard\n"
-	"      --rinshan          tsumo on a kan replacement tile\n"
-	"      --chankan          ron on an added kan\n"
-	"      --tenhou           dealer's first draw\n"
-	"      --chiihou          non-dealer's first draw\n"
-	"  -d, --dora IND         dora indicators in mpsz (repeatable)\n"
-	"  -u, --ura IND          ura dora indicators (counted with riichi)\n"
-	"      --round WIND       round wind E, S, W or N (default E)\n"
-	"      --seat WIND        seat wind E, S, W or N (default E, the dealer)\n"
-	"      --honba N          honba counters (0-99)\n"
-	"      --sticks N         riichi sticks on the table (0-99)\n"
-	"      --pao SEAT         seat wind liable for daisangen/daisuushii\n"
-	"      --double-ron       ron: the hand is the second winner of a double\n"
-	"                         ron; honba and sticks go to the first winner (in\n"
-	"                         turn order from the discarder), not to this one\n"
-	"      --json             one JSON object per query\n"
-	"  -b, --batch            read queries from stdin, one per line (the\n"
-	"                         arguments above); write one JSON line each\n"
-	"  -q, --quiet            accepted as in every program (hydra-hand prints\n"
-	"  -v, --verbose          no notices and has no more to say)\n"
-	"  -h, --help             show this help and exit\n"
-	"  -V, --version          show the version and exit\n"
-	"\n"
-	"Exit status: 0 ok, 1 bad hand (batch: any bad line), 2 usage.\n";
 
 
 enum { MODE_ANALYSE, MODE_TSUMO, MODE_RON };
 
-enum {
-	OPT_DOUBLE_RIICHI = 256, OPT_HAITEI, OPT_HOUTEI, OPT_RINSHAN, OPT_CHANKAN,
-	OPT_TENHOU, OPT_CHIIHOU, OPT_ROUND, OPT_HONBA, OPT_STICKS, OPT_PAO, OPT_DOUBLE_RON,
-	OPT_JSON,
-};
-
-static const struct option long_opts[] = {
-	{"tsumo", no_argument, 0, 't'},
-	{"ron", no_argument, 0, 'r'},
-	{"win", required_argument, 0, 'w'},
-	{"from", required_argument, 0, 'f'},
-	{"meld", required_argument, 0, 'm'},
-	{"riichi", no_argument, 0, 'R'},
-	{"double-riichi", no_argument, 0, OPT_DOUBLE_RIICHI},
-	{"ippatsu", no_argument, 0, 'i'},
-	{"haitei", no_argument, 0, OPT_HAITEI},
-	{"houtei", no_argument, 0, OPT_HOUTEI},
-	{"rinshan", no_argument, 0, OPT_RINSHAN},
-	{"chankan", no_argument, 0, OPT_CHANKAN},
-	{"tenhou", no_argument, 0, OPT_TENHOU},
-	{"chiihou", no_argument, 0, OPT_CHIIHOU},
-	{"dora", required_argument, 0, 'd'},
-	{"ura", required_argument, 0, 'u'},
-	{"round", required_argument, 0, OPT_ROUND},
-	{"seat", required_argument, 0, 's'},
-	{"honba", required_argument, 0, OPT_HONBA},
-	{"sticks", required_argument, 0, OPT_STICKS},
-	{"pao", required_argument, 0, OPT_PAO},
-	{"double-ron", no_argument, 0, OPT_DOUBLE_RON},
-	{"json", no_argument, 0, OPT_JSON},
-	{"batch", no_argument, 0, 'b'},
-	HY_CLI_OPTIONS,
-	{0, 0, 0, 0},
-};
-static const char short_opts[] = ":rw:f:m:Rid:u:bqvhV";
 
 typedef struct query {
 	int mode, json, batch, help, version;
 	int second_winner;        /* --double-ron */
 	const char *hand, *win;
 	int from;                 /* discarder seat or -1 */
+	int honba, sticks;        /* --honba, --sticks (then in q) */
 	hy_hand_query q;          /* melds, flags, dora, winds, honba, sticks, pao */
 } query;
+
+/* Where hand_table writes a query's options (one query at a time). */
+static query Q;
 
 /* Parse results: 0 ok, 1 bad hand data, 2 usage. */
 enum { P_OK = 0, P_DATA = 1, P_USAGE = 2 };
@@ -120,116 +47,158 @@ static int wind_arg(const char *s)
 	return -1;
 }
 
-static int indicators(const char *s, uint8_t *dst, uint8_t *n, char *err, size_t esize,
-		      const char *what)
+/* The rows of hand_table (cli/opts.h) that parse more than a number. */
+static int bad_wind(hy_cli *cli, const char *arg)
+{
+	return hy_cli_usage(cli, "'%s' is not a seat or wind (E, S, W, N)", arg);
+}
+
+static int opt_from(hy_cli *cli, const char *arg, void *dest)
+{
+	int w = wind_arg(arg);
+	if (w < 0)
+		return bad_wind(cli, arg);
+	*(int *)dest = w;
+	return 0;
+}
+
+/* --round, --seat, --pao: a wind into a uint8_t */
+static int opt_wind(hy_cli *cli, const char *arg, void *dest)
+{
+	int w = wind_arg(arg);
+	if (w < 0)
+		return bad_wind(cli, arg);
+	*(uint8_t *)dest = (uint8_t)w;
+	return 0;
+}
+
+static int opt_meld(hy_cli *cli, const char *arg, void *dest)
+{
+	hy_hand_query *q = dest;
+	if (q->nmelds == 4)
+		return hy_cli_usage(cli, "at most 4 melds");
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	if (hy_meld_parse(arg, &q->melds[q->nmelds], &d) != HY_OK)
+		return hy_cli_fail(cli, P_DATA, "%s", d.msg);
+	q->nmelds++;
+	return 0;
+}
+
+static int indicators(hy_cli *cli, const char *s, uint8_t *dst, uint8_t *n, const char *what)
 {
 	uint8_t t[8];
 	const char *end;
 	int k = hy_mpsz_parse(s, t, 8, &end);
-	if (k <= 0 || *end || *n + k > 5) {
-		snprintf(err, esize, "bad %s indicators '%s' (mpsz, at most 5 in all)", what, s);
-		return -1;
-	}
+	if (k <= 0 || *end || *n + k > 5)
+		return hy_cli_usage(cli, "bad %s indicators '%s' (mpsz, at most 5 in all)", what, s);
 	memcpy(dst + *n, t, (size_t)k);
 	*n = (uint8_t)(*n + k);
 	return 0;
 }
 
-/* Parses one argument vector into *o. */
-static int parse_args(int argc, char **argv, query *o, char *err, size_t esize)
+static int opt_dora(hy_cli *cli, const char *arg, void *dest)
 {
-	memset(o, 0, sizeof *o);
-	hy_hand_query_init(&o->q);
-	o->from = -1;
-	optind = 0;  /* GNU: full re-initialisation (batch lines) */
-	opterr = 0;
-	int c;
-	long v;
-	int64_t n;
-	hy_diag d;
-	hy_diag_init(&d, NULL);
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
-		switch (c) {
-		case 't': o->mode = MODE_TSUMO; break;
-		case 'r': o->mode = MODE_RON; break;
-		case 'w': o->win = optarg; break;
-		case 'f':
-			if ((o->from = wind_arg(optarg)) < 0)
-				goto bad_wind;
-			break;
-		case 'm':
-			if (o->q.nmelds == 4) {
-				snprintf(err, esize, "at most 4 melds");
-				return P_USAGE;
-			}
-			if (hy_meld_parse(optarg, &o->q.melds[o->q.nmelds], &d) != HY_OK) {
-				snprintf(err, esize, "%s", d.msg);
-				return P_DATA;
-			}
-			o->q.nmelds++;
-			break;
-		case 'R': o->q.flags |= HY_WIN_RIICHI; break;
-		case OPT_DOUBLE_RIICHI: o->q.flags |= HY_WIN_DOUBLE_RIICHI; break;
-		case 'i': o->q.flags |= HY_WIN_IPPATSU; break;
-		case OPT_HAITEI: o->q.flags |= HY_WIN_HAITEI; break;
-		case OPT_HOUTEI: o->q.flags |= HY_WIN_HOUTEI; break;
-		case OPT_RINSHAN: o->q.flags |= HY_WIN_RINSHAN; break;
-		case OPT_CHANKAN: o->q.flags |= HY_WIN_CHANKAN; break;
-		case OPT_TENHOU: o->q.flags |= HY_WIN_TENHOU; break;
-		case OPT_CHIIHOU: o->q.flags |= HY_WIN_CHIIHOU; break;
-		case 'd':
-			if (indicators(optarg, o->q.dora, &o->q.ndora, err, esize, "dora"))
-				return P_USAGE;
-			break;
-		case 'u':
-			if (indicators(optarg, o->q.ura, &o->q.nura, err, esize, "ura"))
-				return P_USAGE;
-			break;
-		case OPT_ROUND:
-			if ((v = wind_arg(optarg)) < 0)
-				goto bad_wind;
-			o->q.round_wind = (uint8_t)v;
-			break;
-		case 's':
-			if ((v = wind_arg(optarg)) < 0)
-				goto bad_wind;
-			o->q.seat_wind = (uint8_t)v;
-			break;
-		case OPT_PAO:
-			if ((v = wind_arg(optarg)) < 0)
-				goto bad_wind;
-			o->q.pao_seat = (uint8_t)v;
-			break;
-		case OPT_HONBA:
-		case OPT_STICKS:
-			if (hy_parse_i64(optarg, 0, 99, &n)) {
-				snprintf(err, esize, "--%s needs a number 0-99, not '%s'",
-					 c == OPT_HONBA ? "honba" : "sticks", optarg);
-				return P_USAGE;
-			}
-			if (c == OPT_HONBA)
-				o->q.honba = (uint16_t)n;
-			else
-				o->q.sticks = (uint16_t)n;
-			break;
-		case OPT_DOUBLE_RON: o->second_winner = 1; break;
-		case OPT_JSON: o->json = 1; break;
-		case 'b': o->batch = 1; break;
-		case 'q': case 'v': break; /* nothing to silence, nothing to add */
-		case 'h': o->help = 1; break;
-		case 'V': o->version = 1; break;
-		case ':':
-			snprintf(err, esize, "option '%s' needs an argument", argv[optind - 1]);
-			return P_USAGE;
-		default:
-			snprintf(err, esize, "unknown option '%s'", argv[optind - 1]);
-			return P_USAGE;
-		}
-		continue;
-	bad_wind:
-		snprintf(err, esize, "'%s' is not a seat or wind (E, S, W, N)", optarg);
-		return P_USAGE;
-	}
+	hy_hand_query *q = dest;
+	return indicators(cli, arg, q->dora, &q->ndora, "dora");
+}
+
+static int opt_ura(hy_cli *cli, const char *arg, void *dest)
+{
+	hy_hand_query *q = dest;
+	return indicators(cli, arg, q->ura, &q->nura, "ura");
+}
+
+static const hy_opt hand_table[] = {
+	{.type = HY_OPT_TEXT, .help = "usage: hydra-hand [options] HAND [TILE]\n"
+	 "       hydra-hand --batch [options] < QUERIES\n"
+	 "Without --tsumo or --ron: shanten (standard, chiitoitsu, kokushi), waits and\n"
+	 "tile acceptance of HAND. With --tsumo or --ron: yaku, han, fu, points and\n"
+	 "payments of the win on TILE (or --win TILE, or the last tile of HAND) under\n"
+	 "Tenhou rules. HAND is mpsz notation (123m406p789s1122z, 0 = red five).\n"},
+	{.name = "tsumo", .type = HY_OPT_SET, .dest = &Q.mode, .min = MODE_TSUMO,
+	 .help = "win by self-draw"},
+	{.name = "ron", .key = 'r', .type = HY_OPT_SET, .dest = &Q.mode, .min = MODE_RON,
+	 .help = "win on a discard"},
+	{.name = "win", .key = 'w', .type = HY_OPT_STR, .dest = &Q.win,
+	 .arg = "TILE", .help = "the winning tile (added when HAND has 3n+1 tiles)"},
+	{.name = "from", .key = 'f', .type = HY_OPT_CALL, .dest = &Q.from, .call = opt_from,
+	 .arg = "SEAT", .help = "ron: the discarder's seat wind (default: kamicha)"},
+	{.name = "meld", .key = 'm', .type = HY_OPT_CALL, .dest = &Q.q, .call = opt_meld,
+	 .arg = "MELD", .help = "an open meld or ankan: chi:345m, pon:555z+,\n"
+		 "kan:1111s=, ankan:5055p, kakan:777z- (source\n"
+		 "- kamicha, = toimen, + shimocha; repeatable)"},
+	{.name = "riichi", .key = 'R', .type = HY_OPT_BIT, .dest = &Q.q.flags, .min = HY_WIN_RIICHI,
+	 .help = "riichi"},
+	{.name = "double-riichi", .type = HY_OPT_BIT, .dest = &Q.q.flags, .min = HY_WIN_DOUBLE_RIICHI,
+	 .help = "double riichi"},
+	{.name = "ippatsu", .key = 'i', .type = HY_OPT_BIT, .dest = &Q.q.flags, .min = HY_WIN_IPPATSU,
+	 .help = "ippatsu"},
+	{.name = "haitei", .type = HY_OPT_BIT, .dest = &Q.q.flags, .min = HY_WIN_HAITEI,
+	 .help = "tsumo on the last tile"},
+	{.name = "houtei", .type = HY_OPT_BIT, .dest = &Q.q.flags, .min = HY_WIN_HOUTEI,
+	 .help = "ron on the last discard"},
+	{.name = "rinshan", .type = HY_OPT_BIT, .dest = &Q.q.flags, .min = HY_WIN_RINSHAN,
+	 .help = "tsumo on a kan replacement tile"},
+	{.name = "chankan", .type = HY_OPT_BIT, .dest = &Q.q.flags, .min = HY_WIN_CHANKAN,
+	 .help = "ron on an added kan"},
+	{.name = "tenhou", .type = HY_OPT_BIT, .dest = &Q.q.flags, .min = HY_WIN_TENHOU,
+	 .help = "dealer's first draw"},
+	{.name = "chiihou", .type = HY_OPT_BIT, .dest = &Q.q.flags, .min = HY_WIN_CHIIHOU,
+	 .help = "non-dealer's first draw"},
+	{.name = "dora", .key = 'd', .type = HY_OPT_CALL, .dest = &Q.q, .call = opt_dora,
+	 .arg = "IND", .help = "dora indicators in mpsz (repeatable)"},
+	{.name = "ura", .key = 'u', .type = HY_OPT_CALL, .dest = &Q.q, .call = opt_ura,
+	 .arg = "IND", .help = "ura dora indicators (counted with riichi)"},
+	{.name = "round", .type = HY_OPT_CALL, .dest = &Q.q.round_wind, .call = opt_wind,
+	 .arg = "WIND", .help = "round wind E, S, W or N (default E)"},
+	{.name = "seat", .type = HY_OPT_CALL, .dest = &Q.q.seat_wind, .call = opt_wind,
+	 .arg = "WIND", .help = "seat wind E, S, W or N (default E, the dealer)"},
+	{.name = "honba", .type = HY_OPT_INT, .dest = &Q.honba, .min = 0, .max = 99, .range = "0 to 99",
+	 .arg = "N", .help = "honba counters (0-99)"},
+	{.name = "sticks", .type = HY_OPT_INT, .dest = &Q.sticks, .min = 0, .max = 99, .range = "0 to 99",
+	 .arg = "N", .help = "riichi sticks on the table (0-99)"},
+	{.name = "pao", .type = HY_OPT_CALL, .dest = &Q.q.pao_seat, .call = opt_wind,
+	 .arg = "SEAT", .help = "seat wind liable for daisangen/daisuushii"},
+	{.name = "double-ron", .type = HY_OPT_FLAG, .dest = &Q.second_winner,
+	 .help = "ron: the hand is the second winner of a double\n"
+		 "ron; honba and sticks go to the first winner (in\n"
+		 "turn order from the discarder), not to this one"},
+	{.name = "json", .type = HY_OPT_FLAG, .dest = &Q.json,
+	 .help = "one JSON object per query"},
+	{.name = "batch", .key = 'b', .type = HY_OPT_FLAG, .dest = &Q.batch,
+	 .help = "read queries from stdin, one per line (the\n"
+		 "arguments above); write one JSON line each"},
+	{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
+	 .help = "accepted as in every program (hydra-hand prints"},
+	{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
+	 .help = "no notices and has no more to say)"},
+	{.name = "help", .key = 'h', .type = HY_OPT_FLAG, .dest = &Q.help,
+	 .help = "show this help and exit"},
+	{.name = "version", .key = 'V', .type = HY_OPT_FLAG, .dest = &Q.version,
+	 .help = "show the version and exit"},
+	{.type = HY_OPT_TEXT, .help = "\n"
+	 "Exit status: 0 ok, 1 bad hand (batch: any bad line), 2 usage."},
+	{.type = HY_OPT_END},
+};
+
+/* Parses one argument vector (the command line or a batch line) into *o;
+ * the message of a failure in err. */
+static int parse_args(hy_cli *cli, int argc, char **argv, query *o, char *err, size_t esize)
+{
+	memset(&Q, 0, sizeof Q);
+	hy_hand_query_init(&Q.q);
+	Q.from = -1;
+	int optind_;
+	hy_cli_capture(cli, err, esize);
+	int rc = hy_cli_parse_opts(cli, hand_table, 25, argc, argv, &optind_);
+	hy_cli_capture(cli, NULL, 0);
+	if (rc >= 0)
+		return rc ? rc : P_USAGE;
+	Q.q.honba = (uint16_t)Q.honba;
+	Q.q.sticks = (uint16_t)Q.sticks;
+	*o = Q;
+	optind = optind_;
 	int npos = argc - optind;
 	if (o->help || o->version || o->batch)
 		return npos ? (snprintf(err, esize, "unexpected argument '%s'", argv[optind]), P_USAGE)
@@ -603,7 +572,7 @@ static int batch(hy_cli *cli, int argc, char **argv)
 			continue;
 		args[na] = NULL;
 		query o;
-		int rc = parse_args(na, args, &o, err, sizeof err);
+		int rc = parse_args(cli, na, args, &o, err, sizeof err);
 		if (rc == P_OK && (o.help || o.version || o.batch)) {
 			snprintf(err, sizeof err, "--help, --version and --batch are not queries");
 			rc = P_USAGE;
@@ -634,9 +603,17 @@ int main(int argc, char **argv)
 	hy_cli_init(&cli, "hydra-hand");
 	query o;
 	char err[600];
-	int rc = parse_args(argc, argv, &o, err, sizeof err);
-	if (rc == P_OK && o.help)
-		return hy_cli_help(&cli, usage);
+	int rc = parse_args(&cli, argc, argv, &o, err, sizeof err);
+	if (rc == P_OK && o.help) {
+		char *help = hy_cli_opts_help(hand_table, 25);
+		if (!help) {
+			hy_cli_say(&cli, "out of memory");
+			return 1;
+		}
+		rc = hy_cli_help(&cli, help);
+		free(help);
+		return rc;
+	}
 	if (rc == P_OK && o.version)
 		return hy_cli_version(&cli);
 	if (rc == P_USAGE)

@@ -84,13 +84,36 @@ static void vsay(hy_cli *c, const char *fmt, va_list ap)
 	fputs(line, stderr);
 }
 
+void hy_cli_capture(hy_cli *c, char *buf, size_t n)
+{
+	c->capture = buf;
+	c->capn = buf ? n : 0;
+	if (buf && n)
+		buf[0] = '\0';
+}
+
 int hy_cli_usage(const hy_cli *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsay((hy_cli *)c, fmt, ap);
+	if (c->capture)
+		vsnprintf(c->capture, c->capn, fmt, ap);
+	else
+		vsay((hy_cli *)c, fmt, ap);
 	va_end(ap);
-	return hy_cli_try_help(c);
+	return c->capture ? 2 : hy_cli_try_help(c);
+}
+
+int hy_cli_fail(const hy_cli *c, int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (c->capture)
+		vsnprintf(c->capture, c->capn, fmt, ap);
+	else
+		vsay((hy_cli *)c, fmt, ap);
+	va_end(ap);
+	return status;
 }
 
 void hy_cli_say(hy_cli *c, const char *fmt, ...)

@@ -24,6 +24,8 @@ typedef struct hy_cli {
 	int tty;           /* standard error is a terminal                    */
 	int shown;         /* a progress line is on the terminal              */
 	double t0, last;   /* progress: its start, its last drawing (seconds) */
+	char *capture;     /* hy_cli_capture: messages go here, not to stderr */
+	size_t capn;
 } hy_cli;
 
 void hy_cli_init(hy_cli *c, const char *prog);
@@ -59,6 +61,15 @@ int hy_cli_stdout_done(const hy_cli *c);
  * hy_cli_try_help prints the second line alone (after getopt's own
  * message about an unknown option or a missing argument). */
 int hy_cli_usage(const hy_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A failure of the arguments that is not a usage error (bad data in one,
+ * say): "prog: MESSAGE"; returns status. */
+int hy_cli_fail(const hy_cli *c, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* While buf is set (n bytes; NULL ends it), hy_cli_usage and hy_cli_fail
+ * write their MESSAGE there instead of on stderr, with no "try" line, and
+ * the options table reports getopt's errors in the same way: for a program
+ * that parses lines of a batch and reports each line's error itself. */
+void hy_cli_capture(hy_cli *c, char *buf, size_t n);
 int hy_cli_try_help(const hy_cli *c);
 
 /* "prog: MESSAGE" on stderr, a progress line cleared first. */

@@ -23,6 +23,9 @@ static int take(hy_cli *cli, const hy_opt *o, const char *arg)
 	case HY_OPT_SET:
 		*(int *)o->dest = (int)o->min;
 		return 0;
+	case HY_OPT_BIT:
+		*(uint32_t *)o->dest |= (uint32_t)o->min;
+		return 0;
 	case HY_OPT_STR:
 		*(const char **)o->dest = arg;
 		return 0;
@@ -109,6 +112,9 @@ char *hy_cli_opts_help(const hy_opt *table, int column)
 	return buf;
 }
 
+static int parse_loop(hy_cli *cli, const hy_opt *table, size_t n, int column, int argc,
+	char **argv, const char *shorts, const struct option *lo);
+
 int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, int column, int argc, char **argv,
 	int *first)
 {
@@ -121,7 +127,7 @@ int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, int column, int argc, ch
 			continue;
 		if (nl == MAX_OPTS)
 			return hy_cli_usage(cli, "too many options in the program's table");
-		int arg = o->type == HY_OPT_FLAG || o->type == HY_OPT_SET ||
+		int arg = o->type == HY_OPT_FLAG || o->type == HY_OPT_SET || o->type == HY_OPT_BIT ||
 				  o->type == HY_OPT_CALL0
 			? no_argument
 			: required_argument;
@@ -138,6 +144,29 @@ int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, int column, int argc, ch
 		lo[nl + i] = common[i];
 	lo[nl + 4] = (struct option){0, 0, 0, 0};
 	memcpy(shorts + ns, "qvhV", 5);
+	/* captured: getopt says nothing, and ':' tells a missing argument */
+	const char *sh = shorts;
+	char cshorts[sizeof shorts + 1];
+	if (cli->capture) {
+		cshorts[0] = ':';
+		memcpy(cshorts + 1, shorts, ns + 5);
+		sh = cshorts;
+	}
+	int saved_opterr = opterr;
+	opterr = !cli->capture;
+	optind = 0; /* a fresh scan (GNU getopt) */
+	int rc = parse_loop(cli, table, n, column, argc, argv, sh, lo);
+	opterr = saved_opterr;
+	if (rc < 0)
+		*first = optind;
+	return rc;
+}
+
+/* getopt_long's loop over argv: −1 when every option was good, else the
+ * exit status. */
+static int parse_loop(hy_cli *cli, const hy_opt *table, size_t n, int column, int argc,
+	char **argv, const char *shorts, const struct option *lo)
+{
 	int c;
 	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		const hy_opt *o = NULL;
@@ -164,9 +193,11 @@ int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, int column, int argc, ch
 			free(help);
 			return rc;
 		}
+		if (cli->capture && (c == ':' || c == '?'))
+			return hy_cli_usage(cli, c == ':' ? "option '%s' needs an argument"
+							   : "unknown option '%s'", argv[optind - 1]);
 		if ((c = hy_cli_opt_common(cli, c, NULL)) >= 0)
 			return c;
 	}
-	*first = optind;
 	return -1;
 }

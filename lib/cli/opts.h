@@ -21,6 +21,7 @@ typedef enum hy_opt_type {
 	HY_OPT_END = 0,   /* the table's last row */
 	HY_OPT_FLAG,      /* int *: set to 1; no argument */
 	HY_OPT_SET,       /* int *: set to the row's min; no argument */
+	HY_OPT_BIT,       /* uint32_t *: the row's min or'ed in; no argument */
 	HY_OPT_STR,       /* const char **: the argument as given */
 	HY_OPT_INT,       /* int *: a decimal integer in [min, max] */
 	HY_OPT_I64,       /* int64_t *: likewise */
@@ -67,7 +68,12 @@ typedef struct hy_opt {
 /* Parses argv by the table (rows up to HY_OPT_END). Returns −1 when every
  * option was good (*first: the index of the first operand), else the exit
  * status for main to return: 2 after a usage message, 0 or 1 after --help
- * (the table's help at column `column`) or --version. */
+ * (the table's help at column `column`) or --version. A table's own rows
+ * come before the common -q/-v/-h/-V: a program may take -h and -V itself
+ * (hydra-hand: as words of a query). Under hy_cli_capture an unknown
+ * option or a missing argument is captured as "unknown option '-x'" or
+ * "option '-x' needs an argument" (status 2). Parsing starts afresh each
+ * call (optind = 0), so one process may parse many vectors. */
 int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, int column, int argc, char **argv,
 	int *first);
 

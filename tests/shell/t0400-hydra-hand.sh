@@ -58,7 +58,7 @@ expect_err 'no hand given'
 expect_exit 2 "$HH" --bogus 123m
 expect_err "unknown option '--bogus'"
 expect_exit 2 "$HH" --honba abc 123m456p789s1122z
-expect_err 'honba needs a number'
+expect_err "bad --honba 'abc': 0 to 99"
 expect_exit 2 "$HH" --honba 100 123m456p789s1122z
 expect_exit 2 "$HH" --seat X 123m456p789s1122z
 expect_err "'X' is not a seat"

@@ -297,6 +297,56 @@ static void test_opts_help(void **state)
 	assert_int_equal(n, 3);
 }
 
+/* A batch line's errors captured (hy_cli_capture): the message in the
+ * buffer, nothing on stderr, status 2 for usage and the CALL's own status
+ * for a failure of the data; BIT rows or'ed in; the table's own -h row
+ * taking -h before the common one. */
+static int opt_fail(hy_cli *cli, const char *arg, void *dest)
+{
+	(void)dest;
+	return hy_cli_fail(cli, 1, "bad data '%s'", arg);
+}
+
+static void test_opts_capture(void **state)
+{
+	(void)state;
+	uint32_t bits = 0;
+	int help = 0, n = 0;
+	const hy_opt t[] = {
+		{.name = "a", .key = 'a', .type = HY_OPT_BIT, .dest = &bits, .min = 1},
+		{.name = "b", .type = HY_OPT_BIT, .dest = &bits, .min = 4},
+		{.name = "num", .type = HY_OPT_INT, .dest = &n, .min = 0, .max = 9, .range = "0 to 9"},
+		{.name = "data", .type = HY_OPT_CALL, .call = opt_fail},
+		{.name = "help", .key = 'h', .type = HY_OPT_FLAG, .dest = &help},
+		{.type = HY_OPT_END},
+	};
+	hy_cli c;
+	hy_cli_init(&c, "test_cli");
+	char err[128];
+	char *argv[8];
+	char a0[] = "p", a1[] = "-a", a2[] = "--b", a3[] = "-h", a4[] = "--nope", a5[] = "--num",
+	     a6[] = "12", a7[] = "--data", a8[] = "x";
+	int first;
+	hy_cli_capture(&c, err, sizeof err);
+	argv[0] = a0, argv[1] = a1, argv[2] = a2, argv[3] = a3, argv[4] = NULL;
+	assert_int_equal(hy_cli_parse_opts(&c, t, 20, 4, argv, &first), -1);
+	assert_true(bits == 5 && help == 1 && first == 4);
+	argv[1] = a4, argv[2] = NULL;
+	assert_int_equal(hy_cli_parse_opts(&c, t, 20, 2, argv, &first), 2);
+	assert_string_equal(err, "unknown option '--nope'");
+	argv[1] = a5, argv[2] = NULL;
+	assert_int_equal(hy_cli_parse_opts(&c, t, 20, 2, argv, &first), 2);
+	assert_string_equal(err, "option '--num' needs an argument");
+	argv[1] = a5, argv[2] = a6, argv[3] = NULL;
+	assert_int_equal(hy_cli_parse_opts(&c, t, 20, 3, argv, &first), 2);
+	assert_string_equal(err, "bad --num '12': 0 to 9");
+	argv[1] = a7, argv[2] = a8, argv[3] = NULL;
+	assert_int_equal(hy_cli_parse_opts(&c, t, 20, 3, argv, &first), 1);
+	assert_string_equal(err, "bad data 'x'");
+	hy_cli_capture(&c, NULL, 0);
+	assert_null(c.capture);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_bad_game),
 		cmocka_unit_test(test_opts_table),
 		cmocka_unit_test(test_opts_help),
+		cmocka_unit_test(test_opts_capture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
