@@ -186,14 +186,8 @@ static const hy_opt aug_table[] = {
 	 .arg = "FMT", .help = "stream or shard (default: shard when FILE ends in .h5)"},
 	{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &A.stats,
 	 .help = "print samples read and written to stderr"},
-	{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-	 .help = "no notices (errors still go to stderr)"},
-	{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-	 .help = "as --stats"},
-	{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-	 .help = "show this help and exit"},
-	{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-	 .help = "show the version and exit"},
+	HY_OPT_DOC_COMMON("no notices (errors still go to stderr)",
+			  "as --stats"),
 	{.type = HY_OPT_TEXT, .help = "\n"
 		 "Permutations are numbered 0-5 in lexicographic order of (pi(m),pi(p),pi(s)):\n"
 		 "0 identity, 1 p<>s, 2 m<>p, 3 m>p>s>m, 4 m>s>p>m, 5 m<>s.\n"

@@ -218,14 +218,8 @@ int main(int argc, char **argv)
 			 "in the layout of Mortal's bot (q_values, mask_bits,\n"
 			 "is_greedy, batch_size, eval_time_ns, shanten) with\n"
 			 "probs and value"},
-		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-		 .help = "no notices (errors still go to stderr)"},
-		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-		 .help = "say the device and the threads"},
-		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-		 .help = "show this help and exit"},
-		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-		 .help = "show the version and exit"},
+		HY_OPT_DOC_COMMON("no notices (errors still go to stderr)",
+				  "say the device and the threads"),
 		{.type = HY_OPT_TEXT, .help = "\n"
 			 "Exit status: 0 at the end of the input, 1 malformed input, a line over\n"
 			 "1 MiB or an event that cannot happen in the seat's game, 2 usage, 3 format\n"

@@ -414,15 +414,9 @@ static const hy_opt enc_table[] = {
 	{.name = "stats", .key = 's', .type = HY_OPT_FLAG, .dest = &R.stats,
 	 .help = "print games, duplicates, kyoku and samples per\n"
 		 "action type to stderr"},
-	{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-	 .help = "no notices (the count of duplicates dropped)"},
-	{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-	 .help = "also print the counts of documents, games,\n"
-		 "kyoku and samples at the end"},
-	{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-	 .help = "show this help and exit"},
-	{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-	 .help = "show the version and exit"},
+	HY_OPT_DOC_COMMON("no notices (the count of duplicates dropped)",
+			  "also print the counts of documents, games,\n"
+			  "kyoku and samples at the end"),
 	{.type = HY_OPT_TEXT, .help = "\n"
 		 "Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
 		 "version mismatch."},

@@ -400,14 +400,8 @@ static int eval_main(int argc, char **argv, opts *o)
 		 .help = "print one JSON object instead of the table"},
 		{.name = "table-out", .type = HY_OPT_STR, .dest = &o->table_out,
 		 .arg = "FILE", .help = "also write the table to FILE (atomically)"},
-		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-		 .help = "no progress line"},
-		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-		 .help = "say the device and the threads"},
-		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-		 .help = "show this help and exit"},
-		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-		 .help = "show the version and exit"},
+		HY_OPT_DOC_COMMON("no progress line",
+				  "say the device and the threads"),
 		{.type = HY_OPT_TEXT, .help = "\n"
 			 "Exit status: 0 ok, 1 an aborted game (a policy failed: reported, left out\n"
 			 "of the statistics), bad data or I/O error, 2 usage, 3 format or version\n"

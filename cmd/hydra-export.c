@@ -113,14 +113,8 @@ int main(int argc, char **argv)
 		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &threads, .call = hy_cli_row_threads,
 		 .arg = "N", .help = "CPU threads of the forward pass (default: the CPUs\n"
 			 "this process may use)"},
-		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-		 .help = "no notices (errors still go to stderr)"},
-		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-		 .help = "say the device and the threads"},
-		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-		 .help = "show this help and exit"},
-		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-		 .help = "show the version and exit"},
+		HY_OPT_DOC_COMMON("no notices (errors still go to stderr)",
+				  "say the device and the threads"),
 		{.type = HY_OPT_TEXT, .help = "\n"
 			 "Exit status: 0 ok, 1 bad data, I/O error or a build without the ONNX\n"
 			 "exporter, 2 usage, 3 format or version mismatch (not a checkpoint)."},

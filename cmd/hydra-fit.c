@@ -418,14 +418,8 @@ static const hy_opt fit_table[] = {
 	 .arg = "DIR|CKPT", .help = "continue a run exactly (DIR: its latest checkpoint)"},
 	{.name = "init", .type = HY_OPT_STR, .dest = &F.cfg.init,
 	 .arg = "CKPT", .help = "start from the weights of a checkpoint"},
-	{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-	 .help = "no progress lines"},
-	{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-	 .help = "say the device and the threads"},
-	{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-	 .help = "show this help and exit"},
-	{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-	 .help = "show the version and exit"},
+	HY_OPT_DOC_COMMON("no progress lines",
+			  "say the device and the threads"),
 	{.type = HY_OPT_TEXT, .help = "\n"
 		 "GRP (hydra-fit --mode grp -o DIR [options] [LOG...]: logs of any format or\n"
 		 "event streams; writes DIR/grp.h5 and DIR/metrics.jsonl):"},

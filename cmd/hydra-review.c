@@ -179,14 +179,8 @@ static int review_main(int argc, char **argv, job *j)
 		 .arg = "DEV", .help = "a checkpoint's device: auto (the default: the GPU\n"
 			 "when one is usable, else the CPU), cpu, cuda or\n"
 			 "cuda:N"},
-		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-		 .help = "no notices (errors still go to stderr)"},
-		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-		 .help = "say the device and the threads"},
-		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-		 .help = "show this help and exit"},
-		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-		 .help = "show the version and exit"},
+		HY_OPT_DOC_COMMON("no notices (errors still go to stderr)",
+				  "say the device and the threads"),
 		{.type = HY_OPT_TEXT, .help = "\n"
 			 "Exit status: 0 ok, 1 bad data (an event the seat's view rejects), a game\n"
 			 "that is not there or I/O error, 2 usage, 3 format or version mismatch, 4\n"

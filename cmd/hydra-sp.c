@@ -331,15 +331,9 @@ static const hy_opt sp_table[] = {
 	{.name = "keep-going", .key = 'k', .type = HY_OPT_FLAG, .dest = &S.keep_going,
 	 .help = "skip a game whose policy fails (counted and\n"
 		 "reported) instead of failing the run"},
-	{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-	 .help = "no progress line"},
-	{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-	 .help = "say the device and the threads, and the counts\n"
-		 "at the end"},
-	{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-	 .help = "show this help and exit"},
-	{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-	 .help = "show the version and exit"},
+	HY_OPT_DOC_COMMON("no progress line",
+			  "say the device and the threads, and the counts\n"
+			  "at the end"),
 	{.type = HY_OPT_TEXT, .help = "\n"
 		 "Exit status: 0 ok, 1 runtime error or an aborted game (with\n"
 		 "--keep-going: every game aborted), 2 usage, 3 format, 4 device\n"

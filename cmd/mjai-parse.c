@@ -212,15 +212,9 @@ int main(int argc, char **argv)
 			 "illegal events and score changes that differ from\n"
 			 "the log; exit 1 if any (writes no output unless\n"
 			 "-o or --json is given)"},
-		{.name = "quiet", .key = 'q', .type = HY_OPT_DOC,
-		 .help = "no notices (errors and counts still go to stderr)"},
-		{.name = "verbose", .key = 'v', .type = HY_OPT_DOC,
-		 .help = "also print the counts of documents, games, kyoku\n"
-			 "and events at the end"},
-		{.name = "help", .key = 'h', .type = HY_OPT_DOC,
-		 .help = "show this help and exit"},
-		{.name = "version", .key = 'V', .type = HY_OPT_DOC,
-		 .help = "show the version and exit"},
+		HY_OPT_DOC_COMMON("no notices (errors and counts still go to stderr)",
+				  "also print the counts of documents, games, kyoku\n"
+				  "and events at the end"),
 		{.type = HY_OPT_TEXT, .help = "\n"
 			 "Exit status: 0 ok, 1 bad data or I/O error, 2 usage, 3 format or\n"
 			 "version mismatch."},

@@ -65,6 +65,14 @@ typedef struct hy_opt {
 	const struct hy_opt *include; /* INCLUDE */
 } hy_opt;
 
+/* The help rows of the common options (cli.h), -q and -v in the program's
+ * words: HY_OPT_DOC_COMMON("no progress line", "say the device"). */
+#define HY_OPT_DOC_COMMON(quiet, verbose)                                               \
+	{.name = "quiet", .key = 'q', .type = HY_OPT_DOC, .help = (quiet)},              \
+	{.name = "verbose", .key = 'v', .type = HY_OPT_DOC, .help = (verbose)},          \
+	{.name = "help", .key = 'h', .type = HY_OPT_DOC, .help = "show this help and exit"}, \
+	{.name = "version", .key = 'V', .type = HY_OPT_DOC, .help = "show the version and exit"}
+
 /* Parses argv by the table (rows up to HY_OPT_END). Returns −1 when every
  * option was good (*first: the index of the first operand), else the exit
  * status for main to return: 2 after a usage message, 0 or 1 after --help
