@@ -33,6 +33,7 @@ hy_status hy_export_onnx_save(const char *path, const hy_nn_model *m,
 
 #include <math.h>
 
+#include "core/grow.h"
 #include "core/le.h"
 #include "onnx.pb-c.h"
 
@@ -57,23 +58,10 @@ typedef struct gb {
 	int fail;
 } gb;
 
-static int grow(void ***v, size_t *cap, size_t n)
-{
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? 2 * *cap : 64;
-	void **p = realloc(*v, c * sizeof *p);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 static void *gz(gb *g, size_t bytes)
 {
 	void *p = g->fail ? NULL : calloc(1, bytes ? bytes : 1);
-	if (!p || grow(&g->mem, &g->capmem, g->nmem)) {
+	if (!p || HY_GROW(g->mem, g->capmem, g->nmem + 1, 64)) {
 		free(p);
 		g->fail = 1;
 		return NULL;
@@ -105,7 +93,7 @@ static Onnx__NodeProto *node_v(gb *g, const char *op, const char *out, va_list a
 	for (const char *s; k < 4 && (s = va_arg(ap, const char *)) != NULL;)
 		in[k++] = s;
 	char **ins = gz(g, 4 * sizeof *ins), **outs = gz(g, sizeof *outs);
-	if (!n || !ins || !outs || grow((void ***)&g->node, &g->capnode, g->nnode)) {
+	if (!n || !ins || !outs || HY_GROW(g->node, g->capnode, g->nnode + 1, 64)) {
 		g->fail = 1;
 		return NULL;
 	}
@@ -195,7 +183,7 @@ static uint8_t *init_raw(gb *g, const char *name, int dt, int nd, const int64_t 
 	Onnx__TensorProto *t = gz(g, sizeof *t);
 	int64_t *dv = gz(g, (size_t)(nd ? nd : 1) * sizeof *dv);
 	uint8_t *data = gz(g, bytes);
-	if (!t || !dv || !data || grow((void ***)&g->init, &g->capinit, g->ninit)) {
+	if (!t || !dv || !data || HY_GROW(g->init, g->capinit, g->ninit + 1, 64)) {
 		g->fail = 1;
 		return NULL;
 	}

@@ -16,6 +16,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "core/grow.h"
 #include "io/input_internal.h"
 
 /* Reports a failed library call with the call's name and our place. */
@@ -40,12 +41,9 @@ hy_status hy_io_grow(char **buf, size_t *cap, size_t need, hy_diag *d)
 {
 	if (need < *cap)
 		return HY_OK;
-	size_t n = *cap ? *cap : 4096;
-	while (n <= need) {
-		if (n > SIZE_MAX / 2)
-			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu bytes)", need);
-		n *= 2;
-	}
+	size_t n = need < SIZE_MAX ? hy_grow_cap(*cap, need + 1, 4096) : 0;
+	if (!n)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu bytes)", need);
 	char *p = realloc(*buf, n);
 	if (!p)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu bytes)", n);

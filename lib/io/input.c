@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/grow.h"
 #include "io/input_internal.h"
 
 /* ------------------------------------------------------------ detection */
@@ -135,15 +136,9 @@ static void free_names(frame *f)
 
 static hy_status push_frame(hy_input *in, frame f, hy_diag *d)
 {
-	if (in->depth == in->stack_cap) {
-		size_t n = in->stack_cap ? in->stack_cap * 2 : 8;
-		frame *p = realloc(in->stack, n * sizeof *p);
-		if (!p) {
-			free_names(&f);
-			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
-		}
-		in->stack = p;
-		in->stack_cap = n;
+	if (HY_GROW(in->stack, in->stack_cap, in->depth + 1, 8)) {
+		free_names(&f);
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	}
 	in->stack[in->depth++] = f;
 	return HY_OK;
@@ -344,15 +339,9 @@ static hy_status open_dir(hy_input *in, int fd, const char *path, const struct s
 		}
 		if (e->d_name[0] == '.')
 			continue;
-		if (f.n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			char **p = realloc(f.names, nc * sizeof *p);
-			if (!p) {
-				s = fail(d, path, HY_ENOMEM, "out of memory");
-				break;
-			}
-			f.names = p;
-			cap = nc;
+		if (HY_GROW(f.names, cap, f.n + 1, 16)) {
+			s = fail(d, path, HY_ENOMEM, "out of memory");
+			break;
 		}
 		if (!(f.names[f.n] = join2(path, sep, e->d_name))) {
 			s = fail(d, path, HY_ENOMEM, "out of memory");

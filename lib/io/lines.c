@@ -5,14 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 /* Makes *buf hold at least need bytes (need <= max + 1). */
 static int reserve(char **buf, size_t *cap, size_t need, size_t max)
 {
 	if (*cap >= need)
 		return 0;
-	size_t n = *cap ? 2 * *cap : 4096;
-	if (n < need)
-		n = need;
+	size_t n = hy_grow_cap(*cap, need, 4096);
+	if (!n)
+		return -1;
 	if (n > max + 1)
 		n = max + 1;
 	char *b = realloc(*buf, n);

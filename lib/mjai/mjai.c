@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/tile.h"
 #include "events/validate.h"
 
@@ -789,7 +790,7 @@ hy_status hy_mjai_write_game(FILE *f, const hy_game *g)
 				s = HY_EUSAGE; /* unformattable event (bad type) */
 				goto out;
 			}
-			cap *= 2;
+			cap = hy_grow_cap(cap, cap + 1, 0);
 			char *nb = realloc(heap, cap);
 			if (!nb) {
 				s = HY_ENOMEM;

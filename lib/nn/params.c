@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 void hy_nn_params_init(hy_nn_params *p)
 {
 	memset(p, 0, sizeof *p);
@@ -21,14 +23,8 @@ int hy_nn_params_add(hy_nn_params *p, const char *name, int ndim, const int *sha
 {
 	if (ndim < 1 || ndim > HY_NN_MAX_DIMS || strlen(name) >= HY_NN_NAME_MAX)
 		return -1;
-	if (p->count == p->cap) {
-		int cap = p->cap ? 2 * p->cap : 64;
-		hy_nn_tensor *t = realloc(p->t, (size_t)cap * sizeof *t);
-		if (!t)
-			return -1;
-		p->t = t;
-		p->cap = cap;
-	}
+	if (HY_GROW(p->t, p->cap, (size_t)p->count + 1, 64))
+		return -1;
 	hy_nn_tensor *t = &p->t[p->count];
 	memset(t, 0, sizeof *t);
 	snprintf(t->name, sizeof t->name, "%s", name);

@@ -31,7 +31,8 @@ typedef struct hy_nn_tensor {
 
 typedef struct hy_nn_params {
 	hy_nn_tensor *t;
-	int count, cap;
+	int count;
+	size_t cap;
 	size_t total; /* floats */
 } hy_nn_params;
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/grow.h"
 #include "io/staged.h"
 #include "mjai/mjai.h"
 
@@ -31,14 +32,8 @@ static long format_log(hy_gamelog_buf *b, const hy_game *g)
 					break;
 				}
 			}
-			size_t cap = b->cap ? 2 * b->cap : (size_t)1 << 17;
-			if (cap > (size_t)1 << 30)
+			if (b->cap >= (size_t)1 << 30 || HY_GROW(b->p, b->cap, b->cap + 1, 1 << 17))
 				return -1;
-			char *p = realloc(b->p, cap);
-			if (!p)
-				return -1;
-			b->p = p;
-			b->cap = cap;
 		}
 	}
 	return (long)len;

@@ -634,9 +634,9 @@ static hy_status reserve_req(runner *r, size_t n)
 {
 	if (n <= r->reqcap)
 		return HY_OK;
-	size_t cap = r->reqcap ? r->reqcap : 64;
-	while (cap < n)
-		cap *= 2;
+	size_t cap = hy_grow_cap(r->reqcap, n, 64); /* four arrays, one capacity */
+	if (!cap)
+		return HY_ENOMEM;
 	hy_decision *q = realloc(r->req, cap * sizeof *q);
 	if (q)
 		r->req = q;

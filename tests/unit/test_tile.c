@@ -189,6 +189,13 @@ static void test_grow(void **state)
 	assert_ptr_equal(v, keep);
 	assert_int_equal(cap, 128);
 	free(v);
+	/* the capacity alone: doubled from cap, or from first; 0 on overflow */
+	assert_int_equal(hy_grow_cap(0, 1, 16), 16);
+	assert_int_equal(hy_grow_cap(0, 17, 16), 32);
+	assert_int_equal(hy_grow_cap(48, 49, 16), 96);
+	assert_int_equal(hy_grow_cap(64, 10, 16), 64);
+	assert_int_equal(hy_grow_cap(0, 3, 0), 4);
+	assert_int_equal(hy_grow_cap(SIZE_MAX / 2 + 1, SIZE_MAX, 16), 0);
 }
 
 int main(void)

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/grow.h"
+
 extern char **environ;
 
 enum {
@@ -263,15 +265,9 @@ static int read_line(bot *b, double deadline, char **line, size_t *len)
 		}
 		if (b->blen >= MAX_LINE)
 			return -3;
-		if (b->bcap - b->blen < 4096) {
-			size_t cap = b->bcap ? b->bcap * 2 : 8192;
-			char *nb = realloc(b->buf, cap);
-			if (!nb) {
-				errno = ENOMEM;
-				return -1;
-			}
-			b->buf = nb;
-			b->bcap = cap;
+		if (HY_GROW(b->buf, b->bcap, b->blen + 4096, 8192)) {
+			errno = ENOMEM;
+			return -1;
 		}
 		ssize_t k = read(b->rfd, b->buf + b->blen, b->bcap - b->blen);
 		if (k > 0) {
@@ -337,10 +333,8 @@ static bot *slot(mjaibot *m, uint64_t table, int seat, hy_diag *d)
 {
 	size_t i = (size_t)table * 4 + (size_t)seat;
 	if (i >= m->nbots) {
-		size_t n = m->nbots ? m->nbots : 16;
-		while (n <= i)
-			n *= 2;
-		bot *nb = realloc(m->bots, n * sizeof *nb);
+		size_t n = hy_grow_cap(m->nbots, i + 1, 16); /* new slots get closed fds */
+		bot *nb = n ? realloc(m->bots, n * sizeof *nb) : NULL;
 		if (!nb) {
 			hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 			return NULL;
