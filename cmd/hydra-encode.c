@@ -350,21 +350,6 @@ static char *join_args(int argc, char **argv)
 }
 
 /* The rows of hydra-encode's table (cli/opts.h) with their own messages. */
-static int opt_shard_size(hy_cli *cli, const char *arg, void *dest)
-{
-	if (hy_parse_u64(arg, 10, dest) || *(uint64_t *)dest == 0)
-		return hy_cli_usage(cli, "bad --shard-size '%s'", arg);
-	return 0;
-}
-
-static int opt_val_fraction(hy_cli *cli, const char *arg, void *dest)
-{
-	double *f = dest;
-	if (hy_parse_double(arg, f) || !(*f >= 0 && *f <= 1))
-		return hy_cli_usage(cli, "bad --val-fraction '%s' (want 0 to 1)", arg);
-	return 0;
-}
-
 static int opt_seats(hy_cli *cli, const char *arg, void *dest)
 {
 	if (parse_seats(arg, dest) != 0)
@@ -391,12 +376,12 @@ static const hy_opt enc_table[] = {
 		 "when PATH ends in .h5, else a sample stream; a\n"
 		 "printf pattern such as 'dir/train-%04d.h5' with\n"
 		 "--shard-size numbers the files from 0"},
-	{.name = "shard-size", .key = 'n', .type = HY_OPT_CALL, .dest = &A.per_file,
-	 .call = opt_shard_size,
+	{.name = "shard-size", .key = 'n', .type = HY_OPT_U64, .dest = &A.per_file, .min = 1,
+	 .max = INT64_MAX, .range = "a positive integer",
 	 .arg = "N", .help = "at most N samples per output file (needs a\n"
 		 "pattern in -o / --val-output)"},
-	{.name = "val-fraction", .type = HY_OPT_CALL, .dest = &R.val_fraction,
-	 .call = opt_val_fraction,
+	{.name = "val-fraction", .type = HY_OPT_DOUBLE, .dest = &R.val_fraction, .lo = 0, .hi = 1,
+	 .range = "0 to 1",
 	 .arg = "F", .help = "send this fraction of games (0-1, chosen by a\n"
 		 "stable hash of the game id) to --val-output"},
 	{.name = "val-output", .type = HY_OPT_STR, .dest = &A.valpath,
