@@ -247,8 +247,9 @@ demo: deps
 	@$(MAKE) --no-print-directory -f pipelines/demo.mk BIN=$(abspath $(BUILD))/bin OUT=$(DEMO_OUT)
 
 # the benchmarks that run on their own; feed_procs.sh (run by feed.sh) and
-# league.sh (a league from a given start) take arguments
-BENCH_SCRIPTS := $(filter-out bench/feed_procs.sh bench/league.sh,$(wildcard bench/*.sh))
+# league.sh (a league from a given start) and ppo-signal.sh (issue 42 step 1,
+# a variant of PPO by its flags) take arguments
+BENCH_SCRIPTS := $(filter-out bench/feed_procs.sh bench/league.sh bench/ppo-signal.sh,$(wildcard bench/*.sh))
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCHES)
 	@for b in $(BENCH_SCRIPTS); do BUILD=$(BUILD) SHARED=$(SHARED) sh $$b || exit 1; done

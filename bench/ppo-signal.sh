@@ -73,7 +73,7 @@ while [ "$i" -le "$ITERS" ]; do
 			-T "$TEMP" --games "$GAMES" --seed $((SP_SEED + i)) -j "$J" -v $SP_FLAGS \
 			-o "$d/raw.bin" 2> "$d/sp.err" || { cat "$d/sp.err" >&2; exit 1; }
 		if [ "${FLIP:-0}" = 1 ]; then
-			"$top/build/bench/ppo_flip" "$d/raw.bin" "$d/samples.bin.tmp"
+			"${FLIP_BIN:-$top/build/bench/ppo_flip}" "$d/raw.bin" "$d/samples.bin.tmp"
 			rm -f "$d/raw.bin"
 			commit "$d/samples.bin"
 		else
