@@ -331,7 +331,8 @@ static const hy_opt fit_table[] = {
 	{.name = "steps", .type = HY_OPT_I64, .dest = &F.cfg.steps, .min = 1,
 	 .max = INT64_MAX / 2, .range = "a positive integer",
 	 .arg = "N", .help = "optimiser steps (default: one pass over a stream,\n"
-		 "with warmup then a constant LR; or --epochs)"},
+		 "with warmup then a constant LR, or for PPO a\n"
+		 "stream file's steps at most; or --epochs)"},
 	{.name = "epochs", .key = 'e', .type = HY_OPT_DOUBLE, .dest = &F.cfg.epochs, .lo = 0,
 	 .hi = DBL_MAX, .open_lo = 1, .range = "a positive number",
 	 .arg = "X", .help = "epochs over shard inputs (default 1 without --steps)"},

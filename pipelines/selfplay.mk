@@ -9,7 +9,8 @@
 #      or grp:PATH for per-kyoku GRP rewards, normalised by a running
 #      standard deviation kept in iter-i/reward-state);
 #   2. improves it with hydra-fit --mode ppo from those samples (one pass of
-#      rollout batches): the league's schedule over HORIZON iterations (8;
+#      rollout batches, the LR's cosine and the schedule over the steps
+#      the file allows): the league's schedule over HORIZON iterations (8;
 #      --progress (i-1)/HORIZON:i/HORIZON, 1 past it, so that raising ITERS
 #      continues the loop without remaking it), a KL anchor to the start (ANCHOR,
 #      0.05 annealed over the first 30%), a critic-only warm-up of

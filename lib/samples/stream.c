@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------ layout */
 
@@ -58,6 +60,17 @@ int hy_sms_is_stream(const void *data, size_t len)
 	/* a non-empty prefix of the magic counts: a stream cut inside its first
 	 * header is a truncated stream (status 1), not another format */
 	return data && len > 0 && memcmp(data, HY_SMS_MAGIC, len < 8 ? len : 8) == 0;
+}
+
+uint64_t hy_sms_fd_bound(int fd)
+{
+	struct stat sb;
+	char magic[8];
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < HY_SMS_HEADER_SIZE ||
+		pread(fd, magic, sizeof magic, 0) != (ssize_t)sizeof magic ||
+		memcmp(magic, HY_SMS_MAGIC, sizeof magic) != 0)
+		return 0;
+	return (uint64_t)sb.st_size / HY_SMS_RECORD_SIZE;
 }
 
 const char *hy_sample_check(const hy_sample *s)

@@ -7,6 +7,7 @@
 #define HY_SAMPLES_STREAM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/status.h"
@@ -21,6 +22,13 @@
 /* True when data starts with the sample-stream magic, or is a non-empty
  * prefix of it (a stream cut inside its header: truncated). */
 int hy_sms_is_stream(const void *data, size_t len);
+
+/* An upper bound of the samples in the stream open as fd, without reading
+ * it: its size over a record's, when fd is a regular file (a redirected
+ * standard input too) that starts with the magic (so not compressed);
+ * 0 when it cannot be told (a pipe, a compressed or other file). The
+ * file's offset is left where it was. */
+uint64_t hy_sms_fd_bound(int fd);
 
 /* Checks what a record can hold and a consumer relies on: action ≤ 45 and
  * set in mask, mask below bit 46, seat and rank ≤ 3, grp ≤ 23, opp_tenpai

@@ -1,14 +1,17 @@
 /* The plan of a training run (see plan.h). */
 #include "train/plan.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "data/source.h"
 #include "nn/threads.h"
+#include "samples/stream.h"
 
 /* Warmup steps of an open-ended run (a stream without --steps), where 5% of
  * the total cannot be known. */
@@ -49,6 +52,25 @@ hy_status hy_train_plan_usage(const hy_train_cfg *c, int ranks, hy_diag *d)
 		return hy_diag_set(d, HY_EUSAGE, 0, "--mode ppo improves a trained model: give "
 			"--init CKPT (the policy that played the games) or --resume");
 	return HY_OK;
+}
+
+/* The inputs' upper bound of samples when every one is an uncompressed
+ * stream file (hy_sms_fd_bound), else 0. */
+static uint64_t stream_bound(const hy_train_cfg *c)
+{
+	uint64_t sum = 0;
+	size_t n = c->ninputs ? c->ninputs : 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = c->ninputs ? c->inputs[i] : "-";
+		int fd = !p || strcmp(p, "-") == 0 ? 0 : open(p, O_RDONLY | O_CLOEXEC);
+		uint64_t b = fd < 0 ? 0 : hy_sms_fd_bound(fd);
+		if (fd > 0)
+			close(fd);
+		if (!b)
+			return 0;
+		sum += b;
+	}
+	return sum;
 }
 
 static int dir_has_ckpts(const char *dir)
@@ -103,6 +125,8 @@ hy_status hy_train_facts_read(const hy_train_cfg *c, hy_nn_ckpt_reader *ck, int 
 		f->streams = hy_data_get_mode(td) == HY_DATA_STREAM;
 		hy_data_close(td);
 	}
+	if (c->ppo && !c->resume && c->steps <= 0 && !f->epoch_size)
+		f->stream_bound = stream_bound(c);
 	return HY_OK;
 }
 
@@ -163,6 +187,12 @@ static hy_status plan_schedule(const hy_train_cfg *c, const hy_train_facts *f,
 		total = t < 1 ? 1 : (int64_t)t;
 		if (c->ppo) /* optimiser steps: a rollout batch takes several */
 			total *= p->ppo_steps;
+	} else if (c->ppo && f->stream_bound) {
+		/* PPO on stream files: the schedule (LR, entropy, anchor,
+		 * --progress) runs over the steps the input can give at most;
+		 * the input's end still ends the run */
+		total = (int64_t)((f->stream_bound + (uint64_t)p->batch - 1) / (uint64_t)p->batch) *
+			p->ppo_steps;
 	} else {
 		/* a stream of unknown length, no --steps: one pass, open-ended
 		 * schedule (warmup, then the peak LR) */

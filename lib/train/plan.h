@@ -33,6 +33,10 @@ typedef struct hy_train_facts {
 	int out_has_ckpts;          /* cfg out already holds checkpoints            */
 	uint64_t epoch_size;        /* samples an epoch of the inputs (shards); 0:
 				     * unknown (streams) or not needed            */
+	uint64_t stream_bound;      /* --mode ppo on uncompressed stream files
+				     * (standard input redirected from one too):
+				     * an upper bound of their samples, from their
+				     * size (samples/stream.h); 0: unknown (a pipe) */
 	int streams;                /* the inputs are sample streams (read when
 				     * several ranks split them)                  */
 	hy_nn_arch init_arch;       /* --init's, read when no architecture is given  */

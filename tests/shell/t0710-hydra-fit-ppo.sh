@@ -3,7 +3,8 @@
 # page, usage errors (exit 2); with hydra-sp: a tiny behaviour-cloned model
 # plays games, `hydra-sp --policy CKPT | hydra-fit --mode ppo --init CKPT`
 # trains on them and improves its surrogate objective within an update,
-# metrics.jsonl holds the PPO statistics, a resumed run repeats an
+# metrics.jsonl holds the PPO statistics, the schedule runs over a stream
+# file's steps (a pipe's stays at its start), a resumed run repeats an
 # uninterrupted one exactly, and samples encoded from logs (no behaviour
 # log-probabilities) are refused with status 1 naming the input, from a
 # file and from standard input, before any checkpoint is written.
@@ -117,9 +118,21 @@ assert r["ppo_passes"] >= 2 and r["kl_stopped"] == 1, r
 assert all(x["kl_stopped"] == 1 and x["ppo_steps"] < y["ppo_steps"]
            for x, y in zip(rows[1:-1], plain[1:-1])), rows
 assert all(x["anchor_kl"] is not None and x["anchor_kl"] >= 0 for x in rows), rows
-assert rows[-1]["progress"] > rows[0]["progress"] or rows[-1]["progress"] == 0, rows
+# standard input redirected from the file: the schedule runs over the steps
+# the file allows, so the progress and the LR's cosine move within the run
+assert rows[-1]["progress"] > rows[0]["progress"], rows
+assert rows[-1]["lr"] < max(x["lr"] for x in rows), rows
 print("league: passes %s, anchor_kl %s" % ([x["ppo_passes"] for x in rows],
       ["%.4f" % x["anchor_kl"] for x in rows]))
+PYEOF
+# through a pipe the length is unknown: the progress stays at --progress's A
+cat "$T/sp.bin" | "$F" --mode ppo --init "$M" --batch 1024 --minibatch 256 --progress 0.25:0.5 \
+	--threads 2 --log-every 1 -q --out "$T/pipe" 2>"$T/pipe.err" ||
+	{ cat "$T/pipe.err" >&2; fail "PPO from a pipe"; }
+$PY - "$T/pipe/metrics.jsonl" <<'PYEOF' || fail "a pipe's progress"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) > 1 and all(r["progress"] == 0.25 for r in rows), rows
 PYEOF
 
 # an anchor trained on another observation version (lib/samples/sample.h) is

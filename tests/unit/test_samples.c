@@ -348,6 +348,22 @@ static void test_stream_roundtrip(void **state)
 	fwrite(e.p, 1, e.n, f);
 	fwrite(c.p, 1, c.n, f);
 	rewind(f);
+	/* the bound a PPO schedule takes from the file (hy_sms_fd_bound): at
+	 * least the samples, read without moving the offset; none for a
+	 * pipe or a file that is not a plain stream */
+	uint64_t bound = hy_sms_fd_bound(fileno(f));
+	assert_true(bound >= N && bound <= N + 6);
+	assert_int_equal(ftell(f), 0);
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(hy_sms_fd_bound(pfd[0]), 0);
+	close(pfd[0]);
+	close(pfd[1]);
+	FILE *z = tmpfile();
+	fputs("\x1f\x8b not a plain stream", z);
+	fflush(z);
+	assert_int_equal(hy_sms_fd_bound(fileno(z)), 0);
+	fclose(z);
 	hy_sample_reader *r;
 	hy_diag d;
 	hy_diag_init(&d, NULL);

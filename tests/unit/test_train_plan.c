@@ -270,6 +270,18 @@ static void test_parts(void **state)
 	assert_int_equal(p.ppo_steps, 3 * 4);
 	assert_int_equal(p.opt.total, 4 * 3 * 4); /* 4 rollout batches */
 	assert_int_equal(p.loader_threads, 0);
+	/* PPO on stream files: the schedule over the steps their size allows
+	 * (3,001 samples at most: 4 rollout batches), still one pass; a pipe
+	 * (no bound): open-ended, the warm-up over the first rollout batch */
+	hy_train_facts f2 = facts_new(0);
+	f2.stream_bound = 3001;
+	assert_int_equal(hy_train_plan_make(&cp, &f2, &p, &d), HY_OK);
+	assert_int_equal(p.opt.total, 4 * 3 * 4);
+	assert_true(p.one_pass);
+	f2.stream_bound = 0;
+	assert_int_equal(hy_train_plan_make(&cp, &f2, &p, &d), HY_OK);
+	assert_int_equal(p.opt.total, 0);
+	assert_int_equal(p.opt.warmup, 3 * 4);
 	pc.minibatch = 2000;
 	assert_int_equal(hy_train_plan_make(&cp, &f1, &p, &d), HY_EUSAGE);
 	assert_non_null(strstr(d.msg, "--minibatch 2000 is larger than the batch (1000)"));
