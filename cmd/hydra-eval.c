@@ -238,6 +238,7 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 		if (pp->ops->report && pp->ops->report(pp, line, sizeof line))
 			hy_cli_say(o->cli, "%s %s: %s", i ? "opponent" : "challenger", pp->name, line);
 	}
+	const double chal_temp = chal.temperature, opp_temp = opp.temperature;
 	hy_policy_close(&chal);
 	hy_policy_close(&opp);
 	if (st) {
@@ -250,6 +251,7 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 		return 0;
 	}
 	arena_report r = {.info = {.challenger = o->challenger, .opponent = o->opponent,
+				   .chal_temp = chal_temp, .opp_temp = opp_temp,
 				   .seed = (unsigned long long)o->seed, .elapsed_s = elapsed,
 				   .seq = o->sequential ? &q : NULL, .looks = looks,
 				   .decided = decided}};

@@ -146,6 +146,8 @@ struct hy_policy {
 	int advantage;       /* 1 if it answers hy_decision.taken with that
 			      * action's advantage (qlabel): the labeller
 			      * of --label-adv                               */
+	float temperature;   /* a checkpoint: the temperature it samples at
+			      * (0: greedy); −1 for a policy without one     */
 };
 
 /* Opens a policy from a spec (above). HY_EUSAGE for an unknown spec, or

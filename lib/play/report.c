@@ -46,13 +46,35 @@ static void rates_row(FILE *f, const char *label, const hy_arena_rates *r)
 		num(c, sizeof c, r->call, 4), num(e, sizeof e, r->riichi, 4));
 }
 
+/* How a checkpoint plays, between pre and post: "greedy" or "temperature
+ * 0.5"; "" for a policy that is not a checkpoint (t < 0). */
+static const char *temp_words(double t, const char *pre, const char *post, char *buf, size_t n)
+{
+	if (t < 0)
+		snprintf(buf, n, "%s", "");
+	else if (t == 0)
+		snprintf(buf, n, "%sgreedy%s", pre, post);
+	else
+		snprintf(buf, n, "%stemperature %g%s", pre, t, post);
+	return buf;
+}
+
+/* A temperature for JSON: null for a policy that is not a checkpoint. */
+static json_t *jtemp(double t)
+{
+	return t < 0 ? json_null() : json_real(t);
+}
+
 hy_status hy_report_arena_table(FILE *f, const hy_report_arena_info *info,
 				const hy_arena_summary *s, hy_diag *d)
 {
 	static const char *const ord[4] = {"1st", "2nd", "3rd", "4th"};
 	char buf[64];
-	fprintf(f, "%-18s%s\n", "challenger", info->challenger);
-	fprintf(f, "%-18s%s (3 seats)\n", "opponent", info->opponent);
+	char ct[48], ot[48];
+	fprintf(f, "%-18s%s%s\n", "challenger", info->challenger,
+		temp_words(info->chal_temp, " (", ")", ct, sizeof ct));
+	fprintf(f, "%-18s%s (3 seats%s)\n", "opponent", info->opponent,
+		temp_words(info->opp_temp, ", ", "", ot, sizeof ot));
 	fprintf(f, "%-18s%llu (master seed %llu), 4 rotations each\n", "seeds",
 		(unsigned long long)s->seeds, info->seed);
 	fprintf(f, "%-18s%llu counted, %llu aborted", "games", (unsigned long long)s->games,
@@ -172,6 +194,8 @@ hy_status hy_report_arena_json(FILE *f, const hy_report_arena_info *info,
 	 * fails), so one decref of o frees everything */
 	if (put(o, "challenger", json_string(info->challenger)) |
 	    put(o, "opponent", json_string(info->opponent)) |
+	    put(o, "challenger_temperature", jtemp(info->chal_temp)) |
+	    put(o, "opponent_temperature", jtemp(info->opp_temp)) |
 	    put(o, "seed", json_integer((json_int_t)info->seed)) |
 	    put(o, "seeds", json_integer((json_int_t)s->seeds)) |
 	    put(o, "seeds_counted", json_integer((json_int_t)s->seeds_counted)) |

@@ -16,6 +16,9 @@
 /* What the arena ran, for the report's header. */
 typedef struct hy_report_arena_info {
 	const char *challenger, *opponent; /* policy specs          */
+	double chal_temp, opp_temp;        /* a checkpoint's sampling
+					    * temperature (0 greedy);
+					    * −1: not a checkpoint   */
 	unsigned long long seed;           /* master seed           */
 	double elapsed_s;                  /* wall time of the games */
 	/* --sequential (arena.h hy_arena_seq; seq NULL: a fixed number of

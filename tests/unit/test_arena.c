@@ -111,7 +111,8 @@ static void test_few_seeds(void **state)
 		    isnan(iv.sd));
 	hy_arena_interval_of(x, 3, &iv);
 	assert_true(isfinite(iv.half) && iv.half > 0 && iv.lo < iv.mean && iv.hi > iv.mean);
-	hy_report_arena_info info = {.challenger = "a", .opponent = "b"};
+	hy_report_arena_info info = {.challenger = "a", .opponent = "b", .chal_temp = 1,
+				     .opp_temp = -1};
 	hy_arena_summary sm;
 	memset(&sm, 0, sizeof sm);
 	sm.seeds = sm.seeds_counted = 2;
@@ -128,6 +129,19 @@ static void test_few_seeds(void **state)
 	fclose(f);
 	assert_non_null(strstr(buf, "interval not available (2 seeds)"));
 	assert_null(strstr(buf, "CI ["));
+	/* how a checkpoint played: its temperature; nothing for a rule bot */
+	assert_non_null(strstr(buf, "a (temperature 1)\n"));
+	assert_non_null(strstr(buf, "b (3 seats)\n"));
+	free(buf);
+	info.chal_temp = -1;
+	info.opp_temp = 0;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(hy_report_arena_json(f, &info, &sm, &d), HY_OK);
+	assert_int_equal(hy_report_arena_table(f, &info, &sm, &d), HY_OK);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"challenger_temperature\":null"));
+	assert_non_null(strstr(buf, "\"opponent_temperature\":0"));
+	assert_non_null(strstr(buf, "b (3 seats, greedy)\n"));
 	free(buf);
 }
 

@@ -252,6 +252,7 @@ static hy_status open_from(hy_policy *p, hy_nn_ckpt_reader *ck, int cuda, int or
 	p->stochastic = x->temperature > 0.0f;
 	p->has_value = 1;
 	p->has_probs = 1;
+	p->temperature = x->temperature;
 	p->concurrent = 0;
 	return HY_OK;
 }
