@@ -90,9 +90,10 @@ hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o
 	const char *arg;
 	hy_policy_opener open;
 	hy_status st = find(spec, &open, &arg, d);
-	p->temperature = -1.0f; /* a checkpoint's opener sets its own */
 	if (st == HY_OK)
 		st = open(p, arg, o, d);
+	if (open != hy_policy_open_model) /* a checkpoint's opener sets its own */
+		p->temperature = -1.0f;
 	if (st != HY_OK) {
 		memset(p, 0, sizeof *p);
 		return st;
