@@ -249,7 +249,7 @@ demo: deps
 # the benchmarks that run on their own; feed_procs.sh (run by feed.sh) and
 # league.sh (a league from a given start) and ppo-signal.sh (issue 42 step 1,
 # a variant of PPO by its flags) take arguments
-BENCH_SCRIPTS := $(filter-out bench/feed_procs.sh bench/league.sh bench/ppo-signal.sh,$(wildcard bench/*.sh))
+BENCH_SCRIPTS := $(filter-out bench/feed_procs.sh bench/league.sh bench/ppo-signal.sh bench/ppo-snr.sh,$(wildcard bench/*.sh))
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCHES)
 	@for b in $(BENCH_SCRIPTS); do BUILD=$(BUILD) SHARED=$(SHARED) sh $$b || exit 1; done
