@@ -236,9 +236,11 @@ static int opt_channels(hy_cli *cli, const char *arg, void *dest)
 
 static int opt_mode(hy_cli *cli, const char *arg, void *dest)
 {
-	if (strcmp(arg, "bc") && strcmp(arg, "ppo"))
-		return hy_cli_usage(cli, "bad --mode '%s': bc, ppo or grp", arg);
-	*(int *)dest = strcmp(arg, "ppo") == 0;
+	fit_args *a = dest;
+	if (strcmp(arg, "bc") && strcmp(arg, "ppo") && strcmp(arg, "reader"))
+		return hy_cli_usage(cli, "bad --mode '%s': bc, ppo, reader or grp", arg);
+	a->ppo_mode = strcmp(arg, "ppo") == 0;
+	a->cfg.reader = strcmp(arg, "reader") == 0;
 	return 0;
 }
 
@@ -320,10 +322,12 @@ static const hy_opt fit_table[] = {
 	{.name = "feed-only", .type = HY_OPT_FLAG, .dest = &F.feed_only,
 	 .help = "run only the data feed over the inputs (one epoch,\n"
 		 "or --steps batches) and print its samples/s"},
-	{.name = "mode", .type = HY_OPT_CALL, .dest = &F.ppo_mode, .call = opt_mode,
+	{.name = "mode", .type = HY_OPT_CALL, .dest = &F, .call = opt_mode,
 	 .arg = "MODE", .help = "bc (supervised, the default), ppo (self-play samples\n"
-		 "of hydra-sp; needs --init or --resume) or grp (the\n"
-		 "global reward predictor on game logs: see below)"},
+		 "of hydra-sp; needs --init or --resume), reader (a\n"
+		 "wait reader: the tenpai and danger heads alone) or\n"
+		 "grp (the global reward predictor on game logs: see\n"
+		 "below)"},
 	{.name = "no-overlap", .type = HY_OPT_FLAG, .dest = &F.cfg.no_overlap,
 	 .help = "under mpirun: sum the gradients after the backward\n"
 		 "pass, not during it"},

@@ -26,7 +26,8 @@ void hy_dist_loss_local(const hy_nn_work *w, const hy_nn_losses *l, int nslice,
 	v[9] = l->n;
 }
 
-void hy_dist_loss_global(const double g[HY_DIST_LOSS_N], hy_nn_losses *l)
+void hy_dist_loss_global(const double g[HY_DIST_LOSS_N], const hy_nn_loss_w *lw,
+	hy_nn_losses *l)
 {
 	memset(l, 0, sizeof *l);
 	double b = g[0];
@@ -37,8 +38,7 @@ void hy_dist_loss_global(const double g[HY_DIST_LOSS_N], hy_nn_losses *l)
 	l->danger = g[2] > 0 ? g[7] / g[2] : 0;
 	l->correct = (int)g[8];
 	l->n = (int)g[9];
-	l->total = HY_NN_W_POLICY * l->policy + HY_NN_W_VALUE * l->value +
-		HY_NN_W_GRP * l->grp + HY_NN_W_TENPAI * l->tenpai + HY_NN_W_DANGER * l->danger;
+	l->total = hy_nn_loss_total(lw, l);
 }
 
 void hy_dist_loss_rescale(const hy_nn_model *m, hy_nn_work *w,

@@ -29,7 +29,8 @@ enum { HY_DIST_LOSS_N = 10 };
 
 void hy_dist_loss_local(const hy_nn_work *w, const hy_nn_losses *l, int nslice,
 	double v[HY_DIST_LOSS_N]);
-void hy_dist_loss_global(const double g[HY_DIST_LOSS_N], hy_nn_losses *l);
+void hy_dist_loss_global(const double g[HY_DIST_LOSS_N], const hy_nn_loss_w *lw,
+	hy_nn_losses *l);
 /* Scales the output gradients hy_nn_loss wrote (normalised by this slice's
  * counts) to the global counts. */
 void hy_dist_loss_rescale(const hy_nn_model *m, hy_nn_work *w,

@@ -23,7 +23,7 @@ static double ratio(double x, double n)
 	return n > 0 ? x / n : NAN;
 }
 
-void hy_nn_evalacc_mean(const hy_nn_evalacc *a, hy_nn_losses *out)
+void hy_nn_evalacc_mean(const hy_nn_evalacc *a, const hy_nn_loss_w *lw, hy_nn_losses *out)
 {
 	memset(out, 0, sizeof *out);
 	out->policy = ratio(a->sum_policy, a->n);
@@ -31,9 +31,10 @@ void hy_nn_evalacc_mean(const hy_nn_evalacc *a, hy_nn_losses *out)
 	out->grp = ratio(a->sum_grp, a->n);
 	out->tenpai = ratio(a->sum_tenpai, a->n_tenpai);
 	out->danger = ratio(a->sum_danger, a->n_danger);
-	out->total = HY_NN_W_POLICY * out->policy + HY_NN_W_VALUE * out->value +
-		     HY_NN_W_GRP * out->grp + HY_NN_W_TENPAI * (a->n_tenpai > 0 ? out->tenpai : 0.0) +
-		     HY_NN_W_DANGER * (a->n_danger > 0 ? out->danger : 0.0);
+	hy_nn_losses z = *out; /* a head without samples counts 0 in the total */
+	z.tenpai = a->n_tenpai > 0 ? out->tenpai : 0.0;
+	z.danger = a->n_danger > 0 ? out->danger : 0.0;
+	out->total = hy_nn_loss_total(lw, &z);
 	out->correct = (int)a->correct;
 	out->n = (int)a->n;
 }

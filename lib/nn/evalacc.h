@@ -23,6 +23,6 @@ void hy_nn_evalacc_add(hy_nn_evalacc *a, const hy_nn_work *w, const hy_nn_losses
 
 /* Per-head means (NaN for a head with nothing counted), the total as the
  * trainer weighs it (a head with nothing counted adds 0), top-1 counts. */
-void hy_nn_evalacc_mean(const hy_nn_evalacc *a, hy_nn_losses *out);
+void hy_nn_evalacc_mean(const hy_nn_evalacc *a, const hy_nn_loss_w *lw, hy_nn_losses *out);
 
 #endif

@@ -109,6 +109,7 @@ hy_status hy_nn_model_init(hy_nn_model *m, hy_nn_arch a, const hy_nn_backend *be
 	m->arch = a;
 	m->be = be;
 	m->ctx = ctx;
+	m->lw = hy_nn_loss_w_policy;
 	hy_nn_params_init(&m->table);
 	m->blk = calloc(a.blocks ? (size_t)a.blocks : 1, sizeof *m->blk);
 	if (!m->blk || build_table(m) < 0)
@@ -524,16 +525,17 @@ void hy_nn_loss(const hy_nn_model *m, hy_nn_work *w, hy_nn_losses *out)
 	out->n = B;
 	/* queued with the ops; read with one wait (backend.h: the losses) */
 	double lp = 0, lv = 0, lg = 0, lt = 0, ld = 0;
-	be->softmax_ce(c, B, HY_ACTIONS, w->plog, w->mask, w->action, HY_NN_W_POLICY / B,
+	const hy_nn_loss_w *lw = &m->lw;
+	be->softmax_ce(c, B, HY_ACTIONS, w->plog, w->mask, w->action, lw->policy / B,
 		w->dplog, &lp, &out->correct);
-	be->mse(c, (size_t)B, w->vout, w->vt, HY_NN_W_VALUE / B, w->dvout, &lv);
-	be->softmax_ce(c, B, HY_GRP_CLASSES, w->gout, NULL, w->grp, HY_NN_W_GRP / B, w->dgout,
+	be->mse(c, (size_t)B, w->vout, w->vt, lw->value / B, w->dvout, &lv);
+	be->softmax_ce(c, B, HY_GRP_CLASSES, w->gout, NULL, w->grp, lw->grp / B, w->dgout,
 		&lg, NULL);
 	double nt = (double)w->n_known * HY_NN_OPP, nd = (double)w->n_danger * HY_NN_T;
 	be->bce(c, (size_t)B * HY_NN_OPP, w->tout, w->ten_t, w->ten_w,
-		nt > 0 ? (float)(HY_NN_W_TENPAI / nt) : 0.0f, w->dtout, &lt);
+		nt > 0 ? (float)(lw->tenpai / nt) : 0.0f, w->dtout, &lt);
 	be->bce(c, R * HY_NN_OPP, w->dan, w->dan_t, w->dan_w,
-		nd > 0 ? (float)(HY_NN_W_DANGER / nd) : 0.0f, w->ddan, &ld);
+		nd > 0 ? (float)(lw->danger / nd) : 0.0f, w->ddan, &ld);
 	if (be->sync) /* a failure is kept for the caller's sync; the sums are NAN */
 		(void)be->sync(c, NULL);
 	out->policy = lp / B;
@@ -541,8 +543,17 @@ void hy_nn_loss(const hy_nn_model *m, hy_nn_work *w, hy_nn_losses *out)
 	out->grp = lg / B;
 	out->tenpai = nt > 0 ? lt / nt : 0.0;
 	out->danger = nd > 0 ? ld / nd : 0.0;
-	out->total = HY_NN_W_POLICY * out->policy + HY_NN_W_VALUE * out->value +
-		HY_NN_W_GRP * out->grp + HY_NN_W_TENPAI * out->tenpai + HY_NN_W_DANGER * out->danger;
+	out->total = hy_nn_loss_total(lw, out);
+}
+
+const hy_nn_loss_w hy_nn_loss_w_policy = {HY_NN_W_POLICY, HY_NN_W_VALUE, HY_NN_W_GRP,
+	HY_NN_W_TENPAI, HY_NN_W_DANGER};
+const hy_nn_loss_w hy_nn_loss_w_reader = {0, 0, 0, 1, 1};
+
+double hy_nn_loss_total(const hy_nn_loss_w *lw, const hy_nn_losses *l)
+{
+	return lw->policy * l->policy + lw->value * l->value + lw->grp * l->grp +
+	       lw->tenpai * l->tenpai + lw->danger * l->danger;
 }
 
 /* ------------------------------------------------------------ backward */

@@ -23,12 +23,21 @@ enum {
 	HY_NN_OPP = 3,
 };
 
-/* Loss weights of ARCHITECTURE.md §7. */
+/* Loss weights of ARCHITECTURE.md §7: the policy network's. */
 #define HY_NN_W_POLICY 1.0f
 #define HY_NN_W_VALUE 0.5f
 #define HY_NN_W_GRP 0.1f
 #define HY_NN_W_TENPAI 0.05f
 #define HY_NN_W_DANGER 0.05f
+
+/* The weights a model trains its heads with (hy_nn_model.lw): the policy
+ * network's (above), or a wait reader's (hydra-fit --mode reader, issue
+ * 42 step 4): the tenpai and danger heads alone, each at 1, so that the
+ * whole trunk learns to read the opponents. */
+typedef struct hy_nn_loss_w {
+	float policy, value, grp, tenpai, danger;
+} hy_nn_loss_w;
+extern const hy_nn_loss_w hy_nn_loss_w_policy, hy_nn_loss_w_reader;
 
 typedef struct hy_nn_arch {
 	int blocks, channels;
@@ -55,6 +64,7 @@ typedef struct hy_nn_model {
 	int pconvw, pconvb, pfcw, pfcb;
 	int v1w, v1b, v2w, v2b, g1w, g1b, g2w, g2b, t1w, t1b, t2w, t2b;
 	int dconvw, dconvb;
+	hy_nn_loss_w lw;      /* the loss weights (hy_nn_model_init: the policy's) */
 } hy_nn_model;
 
 /* Builds the table and allocates parameters, gradients and moments
@@ -75,6 +85,9 @@ typedef struct hy_nn_losses {
 	double policy, value, grp, tenpai, danger; /* unweighted means */
 	int correct, n;                            /* policy top-1     */
 } hy_nn_losses;
+
+/* The weighted total of the head losses. */
+double hy_nn_loss_total(const hy_nn_loss_w *lw, const hy_nn_losses *l);
 
 /* Per-block activations kept for backward: the [B][36][C] ones in
  * activation storage (backend.h hy_nn_act), statistics and SE vectors fp32. */

@@ -133,7 +133,49 @@ static double ratio(double x, double n)
 	return n > 0 ? x / n : NAN;
 }
 
-void hy_dseval_finish(const hy_dseval_acc *a, hy_dseval_result *r)
+static double sigm(float x)
+{
+	return 1.0 / (1.0 + exp(-(double)x));
+}
+
+void hy_dseval_add_reader(hy_dseval_acc *a, const hy_sample *s, const float ten[3],
+	const float *dan)
+{
+	if (!(s->flags & HY_SAMPLE_F_OPP_KNOWN))
+		return;
+	hy_dseval_reader *r = &a->rd;
+	for (int o = 0; o < 3; o++) {
+		const double pt = sigm(ten[o]);
+		const int tp = s->opp_tenpai >> o & 1;
+		for (int k = 0; k < 34; k++) {
+			double p = pt * sigm(dan[(1 + k) * 3 + o]);
+			p = p < 1e-6 ? 1e-6 : p > 1 - 1e-6 ? 1 - 1e-6 : p;
+			const int y = tp && (s->opp_waits[o] >> k & 1);
+			r->ll_sum -= log(y ? p : 1 - p);
+			r->cells++;
+			r->wins += (uint64_t)y;
+			int b = (int)(p * HY_DSEVAL_AUC_BINS);
+			b = b >= HY_DSEVAL_AUC_BINS ? HY_DSEVAL_AUC_BINS - 1 : b;
+			(y ? r->pos : r->neg)[b]++;
+		}
+	}
+}
+
+/* The area under the ROC curve from the histograms: the chance that a
+ * winning cell scores above a safe one, ties (one bin) counting half. */
+static double auc_of(const hy_dseval_reader *r)
+{
+	double np = (double)r->wins, nn = (double)(r->cells - r->wins), below = 0, sum = 0;
+	if (np <= 0 || nn <= 0)
+		return NAN;
+	for (int b = 0; b < HY_DSEVAL_AUC_BINS; b++) {
+		sum += (double)r->pos[b] * (below + 0.5 * (double)r->neg[b]);
+		below += (double)r->neg[b];
+	}
+	return sum / (np * nn);
+}
+
+void hy_dseval_finish(const hy_dseval_acc *a, const hy_nn_loss_w *lw, hy_dseval_result *r)
 {
 	hy_nn_arch arch = r->arch;
 	memset(r, 0, sizeof *r);
@@ -153,7 +195,7 @@ void hy_dseval_finish(const hy_dseval_acc *a, hy_dseval_result *r)
 	r->acc1_all = ratio((double)r->top1_all, (double)a->n);
 	r->acc3_all = ratio((double)r->top3_all, (double)a->n);
 	hy_nn_losses m;
-	hy_nn_evalacc_mean(&a->loss, &m);
+	hy_nn_evalacc_mean(&a->loss, lw, &m);
 	r->policy = m.policy;
 	r->value = m.value;
 	r->grp = m.grp;
@@ -162,6 +204,13 @@ void hy_dseval_finish(const hy_dseval_acc *a, hy_dseval_result *r)
 	r->total = m.total; /* the trainer's: a head with nothing to count adds 0 */
 	r->n_tenpai = (uint64_t)a->loss.n_tenpai;
 	r->n_danger = (uint64_t)a->loss.n_danger;
+	const hy_dseval_reader *rd = &a->rd;
+	r->rd_cells = rd->cells;
+	r->rd_wins = rd->wins;
+	r->rd_logloss = ratio(rd->ll_sum, (double)rd->cells);
+	double q = ratio((double)rd->wins, (double)rd->cells);
+	r->rd_base = q > 0 && q < 1 ? -(q * log(q) + (1 - q) * log(1 - q)) : NAN;
+	r->rd_auc = auc_of(rd);
 }
 
 typedef struct run {
@@ -169,6 +218,7 @@ typedef struct run {
 	hy_nn_model m;
 	hy_nn_work w;
 	float *logits; /* host copy [batch][46] */
+	float *ten, *dan; /* host copies [batch][3], [batch][36][3] */
 	hy_dseval_acc acc;
 	hy_status st;
 	hy_diag *d;
@@ -188,6 +238,11 @@ static int eval_batch(void *u, const hy_sample *s, size_t n)
 	hy_nn_evalacc_add(&r->acc.loss, &r->w, &l, (int)n); /* batch means, weighted */
 	r->acc.n += n;
 	r->m.be->to_host(r->logits, r->w.plog, n * HY_ACTIONS * sizeof(float));
+	r->m.be->to_host(r->ten, r->w.tout, n * HY_NN_OPP * sizeof(float));
+	r->m.be->to_host(r->dan, r->w.dan, n * HY_NN_TP * HY_NN_OPP * sizeof(float));
+	for (size_t i = 0; i < n; i++)
+		hy_dseval_add_reader(&r->acc, &s[i], r->ten + i * HY_NN_OPP,
+				     r->dan + i * HY_NN_TP * HY_NN_OPP);
 	for (size_t i = 0; i < n; i++)
 		hy_dseval_add_miss(&r->acc, &s[i],
 				   hy_dseval_add_policy(&r->acc, r->logits + i * HY_ACTIONS,
@@ -245,6 +300,9 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 	if ((st = hy_nn_model_init(&r->m, arch, be, &ctx, d)))
 		goto out;
 	model = 1;
+	int32_t mode = 0; /* a wait reader's total is its heads' (nn/model.h) */
+	if (hy_nn_ckpt_get(ck, "train_mode", HY_NN_ATTR_I32, &mode) == 1 && mode == 2)
+		r->m.lw = hy_nn_loss_w_reader;
 	st = hy_nn_ckpt_load_from(ck, &r->m, NULL, 1, d);
 	hy_nn_ckpt_close(ck);
 	ck = NULL;
@@ -254,7 +312,9 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 		goto out;
 	work = 1;
 	r->logits = malloc((size_t)c->batch * HY_ACTIONS * sizeof *r->logits);
-	if (!r->logits) {
+	r->ten = malloc((size_t)c->batch * HY_NN_OPP * sizeof *r->ten);
+	r->dan = malloc((size_t)c->batch * HY_NN_TP * HY_NN_OPP * sizeof *r->dan);
+	if (!r->logits || !r->ten || !r->dan) {
 		st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 		goto out;
 	}
@@ -273,11 +333,13 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 		goto out;
 	}
 	res->arch = arch;
-	hy_dseval_finish(&r->acc, res);
+	hy_dseval_finish(&r->acc, &r->m.lw, res);
 out:
 	hy_nn_ckpt_close(ck);
 	if (r) {
 		free(r->logits);
+		free(r->ten);
+		free(r->dan);
 		if (work)
 			hy_nn_work_free(&r->w, &r->m);
 		if (model)

@@ -67,6 +67,20 @@ typedef enum hy_dseval_miss {
 /* "red", "keep-both", ... */
 const char *hy_dseval_miss_name(int m);
 
+/* Bins of the reader's AUC histogram (the probability's range split evenly). */
+enum { HY_DSEVAL_AUC_BINS = 4096 };
+
+/* The waits read (issue 42, step 4): for every known sample, opponent o and
+ * kind k, the prediction that a discard of k deals in to o,
+ * p = σ(tenpai_o)·σ(danger_o,k) (a policy's auxiliary heads, or a wait
+ * reader's: hydra-fit --mode reader), against the truth: o tenpai and k
+ * among its waits (the samples' opp_tenpai and opp_waits). */
+typedef struct hy_dseval_reader {
+	double ll_sum;                 /* Σ −log p(truth), p clamped to [1e-6, 1 − 1e-6] */
+	uint64_t cells, wins;
+	uint64_t pos[HY_DSEVAL_AUC_BINS], neg[HY_DSEVAL_AUC_BINS];
+} hy_dseval_reader;
+
 typedef struct hy_dseval_acc {
 	uint64_t n;                          /* samples                    */
 	uint64_t count[HY_DSEVAL_TYPES];     /* samples per label type     */
@@ -75,7 +89,14 @@ typedef struct hy_dseval_acc {
 	uint64_t confusion[HY_DSEVAL_TYPES][HY_DSEVAL_TYPES];
 	uint64_t miss[HY_DSEVAL_MISSES];     /* discard misses by situation */
 	hy_nn_evalacc loss;                  /* losses over the batches     */
+	hy_dseval_reader rd;                 /* the waits read              */
 } hy_dseval_acc;
+
+/* Adds sample s's reading (skipped unless its opponent labels are known):
+ * ten[3] the tenpai logits, dan the danger logits in the network's layout
+ * ([36][3]: row 1 + k for kind k, nn/model.h). */
+void hy_dseval_add_reader(hy_dseval_acc *a, const hy_sample *s, const float ten[3],
+	const float *dan);
 
 /* Adds one sample's policy logits (46, any scale) with its legal mask and
  * label to the accuracy counts: the label's rank among the legal actions
@@ -102,9 +123,17 @@ typedef struct hy_dseval_result {
 	 * the weighted total */
 	double policy, value, grp, tenpai, danger, total;
 	uint64_t n_tenpai, n_danger;  /* opponent labels counted */
+	/* the waits read: cells (sample, opponent, kind), the mean log-loss
+	 * per cell, the base rate's (the share of winning cells as a constant
+	 * prediction), the area under the ROC curve (NaN without both kinds
+	 * of cell) */
+	uint64_t rd_cells, rd_wins;
+	double rd_logloss, rd_base, rd_auc;
 } hy_dseval_result;
 
-void hy_dseval_finish(const hy_dseval_acc *a, hy_dseval_result *r);
+/* The figures of the counts, the total loss weighted by lw (the model's:
+ * hy_nn_model.lw). */
+void hy_dseval_finish(const hy_dseval_acc *a, const hy_nn_loss_w *lw, hy_dseval_result *r);
 
 typedef struct hy_dseval_cfg {
 	const char *ckpt;

@@ -278,6 +278,11 @@ hy_status hy_report_dseval_table(FILE *f, const char *model, const hy_dseval_res
 	fprintf(f, "%-10s", "");
 	for (int i = 0; i < 6; i++)
 		fprintf(f, i < 5 ? "%-9s" : "%s\n", num(a, sizeof a, v[i], 4));
+	char c[32];
+	fprintf(f, "waits read: %llu cells (sample, opponent, kind), %llu winning; log-loss %s "
+		"per cell (base rate %s), AUC %s\n", (unsigned long long)r->rd_cells,
+		(unsigned long long)r->rd_wins, num(a, sizeof a, r->rd_logloss, 5),
+		num(b, sizeof b, r->rd_base, 5), num(c, sizeof c, r->rd_auc, 4));
 	return io_status(f, d);
 }
 
@@ -296,7 +301,8 @@ hy_status hy_report_dseval_json(FILE *f, const char *model, const hy_dseval_resu
 				hy_diag *d)
 {
 	json_t *o = json_object(), *acc = json_object(), *loss = json_object();
-	int bad = !o || !acc || !loss;
+	json_t *rd = json_object();
+	int bad = !o || !acc || !loss || !rd;
 	json_t *conf = json_object(), *miss = json_object();
 	bad |= !conf || !miss;
 	for (int t = 0; !bad && t < HY_DSEVAL_TYPES; t++) {
@@ -320,21 +326,27 @@ hy_status hy_report_dseval_json(FILE *f, const char *model, const hy_dseval_resu
 		      put(loss, "total", jnum(r->total)) | put(loss, "policy", jnum(r->policy)) |
 		      put(loss, "value", jnum(r->value)) | put(loss, "grp", jnum(r->grp)) |
 		      put(loss, "tenpai", jnum(r->tenpai)) | put(loss, "danger", jnum(r->danger));
+	if (!bad) /* rd is filled before o takes it */
+		bad = put(rd, "cells", json_integer((json_int_t)r->rd_cells)) |
+		      put(rd, "wins", json_integer((json_int_t)r->rd_wins)) |
+		      put(rd, "log_loss", jnum(r->rd_logloss)) | put(rd, "base", jnum(r->rd_base)) |
+		      put(rd, "auc", jnum(r->rd_auc));
 	if (bad) {
 		json_decref(o);
 		json_decref(acc);
 		json_decref(loss);
 		json_decref(conf);
 		json_decref(miss);
+		json_decref(rd);
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	}
-	/* acc, loss, conf and miss belong to o from here (set_new takes them even when it
+	/* acc, loss, conf, miss and rd belong to o from here (set_new takes them even when it
 	 * fails), so one decref of o frees everything */
 	if (put(o, "model", json_string(model)) | put(o, "blocks", json_integer(r->arch.blocks)) |
 	    put(o, "channels", json_integer(r->arch.channels)) |
 	    put(o, "samples", json_integer((json_int_t)r->n)) | put(o, "accuracy", acc) |
 	    put(o, "loss", loss) | put(o, "confusion", conf) | put(o, "discard_misses", miss) | put(o, "tenpai_labels", json_integer((json_int_t)r->n_tenpai)) |
-	    put(o, "danger_labels", json_integer((json_int_t)r->n_danger))) {
+	    put(o, "danger_labels", json_integer((json_int_t)r->n_danger)) | put(o, "waits", rd)) {
 		json_decref(o);
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	}

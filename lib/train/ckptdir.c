@@ -220,7 +220,7 @@ hy_status hy_ckdir_read_state(hy_nn_ckpt_reader *r, hy_ckdir_state *s, hy_diag *
 		st = check_state(path, s, d);
 	if (!st && !GET(r, "train_mode", I32, &s->mode))
 		s->mode = -1; /* optional: older checkpoints lack it */
-	if (!st && (s->mode < -1 || s->mode > 1))
+	if (!st && (s->mode < -1 || s->mode > 2))
 		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint attribute 'train_mode' "
 			"is out of range", path);
 	return st;

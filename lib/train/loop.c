@@ -147,7 +147,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 	r->ts.save_every = r->save_every;
 	r->ts.eval_every = r->eval_every;
 	r->ts.keep = r->keep;
-	r->ts.mode = r->ppo ? 1 : 0;
+	r->ts.mode = r->ppo ? 1 : r->cfg->reader ? 2 : 0;
 	/* the inputs' observation version: known once a sample was read,
 	 * which every step has done */
 	int32_t obs = hy_data_obs_version(r->data);
@@ -423,7 +423,7 @@ static hy_status evaluate(run *r, double out[7], hy_diag *d)
 	if (a.acc.n == 0)
 		return hy_diag_set(d, HY_EDATA, 0, "no samples in the validation input");
 	hy_nn_losses m;
-	hy_nn_evalacc_mean(&a.acc, &m);
+	hy_nn_evalacc_mean(&a.acc, &r->m.lw, &m);
 	double v[7] = {m.total, m.policy, m.value, m.grp, m.tenpai, m.danger,
 		       (double)m.correct / a.acc.n};
 	for (int i = 0; i < 7; i++)
@@ -557,6 +557,8 @@ static hy_status setup(run *r, hy_diag *d)
 	if ((st = hy_nn_model_init(&r->m, p->arch, be, &r->ctx, d)))
 		return st;
 	r->have_m = 1;
+	if (r->cfg->reader) /* a wait reader: its heads' losses alone */
+		r->m.lw = hy_nn_loss_w_reader;
 	r->seed = p->seed;
 	r->step = p->step;
 	r->best = p->best;

@@ -71,6 +71,10 @@ typedef struct hy_train_cfg {
 	const hy_train_ppo_cfg *ppo;
 	unsigned ppo_given;         /* HY_PPO_GIVEN_* of the fields set in ppo; on
 				     * --resume the others are the checkpoint's  */
+	int reader;                 /* --mode reader: a wait reader, the tenpai and
+				     * danger heads alone (nn/model.h
+				     * hy_nn_loss_w_reader); its checkpoints have
+				     * train_mode 2 and are not policies        */
 } hy_train_cfg;
 
 typedef struct hy_train_progress {

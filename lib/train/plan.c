@@ -145,8 +145,10 @@ static hy_status plan_arch(const hy_train_cfg *c, const hy_train_facts *f, hy_tr
 		arch = ca;
 		/* a resumed run goes on in its mode: switching would silently
 		 * change the loss under the same schedule and counters */
-		if (f->ts.mode >= 0 && f->ts.mode != (c->ppo != NULL)) {
-			const char *was = f->ts.mode ? "ppo" : "bc", *now = c->ppo ? "ppo" : "bc";
+		const int mode = c->ppo ? 1 : c->reader ? 2 : 0;
+		static const char *const names[3] = {"bc", "ppo", "reader"};
+		if (f->ts.mode >= 0 && f->ts.mode != mode) {
+			const char *was = names[f->ts.mode], *now = names[mode];
 			return hy_diag_set(d, HY_EUSAGE, 0, "checkpoint '%s' is of a --mode %s run: "
 				"--resume goes on in that mode (give --mode %s); to train it by --mode "
 				"%s, start a new run from its weights with --init '%s'", f->ckpt, was,

@@ -49,14 +49,14 @@ void hy_train_ranks_close(hy_train_ranks *rk)
 	free(rk);
 }
 
-hy_status hy_train_ranks_losses(hy_train_ranks *rk, const hy_nn_work *w,
+hy_status hy_train_ranks_losses(hy_train_ranks *rk, const hy_nn_model *m, const hy_nn_work *w,
 	const hy_nn_losses *mine, int k, hy_nn_losses *l, hy_diag *d)
 {
 	hy_dist_loss_local(w, mine, k, rk->v);
 	memcpy(rk->g, rk->v, sizeof rk->g);
 	hy_status st = hy_dist_sum_f64(rk->ds, rk->g, HY_DIST_LOSS_N, d);
 	if (!st)
-		hy_dist_loss_global(rk->g, l);
+		hy_dist_loss_global(rk->g, &m->lw, l);
 	return st;
 }
 

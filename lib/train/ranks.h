@@ -42,7 +42,7 @@ void hy_train_ranks_close(hy_train_ranks *rk); /* NULL is fine */
 /* The step's sums (train/step.h), in its order. The whole batch's losses
  * and normalisers from this rank's mine over its k samples (k may be 0):
  * *l the same on every rank. */
-hy_status hy_train_ranks_losses(hy_train_ranks *rk, const hy_nn_work *w,
+hy_status hy_train_ranks_losses(hy_train_ranks *rk, const hy_nn_model *m, const hy_nn_work *w,
 	const hy_nn_losses *mine, int k, hy_nn_losses *l, hy_diag *d);
 /* Before the backward pass: the overlapped sum starts watching the
  * gradients; with k > 0 the output gradients are rescaled from this rank's

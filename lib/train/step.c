@@ -43,7 +43,7 @@ hy_status hy_train_step(hy_train_learner *L, hy_train_ranks *rk, int k,
 		return st;
 	}
 	if (rk) {
-		if ((st = hy_train_ranks_losses(rk, L->w, &mine, k, l, d)))
+		if ((st = hy_train_ranks_losses(rk, L->m, L->w, &mine, k, l, d)))
 			return st;
 	} else {
 		*l = mine;

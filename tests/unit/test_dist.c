@@ -105,7 +105,7 @@ static void test_loss_split(void **state)
 		va[i] += vb[i] + ve[i];
 	}
 	hy_nn_losses l;
-	hy_dist_loss_global(va, &l);
+	hy_dist_loss_global(va, &hy_nn_loss_w_policy, &l);
 	assert_float_equal(l.policy, (2 * 3 + 6) / 4.0, 1e-12);
 	assert_float_equal(l.value, (1 * 3 + 5) / 4.0, 1e-12);
 	assert_float_equal(l.tenpai, (0.5 * 6 + 1.5 * 3) / 9.0, 1e-12); /* 3 opponents a sample */

@@ -159,7 +159,7 @@ static void test_finish(void **state)
 	memset(&r, 0, sizeof r);
 	r.arch.blocks = 2;
 	r.arch.channels = 32;
-	hy_dseval_finish(&a, &r);
+	hy_dseval_finish(&a, &hy_nn_loss_w_policy, &r);
 	assert_int_equal(r.arch.channels, 32);
 	assert_int_equal(r.confusion[HY_DSEVAL_DISCARD][HY_DSEVAL_RIICHI], 3);
 	assert_int_equal(r.miss[HY_DSEVAL_MISS_SAFE_MODEL], 4);
@@ -173,6 +173,69 @@ static void test_finish(void **state)
 	assert_true(fabs(r.total - (2.0 + 0.5 * 0.5 + 0.1 * 3.0 + 0.05 * 0.5)) < 1e-6);
 }
 
+/* The waits read: a cell per (known sample, opponent, kind), p = σ(tenpai)·
+ * σ(danger) against [tenpai and a wait]; the log-loss, the base rate's, and
+ * the AUC (a perfect order 1, a reversed one 0, ties one half); samples
+ * without known labels count nothing; the reader's total weighs the tenpai
+ * and danger heads alone. */
+static void test_reader(void **state)
+{
+	(void)state;
+	static hy_dseval_acc a; /* the histograms: not on the stack */
+	memset(&a, 0, sizeof a);
+	hy_sample s;
+	memset(&s, 0, sizeof s);
+	s.flags = HY_SAMPLE_F_OPP_KNOWN;
+	s.opp_tenpai = 1;          /* opponent 0 tenpai on 3m and 6m */
+	s.opp_waits[0] = (1u << 2) | (1u << 5);
+	s.opp_waits[1] = 1u << 7;  /* not tenpai: its waits do not count */
+	float ten[3] = {10, -10, -10}, dan[36 * 3];
+	for (int i = 0; i < 36 * 3; i++)
+		dan[i] = -10;
+	dan[(1 + 2) * 3 + 0] = 10;
+	dan[(1 + 5) * 3 + 0] = 10;
+	hy_dseval_add_reader(&a, &s, ten, dan);
+	assert_int_equal(a.rd.cells, 102);
+	assert_int_equal(a.rd.wins, 2);
+	hy_dseval_result r;
+	memset(&r, 0, sizeof r);
+	hy_dseval_finish(&a, &hy_nn_loss_w_policy, &r);
+	assert_true(r.rd_logloss < 1e-3 && r.rd_auc == 1.0);
+	double q = 2.0 / 102;
+	assert_float_equal(r.rd_base, -(q * log(q) + (1 - q) * log(1 - q)), 1e-12);
+	/* the order reversed: AUC 0 */
+	memset(&a, 0, sizeof a);
+	for (int i = 0; i < 36 * 3; i++)
+		dan[i] = 10;
+	dan[(1 + 2) * 3 + 0] = -10;
+	dan[(1 + 5) * 3 + 0] = -10;
+	ten[1] = ten[2] = 10;
+	hy_dseval_add_reader(&a, &s, ten, dan);
+	hy_dseval_finish(&a, &hy_nn_loss_w_policy, &r);
+	assert_true(r.rd_auc == 0.0 && r.rd_logloss > 5);
+	/* every cell alike: ties, one half; an unknown sample: nothing */
+	memset(&a, 0, sizeof a);
+	for (int i = 0; i < 36 * 3; i++)
+		dan[i] = 0;
+	hy_dseval_add_reader(&a, &s, ten, dan);
+	s.flags = 0;
+	hy_dseval_add_reader(&a, &s, ten, dan);
+	assert_int_equal(a.rd.cells, 102);
+	hy_dseval_finish(&a, &hy_nn_loss_w_policy, &r);
+	assert_float_equal(r.rd_auc, 0.5, 1e-12);
+	/* a reader's total: its heads alone */
+	a.loss.n = 4;
+	a.loss.sum_policy = 40;
+	a.loss.sum_tenpai = 2;
+	a.loss.n_tenpai = 4;
+	a.loss.sum_danger = 3;
+	a.loss.n_danger = 6;
+	hy_dseval_finish(&a, &hy_nn_loss_w_reader, &r);
+	assert_float_equal(r.total, 0.5 + 0.5, 1e-12);
+	hy_dseval_finish(&a, &hy_nn_loss_w_policy, &r);
+	assert_float_equal(r.total, 10 + 0.05 * (0.5 + 0.5), 1e-6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_topk),
 		cmocka_unit_test(test_misses),
 		cmocka_unit_test(test_finish),
+		cmocka_unit_test(test_reader),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,49 @@
+#!/bin/sh
+# hydra-fit --mode reader (issue 42, step 4): a wait reader trains the
+# tenpai and danger heads alone, its checkpoints say so (train_mode 2), a
+# resume goes on in that mode, hydra-eval --data reports its total as its
+# heads' and the waits it reads (log-loss per cell, base rate, AUC), and no
+# program plays it as a policy. On self-play samples of rulebot.
+. tests/shell/lib.sh
+need_cmd h5dump
+cd "$T" || exit 1
+"$BIN/hydra-sp" -q --policy rulebot --games 6 --seed 5 -o s.bin || fail "hydra-sp"
+F="$BIN/hydra-fit -q --arch tiny --threads 1 --batch 64"
+$F --mode reader --steps 6 --save-every 3 --out rd s.bin 2>fit.err || { cat fit.err; fail "reader"; }
+attr() { h5dump -a "$2" "$1" | sed -n 's/^ *(0): \(.*\)$/\1/p'; }
+[ "$(attr rd/ckpt-00000006.h5 train_mode)" = 2 ] || fail "train_mode of a reader: $(attr rd/ckpt-00000006.h5 train_mode)"
+# the policy and value losses are not trained: the total is the heads'
+/usr/bin/python3 - rd/metrics.jsonl <<'PYEOF' || fail "a reader's total"
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])][-1]
+assert abs(r["loss"] - (r["tenpai"] + r["danger"])) < 1e-4, r
+PYEOF
+# a resume goes on as a reader; asked to go on as bc it is refused
+$F --resume rd --steps 9 2>res.err && fail "a reader resumed as bc"
+grep -q "is of a --mode reader run" res.err || { cat res.err; fail "the mode's message"; }
+$F --mode reader --resume rd --steps 9 2>res.err || { cat res.err; fail "reader resume"; }
+[ "$(attr rd/ckpt-00000009.h5 train_mode)" = 2 ] || fail "a resumed reader's mode"
+# a PPO option is not a reader's
+expect_exit 2 $F --mode reader --clip 0.2 --out x s.bin
+expect_err "--clip is an option of --mode ppo"
+# hydra-eval --data: the heads' total and the waits read
+"$BIN/hydra-eval" -q --model rd/ckpt-00000009.h5 --data s.bin --json > ev.json ||
+	fail "hydra-eval --data on a reader"
+/usr/bin/python3 - ev.json <<'PYEOF' || fail "the reader's report"
+import json, sys
+e = json.load(open(sys.argv[1]))
+w, l = e["waits"], e["loss"]
+assert abs(l["total"] - (l["tenpai"] + l["danger"])) < 1e-4, l
+assert w["cells"] == 102 * e["samples"] and 0 < w["wins"] < w["cells"], w
+assert w["log_loss"] > 0 and w["base"] > 0 and 0 <= w["auc"] <= 1, w
+PYEOF
+"$BIN/hydra-eval" -q --model rd/ckpt-00000009.h5 --data s.bin > ev.txt || fail "table"
+grep -q "^waits read: .* cells (sample, opponent, kind), .* winning; log-loss .* per cell (base rate .*), AUC " ev.txt ||
+	{ cat ev.txt; fail "the table's waits line"; }
+# not a policy: the arena, self-play and the bot refuse it
+expect_exit 2 "$BIN/hydra-eval" --challenger rd/ckpt-00000009.h5 --opponent rulebot --seeds 1
+expect_err "is a wait reader .hydra-fit --mode reader., not a policy"
+expect_exit 2 "$BIN/hydra-sp" --games 1 --policy rd/ckpt-00000009.h5 -o x.bin
+expect_err "is a wait reader"
+[ ! -e x.bin ] || fail "a refused policy left an output"
+exit 0
