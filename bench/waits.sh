@@ -55,7 +55,7 @@ for scope in $SCOPES; do
 			> "$f.json" 2> "$f.err" || { cat "$f.err" >&2; exit 1; }
 		t1=$(date +%s)
 		ll=$(sed -n 's/.*log-loss \([0-9.naninf-]*\) per cell.*/\1/p' "$f.err")
-		base=$(sed -n "s/.*base rate's \([0-9.naninf-]*\),.*/\1/p" "$f.err")
+		base=$(sed -n "s/.*base rate's \([0-9.naninf-]*\)[ ,].*/\1/p" "$f.err")
 		cells=$(sed -n 's/.*over \([0-9]*\) cells.*/\1/p' "$f.err")
 		[ -n "$ll" ] || { cat "$f.err" >&2; echo "waits.sh: no log-loss line" >&2; exit 1; }
 		row=$(jq -r '[.rank.mean, .rank.lo, .rank.hi, .rates.challenger.win,

@@ -2,7 +2,8 @@
 # hydra-fit --mode reader (issue 42, step 4): a wait reader trains the
 # tenpai and danger heads alone, its checkpoints say so (train_mode 2), a
 # resume goes on in that mode, hydra-eval --data reports its total as its
-# heads' and the waits it reads (log-loss per cell, base rate, AUC), and no
+# heads' and the waits it reads (log-loss per cell, base rate, AUC), the
+# wait oracle scores it beside rulebot's belief on the same cells, and no
 # program plays it as a policy. On self-play samples of rulebot.
 . tests/shell/lib.sh
 need_cmd h5dump
@@ -40,6 +41,13 @@ PYEOF
 "$BIN/hydra-eval" -q --model rd/ckpt-00000009.h5 --data s.bin > ev.txt || fail "table"
 grep -q "^waits read: .* cells (sample, opponent, kind), .* winning; log-loss .* per cell (base rate .*), AUC " ev.txt ||
 	{ cat ev.txt; fail "the table's waits line"; }
+# scored beside rulebot's belief, state for state (hydra-eval --oracle):
+# the same cells at the same discards
+"$BIN/hydra-eval" --oracle -q --challenger "rulebot-waits:0,tenpai,reader=rd/ckpt-00000009.h5" \
+	--opponent rulebot --seeds 2 --json > or.json 2> or.err || { cat or.err; fail "reader check"; }
+b=$(sed -n 's/.*wait belief .* (AUC [0-9.]*), over \([0-9]*\) cells.*/\1/p' or.err)
+r=$(sed -n 's/.*reader rd\/ckpt-00000009.h5 on the same cells: log-loss [0-9.]* (AUC [0-9.]*) over \([0-9]*\) cells.*/\1/p' or.err)
+[ -n "$b" ] && [ "$b" = "$r" ] && [ "$b" -gt 0 ] || { cat or.err; fail "the reader's cells ($r) are not the belief's ($b)"; }
 # not a policy: the arena, self-play and the bot refuse it
 expect_exit 2 "$BIN/hydra-eval" --challenger rd/ckpt-00000009.h5 --opponent rulebot --seeds 1
 expect_err "is a wait reader .hydra-fit --mode reader., not a policy"

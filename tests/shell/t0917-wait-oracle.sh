@@ -21,7 +21,7 @@ arena "rulebot-waits:1,riichi,$P" a1
 arena "rulebot-waits:1,tenpai,$P" t1b
 for f in t1 a0; do jq 'del(.elapsed_s, .games_per_s, .challenger)' $f.json > $f.cmp; done
 cmp -s t1.cmp a0.cmp || { diff t1.cmp a0.cmp; fail "alpha 0 does not play rulebot:PARAMS's games"; }
-ll() { sed -n 's/.*log-loss \([0-9.]*\) per cell against the base rate.s \([0-9.]*\),.*/\1 \2/p' "$1.err"; }
+ll() { sed -n 's/.*log-loss \([0-9.]*\) per cell against the base rate.s \([0-9.]*\)[ ,].*/\1 \2/p' "$1.err"; }
 set -- $(ll a0)
 [ -n "$2" ] || { cat a0.err; fail "no log-loss line"; }
 awk -v l="$1" -v b="$2" 'BEGIN { exit !(l > 0.01 && l < b) }' ||

@@ -36,6 +36,12 @@ static void test_parse(void **state)
 	assert_true(o.logit && o.every);
 	assert_string_equal(rest, "x=1");
 	hy_wait_oracle_free(&o);
+	/* reader=PATH among the flags, the parameters after it */
+	assert_int_equal(hy_wait_oracle_parse(&o, "0,tenpai,reader=r.h5,x=1", &rest, &d), HY_OK);
+	assert_true(o.every && o.reader && !strcmp(o.reader, "r.h5"));
+	assert_string_equal(rest, "x=1");
+	hy_wait_oracle_free(&o);
+	assert_null(o.reader);
 	const char *bad[] = {"", "x", "1.5", "-0.1", "0.5x", "nan"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		hy_diag_init(&d, NULL);
@@ -107,6 +113,16 @@ static void test_truth_and_blend(void **state)
 	hy_wait_oracle_tally(&o, &e, 0, p);
 	hy_wait_oracle_result(&o, &ll, &base, &cells, &dec);
 	assert_true(fabs(ll - base) < 1e-12);
+	/* a constant prediction ranks nothing: AUC one half; the reader's tally
+	 * is its own, on the same cells */
+	assert_true(fabs(hy_wait_tally_auc(&o.belief) - 0.5) < 1e-12);
+	assert_true(isnan(hy_wait_tally_auc(&o.read)));
+	for (int k = 0; k < 34; k++)
+		p[1][k] = (o.belief.wins && (hy_wait_oracle_truth(&e, 1) >> k & 1)) ? 0.9 : 0.1;
+	hy_wait_oracle_tally_reader(&o, &e, 0, p);
+	assert_int_equal(o.read.cells, 34);
+	assert_true(fabs(hy_wait_tally_auc(&o.read) - 1.0) < 1e-12);
+	assert_int_equal(o.belief.cells, 34);
 	/* a seat with nobody in scope adds nothing */
 	e.p[1].riichi = 0;
 	hy_wait_oracle_tally(&o, &e, 0, p);

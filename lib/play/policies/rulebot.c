@@ -63,6 +63,7 @@
 #include "hand/score.h"
 #include "hand/shanten.h"
 #include "play/policies/policies.h"
+#include "play/policies/readercheck.h"
 #include "play/policies/rulekit.h"
 #include "play/policies/ruleparams.h"
 #include "play/policies/waitoracle.h"
@@ -72,6 +73,7 @@
 typedef struct rulebot_impl {
 	hy_rule_params P;
 	hy_wait_oracle *wo;
+	hy_reader_check *rc; /* the wait oracle's reader=, scored beside it */
 } rulebot_impl;
 
 #define PV(v, i) ((v)->P->v[HY_RP_##i])
@@ -82,6 +84,7 @@ typedef struct view {
 	const hy_obs_track *t;
 	const hy_rule_params *P;
 	hy_wait_oracle *wo;   /* NULL: rulebot's own belief */
+	hy_reader_check *rc;  /* a reader scored beside the belief, or NULL */
 	int seat;
 	uint8_t vis[34];      /* visible outside the own concealed hand */
 	uint8_t vis_all[34];  /* the same plus the own concealed hand */
@@ -169,6 +172,7 @@ static void view_init(view *v, const hy_decision *r, const rulebot_impl *R)
 	memset(v, 0, sizeof *v);
 	v->P = &R->P;
 	v->wo = R->wo;
+	v->rc = R->rc;
 	v->e = r->e;
 	v->t = r->track;
 	v->seat = r->seat;
@@ -260,6 +264,13 @@ static void tally_waits(const view *v)
 			p[o][k] = tau * danger_vs(v, o, k) / 100.0;
 	}
 	hy_wait_oracle_tally(v->wo, v->e, v->seat, p);
+	if (v->rc) { /* the reader on the same cells (a failure: not counted) */
+		double q[4][34];
+		hy_diag d;
+		hy_diag_init(&d, NULL);
+		if (hy_reader_check_predict(v->rc, v->e, v->t, v->seat, q, &d) == HY_OK)
+			hy_wait_oracle_tally_reader(v->wo, v->e, v->seat, q);
+	}
 }
 
 /* Weighted danger of kind k against every threat. */
@@ -806,6 +817,7 @@ static void rulebot_free(hy_policy *p)
 {
 	rulebot_impl *R = p->impl;
 	if (R && R->wo) {
+		hy_reader_check_close(R->rc);
 		hy_wait_oracle_free(R->wo);
 		free(R->wo);
 	}
@@ -822,10 +834,17 @@ static int rulebot_report(hy_policy *p, char *buf, size_t cap)
 	double ll, base;
 	uint64_t cells, decisions;
 	hy_wait_oracle_result(R->wo, &ll, &base, &cells, &decisions);
-	snprintf(buf, cap, "wait belief at alpha %g (%s): log-loss %.5f per cell against the "
-		"base rate's %.5f, over %llu cells (opponent x kind) at %llu discards",
+	int n = snprintf(buf, cap, "wait belief at alpha %g (%s): log-loss %.5f per cell against "
+		"the base rate's %.5f (AUC %.4f), over %llu cells (opponent x kind) at %llu discards",
 		R->wo->alpha, R->wo->every ? "every opponent" : "opponents in riichi", ll, base,
-		(unsigned long long)cells, (unsigned long long)decisions);
+		hy_wait_tally_auc(&R->wo->belief), (unsigned long long)cells,
+		(unsigned long long)decisions);
+	const hy_wait_tally *t = &R->wo->read;
+	if (R->rc && n > 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, "; reader %s on the same cells: log-loss %.5f "
+			"(AUC %.4f) over %llu cells", R->wo->reader,
+			t->cells ? t->ll_sum / (double)t->cells : NAN, hy_wait_tally_auc(t),
+			(unsigned long long)t->cells);
 	return 1;
 }
 
@@ -861,6 +880,11 @@ hy_status hy_policy_open_rulebot_waits(hy_policy *p, const char *spec,
 	if ((st = hy_policy_open_rulebot_with(p, &P, d)) != HY_OK)
 		goto fail;
 	((rulebot_impl *)p->impl)->wo = wo;
+	if (wo->reader &&
+		(st = hy_reader_check_open(&((rulebot_impl *)p->impl)->rc, wo->reader, d)) != HY_OK) {
+		hy_policy_close(p);
+		return st;
+	}
 	p->oracle = 1; /* it reads the other hands, also to measure at alpha 0 */
 	return HY_OK;
 fail:

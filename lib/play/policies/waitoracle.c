@@ -26,7 +26,10 @@ hy_status hy_wait_oracle_parse(hy_wait_oracle *o, const char *spec, const char *
 			o->every = 1;
 		else if (n == 5 && !strncmp(s, "logit", 5))
 			o->logit = 1;
-		else
+		else if (n > 7 && !strncmp(s, "reader=", 7) && !o->reader) {
+			if (!(o->reader = strndup(s + 7, n - 7)))
+				return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+		} else
 			break;
 		s += n + (s[n] == ',');
 	}
@@ -39,6 +42,8 @@ hy_status hy_wait_oracle_parse(hy_wait_oracle *o, const char *spec, const char *
 void hy_wait_oracle_free(hy_wait_oracle *o)
 {
 	pthread_mutex_destroy(&o->mu);
+	free(o->reader);
+	o->reader = NULL;
 }
 
 int hy_wait_oracle_scope(const hy_wait_oracle *o, const hy_engine *e, int opp)
@@ -79,11 +84,10 @@ double hy_wait_oracle_danger(const hy_wait_oracle *o, const hy_engine *e, int op
 	return 100 * blend(o, pct / 100, hy_wait_oracle_truth(e, opp) >> k & 1);
 }
 
-void hy_wait_oracle_tally(hy_wait_oracle *o, const hy_engine *e, int seat,
-	const double p[4][34])
+/* One decision's cells into a local tally (then added under the lock). */
+static void tally_cells(const hy_wait_oracle *o, const hy_engine *e, int seat,
+	const double p[4][34], hy_wait_tally *t)
 {
-	double ll = 0;
-	uint64_t cells = 0, wins = 0;
 	for (int opp = 0; opp < 4; opp++) {
 		if (opp == seat || !hy_wait_oracle_scope(o, e, opp))
 			continue;
@@ -93,33 +97,79 @@ void hy_wait_oracle_tally(hy_wait_oracle *o, const hy_engine *e, int seat,
 		for (int k = 0; k < 34; k++) {
 			double q = p[opp][k];
 			q = q < 1e-4 ? 1e-4 : q > 1 - 1e-4 ? 1 - 1e-4 : q;
-			int t = truth >> k & 1;
-			ll -= t ? log(q) : log(1 - q);
-			wins += (uint64_t)t;
-			cells++;
+			int y = truth >> k & 1;
+			t->ll_sum -= y ? log(q) : log(1 - q);
+			t->wins += (uint64_t)y;
+			t->cells++;
+			int b = (int)(q * HY_WAIT_AUC_BINS);
+			b = b >= HY_WAIT_AUC_BINS ? HY_WAIT_AUC_BINS - 1 : b;
+			(y ? t->pos : t->neg)[b]++;
 		}
 	}
-	if (!cells)
+}
+
+static void tally_add(hy_wait_tally *to, const hy_wait_tally *t)
+{
+	to->ll_sum += t->ll_sum;
+	to->cells += t->cells;
+	to->wins += t->wins;
+	for (int b = 0; b < HY_WAIT_AUC_BINS; b++) {
+		to->pos[b] += t->pos[b];
+		to->neg[b] += t->neg[b];
+	}
+}
+
+void hy_wait_oracle_tally(hy_wait_oracle *o, const hy_engine *e, int seat,
+	const double p[4][34])
+{
+	hy_wait_tally t;
+	memset(&t, 0, sizeof t);
+	tally_cells(o, e, seat, p, &t);
+	if (!t.cells)
 		return;
 	pthread_mutex_lock(&o->mu);
-	o->ll_sum += ll;
-	o->cells += cells;
-	o->wins += wins;
+	tally_add(&o->belief, &t);
 	o->decisions++;
 	pthread_mutex_unlock(&o->mu);
+}
+
+void hy_wait_oracle_tally_reader(hy_wait_oracle *o, const hy_engine *e, int seat,
+	const double p[4][34])
+{
+	hy_wait_tally t;
+	memset(&t, 0, sizeof t);
+	tally_cells(o, e, seat, p, &t);
+	if (!t.cells)
+		return;
+	pthread_mutex_lock(&o->mu);
+	tally_add(&o->read, &t);
+	pthread_mutex_unlock(&o->mu);
+}
+
+double hy_wait_tally_auc(const hy_wait_tally *t)
+{
+	double np = (double)t->wins, nn = (double)(t->cells - t->wins), below = 0, sum = 0;
+	if (np <= 0 || nn <= 0)
+		return NAN;
+	for (int b = 0; b < HY_WAIT_AUC_BINS; b++) {
+		sum += (double)t->pos[b] * (below + 0.5 * (double)t->neg[b]);
+		below += (double)t->neg[b];
+	}
+	return sum / (np * nn);
 }
 
 void hy_wait_oracle_result(hy_wait_oracle *o, double *ll, double *base, uint64_t *cells,
 	uint64_t *decisions)
 {
 	pthread_mutex_lock(&o->mu);
-	*cells = o->cells;
+	const hy_wait_tally *t = &o->belief;
+	*cells = t->cells;
 	*decisions = o->decisions;
-	if (!o->cells) {
+	if (!t->cells) {
 		*ll = *base = NAN;
 	} else {
-		*ll = o->ll_sum / (double)o->cells;
-		double r = (double)o->wins / (double)o->cells;
+		*ll = t->ll_sum / (double)t->cells;
+		double r = (double)t->wins / (double)t->cells;
 		*base = r <= 0 || r >= 1 ? 0 : -(r * log(r) + (1 - r) * log(1 - r));
 	}
 	pthread_mutex_unlock(&o->mu);

@@ -28,8 +28,11 @@
  * It also measures the blend: at each of the seat's discards, the log-loss
  * of τ_α·q_α(k) (clamped to [1e-4, 1 − 1e-4]) on the truth [o tenpai and k
  * wins], over every opponent in scope and every kind, beside the log-loss of
- * the base rate of the same cells. It reads the hidden tiles: the policy is
- * an oracle (play/policy.h), played only under hydra-eval --oracle. */
+ * the base rate of the same cells, and the area under the ROC curve. With
+ * `reader=R.h5` a wait reader is scored on the same cells at the same
+ * decisions (readercheck.h): its prediction against rulebot's belief,
+ * state for state. It reads the hidden tiles: the policy is an oracle
+ * (play/policy.h), played only under hydra-eval --oracle. */
 #ifndef HY_PLAY_WAITORACLE_H
 #define HY_PLAY_WAITORACLE_H
 
@@ -39,19 +42,33 @@
 #include "core/status.h"
 #include "engine/engine.h"
 
+/* Bins of the AUC histograms (the probability's range split evenly). */
+enum { HY_WAIT_AUC_BINS = 1024 };
+
+/* A prediction's tally over cells (opponent in scope, kind). */
+typedef struct hy_wait_tally {
+	double ll_sum;   /* Σ −log p(truth), p clamped to [1e-4, 1 − 1e-4] */
+	uint64_t cells, wins;
+	uint64_t pos[HY_WAIT_AUC_BINS], neg[HY_WAIT_AUC_BINS];
+} hy_wait_tally;
+
+/* The area under the ROC curve of a tally (ties in a bin count half; NaN
+ * without both kinds of cell). */
+double hy_wait_tally_auc(const hy_wait_tally *t);
+
 typedef struct hy_wait_oracle {
 	double alpha;    /* 0 (rulebot's belief) to 1 (the truth) */
 	int every;       /* 1: every opponent in scope; 0: those in riichi */
 	int logit;       /* 1: blend the log-odds (evidence), 0: the probabilities */
-	/* the log-loss tally over cells (opponent in scope, kind) */
+	char *reader;    /* reader=PATH (malloc'd), or NULL */
 	pthread_mutex_t mu;
-	double ll_sum;   /* Σ −log p(truth) of the blend */
-	uint64_t cells, wins, decisions;
+	hy_wait_tally belief, read; /* the blend's; the reader's (with reader=) */
+	uint64_t decisions;
 } hy_wait_oracle;
 
-/* Parses "ALPHA[,riichi|tenpai][,logit]" into o (tally zeroed); *rest: what
- * follows (the rulebot parameters). HY_EUSAGE naming the part that is
- * wrong. */
+/* Parses "ALPHA[,riichi|tenpai][,logit][,reader=PATH]" into o (tally
+ * zeroed); *rest: what follows (the rulebot parameters). HY_EUSAGE naming
+ * the part that is wrong. */
 hy_status hy_wait_oracle_parse(hy_wait_oracle *o, const char *spec, const char **rest,
 	hy_diag *d);
 void hy_wait_oracle_free(hy_wait_oracle *o);
@@ -71,6 +88,9 @@ double hy_wait_oracle_danger(const hy_wait_oracle *o, const hy_engine *e, int op
  * blended deal-in probability of each kind p[opp][k] (τ_α·q_α(k), the
  * caller's) against the truth. */
 void hy_wait_oracle_tally(hy_wait_oracle *o, const hy_engine *e, int seat,
+	const double p[4][34]);
+/* The same for the reader's prediction at that decision. */
+void hy_wait_oracle_tally_reader(hy_wait_oracle *o, const hy_engine *e, int seat,
 	const double p[4][34]);
 /* The mean log-loss per cell, the base rate's (the share of winning cells,
  * as a constant prediction) and the cells; 0 cells: both NaN. */
