@@ -3,8 +3,9 @@
 # tenpai and danger heads alone, its checkpoints say so (train_mode 2), a
 # resume goes on in that mode, hydra-eval --data reports its total as its
 # heads' and the waits it reads (log-loss per cell, base rate, AUC), the
-# wait oracle scores it beside rulebot's belief on the same cells, and no
-# program plays it as a policy. On self-play samples of rulebot.
+# wait oracle scores it beside rulebot's belief on the same cells, rulebot
+# plays with it as its belief (rulebot:...,reader=R.h5), and no program
+# plays it as a policy. On self-play samples of rulebot.
 . tests/shell/lib.sh
 need_cmd h5dump
 cd "$T" || exit 1
@@ -48,6 +49,18 @@ grep -q "^waits read: .* cells (sample, opponent, kind), .* winning; log-loss .*
 b=$(sed -n 's/.*wait belief .* (AUC [0-9.]*), over \([0-9]*\) cells.*/\1/p' or.err)
 r=$(sed -n 's/.*reader rd\/ckpt-00000009.h5 on the same cells: log-loss [0-9.]* (AUC [0-9.]*) over \([0-9]*\) cells.*/\1/p' or.err)
 [ -n "$b" ] && [ "$b" = "$r" ] && [ "$b" -gt 0 ] || { cat or.err; fail "the reader's cells ($r) are not the belief's ($b)"; }
+# rulebot reading with it (issue 42 step 5): its threat weights and danger
+# from the reader; not an oracle (it reads what the seat sees); with
+# parameters before or after the reader; a reader that is not there fails
+for spec in "rulebot:reader=rd/ckpt-00000009.h5" \
+	"rulebot:$TOP/bench/learn/t1.params,reader=rd/ckpt-00000009.h5" \
+	"rulebot:reader=rd/ckpt-00000009.h5,$TOP/bench/learn/t1.params"; do
+	"$BIN/hydra-eval" -q --challenger "$spec" --opponent rulebot --seeds 1 --json > rr.json \
+		2> rr.err || { cat rr.err; fail "$spec"; }
+	grep -q '"games": *4' rr.json || grep -q '"games":4' rr.json || { cat rr.json; fail "$spec: games"; }
+done
+expect_exit 1 "$BIN/hydra-eval" --challenger "rulebot:reader=none.h5" --opponent rulebot --seeds 1
+expect_err "none.h5"
 # not a policy: the arena, self-play and the bot refuse it
 expect_exit 2 "$BIN/hydra-eval" --challenger rd/ckpt-00000009.h5 --opponent rulebot --seeds 1
 expect_err "is a wait reader .hydra-fit --mode reader., not a policy"

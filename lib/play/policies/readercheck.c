@@ -66,8 +66,8 @@ static double sigm(float x)
 	return 1.0 / (1.0 + exp(-(double)x));
 }
 
-hy_status hy_reader_check_predict(hy_reader_check *rc, const hy_engine *e,
-	const hy_obs_track *t, int seat, double p[4][34], hy_diag *d)
+hy_status hy_reader_check_read(hy_reader_check *rc, const hy_engine *e, const hy_obs_track *t,
+	int seat, double tau[4], double q[4][34], hy_diag *d)
 {
 	pthread_mutex_lock(&rc->mu);
 	memset(&rc->s, 0, sizeof rc->s);
@@ -81,11 +81,23 @@ hy_status hy_reader_check_predict(hy_reader_check *rc, const hy_engine *e,
 		rc->m.be->to_host(rc->dan, rc->w.dan, sizeof rc->dan);
 		/* the observation's opponent o is seat + o + 1 (encode/encode.h) */
 		for (int o = 0; o < HY_NN_OPP; o++) {
-			const double pt = sigm(rc->ten[o]);
+			const int s = (seat + o + 1) % 4;
+			tau[s] = sigm(rc->ten[o]);
 			for (int k = 0; k < 34; k++)
-				p[(seat + o + 1) % 4][k] = pt * sigm(rc->dan[(1 + k) * HY_NN_OPP + o]);
+				q[s][k] = sigm(rc->dan[(1 + k) * HY_NN_OPP + o]);
 		}
 	}
 	pthread_mutex_unlock(&rc->mu);
+	return st;
+}
+
+hy_status hy_reader_check_predict(hy_reader_check *rc, const hy_engine *e,
+	const hy_obs_track *t, int seat, double p[4][34], hy_diag *d)
+{
+	double tau[4], q[4][34];
+	hy_status st = hy_reader_check_read(rc, e, t, seat, tau, q, d);
+	for (int s = 0; st == HY_OK && s < 4; s++)
+		for (int k = 0; s != seat && k < 34; k++)
+			p[s][k] = tau[s] * q[s][k];
 	return st;
 }

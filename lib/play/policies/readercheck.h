@@ -25,5 +25,9 @@ void hy_reader_check_close(hy_reader_check *rc); /* NULL: nothing */
  * it was), from the seat's observation (e, t). */
 hy_status hy_reader_check_predict(hy_reader_check *rc, const hy_engine *e,
 	const hy_obs_track *t, int seat, double p[4][34], hy_diag *d);
+/* Its two parts: tau[o] that seat o is tenpai, q[o][k] that k completes its
+ * hand when it is (p = tau·q). */
+hy_status hy_reader_check_read(hy_reader_check *rc, const hy_engine *e, const hy_obs_track *t,
+	int seat, double tau[4], double q[4][34], hy_diag *d);
 
 #endif

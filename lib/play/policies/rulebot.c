@@ -73,7 +73,9 @@
 typedef struct rulebot_impl {
 	hy_rule_params P;
 	hy_wait_oracle *wo;
-	hy_reader_check *rc; /* the wait oracle's reader=, scored beside it */
+	hy_reader_check *rc; /* the wait oracle's reader=, scored beside it, or
+			      * (reads) the reader rulebot plays with */
+	int reads;           /* rulebot:...,reader=R.h5: its belief is R's */
 } rulebot_impl;
 
 #define PV(v, i) ((v)->P->v[HY_RP_##i])
@@ -85,6 +87,9 @@ typedef struct view {
 	const hy_rule_params *P;
 	hy_wait_oracle *wo;   /* NULL: rulebot's own belief */
 	hy_reader_check *rc;  /* a reader scored beside the belief, or NULL */
+	int reads;            /* the belief is the reader's: rt and rq */
+	float rt[4];          /* the reader: seat o tenpai */
+	float rq[4][34];      /* the reader: k completes o's hand when tenpai */
 	int seat;
 	uint8_t vis[34];      /* visible outside the own concealed hand */
 	uint8_t vis_all[34];  /* the same plus the own concealed hand */
@@ -181,10 +186,25 @@ static void view_init(view *v, const hy_decision *r, const rulebot_impl *R)
 	for (int k = 0; k < 34; k++)
 		v->vis_all[k] = (uint8_t)(v->vis[k] + me->cnt[k]);
 	hy_rk_dora_counts(r->e, v->dora);
+	if (R->reads) { /* the reader's belief; a failed read: rulebot's own */
+		double tau[4], q[4][34];
+		hy_diag d;
+		hy_diag_init(&d, NULL);
+		if (hy_reader_check_read(R->rc, r->e, r->track, r->seat, tau, q, &d) == HY_OK) {
+			v->reads = 1;
+			for (int o = 0; o < 4; o++)
+				for (int k = 0; o != r->seat && k < 34; k++) {
+					v->rt[o] = (float)tau[o];
+					v->rq[o][k] = (float)q[o][k];
+				}
+		}
+	}
 	for (int o = 0; o < 4; o++) {
 		if (o == r->seat)
 			continue;
 		v->w[o] = threat_weight(v, o);
+		if (v->reads) /* w = dealer·τ, τ the reader's */
+			v->w[o] = (float)((o == r->e->oya ? PV(v, THREAT_DEALER) : 1.0) * v->rt[o]);
 		if (v->wo && hy_wait_oracle_scope(v->wo, r->e, o)) { /* w = dealer·τ */
 			double dealer = o == r->e->oya ? PV(v, THREAT_DEALER) : 1.0;
 			v->w[o] = (float)(dealer *
@@ -244,7 +264,7 @@ static float danger_model(const view *v, int o, int k)
 /* The danger the seat plays with: its model's, or the wait oracle's blend. */
 static float danger_vs(const view *v, int o, int k)
 {
-	float d = danger_model(v, o, k);
+	float d = v->reads ? 100.0f * v->rq[o][k] : danger_model(v, o, k);
 	if (v->wo && hy_wait_oracle_scope(v->wo, v->e, o))
 		d = (float)hy_wait_oracle_danger(v->wo, v->e, o, k, d);
 	return d;
@@ -816,8 +836,9 @@ static hy_status rulebot_decide(hy_policy *p, size_t n, const hy_decision *req, 
 static void rulebot_free(hy_policy *p)
 {
 	rulebot_impl *R = p->impl;
-	if (R && R->wo) {
+	if (R)
 		hy_reader_check_close(R->rc);
+	if (R && R->wo) {
 		hy_wait_oracle_free(R->wo);
 		free(R->wo);
 	}
@@ -850,14 +871,61 @@ static int rulebot_report(hy_policy *p, char *buf, size_t cap)
 
 static const hy_policy_ops rulebot_ops = {rulebot_decide, NULL, rulebot_free, rulebot_report};
 
+/* Takes the item reader=PATH out of a comma-separated spec: *path (malloc'd)
+ * and the rest (malloc'd, "" when nothing is left); both NULL when the spec
+ * has no such item. 0, or −1 out of memory. */
+static int take_reader(const char *spec, char **path, char **rest)
+{
+	*path = *rest = NULL;
+	const char *at = spec;
+	while (at && strncmp(at, "reader=", 7)) {
+		at = strchr(at, ',');
+		at = at ? at + 1 : NULL;
+	}
+	if (!at)
+		return 0;
+	size_t n = strcspn(at + 7, ",");
+	*path = strndup(at + 7, n);
+	const char *after = at + 7 + n;
+	size_t before = (size_t)(at - spec);
+	*rest = malloc(strlen(spec) + 1);
+	if (!*path || !*rest) {
+		free(*path);
+		free(*rest);
+		*path = *rest = NULL;
+		return -1;
+	}
+	/* the items before (without their trailing comma) and after (without
+	 * its leading one) */
+	memcpy(*rest, spec, before);
+	size_t len = before && !*after ? before - 1 : before;
+	snprintf(*rest + len, strlen(spec) + 1 - len, "%s", *after ? after + 1 : "");
+	return 0;
+}
+
 hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, const hy_policy_opts *o,
 	hy_diag *d)
 {
 	(void)o;
 	hy_rule_params P;
 	hy_rule_params_default(&P);
-	hy_status st = params ? hy_rule_params_from_spec(&P, params, d) : HY_OK;
-	return st != HY_OK ? st : hy_policy_open_rulebot_with(p, &P, d);
+	char *reader = NULL, *rest = NULL;
+	if (params && take_reader(params, &reader, &rest))
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	const char *ps = reader ? rest : params;
+	hy_status st = ps && *ps ? hy_rule_params_from_spec(&P, ps, d) : HY_OK;
+	if (st == HY_OK)
+		st = hy_policy_open_rulebot_with(p, &P, d);
+	if (st == HY_OK && reader) { /* its belief about the waits is the reader's */
+		rulebot_impl *R = p->impl;
+		if ((st = hy_reader_check_open(&R->rc, reader, d)) != HY_OK)
+			hy_policy_close(p);
+		else
+			R->reads = 1;
+	}
+	free(reader);
+	free(rest);
+	return st;
 }
 
 hy_status hy_policy_open_rulebot_waits(hy_policy *p, const char *spec,
