@@ -689,7 +689,7 @@ static void run_on_eval(run *r)
  * 0.3% of it on real games). */
 static void uninformed_heads(run *r)
 {
-	if (!r->have_val)
+	if (!r->have_val || r->m.lw.grp == 0) /* a wait reader does not train it */
 		return;
 	const double grp = r->last_val[3], uniform = log(24.0);
 	if (isfinite(grp) && fabs(grp - uniform) < 0.01 * uniform)
