@@ -306,6 +306,8 @@ static hy_status decide(hy_encoder *x, const hy_engine *e, int seat, int a, size
 	s->honba = e->honba;
 	s->step = step;
 	hy_encode_opp_labels(e, seat, s);
+	if (x->opt.on_sample)
+		x->opt.on_sample(x->opt.u, e, &x->trk, seat, s);
 	return HY_OK;
 }
 

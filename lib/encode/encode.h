@@ -47,12 +47,20 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "encode/obs.h"
 #include "engine/engine.h"
 #include "events/event.h"
 #include "samples/sample.h"
 
 typedef struct hy_encode_opts {
 	unsigned seats; /* bit mask of absolute seats to emit; 0 = all */
+	/* Optional: called with each sample made, the engine and the observer
+	 * track in the state it was made from (for a measurement that needs
+	 * more than the sample: bench/waits_logs.c scores rulebot's belief
+	 * about the waits there). Nothing it does changes the samples. */
+	void (*on_sample)(void *u, const hy_engine *e, const hy_obs_track *t, int seat,
+		const hy_sample *s);
+	void *u;
 } hy_encode_opts;
 
 typedef struct hy_encode_stats {

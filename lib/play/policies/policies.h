@@ -36,6 +36,13 @@ hy_status hy_policy_open_rulebot_waits(hy_policy *p, const char *spec,
 /* rulebot with parameters given as numbers (policies/ruleparams.h). */
 struct hy_rule_params;
 hy_status hy_policy_open_rulebot_with(hy_policy *p, const struct hy_rule_params *P, hy_diag *d);
+/* rulebot's own belief about the waits at decision r (with numbers P), as
+ * the wait oracle reads it (waitoracle.h): tau[o] that seat o is tenpai
+ * (its threat weight over the dealer's factor, at most 1) and q[o][k] that
+ * k completes o's hand (its danger / 100), for the seats other than
+ * r->seat. For measurements beside a reader (bench/waits_logs.c). */
+void hy_rulebot_belief(const struct hy_rule_params *P, const hy_decision *r, double tau[4],
+	double q[4][34]);
 /* A checkpoint (nn/checkpoint.h) on the CPU backend or a GPU (model.c). */
 hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_opts *o,
 			       hy_diag *d);

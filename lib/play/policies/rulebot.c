@@ -270,6 +270,24 @@ static float danger_vs(const view *v, int o, int k)
 	return d;
 }
 
+void hy_rulebot_belief(const hy_rule_params *P, const hy_decision *r, double tau[4],
+	double q[4][34])
+{
+	rulebot_impl R = {.P = *P};
+	view vv;
+	view_init(&vv, r, &R);
+	const view *v = &vv; /* PV's name */
+	for (int o = 0; o < 4; o++) {
+		if (o == r->seat)
+			continue;
+		double dealer = o == r->e->oya ? PV(v, THREAT_DEALER) : 1.0;
+		double t = v->w[o] / dealer;
+		tau[o] = t < 1 ? t : 1;
+		for (int k = 0; k < 34; k++)
+			q[o][k] = danger_vs(v, o, k) / 100.0;
+	}
+}
+
 /* The wait oracle's measurement at one of the seat's discards: the blended
  * deal-in probability τ_α·q_α(k) of every opponent in scope and kind. */
 static void tally_waits(const view *v)
