@@ -70,12 +70,19 @@
 
 /* The policy's state: its numbers and, for rulebot-waits:, the wait oracle
  * that blends its belief with the truth (play/waitoracle.h). */
+/* What a reader gives rulebot (rulebot:...,reader=R.h5,read=MODE): its
+ * danger alone (danger), and the threat weights of the opponents rulebot
+ * itself sees as threats (threats), or of every opponent (all, the
+ * default). */
+enum { READ_NONE, READ_DANGER, READ_THREATS, READ_ALL };
+
 typedef struct rulebot_impl {
 	hy_rule_params P;
 	hy_wait_oracle *wo;
 	hy_reader_check *rc; /* the wait oracle's reader=, scored beside it, or
 			      * (reads) the reader rulebot plays with */
-	int reads;           /* rulebot:...,reader=R.h5: its belief is R's */
+	int reads;           /* rulebot:...,reader=R.h5: its belief is R's, the
+			      * READ_* of read= */
 } rulebot_impl;
 
 #define PV(v, i) ((v)->P->v[HY_RP_##i])
@@ -191,7 +198,7 @@ static void view_init(view *v, const hy_decision *r, const rulebot_impl *R)
 		hy_diag d;
 		hy_diag_init(&d, NULL);
 		if (hy_reader_check_read(R->rc, r->e, r->track, r->seat, tau, q, &d) == HY_OK) {
-			v->reads = 1;
+			v->reads = R->reads;
 			for (int o = 0; o < 4; o++)
 				for (int k = 0; o != r->seat && k < 34; k++) {
 					v->rt[o] = (float)tau[o];
@@ -203,7 +210,8 @@ static void view_init(view *v, const hy_decision *r, const rulebot_impl *R)
 		if (o == r->seat)
 			continue;
 		v->w[o] = threat_weight(v, o);
-		if (v->reads) /* w = dealer·τ, τ the reader's */
+		if (v->reads == READ_ALL || (v->reads == READ_THREATS && v->w[o] > 0))
+			/* w = dealer·τ, τ the reader's */
 			v->w[o] = (float)((o == r->e->oya ? PV(v, THREAT_DEALER) : 1.0) * v->rt[o]);
 		if (v->wo && hy_wait_oracle_scope(v->wo, r->e, o)) { /* w = dealer·τ */
 			double dealer = o == r->e->oya ? PV(v, THREAT_DEALER) : 1.0;
@@ -889,22 +897,24 @@ static int rulebot_report(hy_policy *p, char *buf, size_t cap)
 
 static const hy_policy_ops rulebot_ops = {rulebot_decide, NULL, rulebot_free, rulebot_report};
 
-/* Takes the item reader=PATH out of a comma-separated spec: *path (malloc'd)
- * and the rest (malloc'd, "" when nothing is left); both NULL when the spec
- * has no such item. 0, or −1 out of memory. */
-static int take_reader(const char *spec, char **path, char **rest)
+/* Takes the item KEY=VALUE (key "reader=") out of a comma-separated spec:
+ * *path (malloc'd) its value and the rest (malloc'd, "" when nothing is
+ * left); both NULL when the spec has no such item. 0, or −1 out of
+ * memory. */
+static int take_item(const char *spec, const char *key, char **path, char **rest)
 {
 	*path = *rest = NULL;
+	const size_t kl = strlen(key);
 	const char *at = spec;
-	while (at && strncmp(at, "reader=", 7)) {
+	while (at && strncmp(at, key, kl)) {
 		at = strchr(at, ',');
 		at = at ? at + 1 : NULL;
 	}
 	if (!at)
 		return 0;
-	size_t n = strcspn(at + 7, ",");
-	*path = strndup(at + 7, n);
-	const char *after = at + 7 + n;
+	size_t n = strcspn(at + kl, ",");
+	*path = strndup(at + kl, n);
+	const char *after = at + kl + n;
 	size_t before = (size_t)(at - spec);
 	*rest = malloc(strlen(spec) + 1);
 	if (!*path || !*rest) {
@@ -927,11 +937,23 @@ hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, const hy_poli
 	(void)o;
 	hy_rule_params P;
 	hy_rule_params_default(&P);
-	char *reader = NULL, *rest = NULL;
-	if (params && take_reader(params, &reader, &rest))
+	char *reader = NULL, *rest = NULL, *mode = NULL, *rest2 = NULL;
+	if (params && (take_item(params, "reader=", &reader, &rest) ||
+		take_item(reader ? rest : params, "read=", &mode, &rest2))) {
+		free(reader);
+		free(rest);
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
-	const char *ps = reader ? rest : params;
-	hy_status st = ps && *ps ? hy_rule_params_from_spec(&P, ps, d) : HY_OK;
+	}
+	int reads = !mode || !strcmp(mode, "all") ? READ_ALL
+		: !strcmp(mode, "threats") ? READ_THREATS
+		: !strcmp(mode, "danger") ? READ_DANGER : READ_NONE;
+	const char *ps = mode ? rest2 : reader ? rest : params;
+	hy_status st = HY_OK;
+	if (mode && (!reader || reads == READ_NONE))
+		st = hy_diag_set(d, HY_EUSAGE, 0, "rulebot: read=%s: all, threats or danger, with "
+			"reader=R.h5", mode);
+	if (st == HY_OK && ps && *ps)
+		st = hy_rule_params_from_spec(&P, ps, d);
 	if (st == HY_OK)
 		st = hy_policy_open_rulebot_with(p, &P, d);
 	if (st == HY_OK && reader) { /* its belief about the waits is the reader's */
@@ -939,10 +961,12 @@ hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, const hy_poli
 		if ((st = hy_reader_check_open(&R->rc, reader, d)) != HY_OK)
 			hy_policy_close(p);
 		else
-			R->reads = 1;
+			R->reads = reads;
 	}
 	free(reader);
 	free(rest);
+	free(mode);
+	free(rest2);
 	return st;
 }
 
