@@ -61,6 +61,17 @@ for spec in "rulebot:reader=rd/ckpt-00000009.h5" \
 done
 expect_exit 1 "$BIN/hydra-eval" --challenger "rulebot:reader=none.h5" --opponent rulebot --seeds 1
 expect_err "none.h5"
+# read=danger|threats|all says what the reader gives; another word, or read=
+# without a reader, is a usage error
+for m in danger threats all; do
+	"$BIN/hydra-eval" -q --challenger "rulebot:reader=rd/ckpt-00000009.h5,read=$m" \
+		--opponent rulebot --seeds 1 > /dev/null 2> rr.err || { cat rr.err; fail "read=$m"; }
+done
+expect_exit 2 "$BIN/hydra-eval" --challenger "rulebot:reader=rd/ckpt-00000009.h5,read=some" \
+	--opponent rulebot --seeds 1
+expect_err "read=some: all, threats or danger"
+expect_exit 2 "$BIN/hydra-eval" --challenger "rulebot:read=danger" --opponent rulebot --seeds 1
+expect_err "with reader=R.h5"
 # not a policy: the arena, self-play and the bot refuse it
 expect_exit 2 "$BIN/hydra-eval" --challenger rd/ckpt-00000009.h5 --opponent rulebot --seeds 1
 expect_err "is a wait reader .hydra-fit --mode reader., not a policy"
