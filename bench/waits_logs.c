@@ -23,6 +23,7 @@
 #include "play/policies/readercheck.h"
 #include "play/policies/ruleparams.h"
 #include "play/policies/waitoracle.h"
+#include "play/readscore.h"
 
 enum { SCOPES = 2, PREDS = 2 }; /* every opponent, riichi; rulebot, reader */
 
@@ -30,22 +31,11 @@ typedef struct run {
 	hy_rule_params P;
 	hy_reader_check *rc;
 	hy_encoder *enc;
-	hy_wait_tally t[SCOPES][PREDS];
+	hy_read_tally t[SCOPES][PREDS];
 	uint64_t decisions, games, bad;
 	hy_status st;
 	hy_diag d;
 } run;
-
-static void add(hy_wait_tally *t, double p, int y)
-{
-	p = p < 1e-4 ? 1e-4 : p > 1 - 1e-4 ? 1 - 1e-4 : p;
-	t->ll_sum -= y ? log(p) : log(1 - p);
-	t->cells++;
-	t->wins += (uint64_t)y;
-	int b = (int)(p * HY_WAIT_AUC_BINS);
-	b = b >= HY_WAIT_AUC_BINS ? HY_WAIT_AUC_BINS - 1 : b;
-	(y ? t->pos : t->neg)[b]++;
-}
 
 static void on_sample(void *u, const hy_engine *e, const hy_obs_track *t, int seat,
 	const hy_sample *s)
@@ -72,8 +62,8 @@ static void on_sample(void *u, const hy_engine *e, const hy_obs_track *t, int se
 			for (int sc = 0; sc < SCOPES; sc++) {
 				if (!in[sc])
 					continue;
-				add(&r->t[sc][0], tau[o] * dq[o][k], y);
-				add(&r->t[sc][1], pr[o][k], y);
+				hy_read_tally_add(&r->t[sc][0], tau[o] * dq[o][k], y);
+				hy_read_tally_add(&r->t[sc][1], pr[o][k], y);
 			}
 		}
 	}
@@ -139,13 +129,11 @@ int main(int argc, char **argv)
 	printf("scope\tcells\twins\tbase\trulebot\trulebot_auc\treader\treader_auc\n");
 	static const char *const name[SCOPES] = {"every", "riichi"};
 	for (int sc = 0; sc < SCOPES; sc++) {
-		const hy_wait_tally *a = &r.t[sc][0], *b = &r.t[sc][1];
-		double q = a->cells ? (double)a->wins / (double)a->cells : NAN;
-		double base = q > 0 && q < 1 ? -(q * log(q) + (1 - q) * log(1 - q)) : NAN;
+		const hy_read_tally *a = &r.t[sc][0], *b = &r.t[sc][1];
 		printf("%s\t%llu\t%llu\t%.5f\t%.5f\t%.4f\t%.5f\t%.4f\n", name[sc],
-			(unsigned long long)a->cells, (unsigned long long)a->wins, base,
-			a->cells ? a->ll_sum / (double)a->cells : NAN, hy_wait_tally_auc(a),
-			b->cells ? b->ll_sum / (double)b->cells : NAN, hy_wait_tally_auc(b));
+			(unsigned long long)a->cells, (unsigned long long)a->wins,
+			hy_read_tally_base(a), hy_read_tally_logloss(a), hy_read_tally_auc(a),
+			hy_read_tally_logloss(b), hy_read_tally_auc(b));
 	}
 	hy_encoder_free(r.enc);
 	hy_reader_check_close(r.rc);

@@ -92,14 +92,20 @@ void hy_cli_capture(hy_cli *c, char *buf, size_t n)
 		buf[0] = '\0';
 }
 
-int hy_cli_usage(const hy_cli *c, const char *fmt, ...)
+/* A message about the arguments: captured, or said. */
+static void vargs(const hy_cli *c, const char *fmt, va_list ap)
 {
-	va_list ap;
-	va_start(ap, fmt);
 	if (c->capture)
 		vsnprintf(c->capture, c->capn, fmt, ap);
 	else
 		vsay((hy_cli *)c, fmt, ap);
+}
+
+int hy_cli_usage(const hy_cli *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vargs(c, fmt, ap);
 	va_end(ap);
 	return c->capture ? 2 : hy_cli_try_help(c);
 }
@@ -108,10 +114,7 @@ int hy_cli_fail(const hy_cli *c, int status, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	if (c->capture)
-		vsnprintf(c->capture, c->capn, fmt, ap);
-	else
-		vsay((hy_cli *)c, fmt, ap);
+	vargs(c, fmt, ap);
 	va_end(ap);
 	return status;
 }

@@ -143,36 +143,13 @@ void hy_dseval_add_reader(hy_dseval_acc *a, const hy_sample *s, const float ten[
 {
 	if (!(s->flags & HY_SAMPLE_F_OPP_KNOWN))
 		return;
-	hy_dseval_reader *r = &a->rd;
 	for (int o = 0; o < 3; o++) {
 		const double pt = sigm(ten[o]);
 		const int tp = s->opp_tenpai >> o & 1;
-		for (int k = 0; k < 34; k++) {
-			double p = pt * sigm(dan[(1 + k) * 3 + o]);
-			p = p < 1e-6 ? 1e-6 : p > 1 - 1e-6 ? 1 - 1e-6 : p;
-			const int y = tp && (s->opp_waits[o] >> k & 1);
-			r->ll_sum -= log(y ? p : 1 - p);
-			r->cells++;
-			r->wins += (uint64_t)y;
-			int b = (int)(p * HY_DSEVAL_AUC_BINS);
-			b = b >= HY_DSEVAL_AUC_BINS ? HY_DSEVAL_AUC_BINS - 1 : b;
-			(y ? r->pos : r->neg)[b]++;
-		}
+		for (int k = 0; k < 34; k++)
+			hy_read_tally_add(&a->rd, pt * sigm(dan[(1 + k) * 3 + o]),
+				tp && (s->opp_waits[o] >> k & 1));
 	}
-}
-
-/* The area under the ROC curve from the histograms: the chance that a
- * winning cell scores above a safe one, ties (one bin) counting half. */
-static double auc_of(const hy_dseval_reader *r)
-{
-	double np = (double)r->wins, nn = (double)(r->cells - r->wins), below = 0, sum = 0;
-	if (np <= 0 || nn <= 0)
-		return NAN;
-	for (int b = 0; b < HY_DSEVAL_AUC_BINS; b++) {
-		sum += (double)r->pos[b] * (below + 0.5 * (double)r->neg[b]);
-		below += (double)r->neg[b];
-	}
-	return sum / (np * nn);
 }
 
 void hy_dseval_finish(const hy_dseval_acc *a, const hy_nn_loss_w *lw, hy_dseval_result *r)
@@ -204,13 +181,11 @@ void hy_dseval_finish(const hy_dseval_acc *a, const hy_nn_loss_w *lw, hy_dseval_
 	r->total = m.total; /* the trainer's: a head with nothing to count adds 0 */
 	r->n_tenpai = (uint64_t)a->loss.n_tenpai;
 	r->n_danger = (uint64_t)a->loss.n_danger;
-	const hy_dseval_reader *rd = &a->rd;
-	r->rd_cells = rd->cells;
-	r->rd_wins = rd->wins;
-	r->rd_logloss = ratio(rd->ll_sum, (double)rd->cells);
-	double q = ratio((double)rd->wins, (double)rd->cells);
-	r->rd_base = q > 0 && q < 1 ? -(q * log(q) + (1 - q) * log(1 - q)) : NAN;
-	r->rd_auc = auc_of(rd);
+	r->rd_cells = a->rd.cells;
+	r->rd_wins = a->rd.wins;
+	r->rd_logloss = hy_read_tally_logloss(&a->rd);
+	r->rd_base = hy_read_tally_base(&a->rd);
+	r->rd_auc = hy_read_tally_auc(&a->rd);
 }
 
 typedef struct run {

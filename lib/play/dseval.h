@@ -29,6 +29,7 @@
 #include "core/status.h"
 #include "nn/evalacc.h"
 #include "nn/model.h"
+#include "play/readscore.h"
 #include "samples/sample.h"
 
 typedef enum hy_dseval_type {
@@ -67,19 +68,11 @@ typedef enum hy_dseval_miss {
 /* "red", "keep-both", ... */
 const char *hy_dseval_miss_name(int m);
 
-/* Bins of the reader's AUC histogram (the probability's range split evenly). */
-enum { HY_DSEVAL_AUC_BINS = 4096 };
-
 /* The waits read (issue 42, step 4): for every known sample, opponent o and
  * kind k, the prediction that a discard of k deals in to o,
  * p = σ(tenpai_o)·σ(danger_o,k) (a policy's auxiliary heads, or a wait
  * reader's: hydra-fit --mode reader), against the truth: o tenpai and k
  * among its waits (the samples' opp_tenpai and opp_waits). */
-typedef struct hy_dseval_reader {
-	double ll_sum;                 /* Σ −log p(truth), p clamped to [1e-6, 1 − 1e-6] */
-	uint64_t cells, wins;
-	uint64_t pos[HY_DSEVAL_AUC_BINS], neg[HY_DSEVAL_AUC_BINS];
-} hy_dseval_reader;
 
 typedef struct hy_dseval_acc {
 	uint64_t n;                          /* samples                    */
@@ -89,7 +82,7 @@ typedef struct hy_dseval_acc {
 	uint64_t confusion[HY_DSEVAL_TYPES][HY_DSEVAL_TYPES];
 	uint64_t miss[HY_DSEVAL_MISSES];     /* discard misses by situation */
 	hy_nn_evalacc loss;                  /* losses over the batches     */
-	hy_dseval_reader rd;                 /* the waits read              */
+	hy_read_tally rd;                    /* the waits read (readscore.h) */
 } hy_dseval_acc;
 
 /* Adds sample s's reading (skipped unless its opponent labels are known):

@@ -115,13 +115,13 @@ static void test_truth_and_blend(void **state)
 	assert_true(fabs(ll - base) < 1e-12);
 	/* a constant prediction ranks nothing: AUC one half; the reader's tally
 	 * is its own, on the same cells */
-	assert_true(fabs(hy_wait_tally_auc(&o.belief) - 0.5) < 1e-12);
-	assert_true(isnan(hy_wait_tally_auc(&o.read)));
+	assert_true(fabs(hy_read_tally_auc(&o.belief) - 0.5) < 1e-12);
+	assert_true(isnan(hy_read_tally_auc(&o.read)));
 	for (int k = 0; k < 34; k++)
 		p[1][k] = (o.belief.wins && (hy_wait_oracle_truth(&e, 1) >> k & 1)) ? 0.9 : 0.1;
 	hy_wait_oracle_tally_reader(&o, &e, 0, p);
 	assert_int_equal(o.read.cells, 34);
-	assert_true(fabs(hy_wait_tally_auc(&o.read) - 1.0) < 1e-12);
+	assert_true(fabs(hy_read_tally_auc(&o.read) - 1.0) < 1e-12);
 	assert_int_equal(o.belief.cells, 34);
 	/* a seat with nobody in scope adds nothing */
 	e.p[1].riichi = 0;

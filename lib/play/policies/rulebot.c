@@ -884,13 +884,13 @@ static int rulebot_report(hy_policy *p, char *buf, size_t cap)
 	int n = snprintf(buf, cap, "wait belief at alpha %g (%s): log-loss %.5f per cell against "
 		"the base rate's %.5f (AUC %.4f), over %llu cells (opponent x kind) at %llu discards",
 		R->wo->alpha, R->wo->every ? "every opponent" : "opponents in riichi", ll, base,
-		hy_wait_tally_auc(&R->wo->belief), (unsigned long long)cells,
+		hy_read_tally_auc(&R->wo->belief), (unsigned long long)cells,
 		(unsigned long long)decisions);
-	const hy_wait_tally *t = &R->wo->read;
+	const hy_read_tally *t = &R->wo->read;
 	if (R->rc && n > 0 && (size_t)n < cap)
 		snprintf(buf + n, cap - (size_t)n, "; reader %s on the same cells: log-loss %.5f "
 			"(AUC %.4f) over %llu cells", R->wo->reader,
-			t->cells ? t->ll_sum / (double)t->cells : NAN, hy_wait_tally_auc(t),
+			hy_read_tally_logloss(t), hy_read_tally_auc(t),
 			(unsigned long long)t->cells);
 	return 1;
 }

@@ -84,93 +84,55 @@ double hy_wait_oracle_danger(const hy_wait_oracle *o, const hy_engine *e, int op
 	return 100 * blend(o, pct / 100, hy_wait_oracle_truth(e, opp) >> k & 1);
 }
 
-/* One decision's cells into a local tally (then added under the lock). */
-static void tally_cells(const hy_wait_oracle *o, const hy_engine *e, int seat,
-	const double p[4][34], hy_wait_tally *t)
+/* One decision's cells (every opponent in scope, every kind) into *to,
+ * under the lock: the truth of a cell is that o is tenpai and k deals in
+ * (the waits themselves say tenpai). 1 when there were any. */
+static int tally(hy_wait_oracle *o, const hy_engine *e, int seat, const double p[4][34],
+	hy_read_tally *to)
 {
+	hy_read_tally t;
+	memset(&t, 0, sizeof t);
 	for (int opp = 0; opp < 4; opp++) {
 		if (opp == seat || !hy_wait_oracle_scope(o, e, opp))
 			continue;
-		/* the truth of a cell: o is tenpai and k deals in (the waits
-		 * themselves say tenpai) */
 		uint64_t truth = hy_wait_oracle_truth(e, opp);
-		for (int k = 0; k < 34; k++) {
-			double q = p[opp][k];
-			q = q < 1e-4 ? 1e-4 : q > 1 - 1e-4 ? 1 - 1e-4 : q;
-			int y = truth >> k & 1;
-			t->ll_sum -= y ? log(q) : log(1 - q);
-			t->wins += (uint64_t)y;
-			t->cells++;
-			int b = (int)(q * HY_WAIT_AUC_BINS);
-			b = b >= HY_WAIT_AUC_BINS ? HY_WAIT_AUC_BINS - 1 : b;
-			(y ? t->pos : t->neg)[b]++;
-		}
+		for (int k = 0; k < 34; k++)
+			hy_read_tally_add(&t, p[opp][k], truth >> k & 1);
 	}
-}
-
-static void tally_add(hy_wait_tally *to, const hy_wait_tally *t)
-{
-	to->ll_sum += t->ll_sum;
-	to->cells += t->cells;
-	to->wins += t->wins;
-	for (int b = 0; b < HY_WAIT_AUC_BINS; b++) {
-		to->pos[b] += t->pos[b];
-		to->neg[b] += t->neg[b];
-	}
+	if (!t.cells)
+		return 0;
+	pthread_mutex_lock(&o->mu);
+	hy_read_tally_merge(to, &t);
+	pthread_mutex_unlock(&o->mu);
+	return 1;
 }
 
 void hy_wait_oracle_tally(hy_wait_oracle *o, const hy_engine *e, int seat,
 	const double p[4][34])
 {
-	hy_wait_tally t;
-	memset(&t, 0, sizeof t);
-	tally_cells(o, e, seat, p, &t);
-	if (!t.cells)
-		return;
-	pthread_mutex_lock(&o->mu);
-	tally_add(&o->belief, &t);
-	o->decisions++;
-	pthread_mutex_unlock(&o->mu);
+	if (tally(o, e, seat, p, &o->belief)) {
+		pthread_mutex_lock(&o->mu);
+		o->decisions++;
+		pthread_mutex_unlock(&o->mu);
+	}
 }
 
 void hy_wait_oracle_tally_reader(hy_wait_oracle *o, const hy_engine *e, int seat,
 	const double p[4][34])
 {
-	hy_wait_tally t;
-	memset(&t, 0, sizeof t);
-	tally_cells(o, e, seat, p, &t);
-	if (!t.cells)
-		return;
-	pthread_mutex_lock(&o->mu);
-	tally_add(&o->read, &t);
-	pthread_mutex_unlock(&o->mu);
-}
-
-double hy_wait_tally_auc(const hy_wait_tally *t)
-{
-	double np = (double)t->wins, nn = (double)(t->cells - t->wins), below = 0, sum = 0;
-	if (np <= 0 || nn <= 0)
-		return NAN;
-	for (int b = 0; b < HY_WAIT_AUC_BINS; b++) {
-		sum += (double)t->pos[b] * (below + 0.5 * (double)t->neg[b]);
-		below += (double)t->neg[b];
-	}
-	return sum / (np * nn);
+	tally(o, e, seat, p, &o->read);
 }
 
 void hy_wait_oracle_result(hy_wait_oracle *o, double *ll, double *base, uint64_t *cells,
 	uint64_t *decisions)
 {
 	pthread_mutex_lock(&o->mu);
-	const hy_wait_tally *t = &o->belief;
+	const hy_read_tally *t = &o->belief;
 	*cells = t->cells;
 	*decisions = o->decisions;
-	if (!t->cells) {
-		*ll = *base = NAN;
-	} else {
-		*ll = t->ll_sum / (double)t->cells;
-		double r = (double)t->wins / (double)t->cells;
-		*base = r <= 0 || r >= 1 ? 0 : -(r * log(r) + (1 - r) * log(1 - r));
-	}
+	*ll = hy_read_tally_logloss(t);
+	*base = t->cells ? hy_read_tally_base(t) : NAN;
+	if (t->cells && isnan(*base))
+		*base = 0; /* every cell alike: a constant prediction is perfect */
 	pthread_mutex_unlock(&o->mu);
 }

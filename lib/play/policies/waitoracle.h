@@ -41,20 +41,7 @@
 
 #include "core/status.h"
 #include "engine/engine.h"
-
-/* Bins of the AUC histograms (the probability's range split evenly). */
-enum { HY_WAIT_AUC_BINS = 1024 };
-
-/* A prediction's tally over cells (opponent in scope, kind). */
-typedef struct hy_wait_tally {
-	double ll_sum;   /* Σ −log p(truth), p clamped to [1e-4, 1 − 1e-4] */
-	uint64_t cells, wins;
-	uint64_t pos[HY_WAIT_AUC_BINS], neg[HY_WAIT_AUC_BINS];
-} hy_wait_tally;
-
-/* The area under the ROC curve of a tally (ties in a bin count half; NaN
- * without both kinds of cell). */
-double hy_wait_tally_auc(const hy_wait_tally *t);
+#include "play/readscore.h"
 
 typedef struct hy_wait_oracle {
 	double alpha;    /* 0 (rulebot's belief) to 1 (the truth) */
@@ -62,7 +49,8 @@ typedef struct hy_wait_oracle {
 	int logit;       /* 1: blend the log-odds (evidence), 0: the probabilities */
 	char *reader;    /* reader=PATH (malloc'd), or NULL */
 	pthread_mutex_t mu;
-	hy_wait_tally belief, read; /* the blend's; the reader's (with reader=) */
+	hy_read_tally belief, read; /* the blend's; the reader's (with reader=);
+				     * over cells (opponent in scope, kind) */
 	uint64_t decisions;
 } hy_wait_oracle;
 
