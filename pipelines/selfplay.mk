@@ -112,6 +112,12 @@ $(OUT)/iter-0/reward-state: $(OUT)/iter-0/model.h5
 	$(commit)
 
 # $(1): the iteration, $(2): the one before it
+# A PPO run resumed (its input a file, whose size gives its steps: a run
+# killed after its last step but before run/done was written is done, and
+# hydra-fit says "nothing to do" with status 2, as in bc.mk)
+sp-resume = $(P)hydra-fit --mode ppo --resume $(OUT)/iter-$(1)/run $(PPO_FLAGS) \
+	--device $(DEVICE) --out $(OUT)/iter-$(1)/run < $(OUT)/iter-$(1)/samples.bin
+
 define ITERATION
 $(OUT)/iter-$(1)/samples.bin: $(OUT)/iter-$(2)/model.h5 $(OUT)/iter-0/model.h5 \
 		$(OUT)/iter-$(2)/reward-state $(if $(GRP),$(GRP)) \
@@ -135,8 +141,8 @@ $(OUT)/iter-$(1)/run/done: $(OUT)/iter-$(1)/samples.bin $(OUT)/iter-$(2)/model.h
 		$(OUT)/.sp-fit.settings
 	$$(untmp)
 	if $$(call resumable,$(OUT)/iter-$(1)/run); then \
-		$(P)hydra-fit --mode ppo --resume $(OUT)/iter-$(1)/run $(PPO_FLAGS) --device $(DEVICE) \
-			--out $(OUT)/iter-$(1)/run < $$<; \
+		$(call sp-resume,$(1)) || { s=$$$$?; [ $$$$s -eq 2 ] && \
+			$(call sp-resume,$(1)) 2>&1 | grep -q 'nothing to do' || exit $$$$s; }; \
 	else \
 		$$(call fresh-run,$(OUT)/iter-$(1)/run) && \
 		$(P)hydra-fit --mode ppo --init $(OUT)/iter-$(2)/model.h5 \
