@@ -199,11 +199,13 @@ static void view_init(view *v, const hy_decision *r, const rulebot_impl *R)
 		hy_diag_init(&d, NULL);
 		if (hy_reader_check_read(R->rc, r->e, r->track, r->seat, tau, q, &d) == HY_OK) {
 			v->reads = R->reads;
-			for (int o = 0; o < 4; o++)
-				for (int k = 0; o != r->seat && k < 34; k++) {
-					v->rt[o] = (float)tau[o];
+			for (int o = 0; o < 4; o++) {
+				if (o == r->seat)
+					continue;
+				v->rt[o] = (float)tau[o];
+				for (int k = 0; k < 34; k++)
 					v->rq[o][k] = (float)q[o][k];
-				}
+			}
 		}
 	}
 	for (int o = 0; o < 4; o++) {

@@ -85,10 +85,11 @@ double hy_wait_oracle_danger(const hy_wait_oracle *o, const hy_engine *e, int op
 }
 
 /* One decision's cells (every opponent in scope, every kind) into *to,
- * under the lock: the truth of a cell is that o is tenpai and k deals in
- * (the waits themselves say tenpai). 1 when there were any. */
-static int tally(hy_wait_oracle *o, const hy_engine *e, int seat, const double p[4][34],
-	hy_read_tally *to)
+ * under the lock, counting the decision in *decisions when not NULL: the
+ * truth of a cell is that o is tenpai and k deals in (the waits themselves
+ * say tenpai). */
+static void tally(hy_wait_oracle *o, const hy_engine *e, int seat, const double p[4][34],
+	hy_read_tally *to, uint64_t *decisions)
 {
 	hy_read_tally t;
 	memset(&t, 0, sizeof t);
@@ -100,27 +101,24 @@ static int tally(hy_wait_oracle *o, const hy_engine *e, int seat, const double p
 			hy_read_tally_add(&t, p[opp][k], truth >> k & 1);
 	}
 	if (!t.cells)
-		return 0;
+		return;
 	pthread_mutex_lock(&o->mu);
 	hy_read_tally_merge(to, &t);
+	if (decisions)
+		(*decisions)++;
 	pthread_mutex_unlock(&o->mu);
-	return 1;
 }
 
 void hy_wait_oracle_tally(hy_wait_oracle *o, const hy_engine *e, int seat,
 	const double p[4][34])
 {
-	if (tally(o, e, seat, p, &o->belief)) {
-		pthread_mutex_lock(&o->mu);
-		o->decisions++;
-		pthread_mutex_unlock(&o->mu);
-	}
+	tally(o, e, seat, p, &o->belief, &o->decisions);
 }
 
 void hy_wait_oracle_tally_reader(hy_wait_oracle *o, const hy_engine *e, int seat,
 	const double p[4][34])
 {
-	tally(o, e, seat, p, &o->read);
+	tally(o, e, seat, p, &o->read, NULL);
 }
 
 void hy_wait_oracle_result(hy_wait_oracle *o, double *ll, double *base, uint64_t *cells,
