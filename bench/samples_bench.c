@@ -122,9 +122,10 @@ static void observe(kyoku *k, int me, int step, hy_sample *s)
 				set(s, 12 + 3 * q, t, 1);
 			set(s, 13 + 3 * q, t, expf(-0.2f * (float)(n - 1 - i)));
 			if (q) {
-				set(s, 62 + q - 1, t, 1);
+				if (!s->obs[(62 + q - 1) * 34 + t]) /* first discard: earliness */
+					set(s, 62 + q - 1, t, (float)(24 - (i < 23 ? i : 23)) / 24.0f);
 				if (k->tedashi[p][i]) {
-					set(s, 65 + q - 1, t, 1);
+					set(s, 65 + q - 1, t, expf(-0.2f * (float)(n - 1 - i)));
 					if (t < 27 && t % 9 > 0)
 						set(s, 77 + q - 1, t - 1, 1);
 					if (t < 27 && t % 9 < 8)

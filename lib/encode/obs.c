@@ -73,6 +73,13 @@ void hy_obs_track_event(hy_obs_track *t, const hy_engine *e, const hy_event *ev)
 		return;
 	if (ev->type == HY_EV_REACH) {
 		t->riichi_on[a] = 1;
+	} else if (ev->type == HY_EV_CHI || ev->type == HY_EV_PON ||
+		   ev->type == HY_EV_DAIMINKAN || ev->type == HY_EV_ANKAN) {
+		/* the engine appends melds in this order (a kakan changes its
+		 * pon in place); counted here, not read off e, which some
+		 * callers feed after applying the event */
+		if (t->nmelds[a] < 4)
+			t->call_at[a][t->nmelds[a]++] = t->ndiscards[a];
 	} else if (ev->type == HY_EV_DAHAI) {
 		int k = hy_tile_kind(ev->pai);
 		if (k < 0)
@@ -124,22 +131,60 @@ static uint16_t recency(int d)
 	return tab[d < 0 ? 0 : d > 31 ? 31 : d];
 }
 
+/* (24 − min(i, 23)) / 24 as half: 1 for what came before o's first
+ * discard, 1/24 from the 24th on. */
+static uint16_t earliness(int i)
+{
+	return hy_half_from_float((float)(24 - (i < 23 ? i : 23)) / 24.0f);
+}
+
+/* Planes 11+3p, 12+3p, 13+3p of relative player p (absolute seat q); for
+ * an opponent (p > 0) also its order planes 62+o (first discard of each
+ * kind) and 65+o (recency of the latest discard from hand). */
 static void river(uint16_t *obs, const hy_engine *e, const hy_obs_track *t, int q, int p)
 {
 	const hy_player *pl = &e->p[q];
 	int n = pl->nriver;
 	uint16_t *disc = obs + (HY_OBS_RIVER + 3 * p) * 34;
 	uint16_t *ted = disc + 34, *rec = disc + 68;
+	uint16_t *early = p ? obs + (HY_OBS_EARLY + p - 1) * 34 : NULL;
+	uint16_t *tord = p ? obs + (HY_OBS_TEDASHI_ORDER + p - 1) * 34 : NULL;
 	for (int j = 0; j < n; j++) {
 		int k = hy_tile_kind(pl->river[j]);
 		if (k < 0)
 			continue;
+		if (early && !disc[k])
+			early[k] = earliness(j);
 		disc[k] = H_ONE;
 		int tg = j < t->ndiscards[q] ? (int)(t->tsumogiri[q] >> j & 1)
 					     : (pl->river_flags[j] & HY_RIVER_TSUMOGIRI) != 0;
-		if (!tg)
+		if (!tg) {
 			ted[k] = H_ONE;
+			if (tord)
+				tord[k] = recency(n - 1 - j);
+		}
 		rec[k] = recency(n - 1 - j); /* later j overwrite: the latest wins */
+	}
+}
+
+/* Plane 74+o of the opponent at absolute seat q: its riichi declaration
+ * tile 1; the tile of each chi, pon or daiminkan it made (a kakan's is its
+ * pon's), the earliness of the call. A declared hand is closed, so the two
+ * never meet; plane 43+p tells them apart. */
+static void declared(uint16_t *obs, const hy_engine *e, const hy_obs_track *t, int q, int o)
+{
+	const hy_player *pl = &e->p[q];
+	uint16_t *d = obs + (HY_OBS_DECLARED + o) * 34;
+	for (int j = 0; j < pl->nriver; j++)
+		if (pl->river_flags[j] & HY_RIVER_RIICHI) {
+			int k = hy_tile_kind(pl->river[j]);
+			if (k >= 0)
+				d[k] = H_ONE;
+		}
+	for (int i = 0; i < pl->nmelds; i++) {
+		int k = pl->meld_called[i] == HY_TILE_NONE ? -1 : hy_tile_kind(pl->meld_called[i]);
+		if (k >= 0 && pl->melds[i].type != HY_MELD_ANKAN)
+			d[k] = earliness(t->call_at[q][i]);
 	}
 }
 
@@ -287,19 +332,15 @@ void hy_obs_encode(const hy_engine *e, const hy_obs_track *t, int seat,
 	/* safety against each opponent */
 	for (int o = 0; o < 3; o++) {
 		int q = (seat + o + 1) % 4;
-		const uint16_t *disc = obs + (HY_OBS_RIVER + 3 * (o + 1)) * 34;
-		const uint16_t *ted = disc + 34;
-		uint16_t *gen = obs + (HY_OBS_GENBUTSU + o) * 34;
-		uint16_t *gted = obs + (HY_OBS_TEDASHI + o) * 34;
-		memcpy(gen, disc, 34 * sizeof *gen);
-		memcpy(gted, ted, 34 * sizeof *gted);
+		const uint16_t *gen = obs + (HY_OBS_RIVER + 3 * (o + 1)) * 34; /* genbutsu */
+		const uint16_t *gted = gen + 34;
+		declared(obs, e, t, q, o);
 		if (e->p[q].riichi) {
 			uint64_t m = t->riichi_safe[q];
 			for (; m; m &= m - 1)
 				obs[(HY_OBS_RIICHI_SAFE + o) * 34 + __builtin_ctzll(m)] = H_ONE;
 		}
 		uint16_t *suji = obs + (HY_OBS_SUJI + o) * 34;
-		uint16_t *half = obs + (HY_OBS_HALF_SUJI + o) * 34;
 		uint16_t *mat = obs + (HY_OBS_MATAGI + o) * 34;
 		for (int k = 0; k < 27; k++) {
 			int n = k % 9; /* 0-based number */
@@ -309,7 +350,7 @@ void hy_obs_encode(const hy_engine *e, const hy_obs_track *t, int seat,
 				if (lo && hi)
 					suji[k] = H_ONE;
 				else if (lo || hi)
-					suji[k] = H_HALF, half[k] = H_ONE;
+					suji[k] = H_HALF;
 			} else if (lo > 0 || hi > 0) {
 				suji[k] = H_ONE;
 			}

@@ -18,7 +18,11 @@
  *   - ch 12+3p / 65+o (tedashi): a discard is tsumogiri as the log says
  *     (mjai `tsumogiri`), else when it is the drawn tile's code.
  *   - ch 13+3p (recency): exp(−0.2·d) rounded to half, d = discards of p
- *     after the latest one of that kind.
+ *     after the latest one of that kind; 65+o the same over o's discards
+ *     from hand only (d still counts every discard after it).
+ *   - ch 62+o / 74+o (earliness): (24 − min(i, 23)) / 24 rounded to half,
+ *     i = o's discards before the event (the kind's first discard; the
+ *     call). The called tile of a kakan keeps its pon's time.
  *   - ch 51–54: shanten of the concealed hand as it is (3n+1 or 3n+2).
  *   - ch 61 (furiten): the engine's rule state — the waits of the last
  *     13-tile hand hit the observer's own discards, or temporary or riichi
@@ -61,11 +65,11 @@ enum {
 	HY_OBS_ROUND_WIND = 59,
 	HY_OBS_SEAT_WIND = 60,
 	HY_OBS_FURITEN = 61,
-	HY_OBS_GENBUTSU = 62,   /* 62+o */
-	HY_OBS_TEDASHI = 65,    /* 65+o */
+	HY_OBS_EARLY = 62,      /* 62+o: first discard of each kind, earliness   */
+	HY_OBS_TEDASHI_ORDER = 65, /* 65+o: recency of the latest discard from hand */
 	HY_OBS_RIICHI_SAFE = 68,/* 68+o */
 	HY_OBS_SUJI = 71,       /* 71+o */
-	HY_OBS_HALF_SUJI = 74,  /* 74+o */
+	HY_OBS_DECLARED = 74,   /* 74+o: riichi tile; called tiles by earliness  */
 	HY_OBS_MATAGI = 77,     /* 77+o */
 	HY_OBS_KABE = 80,
 	HY_OBS_ONE_CHANCE = 81,
@@ -79,6 +83,8 @@ typedef struct hy_obs_track {
 	uint8_t riichi_on[4];    /* the seat has declared */
 	uint8_t ndiscards[4];    /* dahai events seen per seat (river index) */
 	uint32_t tsumogiri[4];   /* bit j: the seat's j-th discard was tsumogiri */
+	uint8_t nmelds[4];       /* chi, pon, daiminkan and ankan events seen */
+	uint8_t call_at[4][4];   /* the seat's discards before it made meld i */
 } hy_obs_track;
 
 /* Clears the tracker (at each start_kyoku). */

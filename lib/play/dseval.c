@@ -95,7 +95,7 @@ static int in_riichi(const hy_sample *s, int o)
 static int safe(const hy_sample *s, int kind)
 {
 	for (int o = 0; o < 3; o++)
-		if (in_riichi(s, o) && !cell(s, HY_OBS_GENBUTSU + o, kind) &&
+		if (in_riichi(s, o) && !cell(s, HY_OBS_RIVER + 3 * (o + 1), kind) &&
 		    !cell(s, HY_OBS_RIICHI_SAFE + o, kind))
 			return 0;
 	return 1;

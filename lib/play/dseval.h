@@ -12,7 +12,7 @@
  *     sample's observation: with no opponent in riichi, whether each of the
  *     two discards keeps the minimum shanten (channel 9: an efficiency
  *     choice, or a broken shape); against a riichi, whether each is safe
- *     (genbutsu or discarded after the declaration, channels 62+o and 68+o,
+ *     (genbutsu or discarded after the declaration, channels 11+3(o+1) and 68+o,
  *     against every opponent in riichi: a push where the label folds, or a
  *     fold where it pushes; a red five for the plain one apart);
  *   - the per-head losses of the trainer (nn/model.h hy_nn_loss, the same

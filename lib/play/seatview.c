@@ -377,6 +377,7 @@ static hy_status call(hy_seatview *v, const hy_event *ev, int type, hy_diag *d)
 	if (!hy_engine_is_legal(e, c, &act))
 		return reject(v, ev, "not among the caller's legal actions", d);
 	pass_all(e, c);
+	hy_obs_track_event(&v->trk, e, ev); /* the call's time (obs plane 74+o) */
 	hy_engine_apply(e, c, &act, NULL);
 	v->snap_ok = 0;
 	return HY_OK;
@@ -417,6 +418,7 @@ static hy_status kan_self(hy_seatview *v, const hy_event *ev, hy_diag *d)
 		if (k < 0 || (ankan ? p->cnt[k] != 4 || p->nmelds >= 4 : !p->cnt[k] || !pon))
 			return reject(v, ev, "the seat cannot make this kan", d);
 	}
+	hy_obs_track_event(&v->trk, e, ev);
 	hy_engine_apply(e, a, &act, NULL);
 	v->give_seat = a;
 	v->give_tile = act.tile;

@@ -10,6 +10,7 @@
 #include "nn/checkpoint.h"
 #include "nn/model.h"
 #include "nn/optim.h"
+#include "samples/sample.h"
 
 /* Writes a 2×32 model initialised from seed to $TMPDIR/NAME-PID.h5
  * (/tmp without TMPDIR) and puts that path into path[n]; with tensor, every
@@ -44,7 +45,9 @@ static inline void tiny_ckpt_set(char *path, size_t n, const char *name, uint64_
 		for (size_t k = 0; k < m.table.t[i].size; k++)
 			dst[k] = value;
 	}
-	hy_nn_ckpt_meta meta = {0};
+	int32_t obs = HY_OBS_VERSION; /* a player of this build */
+	hy_nn_ckpt_attr attr = {"obs_version", HY_NN_ATTR_I32, &obs};
+	hy_nn_ckpt_meta meta = {.extra = &attr, .nextra = 1};
 	hy_nn_optim_defaults(&meta.opt, 10);
 	assert_int_equal(hy_nn_ckpt_save(path, &m, &meta, &d), HY_OK);
 	hy_nn_model_free(&m);

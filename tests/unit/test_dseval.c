@@ -115,9 +115,9 @@ static void test_misses(void **state)
 	/* opponent 1 (relative player 2) in riichi: safe is its genbutsu or a
 	 * kind discarded after its declaration; the shanten no longer counts */
 	set(&s, HY_OBS_RIICHI + 2, 0);
-	set(&s, HY_OBS_GENBUTSU + 1, 27);   /* E its genbutsu */
+	set(&s, HY_OBS_RIVER + 3 * 2, 27);     /* E its genbutsu */
 	set(&s, HY_OBS_RIICHI_SAFE + 1, 9); /* 1p passed after the riichi */
-	set(&s, HY_OBS_GENBUTSU + 0, 10);   /* 2p safe only against another */
+	set(&s, HY_OBS_RIVER + 3 * 1, 10);     /* 2p safe only against another */
 	s.action = 27;
 	assert_int_equal(hy_dseval_add_miss(&a, &s, 9), HY_DSEVAL_MISS_SAFE_BOTH);
 	assert_int_equal(hy_dseval_add_miss(&a, &s, 10), HY_DSEVAL_MISS_SAFE_LABEL);

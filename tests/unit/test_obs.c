@@ -281,25 +281,102 @@ static void test_safety(void **state)
 	hy_sample *s = scenario(&n);
 	const hy_sample *x = find(s, n, 0, 8);
 	/* o = 0: seat 1 (C tedashi, 8m tsumogiri) */
-	chan_is(x, HY_OBS_GENBUTSU + 0, H1, "8m7z");
-	chan_is(x, HY_OBS_TEDASHI + 0, H1, "7z");
 	chan_is(x, HY_OBS_RIICHI_SAFE + 0, H1, "");
 	chan_is(x, HY_OBS_SUJI + 0, HHALF, "5m");   /* 2m-5m-8m: one of two */
-	chan_is(x, HY_OBS_HALF_SUJI + 0, H1, "5m");
 	chan_is(x, HY_OBS_MATAGI + 0, H1, "");      /* honour tedashi only */
 	/* o = 1: seat 2 in riichi; E (called), 1s (declaration); then P */
-	chan_is(x, HY_OBS_GENBUTSU + 1, H1, "1s1z");
-	chan_is(x, HY_OBS_TEDASHI + 1, H1, "");
 	chan_is(x, HY_OBS_RIICHI_SAFE + 1, H1, "1s5z");
 	chan_is(x, HY_OBS_SUJI + 1, HHALF, "4s");
-	chan_is(x, HY_OBS_HALF_SUJI + 1, H1, "4s");
 	/* o = 2: seat 3: P */
-	chan_is(x, HY_OBS_GENBUTSU + 2, H1, "5z");
 	chan_is(x, HY_OBS_RIICHI_SAFE + 2, H1, "");
 	chan_is(x, HY_OBS_SUJI + 2, H1, "");
 	/* kabe / one-chance: E three (pon); nothing has four */
 	chan_is(x, HY_OBS_KABE, H1, "");
 	chan_is(x, HY_OBS_ONE_CHANCE, H1, "1z");
+	free(s);
+}
+
+/* Asserts channel c holds exactly the values v[i] at the kinds of mpsz,
+ * in the order mpsz names them (one kind each), 0 elsewhere. */
+static void cells_are(const hy_sample *s, int c, const char *mpsz, const double *v)
+{
+	uint16_t want[34] = {0};
+	uint8_t t[34];
+	int k = *mpsz ? hy_mpsz_parse(mpsz, t, 34, NULL) : 0;
+	assert_true(k >= 0);
+	for (int i = 0; i < k; i++)
+		want[hy_tile_kind(t[i])] = h(v[i]);
+	for (int j = 0; j < 34; j++)
+		if (s->obs[c * 34 + j] != want[j]) {
+			print_error("channel %d tile %d (%s): %#06x, want %#06x\n", c, j,
+				    hy_tile_to_mjai(j), s->obs[c * 34 + j], want[j]);
+			fail();
+		}
+}
+
+/* Version 3's order planes: 62+o earliness of each kind's first discard,
+ * 65+o recency of the latest discard from hand, 74+o the riichi tile and
+ * the called tiles by the call's earliness. */
+static void test_order(void **state)
+{
+	(void)state;
+	size_t n;
+	hy_sample *s = scenario(&n);
+	const hy_sample *x = find(s, n, 0, 8);
+	const double e0[] = {1, 23.0 / 24}, first[] = {1};
+	/* o = 0: seat 1: C (tedashi), then 8m (tsumogiri) */
+	cells_are(x, HY_OBS_EARLY + 0, "7z8m", e0);
+	cells_are(x, HY_OBS_TEDASHI_ORDER + 0, "7z", (const double[]){exp(-0.2)});
+	cells_are(x, HY_OBS_DECLARED + 0, "", NULL);
+	/* o = 1: seat 2: E (tsumogiri, called away), 1s (declaration tile) */
+	cells_are(x, HY_OBS_EARLY + 1, "1z1s", e0);
+	cells_are(x, HY_OBS_TEDASHI_ORDER + 1, "", NULL);
+	cells_are(x, HY_OBS_DECLARED + 1, "1s", first);
+	/* o = 2: seat 3: P */
+	cells_are(x, HY_OBS_EARLY + 2, "5z", first);
+	cells_are(x, HY_OBS_DECLARED + 2, "", NULL);
+	/* seen from seat 1, seat 0 (o = 2) discarded W, ponned E after first
+	 * discard, then discarded S from hand */
+	const hy_sample *y = find(s, n, 1, 7);
+	cells_are(y, HY_OBS_EARLY + 2, "3z2z", e0);
+	cells_are(y, HY_OBS_TEDASHI_ORDER + 2, "2z", first);
+	cells_are(y, HY_OBS_DECLARED + 2, "1z", (const double[]){23.0 / 24});
+	/* the observer's own discards have no order planes of their own: the
+	 * 62/65/74 planes are the opponents' */
+	cells_are(y, HY_OBS_DECLARED + 0, "", NULL);
+	free(s);
+}
+
+/* Calls on plane 74+o: seat 3 chis 9p after one discard; seat 0's pon of
+ * E, made after one discard, keeps its time when it becomes a kakan. */
+static void test_order_calls(void **state)
+{
+	(void)state;
+	static char text[8192];
+	snprintf(text, sizeof text, START_GAME "%s%s%s", deal, play,
+		 "{\"type\":\"tsumo\",\"actor\":1,\"pai\":\"2m\"}\n"
+		 "{\"type\":\"dahai\",\"actor\":1,\"pai\":\"2m\",\"tsumogiri\":true}\n"
+		 "{\"type\":\"tsumo\",\"actor\":2,\"pai\":\"9p\"}\n"
+		 "{\"type\":\"dahai\",\"actor\":2,\"pai\":\"9p\",\"tsumogiri\":true}\n"
+		 "{\"type\":\"chi\",\"actor\":3,\"target\":2,\"pai\":\"9p\",\"consumed\":[\"7p\",\"8p\"]}\n"
+		 "{\"type\":\"dahai\",\"actor\":3,\"pai\":\"F\",\"tsumogiri\":false}\n"
+		 "{\"type\":\"tsumo\",\"actor\":0,\"pai\":\"E\"}\n"
+		 "{\"type\":\"kakan\",\"actor\":0,\"pai\":\"E\",\"consumed\":[\"E\",\"E\",\"E\"]}\n"
+		 "{\"type\":\"tsumo\",\"actor\":0,\"pai\":\"N\"}\n"
+		 "{\"type\":\"dahai\",\"actor\":0,\"pai\":\"N\",\"tsumogiri\":true}\n"
+		 "{\"type\":\"dora\",\"dora_marker\":\"S\"}\n"
+		 "{\"type\":\"tsumo\",\"actor\":1,\"pai\":\"3p\"}\n"
+		 "{\"type\":\"dahai\",\"actor\":1,\"pai\":\"3p\",\"tsumogiri\":true}\n");
+	size_t n;
+	hy_sample *s = encode(text, &n);
+	const hy_sample *x = find(s, n, 1, 11); /* seat 1 discards 3p */
+	const double late = 23.0 / 24;
+	cells_are(x, HY_OBS_DECLARED + 1, "9p", &late); /* seat 3 */
+	cells_are(x, HY_OBS_DECLARED + 2, "1z", &late); /* seat 0: the kakan's pon */
+	cells_are(x, HY_OBS_TEDASHI_ORDER + 1, "6z", (const double[]){1});
+	cells_are(x, HY_OBS_TEDASHI_ORDER + 2, "2z", (const double[]){exp(-0.4)});
+	cells_are(x, HY_OBS_EARLY + 2, "3z2z9m4z",
+		  (const double[]){1, 23.0 / 24, 22.0 / 24, 21.0 / 24});
 	free(s);
 }
 
@@ -363,14 +440,18 @@ static void test_suji_kan(void **state)
 	chan_is(x, HY_OBS_SEAT_WIND, H1, "4z");  /* seat 0 with dealer 1: North */
 	/* seat 0's last discard: seat 1 (o = 0) has discarded 1m, 7m from hand */
 	const hy_sample *z = find(s, n, 0, 33);
-	chan_is(z, HY_OBS_TEDASHI + 0, H1, "17m");
 	/* suji: 4m has both partners 1m, 7m; 1m-4m... 4m only; 7m → 4m, 10 none */
 	chan_is(z, HY_OBS_SUJI + 0, H1, "4m");
-	chan_is(z, HY_OBS_HALF_SUJI + 0, H1, "");
 	chan_is(z, HY_OBS_MATAGI + 0, H1, "268m");
 	/* o = 2 (seat 3: W, E tsumogiri) */
 	chan_is(z, HY_OBS_MATAGI + 2, H1, "");
-	chan_is(z, HY_OBS_GENBUTSU + 2, H1, "13z");
+	/* order: seat 1's 1m then 7m, both from hand */
+	cells_are(z, HY_OBS_TEDASHI_ORDER + 0, "1m7m", (const double[]){exp(-0.2), 1});
+	cells_are(z, HY_OBS_EARLY + 0, "1m7m", (const double[]){1, 23.0 / 24});
+	cells_are(z, HY_OBS_TEDASHI_ORDER + 2, "", NULL); /* seat 3: tsumogiri only */
+	cells_are(z, HY_OBS_EARLY + 2, "3z1z", (const double[]){1, 23.0 / 24});
+	/* seat 0's ankan, seen by seat 1 (o = 2), is no call */
+	cells_are(find(s, n, 1, 6), HY_OBS_DECLARED + 2, "", NULL);
 	/* W: seat 2 and seat 3 discarded it, seat 0 holds one: 3 visible */
 	assert_int_equal(z->obs[HY_OBS_ONE_CHANCE * 34 + 29], H1);
 	free(s);
@@ -424,6 +505,8 @@ int main(void)
 		cmocka_unit_test(test_rivers_melds),
 		cmocka_unit_test(test_table_state),
 		cmocka_unit_test(test_safety),
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_order_calls),
 		cmocka_unit_test(test_suji_kan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
