@@ -259,6 +259,8 @@ void hy_encode_opp_labels(const hy_engine *e, int seat, hy_sample *s)
 		if (w) {
 			s->opp_tenpai |= (uint8_t)(1u << o);
 			s->opp_waits[o] = w;
+			if (hy_player_furiten(p))
+				s->flags |= (uint8_t)HY_SAMPLE_F_FURITEN_OF(o);
 		}
 	}
 }

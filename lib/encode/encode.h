@@ -122,7 +122,9 @@ void hy_encode_final_labels(const int32_t scores[4], uint8_t rank[4], uint8_t gr
 
 /* Opponent labels of a sample of `seat` from the full engine state:
  * opp_tenpai, opp_waits (kinds completing a tenpai opponent's 13-tile hand,
- * minus kinds it holds all 4 of: Tenhou's rule), and the OPP_KNOWN flag. */
+ * minus kinds it holds all 4 of: Tenhou's rule), the OPP_KNOWN flag, and
+ * per tenpai opponent that cannot ron now (hy_player_furiten) its FURITEN
+ * flag: the reader's labels treat its waits as dealing in to nobody. */
 void hy_encode_opp_labels(const hy_engine *e, int seat, hy_sample *s);
 
 #endif

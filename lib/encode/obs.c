@@ -219,11 +219,6 @@ static void best_discards(uint16_t *obs, const hy_player *me, const int8_t after
 				0.25f + 0.75f * (most > 0 ? (float)acc[k] / (float)most : 1.0f));
 }
 
-static int seat_furiten(const hy_player *p)
-{
-	return (p->waits & p->discarded) || p->temp_furiten || p->riichi_furiten;
-}
-
 void hy_obs_encode(const hy_engine *e, const hy_obs_track *t, int seat,
 		   uint16_t obs[HY_OBS_SIZE])
 {
@@ -326,7 +321,7 @@ void hy_obs_encode(const hy_engine *e, const hy_obs_track *t, int seat,
 	fillf(obs, HY_OBS_STICKS, (float)(e->kyotaku < 10 ? e->kyotaku : 10) / 10.0f);
 	obs[HY_OBS_ROUND_WIND * 34 + 27 + (e->bakaze & 3)] = H_ONE;
 	obs[HY_OBS_SEAT_WIND * 34 + 27 + (seat - e->oya + 4) % 4] = H_ONE;
-	if (seat_furiten(me))
+	if (hy_player_furiten(me))
 		fill(obs, HY_OBS_FURITEN, H_ONE);
 
 	/* safety against each opponent */

@@ -264,6 +264,12 @@ int hy_engine_is_tenpai(const hy_player *p);
  * the kinds held. Nothing else (waits, furiten) is updated. */
 void hy_player_add(hy_player *p, int t);
 void hy_player_remove(hy_player *p, int t);
+/* Whether the player cannot ron now (§3's three rules): a wait of its last
+ * 13-tile hand is among its own discards, or temporary or riichi furiten. */
+static inline int hy_player_furiten(const hy_player *p)
+{
+	return (p->waits & p->discarded) || p->temp_furiten || p->riichi_furiten;
+}
 /* Tile count check: the engine's visible accounting of a kind (concealed +
  * melds + rivers not called + indicators) for invariant tests. */
 void hy_engine_count_tiles(const hy_engine *e, uint8_t cnt[HY_TILE_CODES]);

@@ -385,7 +385,9 @@ hy_status hy_nn_batch_pack_as(void *buf, const hy_sample *s, int n, int compact,
 			danger++;
 			for (int t = 0; t < HY_NN_T; t++) {
 				size_t i = ((size_t)b * HY_NN_TP + 1 + t) * HY_NN_OPP + o;
-				dan_t[i] = (float)(x->opp_waits[o] >> t & 1);
+				/* a furiten opponent's waits deal in to nobody */
+				dan_t[i] = (float)(x->opp_waits[o] >> t & 1 &&
+						   !(x->flags & HY_SAMPLE_F_FURITEN_OF(o)));
 				dan_w[i] = 1.0f;
 			}
 		}

@@ -148,7 +148,8 @@ void hy_dseval_add_reader(hy_dseval_acc *a, const hy_sample *s, const float ten[
 		const int tp = s->opp_tenpai >> o & 1;
 		for (int k = 0; k < 34; k++)
 			hy_read_tally_add(&a->rd, pt * sigm(dan[(1 + k) * 3 + o]),
-				tp && (s->opp_waits[o] >> k & 1));
+				tp && (s->opp_waits[o] >> k & 1) &&
+					!(s->flags & HY_SAMPLE_F_FURITEN_OF(o)));
 	}
 }
 

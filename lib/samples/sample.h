@@ -66,6 +66,10 @@ typedef struct hy_sample {
 
 enum {
 	HY_SAMPLE_F_OPP_KNOWN = 1u << 0, /* opp_tenpai/opp_waits are valid  */
+	/* bit 1 + o: opponent o is tenpai but furiten at this decision — its
+	 * waits (still in opp_waits) cannot ron (hy_player_furiten) */
+	HY_SAMPLE_F_OPP_FURITEN = 1u << 1,
 };
+#define HY_SAMPLE_F_FURITEN_OF(o) (HY_SAMPLE_F_OPP_FURITEN << (o))
 
 #endif

@@ -223,6 +223,12 @@ static void test_reader(void **state)
 	assert_int_equal(a.rd.cells, 102);
 	hy_dseval_finish(&a, &hy_nn_loss_w_policy, &r);
 	assert_float_equal(r.rd_auc, 0.5, 1e-12);
+	/* a furiten opponent's waits deal in to nobody: no wins */
+	memset(&a, 0, sizeof a);
+	s.flags = HY_SAMPLE_F_OPP_KNOWN | HY_SAMPLE_F_FURITEN_OF(0);
+	hy_dseval_add_reader(&a, &s, ten, dan);
+	assert_int_equal(a.rd.cells, 102);
+	assert_int_equal(a.rd.wins, 0);
 	/* a reader's total: its heads alone */
 	a.loss.n = 4;
 	a.loss.sum_policy = 40;

@@ -414,8 +414,10 @@ static void check_samples(const hy_sample *s, size_t n)
 			{2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0}, {3, 0, 1, 2}, {3, 0, 2, 1},
 			{3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0}};
 		assert_int_equal(perms[s[i].grp][s[i].rank], 0);
-		assert_int_equal(s[i].flags, HY_SAMPLE_F_OPP_KNOWN);
+		assert_true(s[i].flags & HY_SAMPLE_F_OPP_KNOWN);
 		assert_int_equal(s[i].opp_tenpai & ~7, 0);
+		/* furiten flags only on tenpai opponents; no other bit */
+		assert_int_equal(s[i].flags >> 1 & ~s[i].opp_tenpai, 0);
 	}
 }
 

@@ -84,6 +84,50 @@ static void test_presets(void **state)
 	hy_nn_model_free(&m);
 }
 
+/* The danger target of an opponent flagged furiten is all zero: its waits
+ * deal in to nobody. Flagging every tenpai opponent gives the loss of the
+ * same samples with their waits cleared, and not the unflagged loss. */
+static double danger_loss(struct net *t)
+{
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	assert_int_equal(hy_nn_work_load(&t->w, &t->m, t->s, t->n, &d), HY_OK);
+	hy_nn_losses l;
+	hy_nn_forward(&t->m, &t->w);
+	hy_nn_loss(&t->m, &t->w, &l);
+	return l.danger;
+}
+
+static void test_furiten_target(void **state)
+{
+	(void)state;
+	struct net t;
+	net_init(&t, (hy_nn_arch){2, 32}, 16, SEED);
+	hy_sample *keep = malloc((size_t)t.n * sizeof *keep);
+	assert_non_null(keep);
+	memcpy(keep, t.s, (size_t)t.n * sizeof *keep);
+	int tenpai = 0;
+	for (int i = 0; i < t.n; i++)
+		tenpai += t.s[i].opp_tenpai != 0 && (t.s[i].flags & HY_SAMPLE_F_OPP_KNOWN);
+	assert_true(tenpai > 0);
+	double plain = danger_loss(&t);
+	for (int i = 0; i < t.n; i++)
+		for (int o = 0; o < 3; o++)
+			if (t.s[i].opp_tenpai >> o & 1)
+				t.s[i].flags |= (uint8_t)HY_SAMPLE_F_FURITEN_OF(o);
+	double flagged = danger_loss(&t);
+	memcpy(t.s, keep, (size_t)t.n * sizeof *keep);
+	for (int i = 0; i < t.n; i++)
+		memset(t.s[i].opp_waits, 0, sizeof t.s[i].opp_waits);
+	double cleared = danger_loss(&t);
+	print_message("danger loss: plain %.6f, furiten %.6f, waits cleared %.6f\n", plain,
+		      flagged, cleared);
+	assert_true(flagged == cleared);
+	assert_true(fabs(flagged - plain) > 1e-4);
+	free(keep);
+	net_free(&t);
+}
+
 /* FD over a sample of entries of every tensor. The model is non-linear
  * and contains kinks (ReLU, max-pool argmax), evaluated in fp32: with
  * ε = 3e-3 the rounding noise of L (≈ 1e-7·|L| per op, ~1e-6 overall)
@@ -211,6 +255,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_presets),
+		cmocka_unit_test(test_furiten_target),
 		cmocka_unit_test(test_model_gradcheck),
 		cmocka_unit_test(test_overfit),
 		cmocka_unit_test(test_determinism),

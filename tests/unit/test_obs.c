@@ -348,14 +348,16 @@ static void test_order(void **state)
 }
 
 /* Calls on plane 74+o: seat 3 chis 9p after one discard; seat 0's pon of
- * E, made after one discard, keeps its time when it becomes a kakan. */
+ * E, made after one discard, keeps its time when it becomes a kakan. And
+ * the furiten flag of the opponent labels: seat 2, in riichi on 5m-8m,
+ * lets seat 1's 5m pass and is furiten from then on. */
 static void test_order_calls(void **state)
 {
 	(void)state;
 	static char text[8192];
 	snprintf(text, sizeof text, START_GAME "%s%s%s", deal, play,
-		 "{\"type\":\"tsumo\",\"actor\":1,\"pai\":\"2m\"}\n"
-		 "{\"type\":\"dahai\",\"actor\":1,\"pai\":\"2m\",\"tsumogiri\":true}\n"
+		 "{\"type\":\"tsumo\",\"actor\":1,\"pai\":\"5m\"}\n"
+		 "{\"type\":\"dahai\",\"actor\":1,\"pai\":\"5m\",\"tsumogiri\":true}\n"
 		 "{\"type\":\"tsumo\",\"actor\":2,\"pai\":\"9p\"}\n"
 		 "{\"type\":\"dahai\",\"actor\":2,\"pai\":\"9p\",\"tsumogiri\":true}\n"
 		 "{\"type\":\"chi\",\"actor\":3,\"target\":2,\"pai\":\"9p\",\"consumed\":[\"7p\",\"8p\"]}\n"
@@ -377,6 +379,20 @@ static void test_order_calls(void **state)
 	cells_are(x, HY_OBS_TEDASHI_ORDER + 2, "2z", (const double[]){exp(-0.4)});
 	cells_are(x, HY_OBS_EARLY + 2, "3z2z9m4z",
 		  (const double[]){1, 23.0 / 24, 22.0 / 24, 21.0 / 24});
+	/* seat 2 (o = 0 from seat 1) tenpai on 5m 8m: not furiten at seat 1's
+	 * 8m, furiten at its 3p */
+	const uint64_t w58 = 1ull << 4 | 1ull << 7;
+	const hy_sample *b8 = find(s, n, 1, 7);
+	assert_int_equal(b8->opp_tenpai & 1, 1);
+	assert_true(b8->opp_waits[0] == w58);
+	/* (seat 0, o = 2, waits on W with W in its river: furiten too) */
+	assert_int_equal(b8->flags, HY_SAMPLE_F_OPP_KNOWN | HY_SAMPLE_F_FURITEN_OF(2));
+	assert_int_equal(x->opp_tenpai & 1, 1);
+	assert_true(x->opp_waits[0] == w58); /* the waits stay; the flag says */
+	assert_int_equal(x->flags & HY_SAMPLE_F_FURITEN_OF(0), HY_SAMPLE_F_FURITEN_OF(0));
+	/* seen from seat 3 (o = 2) after the pass: its discard of F */
+	const hy_sample *f = find(s, n, 3, 32);
+	assert_int_equal(f->flags & HY_SAMPLE_F_FURITEN_OF(2), HY_SAMPLE_F_FURITEN_OF(2));
 	free(s);
 }
 

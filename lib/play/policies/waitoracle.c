@@ -54,8 +54,7 @@ int hy_wait_oracle_scope(const hy_wait_oracle *o, const hy_engine *e, int opp)
 uint64_t hy_wait_oracle_truth(const hy_engine *e, int opp)
 {
 	const hy_player *p = &e->p[opp];
-	int furiten = (p->waits & p->discarded) || p->temp_furiten || p->riichi_furiten;
-	return furiten ? 0 : p->waits;
+	return hy_player_furiten(p) ? 0 : p->waits;
 }
 
 /* The blend of a belief x in [0, 1] with the truth t (0 or 1). */
