@@ -25,13 +25,15 @@ enum {
  *      9 binary before af34bf8, graded from af34bf8 on);
  *   1  the original table: channel 9 binary (never written by this build);
  *   2  channel 9 graded by the live acceptance;
- *   3  the order of the discards: planes 62+o, 65+o and 74+o, copies of
+ *   3  the call-window grading of commit f1d95a2, measured and reverted
+ *      (c88febb); no build of this history writes or plays it;
+ *   4  the order of the discards: planes 62+o, 65+o and 74+o, copies of
  *      other planes in 2, hold each opponent's first discards, the order of
  *      its discards from hand, its riichi tile and when it called
  *      (lib/encode/obs.c).
  * Writers of fresh samples (hydra-encode, hydra-sp) write HY_OBS_VERSION;
  * tools that copy samples (hydra-augment) keep their input's version. */
-#define HY_OBS_VERSION 3
+#define HY_OBS_VERSION 4
 
 /* Unmarked files (0) come from builds that encoded this version or an
  * earlier one: a build of a later version knows they are not its own. */

@@ -143,7 +143,7 @@ printf '\001' | dd of="$T/sp1.bin" bs=1 seek=17 conv=notrunc 2>/dev/null # versi
 	{ cat "$T/v1.err" >&2; fail "fit on version 1"; }
 expect_exit 3 "$F" --mode ppo --init "$M" --batch 1024 --minibatch 256 --threads 2 -q \
 	--anchor "$T/v1/ckpt-00000001.h5" --out "$T/anch" < "$T/sp.bin"
-expect_err "anchor .*ckpt-00000001.h5' was trained on observation version 1 .*the inputs are version 3"
+expect_err "anchor .*ckpt-00000001.h5' was trained on observation version 1 .*the inputs are version 4"
 [ ! -e "$T/anch/ckpt-00000001.h5" ] || fail "a refused run saved a checkpoint"
 
 # exact resume at a rollout boundary: steps 17-48 again from the checkpoint

@@ -107,7 +107,7 @@ assert outs == {"policy_logits": (F, ["N", 46]), "value": (F, ["N"]),
 names = {t.name for t in m.graph.initializer}
 assert "blocks/01/conv2/weight" in names and "policy/fc/weight" in names
 # the observation version the obs input must hold (lib/samples/sample.h)
-assert {p.key: p.value for p in m.metadata_props} == {"obs_version": "3"}, m.metadata_props
+assert {p.key: p.value for p in m.metadata_props} == {"obs_version": "4"}, m.metadata_props
 print("onnx %s checker: ok, %d nodes, %d initializers" % (onnx.__version__, len(m.graph.node), len(m.graph.initializer)))
 PYEOF
 else

@@ -153,18 +153,18 @@ CK="$T/run/ckpt-00000003.h5"
 # the observation version (lib/samples/sample.h): the checkpoint records its
 # samples'; one trained on another version than this build encodes does not
 # play, and a model is not evaluated, nor trained on, samples of another
-h5dump -a obs_version "$CK" | grep -q '(0): 3' || fail "checkpoint obs_version"
+h5dump -a obs_version "$CK" | grep -q '(0): 4' || fail "checkpoint obs_version"
 "$BIN/hydra-augment" --perms 0 --format stream -o "$T/s1.bin" "$T/s.h5" || fail "to a stream"
 printf '\001' | dd of="$T/s1.bin" bs=1 seek=17 conv=notrunc 2>/dev/null # version 1
 "$BIN/hydra-fit" --arch tiny --steps 1 --batch 64 --threads 2 --out "$T/run1" -q "$T/s1.bin" \
 	2> "$T/fit.err" || { cat "$T/fit.err" >&2; fail "hydra-fit on version 1"; }
 h5dump -a obs_version "$T/run1/ckpt-00000001.h5" | grep -q '(0): 1' || fail "obs_version 1"
 expect_exit 3 "$V" --challenger "$T/run1/ckpt-00000001.h5" --opponent baseline --seeds 1 -q
-expect_err "trained on observation version 1, and this build encodes version 3"
+expect_err "trained on observation version 1, and this build encodes version 4"
 expect_exit 1 "$V" --model "$CK" --data "$T/s1.bin" --device cpu
-expect_err "s1.bin: samples of observation version 1, the model 3"
+expect_err "s1.bin: samples of observation version 1, the model 4"
 expect_exit 3 "$BIN/hydra-fit" --init "$CK" --arch tiny --steps 1 --batch 64 --out "$T/run2" -q "$T/s1.bin"
-expect_err "was trained on observation version 3, the inputs are version 1"
+expect_err "was trained on observation version 4, the inputs are version 1"
 [ ! -e "$T/run2/ckpt-00000001.h5" ] || fail "a refused run saved a checkpoint"
 
 # it plays (greedy and sampling), against the rule bot and as an opponent

@@ -314,7 +314,7 @@ static void cells_are(const hy_sample *s, int c, const char *mpsz, const double 
 		}
 }
 
-/* Version 3's order planes: 62+o earliness of each kind's first discard,
+/* Version 4's order planes: 62+o earliness of each kind's first discard,
  * 65+o recency of the latest discard from hand, 74+o the riichi tile and
  * the called tiles by the call's earliness. */
 static void test_order(void **state)

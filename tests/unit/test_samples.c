@@ -906,7 +906,7 @@ static void test_obs_version(void **state)
 	hy_diag_init(&d, NULL);
 	assert_int_equal(hy_sample_obs_agree(r, &v, NULL, &d), HY_EDATA);
 	assert_string_equal(d.source, "good-unmarked.bin");
-	assert_non_null(strstr(d.msg, "observation version 0, the inputs before them 3"));
+	assert_non_null(strstr(d.msg, "observation version 0, the inputs before them 4"));
 	v = -1;
 	assert_int_equal(hy_sample_obs_agree(r, &v, "the model", &d), HY_OK);
 	assert_int_equal(v, 0);
@@ -922,7 +922,7 @@ static void test_obs_version(void **state)
 	assert_int_equal(n, 3);
 	assert_int_equal(d.line, 4);
 	assert_non_null(strstr(d.msg, "mixes observation versions: 0 in frame 2"));
-	assert_non_null(strstr(d.msg, "3 before it"));
+	assert_non_null(strstr(d.msg, "4 before it"));
 	hy_sample_reader_close(r);
 	free(b.p);
 

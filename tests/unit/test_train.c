@@ -542,7 +542,7 @@ static void test_obs_versions(void **state)
 		assert_int_equal(hy_data_open(&td, &dc, &d), HY_EDATA);
 		printf("# %s: %s\n", d.source, d.msg);
 		assert_non_null(strstr(d.source, pairs[i][1]));
-		assert_non_null(strstr(d.msg, "observation version 1, the inputs before them 3"));
+		assert_non_null(strstr(d.msg, "observation version 1, the inputs before them 4"));
 	}
 	const char *both[] = {a, ah};
 	hy_data_cfg dc = {.paths = both, .npaths = 2, .seed = 1, .shuffle_buffer = 16};
@@ -567,7 +567,7 @@ static void test_obs_versions(void **state)
 	hy_diag_init(&d, NULL);
 	assert_int_equal(hy_train_run(&c, NULL, NULL, &d), HY_EFORMAT);
 	printf("# %s\n", d.msg);
-	assert_non_null(strstr(d.msg, "trained on observation version 3, the inputs are version 1"));
+	assert_non_null(strstr(d.msg, "trained on observation version 4, the inputs are version 1"));
 	assert_int_equal(count_ckpts(o), 0);
 
 	/* a validation set of another version than the inputs */

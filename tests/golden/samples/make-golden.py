@@ -27,7 +27,7 @@ HALVES = [0x0000, 0x3C00, 0x3800, 0x0000, 0x2E66]  # 0, 1, 0.5, 0, ~0.1
 M64 = (1 << 64) - 1
 
 
-OBS_VERSION = 3  # header byte 17: the observation version (lib/samples/sample.h)
+OBS_VERSION = 4  # header byte 17: the observation version (lib/samples/sample.h)
 
 
 def header(version=1, hsize=32, rsize=REC, dtype=1, obs=OBS_VERSION, ch=85, tiles=34,
