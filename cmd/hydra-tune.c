@@ -106,6 +106,12 @@ int main(int argc, char **argv)
 		 .arg = "M", .help = "a move must lower the mean rank by more (default 0.002)"},
 		{.name = "freeze", .type = HY_OPT_CALL, .dest = &o.frozen, .call = opt_freeze,
 		 .arg = "LIST", .help = "parameters not to search (comma-separated names)"},
+		{.name = "reader", .type = HY_OPT_STR, .dest = &o.reader,
+		 .arg = "R.h5", .help = "tune rulebot playing with this wait reader as its\n"
+			 "belief (rulebot:PARAMS,reader=R.h5; hydra-fit --mode reader)"},
+		{.name = "read", .type = HY_OPT_STR, .dest = &o.read,
+		 .arg = "MODE", .help = "what it takes from the reader: danger, threats or all\n"
+			 "(default all; rulebot:...,read=MODE)"},
 		{.name = "tables", .type = HY_OPT_INT, .dest = &o.tables, .min = 1, .max = 4096,
 		 .range = "1 to 4096",
 		 .arg = "N", .help = "concurrent tables (default 16)"},
@@ -133,6 +139,16 @@ int main(int argc, char **argv)
 		if (hy_rule_params_from_spec(&p0, start, &d) != HY_OK) {
 			hy_cli_diag(&cli, &d); /* a bad list is usage, a missing file not */
 			return d.status == HY_EUSAGE ? 2 : hy_status_exit(d.status);
+		}
+	}
+	if (o.read && !o.reader)
+		return hy_cli_usage(&cli, "--read needs --reader");
+	if (o.reader) { /* a bad reader or mode fails now, not after the start's arena */
+		hy_diag_init(&d, o.reader);
+		hy_status cs = hy_ruletune_check_reader(&o, &d);
+		if (cs != HY_OK) {
+			hy_cli_diag(&cli, &d);
+			return cs == HY_EUSAGE ? 2 : hy_status_exit(cs);
 		}
 	}
 	hy_policy opp;
@@ -170,6 +186,10 @@ int main(int argc, char **argv)
 	fprintf(out.f, "# hydra-tune: %d evaluations of %llu seeds (master seed %llu) against "
 		"3 x %s; mean rank %.4f on those walls (biased low)\n",
 		r.evals, (unsigned long long)o.nseeds, (unsigned long long)o.seed, opponent, rank);
+	if (o.reader)
+		fprintf(out.f, "# for rulebot reading with reader=%s,read=%s: play it as "
+			"rulebot:PARAMS,reader=R.h5,read=%s\n", o.reader, o.read ? o.read : "all",
+			o.read ? o.read : "all");
 	if (hy_rule_params_write(&best, out.f)) {
 		hy_output_abort(&out);
 		hy_diag_set(&d, HY_EIO, 0, "write error");

@@ -20,6 +20,10 @@ static hy_status evaluate(const hy_ruletune_opts *o, hy_policy *opponent,
 	hy_status st = hy_policy_open_rulebot_with(&chal, x, d);
 	if (st != HY_OK)
 		return st;
+	if (o->reader && (st = hy_rulebot_read_with(&chal, o->reader, o->read, d)) != HY_OK) {
+		hy_policy_close(&chal);
+		return st;
+	}
 	hy_arena_acc acc;
 	if ((st = hy_arena_acc_init(&acc, o->nseeds, d)) != HY_OK) {
 		hy_policy_close(&chal);
@@ -38,6 +42,20 @@ static hy_status evaluate(const hy_ruletune_opts *o, hy_policy *opponent,
 	}
 	hy_arena_acc_free(&acc);
 	hy_policy_close(&chal);
+	return st;
+}
+
+hy_status hy_ruletune_check_reader(const hy_ruletune_opts *o, hy_diag *d)
+{
+	hy_rule_params x;
+	hy_rule_params_default(&x);
+	hy_policy p;
+	hy_status st = hy_policy_open_rulebot_with(&p, &x, d);
+	if (st != HY_OK)
+		return st;
+	if (o->reader)
+		st = hy_rulebot_read_with(&p, o->reader, o->read, d);
+	hy_policy_close(&p);
 	return st;
 }
 

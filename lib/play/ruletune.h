@@ -43,6 +43,8 @@ typedef struct hy_ruletune_opts {
 	double margin;      /* a move must lower the mean rank by more (0.002) */
 	int threads, tables;
 	uint64_t frozen;    /* bit i set: parameter i is not searched       */
+	const char *reader; /* a wait reader rulebot plays with (NULL: none) */
+	const char *read;   /* its mode: danger, threats or all (NULL: all)  */
 	hy_ruletune_fn on_eval;
 	void *ctx;
 } hy_ruletune_opts;
@@ -53,6 +55,10 @@ void hy_ruletune_opts_default(hy_ruletune_opts *o);
  * deterministic policy: the yardstick); *best gets the parameters found,
  * *rank their mean rank on the tuning walls. A game aborted by a policy
  * is an error (HY_EDATA naming the evaluation). */
+/* Opens rulebot with o->reader and o->read once, as every evaluation will:
+ * a missing or wrong reader, or a bad mode, is an error before a search. */
+hy_status hy_ruletune_check_reader(const hy_ruletune_opts *o, hy_diag *d);
+
 hy_status hy_ruletune_run(const hy_ruletune_opts *o, hy_policy *opponent,
 			  const hy_rule_params *start, hy_rule_params *best, double *rank,
 			  hy_diag *d);

@@ -42,6 +42,28 @@ expect_exit 0 "$TUNE" -q --seeds 12 --seed 77 --sweeps 1 --step 0.5 --margin 0 -
 	-j 1 --tables 3 -o "$T/b.params"
 same_file "$T/a.params" "$T/b.params"
 
+# rulebot reading with a wait reader (--reader, --read): checked before the
+# search; the file, played as rulebot:FILE,reader=R,read=MODE, gives the
+# mean rank its header reports
+expect_exit 2 "$TUNE" --read danger -o "$T/x"
+expect_err "--read needs --reader"
+expect_exit 1 "$TUNE" --reader "$T/none.h5" -o "$T/x"
+[ ! -e "$T/x" ] || fail "a file after a missing reader"
+expect_exit 0 "$BIN/hydra-sp" --policy rulebot --games 2 -o "$T/rs.bin" -q
+expect_exit 0 "$BIN/hydra-fit" --mode reader --arch tiny --steps 2 --batch 64 --out "$T/rd" -q \
+	"$T/rs.bin"
+R="$T/rd/latest"
+expect_exit 2 "$TUNE" --reader "$R" --read nope -o "$T/x"
+expect_err "read=nope: all, threats or danger"
+expect_exit 0 "$TUNE" -q --reader "$R" --read danger --seeds 6 --seed 77 --sweeps 1 --step 0.5 \
+	--margin 0 --freeze "$FROZEN" -j 2 -o "$T/r.params"
+grep -q "^# for rulebot reading with reader=.*,read=danger" "$T/r.params" || fail "no reader line"
+want=$(sed -n '1s/.*mean rank \([0-9.]*\) on those walls.*/\1/p' "$T/r.params")
+got=$("$BIN/hydra-eval" --challenger "rulebot:$T/r.params,reader=$R,read=danger" \
+	--opponent rulebot --seeds 6 --seed 77 | awk '/^average rank/ { print $3 }')
+[ -n "$want" ] && [ "$got" = "$want" ] ||
+	fail "the reader's file plays $got on the tuning walls, the search said $want"
+
 # interrupted: no file, no temporary
 mkdir -p "$T/int"
 env --default-signal=INT "$TUNE" -q --seeds 2000 -j 1 -o "$T/int/c.params" 2>/dev/null &

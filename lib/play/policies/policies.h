@@ -36,6 +36,12 @@ hy_status hy_policy_open_rulebot_waits(hy_policy *p, const char *spec,
 /* rulebot with parameters given as numbers (policies/ruleparams.h). */
 struct hy_rule_params;
 hy_status hy_policy_open_rulebot_with(hy_policy *p, const struct hy_rule_params *P, hy_diag *d);
+/* Gives rulebot p (opened by one of the two above, no reader yet) the wait
+ * reader at path `reader` as its belief (play/policies/readercheck.h):
+ * mode "danger" (its danger alone), "threats" (and the threat weights of
+ * the opponents rulebot sees as threats) or "all" (every opponent's; NULL
+ * means all) — `rulebot:...,reader=R.h5,read=MODE`. */
+hy_status hy_rulebot_read_with(hy_policy *p, const char *reader, const char *mode, hy_diag *d);
 /* rulebot's own belief about the waits at decision r (with numbers P), as
  * the wait oracle reads it (waitoracle.h): tau[o] that seat o is tenpai
  * (its threat weight over the dealer's factor, at most 1) and q[o][k] that

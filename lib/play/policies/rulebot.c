@@ -946,25 +946,17 @@ hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, const hy_poli
 		free(rest);
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	}
-	int reads = !mode || !strcmp(mode, "all") ? READ_ALL
-		: !strcmp(mode, "threats") ? READ_THREATS
-		: !strcmp(mode, "danger") ? READ_DANGER : READ_NONE;
 	const char *ps = mode ? rest2 : reader ? rest : params;
 	hy_status st = HY_OK;
-	if (mode && (!reader || reads == READ_NONE))
-		st = hy_diag_set(d, HY_EUSAGE, 0, "rulebot: read=%s: all, threats or danger, with "
-			"reader=R.h5", mode);
+	if (mode && !reader)
+		st = hy_diag_set(d, HY_EUSAGE, 0, "rulebot: read=%s needs reader=R.h5", mode);
 	if (st == HY_OK && ps && *ps)
 		st = hy_rule_params_from_spec(&P, ps, d);
 	if (st == HY_OK)
 		st = hy_policy_open_rulebot_with(p, &P, d);
-	if (st == HY_OK && reader) { /* its belief about the waits is the reader's */
-		rulebot_impl *R = p->impl;
-		if ((st = hy_reader_check_open(&R->rc, reader, d)) != HY_OK)
-			hy_policy_close(p);
-		else
-			R->reads = reads;
-	}
+	if (st == HY_OK && reader &&
+	    (st = hy_rulebot_read_with(p, reader, mode, d)) != HY_OK)
+		hy_policy_close(p);
 	free(reader);
 	free(rest);
 	free(mode);
@@ -1002,6 +994,21 @@ hy_status hy_policy_open_rulebot_waits(hy_policy *p, const char *spec,
 fail:
 	hy_wait_oracle_free(wo);
 	free(wo);
+	return st;
+}
+
+hy_status hy_rulebot_read_with(hy_policy *p, const char *reader, const char *mode, hy_diag *d)
+{
+	int reads = !mode || !strcmp(mode, "all") ? READ_ALL
+		: !strcmp(mode, "threats") ? READ_THREATS
+		: !strcmp(mode, "danger") ? READ_DANGER : READ_NONE;
+	if (reads == READ_NONE)
+		return hy_diag_set(d, HY_EUSAGE, 0, "rulebot: read=%s: all, threats or danger",
+				   mode);
+	rulebot_impl *R = p->impl;
+	hy_status st = hy_reader_check_open(&R->rc, reader, d);
+	if (st == HY_OK)
+		R->reads = reads;
 	return st;
 }
 
