@@ -13,6 +13,7 @@
 #
 #   bench/reader.sh                          # 1,500 games, one pass
 #   GAMES=6000 PASSES=2 bench/reader.sh
+#   PLOT_ONLY=1 OUT=bench/learn/reader bench/reader.sh  # the plot again
 #
 # Variables: BIN (build/bin; waits_logs from build/bench), OUT (reader-run),
 # GAMES (1500), SEED of the games (60000), VAL_GAMES (200, at SEED + 1000),
@@ -38,6 +39,36 @@ LOGS=${LOGS:-$top/../shared/data/logs}
 PARAMS=${PARAMS:-$top/bench/learn/t1.params}
 J=${J:-$(nproc)}
 mkdir -p "$OUT"
+plot() { # OUT/curve.tsv as OUT/curve.png: the riichi cells, per architecture
+	command -v gnuplot >/dev/null 2>&1 || return 0
+	tab=$(printf '\t')
+	awk -F'\t' 'NR > 1 && $3 == "small"' "$tsv" | sort -t "$tab" -k4,4n > "$OUT/small.tmp"
+	awk -F'\t' 'NR > 1 && $3 != "small"' "$tsv" > "$OUT/other.tmp"
+	# t1's model on the same cells (the same in every row scored alike)
+	t1p=$(awk -F'\t' 'NR > 1 && $8 != "-" { v = $8 } END { print v + 0 }' "$tsv")
+	t1l=$(awk -F'\t' 'NR > 1 && $13 != "-" { v = $13 } END { print v + 0 }' "$tsv")
+	gnuplot <<GP
+set terminal pngcairo size 900,560
+set output "$OUT/curve.png"
+set title "A wait reader's log-loss on the riichi hands' waits, by the samples it saw"
+set xlabel "training samples seen"
+set ylabel "log-loss per cell (opponents in riichi)"
+set logscale x
+set xrange [3e5:2e7]
+set yrange [0.11:0.215]
+set key top right
+set datafile separator "\t"
+plot "$OUT/small.tmp" using 4:9 with linespoints pt 7 title "reader (small), in play (400 seeds, 9100)", \\
+     "$OUT/small.tmp" using 4:14 with linespoints pt 5 title "reader (small), real logs", \\
+     "$OUT/other.tmp" using 4:9 with points pt 9 ps 1.5 title "reader (other architectures), in play", \\
+     $t1p with lines dt 2 title "t1's model, in play", \\
+     $t1l with lines dt 3 title "t1's model, real logs", \\
+     0.1225 with lines lw 2 title "sweep: worth 0.085 to t1 (evidence 0.5)"
+GP
+	rm -f "$OUT/small.tmp" "$OUT/other.tmp"
+}
+tsv="$OUT/curve.tsv"
+if [ -n "$PLOT_ONLY" ]; then plot; exit 0; fi
 teacher="rulebot:$PARAMS,rulebot"
 
 games() { # N SEED FILE: self-play of t1 and rulebot as a shard
@@ -81,7 +112,6 @@ if [ -d "$LOGS" ] && [ -x "$WL" ]; then
 fi
 t3=$(date +%s)
 
-tsv="$OUT/curve.tsv"
 [ -s "$tsv" ] || printf 'games\tpasses\tarch\tsamples_seen\tval_loss\tplay_every_t1\tplay_every\tplay_riichi_t1\tplay_riichi\tplay_riichi_auc\tlogs_every_t1\tlogs_every\tlogs_riichi_t1\tlogs_riichi\tgames_s\ttrain_s\tscore_s\n' > "$tsv"
 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$GAMES" "$PASSES" \
 	"$ARCH" "$seen" "$vloss" "$pe_t1" "$pe" "$pr_t1" "$pr" "$pr_auc" "$le_t1" "$le" \
@@ -92,21 +122,4 @@ printf '| %s | %s | %s | %s | %s | %s (%s) | %s (%s) | %s (%s) | %s (%s) | %s |\
 	"$ARCH" "$seen" "$vloss" "$pe" "$pe_t1" "$pr" "$pr_t1" "$le" "$le_t1" "$lr" "$lr_t1" \
 	"$((t2 - t1))"
 
-if command -v gnuplot >/dev/null 2>&1; then
-	gnuplot <<GP
-set terminal pngcairo size 900,560
-set output "$OUT/curve.png"
-set title "A wait reader's log-loss on the riichi hands' waits, by the samples it saw"
-set xlabel "training samples seen"
-set ylabel "log-loss per cell (opponents in riichi)"
-set logscale x
-set key top right
-set datafile separator "\t"
-set yrange [0.11:0.19]
-plot "$tsv" every ::1 using 4:9 with linespoints pt 7 title "reader, in play (400 seeds, 9100)", \
-     "$tsv" every ::1 using 4:14 with linespoints pt 5 title "reader, real logs", \
-     "$tsv" every ::1 using 4:8 with lines dt 2 title "t1's model, in play", \
-     "$tsv" every ::1 using 4:13 with lines dt 3 title "t1's model, real logs", \
-     0.1225 with lines lw 2 title "sweep: worth 0.085 to t1 (evidence 0.5)"
-GP
-fi
+plot
