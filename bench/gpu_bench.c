@@ -3,6 +3,11 @@
  *   gpu_bench infer ARCH BATCH [STEPS]
  *   gpu_bench expand BATCH [STEPS]
  *   gpu_bench profile ARCH BATCH [STEPS [fp32|bf16]]
+ *   gpu_bench roof [C [BATCH...]]
+ * roof: the ceilings of this GPU and the convolution GEMMs bare at C
+ * channels (default 256) and the batches (default 1024 2048), each as a
+ * share of the ceiling measured in the same run (nn/cuda/cuda.h
+ * hy_nn_cuda_roof; issue 43 step 1).
  * train: samples/s of forward + loss + backward + AdamW on fixed synthetic
  * samples already on the device (the data feed is measured by feed_bench),
  * model FLOPs utilisation, peak memory, the convolution chosen per shape.
@@ -135,6 +140,26 @@ static int bench_expand(int B, int steps)
 
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "roof")) { /* roof [C [BATCH...]] */
+		hy_diag d;
+		hy_diag_init(&d, NULL);
+		if (!hy_nn_cuda_built() || hy_nn_cuda_probe(0, NULL, &d)) {
+			printf("bench-gpu: skipped: no GPU (%s)\n",
+				hy_nn_cuda_built() ? d.msg : "this build has no CUDA backend");
+			return 0;
+		}
+		int C = argc > 2 ? atoi(argv[2]) : 256, nb = 0, bs[16];
+		for (int i = 3; i < argc && nb < 16; i++)
+			if ((bs[nb++] = atoi(argv[i])) < 1)
+				return 2;
+		if (!nb)
+			bs[nb++] = 1024, bs[nb++] = 2048;
+		if (hy_nn_cuda_roof(0, C, bs, nb, stdout, &d) != HY_OK) {
+			fprintf(stderr, "gpu_bench roof: %s\n", d.msg);
+			return 1;
+		}
+		return 0;
+	}
 	if (argc >= 3 && !strcmp(argv[1], "expand")) {
 		hy_diag d;
 		hy_diag_init(&d, NULL);
@@ -151,7 +176,8 @@ int main(int argc, char **argv)
 	if (argc < 4 || (strcmp(argv[1], "train") && strcmp(argv[1], "infer") &&
 			    strcmp(argv[1], "profile"))) {
 		fprintf(stderr, "usage: gpu_bench train|infer|profile ARCH BATCH [STEPS [fp32|bf16 [fast]]]\n"
-			"       gpu_bench expand BATCH [STEPS]\n");
+			"       gpu_bench expand BATCH [STEPS]\n"
+			"       gpu_bench roof [C [BATCH...]]\n");
 		return 2;
 	}
 	hy_diag d;

@@ -16,7 +16,11 @@
 #      never skipped for want of logs): --device cuda, resumed on the CPU
 #      and back on the GPU, two identical runs, a too-large batch refused
 #      (tests/gpu.sh);
-#   4. throughput: training samples/s and MFU of `full` bf16 at batch 256,
+#   4. the ceilings measured in this run (a 1 GiB device copy, the 8192³
+#      bf16 GEMM) and the three GEMMs of a convolution of full's shape at
+#      batch 1024 and 2048, by cublasGemmEx as conv.cu calls them and by
+#      the best of cuBLASLt's first algorithms, each as a share of the
+#      ceiling (lib/nn/cuda/roof.cu); throughput: training samples/s and MFU of `full` bf16 at batch 256,
 #      1024 and 2048 (fp32 and --fast once), inference at 1, 64 and 1024,
 #      the per-op time of one training step (CUDA events around each op,
 #      nn/prof.h), the device side of the compact feed (bench/gpu_bench.c);
@@ -29,7 +33,7 @@
 # Time, estimated for one H100 and 16 cores (build not included: make -j16
 # of the CUDA objects takes about 2 minutes): 1. 5 s; 2. 90 s (55 s on an
 # H200); 3. 60 s
-# (self-play 15 s, 4 short hydra-fit runs); 4. 150 s (about 20 s a
+# (self-play 15 s, 4 short hydra-fit runs); 4. 180 s (the ceilings and bare GEMMs about 30 s; about 20 s a
 # configuration: start-up, the convolution timing, 20 steps); 5. 85 s
 # (25 s of it the processes); 6. 30 s: about 6 minutes, every step under
 # its own time limit so that a hang costs its limit, not the run. The total stays under 10 minutes.
@@ -84,6 +88,8 @@ step "self-play data (64 rulebot hanchan)" 120 sh -c '
 step "hydra-fit on the GPU, resumed on the CPU and back (tests/gpu.sh)" 240 \
 	env BUILD="$BUILD" GPU_LOGS="$T/logs" sh tests/gpu.sh
 
+step "ceilings and the conv GEMMs bare, C 256, batch 1024 and 2048 (issue 43)" 120 \
+	"$G" roof 256 1024 2048
 step "train full bf16 batch 256" 60 "$G" train full 256 20
 step "train full bf16 batch 1024" 60 "$G" train full 1024 20
 step "train full bf16 batch 2048" 90 "$G" train full 2048 20

@@ -17,6 +17,7 @@
 #define HY_NN_CUDA_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/status.h"
 #include "nn/backend.h"
@@ -86,6 +87,16 @@ size_t hy_nn_cuda_report(const hy_nn_ctx *c, char *buf, size_t n);
 int hy_nn_cuda_conv_timings(const hy_nn_ctx *c);
 /* Peak device memory in use since ctx_init (bytes, from the pool). */
 size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c);
+/* Issue 43's ceilings and the convolution GEMMs bare (roof.cu), printed to
+ * out as "roof ..." lines: the device-to-device copy rate, the 8192³ bf16
+ * GEMM rate (the best of cuBLASLt's first algorithms), and for each batch
+ * in batches[nbatches] the forward, input-gradient and weight-gradient
+ * GEMMs of a 3-tap convolution of `channels` channels as conv.cu calls
+ * them, by cublasGemmEx and by the best cuBLASLt algorithm, each as a share
+ * of that ceiling. HY_EUNSUP without the backend or a GPU; HY_EIO naming
+ * the call that failed. */
+hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbatches,
+	FILE *out, hy_diag *d);
 /* The bf16 rounding of nn/math.h against CUDA's __float2bfloat16_rn on
  * the device, over all 2^32 fp32 patterns: the number that differ and the
  * smallest such pattern (0xffffffff: none). */

@@ -1,0 +1,340 @@
+/* The ceilings of a GPU and the convolution GEMMs bare (issue 43, step 1;
+ * cuda.h hy_nn_cuda_roof): every figure of gpu_bench's "roof" mode, taken
+ * in one run on one stream, so that each speed can be read as a ratio to
+ * what the same device did minutes apart.
+ *
+ *  - copy: cudaMemcpyAsync device to device of 1 GiB, GB/s counting the
+ *    bytes read and written (2 × size): the memory ceiling;
+ *  - gemm 8192³: bf16 A and B, fp32 accumulation, bf16 D, through
+ *    cuBLASLt; every algorithm of the heuristic's first HY_ROOF_ALGOS timed,
+ *    the best kept: the compute ceiling;
+ *  - the three GEMMs of a 3-tap convolution of C → C channels at batch B as
+ *    conv.cu's bf16 path calls them (rows = 36·B − 2; its row-major calls
+ *    written here column-major): forward m = C, n = rows, k = 3C (A = W
+ *    transposed); the input gradient m = C, n = rows, k = 3C (A = the
+ *    rearranged weights); the weight gradient m = 3C, n = C, k = rows (B
+ *    = dy transposed, β = 1); each timed twice: cublasGemmEx with its
+ *    default algorithm (what conv.cu runs today) and the best of the
+ *    cuBLASLt heuristic's first HY_ROOF_ALGOS, with the heuristic's own
+ *    first choice named — the split-K question of the weight gradient.
+ *
+ * Times: one warm-up call, then REPS calls between two events; the median
+ * of 3 such windows. Operands are filled with a small constant (the speed
+ * of a GEMM does not depend on its values; no NaN can slow it). Every
+ * CUDA, cuBLAS and cuBLASLt status is checked; a failure stops the
+ * measurement with a message naming the call. */
+#include "nn/cuda/internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cublasLt.h>
+
+enum { HY_ROOF_ALGOS = 8, REPS = 10, WINDOWS = 3 };
+
+typedef struct roof {
+	cudaStream_t s;
+	cudaEvent_t e0, e1;
+	cublasHandle_t blas;
+	cublasLtHandle_t lt;
+	void *ws;
+	size_t ws_bytes;
+	char err[256];
+	FILE *out;
+} roof;
+
+#define R_RT(r, call) roof_rt((r), (call), #call)
+#define R_BLAS(r, call) roof_blas((r), (int)(call), #call)
+
+static int roof_rt(roof *r, cudaError_t e, const char *what)
+{
+	if (e == cudaSuccess)
+		return 0;
+	if (!r->err[0])
+		snprintf(r->err, sizeof r->err, "%.150s: %.80s", what, cudaGetErrorString(e));
+	return -1;
+}
+
+static int roof_blas(roof *r, int st, const char *what)
+{
+	if (st == 0) /* CUBLAS_STATUS_SUCCESS */
+		return 0;
+	if (!r->err[0])
+		snprintf(r->err, sizeof r->err, "%.150s: cuBLAS status %d", what, st);
+	return -1;
+}
+
+static void say(roof *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(r->out, fmt, ap);
+	va_end(ap);
+	fflush(r->out);
+}
+
+/* Thread mapping: one thread per 2-byte element, grid-stride; bounds: i < n.
+ * Fills a buffer of n bf16 values with v's bits. */
+__global__ static void k_fill16(uint16_t *p, size_t n, uint16_t v)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = v;
+}
+
+static int fill16(roof *r, void *p, size_t n)
+{
+	k_fill16<<<1024, 256, 0, r->s>>>((uint16_t *)p, n, 0x3C80u); /* bf16 2^-6 */
+	return R_RT(r, cudaGetLastError());
+}
+
+/* Median over WINDOWS of the ms per call of fn(ctx) run REPS times. */
+typedef int (*call_fn)(roof *r, void *ctx);
+static int time_ms(roof *r, call_fn fn, void *ctx, double *ms)
+{
+	double w[WINDOWS];
+	if (fn(r, ctx) || R_RT(r, cudaStreamSynchronize(r->s)))
+		return -1;
+	for (int i = 0; i < WINDOWS; i++) {
+		if (R_RT(r, cudaEventRecord(r->e0, r->s)))
+			return -1;
+		for (int k = 0; k < REPS; k++)
+			if (fn(r, ctx))
+				return -1;
+		float t = 0;
+		if (R_RT(r, cudaEventRecord(r->e1, r->s)) || R_RT(r, cudaEventSynchronize(r->e1)) ||
+			R_RT(r, cudaEventElapsedTime(&t, r->e0, r->e1)))
+			return -1;
+		w[i] = t / REPS;
+	}
+	for (int i = 1; i < WINDOWS; i++) /* insertion sort of 3 */
+		for (int j = i; j > 0 && w[j] < w[j - 1]; j--) {
+			double x = w[j];
+			w[j] = w[j - 1];
+			w[j - 1] = x;
+		}
+	*ms = w[WINDOWS / 2];
+	return 0;
+}
+
+typedef struct copy_ctx {
+	void *dst;
+	const void *src;
+	size_t n;
+} copy_ctx;
+
+static int do_copy(roof *r, void *c)
+{
+	copy_ctx *x = (copy_ctx *)c;
+	return R_RT(r, cudaMemcpyAsync(x->dst, x->src, x->n, cudaMemcpyDeviceToDevice, r->s));
+}
+
+/* One GEMM, column-major: D (m × n, ldc) = α op(A) op(B) + β D. */
+typedef struct gemm {
+	int m, n, k, ta, tb, lda, ldb, ldc;
+	float beta;
+	cudaDataType_t dt; /* D's type: CUDA_R_16BF or CUDA_R_32F */
+	const void *A, *B;
+	void *D;
+	/* cuBLASLt */
+	cublasLtMatmulDesc_t desc;
+	cublasLtMatrixLayout_t la, lb, lc;
+	const cublasLtMatmulAlgo_t *algo;
+} gemm;
+
+static int do_gemmex(roof *r, void *c)
+{
+	gemm *g = (gemm *)c;
+	const float one = 1.0f;
+	return R_BLAS(r, cublasGemmEx(r->blas, g->ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+		g->tb ? CUBLAS_OP_T : CUBLAS_OP_N, g->m, g->n, g->k, &one, g->A, CUDA_R_16BF, g->lda,
+		g->B, CUDA_R_16BF, g->ldb, &g->beta, g->D, g->dt, g->ldc, CUBLAS_COMPUTE_32F,
+		CUBLAS_GEMM_DEFAULT));
+}
+
+static int do_lt(roof *r, void *c)
+{
+	gemm *g = (gemm *)c;
+	const float one = 1.0f;
+	return R_BLAS(r, cublasLtMatmul(r->lt, g->desc, &one, g->A, g->la, g->B, g->lb, &g->beta,
+		g->D, g->lc, g->D, g->lc, g->algo, r->ws, r->ws_bytes, r->s));
+}
+
+static void lt_release(gemm *g)
+{
+	if (g->la)
+		(void)cublasLtMatrixLayoutDestroy(g->la);
+	if (g->lb)
+		(void)cublasLtMatrixLayoutDestroy(g->lb);
+	if (g->lc)
+		(void)cublasLtMatrixLayoutDestroy(g->lc);
+	if (g->desc)
+		(void)cublasLtMatmulDescDestroy(g->desc);
+	g->la = g->lb = g->lc = NULL;
+	g->desc = NULL;
+}
+
+/* The best of the heuristic's first HY_ROOF_ALGOS algorithms for g: *best
+ * ms (and *first, the heuristic's own first choice, ms), *tried. */
+static int lt_best(roof *r, gemm *g, double *best, double *first, int *tried)
+{
+	cublasOperation_t ta = g->ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g->tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+	cublasLtMatmulPreference_t pref = NULL;
+	cublasLtMatmulHeuristicResult_t res[HY_ROOF_ALGOS];
+	int n = 0, rc = -1;
+	*best = *first = -1;
+	*tried = 0;
+	if (R_BLAS(r, cublasLtMatmulDescCreate(&g->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F)) ||
+		R_BLAS(r, cublasLtMatmulDescSetAttribute(g->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
+			sizeof ta)) ||
+		R_BLAS(r, cublasLtMatmulDescSetAttribute(g->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb,
+			sizeof tb)) ||
+		R_BLAS(r, cublasLtMatrixLayoutCreate(&g->la, CUDA_R_16BF, g->ta ? g->k : g->m,
+			g->ta ? g->m : g->k, g->lda)) ||
+		R_BLAS(r, cublasLtMatrixLayoutCreate(&g->lb, CUDA_R_16BF, g->tb ? g->n : g->k,
+			g->tb ? g->k : g->n, g->ldb)) ||
+		R_BLAS(r, cublasLtMatrixLayoutCreate(&g->lc, g->dt, g->m, g->n, g->ldc)) ||
+		R_BLAS(r, cublasLtMatmulPreferenceCreate(&pref)) ||
+		R_BLAS(r, cublasLtMatmulPreferenceSetAttribute(pref,
+			CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &r->ws_bytes, sizeof r->ws_bytes)) ||
+		R_BLAS(r, cublasLtMatmulAlgoGetHeuristic(r->lt, g->desc, g->la, g->lb, g->lc, g->lc,
+			pref, HY_ROOF_ALGOS, res, &n)))
+		goto done;
+	for (int i = 0; i < n; i++) {
+		if (res[i].state != 0) /* CUBLAS_STATUS_SUCCESS */
+			continue;
+		double ms;
+		g->algo = &res[i].algo;
+		if (time_ms(r, do_lt, g, &ms))
+			goto done;
+		(*tried)++;
+		if (i == 0)
+			*first = ms;
+		if (*best < 0 || ms < *best)
+			*best = ms;
+	}
+	rc = 0;
+done:
+	g->algo = NULL;
+	if (pref)
+		(void)cublasLtMatmulPreferenceDestroy(pref);
+	lt_release(g);
+	return rc;
+}
+
+static double tflops(const gemm *g, double ms)
+{
+	return ms > 0 ? 2.0 * g->m * (double)g->n * g->k / (ms * 1e-3) / 1e12 : 0;
+}
+
+/* The conv GEMMs of C channels at batch B, as ratios to ceil_tf TFLOP/s. */
+static int conv_gemms(roof *r, int B, int C, double ceil_tf, void *A, void *Bm, void *D)
+{
+	const int rows = 36 * B - 2;
+	struct {
+		const char *name;
+		gemm g;
+	} cs[3] = {
+		{"forward  ", {C, rows, 3 * C, 1, 0, 3 * C, 3 * C, C, 0.0f, CUDA_R_32F}},
+		{"input grad", {C, rows, 3 * C, 0, 0, C, 3 * C, C, 0.0f, CUDA_R_32F}},
+		{"weight grad", {3 * C, C, rows, 0, 1, 3 * C, C, 3 * C, 1.0f, CUDA_R_32F}},
+	};
+	for (int i = 0; i < 3; i++) {
+		gemm *g = &cs[i].g;
+		g->A = A;
+		g->B = Bm;
+		g->D = D;
+		double ex, best, first;
+		int tried;
+		if (time_ms(r, do_gemmex, g, &ex) || lt_best(r, g, &best, &first, &tried))
+			return -1;
+		say(r, "roof conv C %d batch %d %s m %d n %d k %d: cublasGemmEx %.3f ms %.1f TFLOP/s "
+			"(%.0f%% of the ceiling); cuBLASLt best of %d %.3f ms %.1f TFLOP/s (%.0f%%), "
+			"its first choice %.3f ms\n",
+			C, B, cs[i].name, g->m, g->n, g->k, ex, tflops(g, ex), 100 * tflops(g, ex) / ceil_tf,
+			tried, best, tflops(g, best), 100 * tflops(g, best) / ceil_tf, first);
+	}
+	return 0;
+}
+
+hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbatches,
+	FILE *out, hy_diag *d)
+{
+	hy_status st = hy_nn_cuda_probe(device, NULL, d);
+	if (st)
+		return st;
+	if (channels < 16 || channels > 1024 || nbatches < 0)
+		return hy_diag_set(d, HY_EUSAGE, 0, "roof: bad channels %d", channels);
+	roof r;
+	memset(&r, 0, sizeof r);
+	r.out = out;
+	r.ws_bytes = 64u << 20;
+	const size_t copy_bytes = (size_t)1 << 30, big = 8192;
+	int maxB = 0;
+	for (int i = 0; i < nbatches; i++)
+		maxB = batches[i] > maxB ? batches[i] : maxB;
+	/* operands big enough for the 8192³ GEMM and every conv GEMM */
+	size_t rows = 36 * (size_t)maxB, conv_elems = rows * 3 * (size_t)channels;
+	size_t elems = big * big > conv_elems ? big * big : conv_elems;
+	void *A = NULL, *Bm = NULL, *D = NULL, *src = NULL, *dst = NULL;
+	double ceil_tf = 0;
+	if (R_RT(&r, cudaSetDevice(device)) || R_RT(&r, cudaStreamCreate(&r.s)) ||
+		R_RT(&r, cudaEventCreate(&r.e0)) || R_RT(&r, cudaEventCreate(&r.e1)) ||
+		R_BLAS(&r, cublasCreate(&r.blas)) || R_BLAS(&r, cublasSetStream(r.blas, r.s)) ||
+		R_BLAS(&r, cublasLtCreate(&r.lt)) || R_RT(&r, cudaMalloc(&r.ws, r.ws_bytes)) ||
+		R_RT(&r, cudaMalloc(&A, elems * 2)) || R_RT(&r, cudaMalloc(&Bm, elems * 2)) ||
+		R_RT(&r, cudaMalloc(&D, elems * 4)) || R_RT(&r, cudaMalloc(&src, copy_bytes)) ||
+		R_RT(&r, cudaMalloc(&dst, copy_bytes)) || fill16(&r, A, elems) || fill16(&r, Bm, elems) ||
+		R_RT(&r, cudaMemsetAsync(D, 0, elems * 4, r.s)) ||
+		R_RT(&r, cudaMemsetAsync(src, 0, copy_bytes, r.s)))
+		goto done;
+	{
+		copy_ctx c = {dst, src, copy_bytes};
+		double ms;
+		if (time_ms(&r, do_copy, &c, &ms))
+			goto done;
+		say(&r, "roof copy: %.0f MiB device to device in %.3f ms: %.1f GB/s (read + write)\n",
+			copy_bytes / 1048576.0, ms, 2.0 * copy_bytes / (ms * 1e-3) / 1e9);
+	}
+	{
+		gemm g = {(int)big, (int)big, (int)big, 0, 0, (int)big, (int)big, (int)big, 0.0f,
+			  CUDA_R_16BF};
+		g.A = A;
+		g.B = Bm;
+		g.D = D;
+		double ex, best, first;
+		int tried;
+		if (time_ms(&r, do_gemmex, &g, &ex) || lt_best(&r, &g, &best, &first, &tried))
+			goto done;
+		ceil_tf = tflops(&g, best < ex && best > 0 ? best : ex);
+		say(&r, "roof gemm 8192^3 bf16: cublasGemmEx %.3f ms %.1f TFLOP/s; cuBLASLt best of %d "
+			"%.3f ms %.1f TFLOP/s: the ceiling %.1f TFLOP/s\n",
+			ex, tflops(&g, ex), tried, best, tflops(&g, best), ceil_tf);
+	}
+	for (int i = 0; i < nbatches; i++)
+		if (conv_gemms(&r, batches[i], channels, ceil_tf, A, Bm, D))
+			goto done;
+done:
+	if (r.err[0])
+		st = hy_diag_set(d, HY_EIO, 0, "roof: %s", r.err);
+	/* teardown: a failure here changes nothing measured */
+	(void)cudaStreamSynchronize(r.s);
+	cudaFree(A);
+	cudaFree(Bm);
+	cudaFree(D);
+	cudaFree(src);
+	cudaFree(dst);
+	cudaFree(r.ws);
+	if (r.lt)
+		(void)cublasLtDestroy(r.lt);
+	if (r.blas)
+		(void)cublasDestroy(r.blas);
+	if (r.e0)
+		(void)cudaEventDestroy(r.e0);
+	if (r.e1)
+		(void)cudaEventDestroy(r.e1);
+	if (r.s)
+		(void)cudaStreamDestroy(r.s);
+	return st;
+}
