@@ -138,16 +138,24 @@ static int bench_expand(int B, int steps)
 }
 #endif
 
+/* 1, having said "skipped" (exit 0: no GPU is no failure), when there is no
+ * usable GPU 0 or no CUDA backend; d is initialised either way. */
+static int no_gpu(hy_nn_cuda_info *info, hy_diag *d)
+{
+	hy_diag_init(d, NULL);
+	if (hy_nn_cuda_built() && !hy_nn_cuda_probe(0, info, d))
+		return 0;
+	printf("bench-gpu: skipped: no GPU (%s)\n",
+		hy_nn_cuda_built() ? d->msg : "this build has no CUDA backend");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "roof")) { /* roof [C [BATCH...]] */
 		hy_diag d;
-		hy_diag_init(&d, NULL);
-		if (!hy_nn_cuda_built() || hy_nn_cuda_probe(0, NULL, &d)) {
-			printf("bench-gpu: skipped: no GPU (%s)\n",
-				hy_nn_cuda_built() ? d.msg : "this build has no CUDA backend");
+		if (no_gpu(NULL, &d))
 			return 0;
-		}
 		int C = argc > 2 ? atoi(argv[2]) : 256, nb = 0, bs[16];
 		for (int i = 3; i < argc && nb < 16; i++)
 			if ((bs[nb++] = atoi(argv[i])) < 1)
@@ -162,12 +170,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && !strcmp(argv[1], "expand")) {
 		hy_diag d;
-		hy_diag_init(&d, NULL);
-		if (!hy_nn_cuda_built() || hy_nn_cuda_probe(0, NULL, &d)) {
-			printf("bench-gpu: skipped: no GPU (%s)\n",
-				hy_nn_cuda_built() ? d.msg : "this build has no CUDA backend");
+		if (no_gpu(NULL, &d))
 			return 0;
-		}
 #ifdef HY_HAVE_CUDA
 		int B = atoi(argv[2]), steps = argc > 3 ? atoi(argv[3]) : 50;
 		return B < 1 || steps < 1 ? 2 : bench_expand(B, steps);
@@ -181,13 +185,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	hy_diag d;
-	hy_diag_init(&d, NULL);
 	hy_nn_cuda_info info;
-	if (!hy_nn_cuda_built() || hy_nn_cuda_probe(0, &info, &d)) {
-		printf("bench-gpu: skipped: no GPU (%s)\n",
-			hy_nn_cuda_built() ? d.msg : "this build has no CUDA backend");
+	if (no_gpu(&info, &d))
 		return 0;
-	}
 	const int profile = !strcmp(argv[1], "profile");
 	const int train = profile || !strcmp(argv[1], "train");
 	hy_nn_arch a;
