@@ -18,7 +18,8 @@
 #      (tests/gpu.sh);
 #   4. the ceilings measured in this run (a 1 GiB device copy, the 8192³
 #      bf16 GEMM) and the three GEMMs of a convolution of full's shape at
-#      batch 1024 and 2048, by cublasGemmEx as conv.cu calls them and by
+#      batch 1024 and 2048 and the stem's at K = 255 and padded to 256,
+#      by cublasGemmEx as conv.cu calls them and by
 #      the best of cuBLASLt's first algorithms, each as a share of the
 #      ceiling (lib/nn/cuda/roof.cu); throughput: training samples/s and MFU of `full` bf16 at batch 256,
 #      1024 and 2048 (fp32 and --fast once), inference at 1, 64 and 1024,
@@ -88,7 +89,7 @@ step "self-play data (64 rulebot hanchan)" 120 sh -c '
 step "hydra-fit on the GPU, resumed on the CPU and back (tests/gpu.sh)" 240 \
 	env BUILD="$BUILD" GPU_LOGS="$T/logs" sh tests/gpu.sh
 
-step "ceilings and the conv GEMMs bare, C 256, batch 1024 and 2048 (issue 43)" 120 \
+step "ceilings, the conv and stem GEMMs bare, C 256, batch 1024 and 2048 (issue 43)" 120 \
 	"$G" roof 256 1024 2048
 step "train full bf16 batch 256" 60 "$G" train full 256 20
 step "train full bf16 batch 1024" 60 "$G" train full 1024 20

@@ -16,7 +16,9 @@
  *    = dy transposed, β = 1); each timed twice: cublasGemmEx with its
  *    default algorithm (what conv.cu runs today) and the best of the
  *    cuBLASLt heuristic's first HY_ROOF_ALGOS, with the heuristic's own
- *    first choice named — the split-K question of the weight gradient.
+ *    first choice named — the split-K question of the weight gradient;
+ *  - the stem's forward GEMM (85 planes, K = 255: a 510-byte leading
+ *    dimension, not 16-byte aligned) beside the same GEMM padded to 256.
  *
  * Times: one warm-up call, then REPS calls between two events; the median
  * of 3 such windows. Operands are filled with a small constant (the speed
@@ -228,7 +230,24 @@ static double tflops(const gemm *g, double ms)
 	return ms > 0 ? 2.0 * g->m * (double)g->n * g->k / (ms * 1e-3) / 1e12 : 0;
 }
 
-/* The conv GEMMs of C channels at batch B, as ratios to ceil_tf TFLOP/s. */
+/* One GEMM timed both ways and printed as a share of ceil_tf TFLOP/s. */
+static int gemm_row(roof *r, const char *what, gemm *g, double ceil_tf)
+{
+	double ex, best, first;
+	int tried;
+	if (time_ms(r, do_gemmex, g, &ex) || lt_best(r, g, &best, &first, &tried))
+		return -1;
+	say(r, "roof %s m %d n %d k %d: cublasGemmEx %.3f ms %.1f TFLOP/s (%.0f%% of the "
+		"ceiling); cuBLASLt best of %d %.3f ms %.1f TFLOP/s (%.0f%%), its first choice "
+		"%.3f ms\n",
+		what, g->m, g->n, g->k, ex, tflops(g, ex), 100 * tflops(g, ex) / ceil_tf, tried, best,
+		tflops(g, best), 100 * tflops(g, best) / ceil_tf, first);
+	return 0;
+}
+
+/* The conv GEMMs of C channels at batch B, as ratios to ceil_tf TFLOP/s;
+ * then the stem's forward GEMM (85 input planes: K = 255, a 510-byte
+ * leading dimension) beside the same GEMM padded to K = 256. */
 static int conv_gemms(roof *r, int B, int C, double ceil_tf, void *A, void *Bm, void *D)
 {
 	const int rows = 36 * B - 2;
@@ -240,20 +259,25 @@ static int conv_gemms(roof *r, int B, int C, double ceil_tf, void *A, void *Bm, 
 		{"input grad", {C, rows, 3 * C, 0, 0, C, 3 * C, C, 0.0f, CUDA_R_32F}},
 		{"weight grad", {3 * C, C, rows, 0, 1, 3 * C, C, 3 * C, 1.0f, CUDA_R_32F}},
 	};
+	char what[96];
 	for (int i = 0; i < 3; i++) {
 		gemm *g = &cs[i].g;
 		g->A = A;
 		g->B = Bm;
 		g->D = D;
-		double ex, best, first;
-		int tried;
-		if (time_ms(r, do_gemmex, g, &ex) || lt_best(r, g, &best, &first, &tried))
+		snprintf(what, sizeof what, "conv C %d batch %d %s", C, B, cs[i].name);
+		if (gemm_row(r, what, g, ceil_tf))
 			return -1;
-		say(r, "roof conv C %d batch %d %s m %d n %d k %d: cublasGemmEx %.3f ms %.1f TFLOP/s "
-			"(%.0f%% of the ceiling); cuBLASLt best of %d %.3f ms %.1f TFLOP/s (%.0f%%), "
-			"its first choice %.3f ms\n",
-			C, B, cs[i].name, g->m, g->n, g->k, ex, tflops(g, ex), 100 * tflops(g, ex) / ceil_tf,
-			tried, best, tflops(g, best), 100 * tflops(g, best) / ceil_tf, first);
+	}
+	for (int k = 255; k <= 256; k++) {
+		gemm g = {C, rows, k, 1, 0, k, k, C, 0.0f, CUDA_R_32F};
+		g.A = A;
+		g.B = Bm;
+		g.D = D;
+		snprintf(what, sizeof what, "stem C %d batch %d, K %d%s", C, B, k,
+			 k == 255 ? " (as today)" : " (padded)");
+		if (gemm_row(r, what, &g, ceil_tf))
+			return -1;
 	}
 	return 0;
 }
