@@ -19,6 +19,7 @@
 #   4. the ceilings measured in this run (a 1 GiB device copy, the 8192³
 #      bf16 GEMM) and the three GEMMs of a convolution of full's shape at
 #      batch 1024 and 2048 and the stem's at K = 255 and padded to 256,
+#      the taps, GroupNorm+Mish and SE forward kernels alone in GB/s,
 #      by cublasGemmEx as conv.cu calls them and by
 #      the best of cuBLASLt's first algorithms, each as a share of the
 #      ceiling (lib/nn/cuda/roof.cu); throughput: training samples/s and MFU of `full` bf16 at batch 256,

@@ -18,7 +18,10 @@
  *    cuBLASLt heuristic's first HY_ROOF_ALGOS, with the heuristic's own
  *    first choice named — the split-K question of the weight gradient;
  *  - the stem's forward GEMM (85 planes, K = 255: a 510-byte leading
- *    dimension, not 16-byte aligned) beside the same GEMM padded to 256.
+ *    dimension, not 16-byte aligned) beside the same GEMM padded to 256;
+ *  - the taps kernel, GroupNorm+Mish forward and SE forward alone, on a
+ *    backend context (bf16 storage) at each batch, in GB/s on their
+ *    minimal bytes and as a share of the copy rate (kernel_rows).
  *
  * Times: one warm-up call, then REPS calls between two events; the median
  * of 3 such windows. Operands are filled with a small constant (the speed
@@ -282,6 +285,90 @@ static int conv_gemms(roof *r, int B, int C, double ceil_tf, void *A, void *Bm, 
 	return 0;
 }
 
+/* The elementwise kernels alone, on a backend context of `full`'s width at
+ * batch B (bf16 activation storage, 2 bytes an element): the taps kernel
+ * (reads rows × C, writes 3 × rows × C), GroupNorm+Mish forward (minimal
+ * bytes: read the input, write the output — z is what the issue would have
+ * recomputed) and SE forward (read x and y, write out), each in GB/s on
+ * those minimal bytes and as a share of copy_gbs. */
+typedef struct kern_ctx {
+	hy_nn_ctx *c;
+	cu_ctx *x;
+	int B, C, which;
+	void *in, *y, *z, *a, *dst;
+	float *gamma, *beta, *stat1, *stat2;
+} kern_ctx;
+
+static int do_kernel(roof *r, void *p)
+{
+	kern_ctx *k = (kern_ctx *)p;
+	(void)r;
+	const int rows = k->B * HY_NN_TP - 2;
+	if (k->which == 0)
+		k_taps_bf16(k->x, rows, k->C, k->in, (uint16_t *)k->dst);
+	else if (k->which == 1)
+		k_gn_mish_fwd(k->c, k->B, k->C, (const hy_nn_act *)k->in, k->gamma, k->beta,
+			      (hy_nn_act *)k->z, (hy_nn_act *)k->a, k->stat1, k->stat2);
+	else
+		k_se_fwd(k->c, k->B, k->C, (const hy_nn_act *)k->in, (const hy_nn_act *)k->y, k->stat1,
+			 k->stat2, (hy_nn_act *)k->a);
+	return k->x->err != HY_OK;
+}
+
+static int kernel_rows(roof *r, int device, int B, int C, double copy_gbs, hy_diag *d)
+{
+	hy_nn_ctx c;
+	hy_nn_cuda_cfg cfg = {device, HY_NN_PREC_BF16, 0, HY_NN_CONV_AUTO, {40, C}, B, 1};
+	if (hy_nn_cuda_ctx_init(&c, &cfg, d) != HY_OK) {
+		snprintf(r->err, sizeof r->err, "backend context: %.200s", d->msg);
+		return -1;
+	}
+	kern_ctx k = {&c, cu_of(&c), B, C, 0};
+	const size_t act = (size_t)B * HY_NN_TP * C * 2, rows = (size_t)B * HY_NN_TP - 2;
+	const size_t taps_bytes = rows * C * 2 * 4, stat = 2 * (size_t)B * C * sizeof(float);
+	static const char *const names[3] = {"taps (k_taps_bf16)", "gn_mish forward", "SE forward"};
+	const double bytes[3] = {(double)taps_bytes, 2.0 * act, 3.0 * act};
+	int rc = -1;
+	cudaStream_t keep = r->s;
+	if (R_RT(r, cudaMalloc(&k.in, act)) || R_RT(r, cudaMalloc(&k.y, act)) ||
+		R_RT(r, cudaMalloc(&k.z, act)) || R_RT(r, cudaMalloc(&k.a, act)) ||
+		R_RT(r, cudaMalloc(&k.dst, 3 * rows * C * 2)) ||
+		R_RT(r, cudaMalloc((void **)&k.gamma, C * sizeof(float))) ||
+		R_RT(r, cudaMalloc((void **)&k.beta, C * sizeof(float))) ||
+		R_RT(r, cudaMalloc((void **)&k.stat1, stat)) || R_RT(r, cudaMalloc((void **)&k.stat2, stat)) ||
+		R_RT(r, cudaMemset(k.in, 0, act)) || R_RT(r, cudaMemset(k.y, 0, act)) ||
+		R_RT(r, cudaMemset(k.gamma, 0, C * sizeof(float))) ||
+		R_RT(r, cudaMemset(k.beta, 0, C * sizeof(float))) || R_RT(r, cudaMemset(k.stat1, 0, stat)) ||
+		R_RT(r, cudaDeviceSynchronize()))
+		goto done;
+	r->s = k.x->s; /* the kernels run on the context's stream: time them there */
+	for (k.which = 0; k.which < 3; k.which++) {
+		double ms;
+		if (time_ms(r, do_kernel, &k, &ms)) {
+			if (k.x->err != HY_OK && !r->err[0])
+				snprintf(r->err, sizeof r->err, "%s: %.200s", names[k.which], k.x->msg);
+			goto done;
+		}
+		double gbs = bytes[k.which] / (ms * 1e-3) / 1e9;
+		say(r, "roof kernel C %d batch %d %s: %.3f ms, %.1f GB/s on its minimal bytes (%.0f%% "
+			"of the copy)\n", C, B, names[k.which], ms, gbs, 100 * gbs / copy_gbs);
+	}
+	rc = 0;
+done:
+	r->s = keep;
+	cudaFree(k.in);
+	cudaFree(k.y);
+	cudaFree(k.z);
+	cudaFree(k.a);
+	cudaFree(k.dst);
+	cudaFree(k.gamma);
+	cudaFree(k.beta);
+	cudaFree(k.stat1);
+	cudaFree(k.stat2);
+	hy_nn_cuda_ctx_free(&c);
+	return rc;
+}
+
 hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbatches,
 	FILE *out, hy_diag *d)
 {
@@ -302,7 +389,7 @@ hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbat
 	size_t rows = 36 * (size_t)maxB, conv_elems = rows * 3 * (size_t)channels;
 	size_t elems = big * big > conv_elems ? big * big : conv_elems;
 	void *A = NULL, *Bm = NULL, *D = NULL, *src = NULL, *dst = NULL;
-	double ceil_tf = 0;
+	double ceil_tf = 0, copy_gbs = 0;
 	if (R_RT(&r, cudaSetDevice(device)) || R_RT(&r, cudaStreamCreate(&r.s)) ||
 		R_RT(&r, cudaEventCreate(&r.e0)) || R_RT(&r, cudaEventCreate(&r.e1)) ||
 		R_BLAS(&r, cublasCreate(&r.blas)) || R_BLAS(&r, cublasSetStream(r.blas, r.s)) ||
@@ -318,8 +405,9 @@ hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbat
 		double ms;
 		if (time_ms(&r, do_copy, &c, &ms))
 			goto done;
+		copy_gbs = 2.0 * copy_bytes / (ms * 1e-3) / 1e9;
 		say(&r, "roof copy: %.0f MiB device to device in %.3f ms: %.1f GB/s (read + write)\n",
-			copy_bytes / 1048576.0, ms, 2.0 * copy_bytes / (ms * 1e-3) / 1e9);
+			copy_bytes / 1048576.0, ms, copy_gbs);
 	}
 	{
 		gemm g = {(int)big, (int)big, (int)big, 0, 0, (int)big, (int)big, (int)big, 0.0f,
@@ -338,6 +426,17 @@ hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbat
 	}
 	for (int i = 0; i < nbatches; i++)
 		if (conv_gemms(&r, batches[i], channels, ceil_tf, A, Bm, D))
+			goto done;
+	/* the elementwise kernels on a context of their own: the GEMMs'
+	 * buffers go first (a full context at the largest batch is big) */
+	cudaFree(A);
+	cudaFree(Bm);
+	cudaFree(D);
+	cudaFree(src);
+	cudaFree(dst);
+	A = Bm = D = src = dst = NULL;
+	for (int i = 0; i < nbatches; i++)
+		if (kernel_rows(&r, device, batches[i], channels, copy_gbs, d))
 			goto done;
 done:
 	if (r.err[0])
