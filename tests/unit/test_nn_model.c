@@ -56,11 +56,17 @@ static void net_free(struct net *t)
 	free(t->s);
 }
 
+/* A forward pass and every head's loss on the loaded samples. */
+static void net_losses(struct net *t, hy_nn_losses *l)
+{
+	hy_nn_forward(&t->m, &t->w);
+	hy_nn_loss(&t->m, &t->w, l);
+}
+
 static double net_loss(struct net *t)
 {
 	hy_nn_losses l;
-	hy_nn_forward(&t->m, &t->w);
-	hy_nn_loss(&t->m, &t->w, &l);
+	net_losses(t, &l);
 	return l.total;
 }
 
@@ -92,9 +98,8 @@ static double danger_loss(struct net *t)
 	hy_diag d;
 	hy_diag_init(&d, "test");
 	assert_int_equal(hy_nn_work_load(&t->w, &t->m, t->s, t->n, &d), HY_OK);
-	net_loss(t);
 	hy_nn_losses l;
-	hy_nn_loss(&t->m, &t->w, &l); /* the losses of the pass net_loss ran */
+	net_losses(t, &l);
 	return l.danger;
 }
 

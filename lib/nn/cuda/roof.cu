@@ -327,7 +327,9 @@ static int do_kernel(roof *r, void *p)
 static int kernel_rows(roof *r, int device, int B, int C, double copy_gbs, hy_diag *d)
 {
 	hy_nn_ctx c;
-	hy_nn_cuda_cfg cfg = {device, HY_NN_PREC_BF16, 0, HY_NN_CONV_AUTO, {40, C}, B, 1};
+	/* two blocks: the kernels need the width and the batch, not full's depth,
+	 * and the context reserves memory for the depth it is given */
+	hy_nn_cuda_cfg cfg = {device, HY_NN_PREC_BF16, 0, HY_NN_CONV_AUTO, {2, C}, B, 1};
 	if (hy_nn_cuda_ctx_init(&c, &cfg, d) != HY_OK) {
 		snprintf(r->err, sizeof r->err, "backend context: %.200s", d->msg);
 		return -1;

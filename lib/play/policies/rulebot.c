@@ -68,14 +68,14 @@
 #include "play/policies/ruleparams.h"
 #include "play/policies/waitoracle.h"
 
-/* The policy's state: its numbers and, for rulebot-waits:, the wait oracle
- * that blends its belief with the truth (play/waitoracle.h). */
 /* What a reader gives rulebot (rulebot:...,reader=R.h5,read=MODE): its
  * danger alone (danger), and the threat weights of the opponents rulebot
  * itself sees as threats (threats), or of every opponent (all, the
  * default). */
 enum { READ_NONE, READ_DANGER, READ_THREATS, READ_ALL };
 
+/* The policy's state: its numbers and, for rulebot-waits:, the wait oracle
+ * that blends its belief with the truth (play/waitoracle.h). */
 typedef struct rulebot_impl {
 	hy_rule_params P;
 	hy_wait_oracle *wo;
