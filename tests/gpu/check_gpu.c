@@ -188,8 +188,17 @@ static void require(int ok, const char *what)
 
 /* ---------------------------------------------------------------- setup */
 
-enum { NG = 4 }; /* GPU contexts: fp32/gemm, fp32/cudnn, bf16/gemm, bf16/cudnn */
-static const char *gname[NG] = {"fp32/gemm", "fp32/cudnn", "bf16/gemm", "bf16/cudnn"};
+/* GPU contexts: fp32/gemm, fp32/cudnn, bf16/gemm, bf16/cudnn with the v1
+ * kernels, and bf16/v2: issue 43's kernels (cuda.h hy_nn_cuda_path: the
+ * chunked taps, the in-place weight gradient, the padded stem, GroupNorm+Mish
+ * and SE in vectors). Even k is a GEMM-convolution context, k < 2 fp32. */
+enum { NG = 5 };
+static const char *gname[NG] = {"fp32/gemm", "fp32/cudnn", "bf16/gemm", "bf16/cudnn", "bf16/v2"};
+
+static int path_of(int k)
+{
+	return k == 4 ? HY_NN_CUDA_PATH_V2 : HY_NN_CUDA_PATH_V1;
+}
 
 typedef struct env {
 	hy_nn_ctx cpu, gpu[NG];
@@ -798,8 +807,8 @@ static double rel_l2(const float *a, const float *b, size_t n)
  * roundings (tests/unit/test_nn_bf16_emul.c, which asserts half of these
  * bounds) gives 5e-5 on the loss and 1.3e-2 on the gradient vector for
  * the model check's case: 5e-3 and 5e-2. */
-static const double MODEL_LOSS_TOL[NG] = {1e-3, 3e-3, 5e-3, 5e-3};
-static const double MODEL_GRAD_TOL[NG] = {2e-3, 1e-2, 5e-2, 5e-2};
+static const double MODEL_LOSS_TOL[NG] = {1e-3, 3e-3, 5e-3, 5e-3, 5e-3};
+static const double MODEL_GRAD_TOL[NG] = {2e-3, 1e-2, 5e-2, 5e-2, 5e-2};
 
 /* One forward, loss and backward on both backends from the same weights. */
 static void check_model(env *e, int k, hy_nn_arch a, int B)
@@ -1068,7 +1077,7 @@ static void ctx_of(hy_nn_ctx *c, int k, hy_nn_arch a, int max_batch, int fast, i
 	hy_diag_init(&d, NULL);
 	hy_nn_cuda_cfg cfg = {.device = 0, .precision = k < 2 ? HY_NN_PREC_FP32 : HY_NN_PREC_BF16,
 		.fast = fast, .conv = fast ? HY_NN_CONV_AUTO : k % 2 ? HY_NN_CONV_CUDNN : HY_NN_CONV_GEMM,
-		.arch = a, .max_batch = max_batch, .infer = infer};
+		.arch = a, .max_batch = max_batch, .infer = infer, .path = path_of(k)};
 	if (hy_nn_cuda_ctx_init(c, &cfg, &d))
 		exit(die("context", &d));
 }
@@ -1389,7 +1398,7 @@ int main(int argc, char **argv)
 		hy_nn_cuda_cfg cfg = {.device = 0,
 			.precision = k < 2 ? HY_NN_PREC_FP32 : HY_NN_PREC_BF16,
 			.conv = k % 2 ? HY_NN_CONV_CUDNN : HY_NN_CONV_GEMM,
-			.arch = {1, 256}, .max_batch = 257};
+			.arch = {1, 256}, .max_batch = 257, .path = path_of(k)};
 		if (hy_nn_cuda_ctx_init(&e.gpu[k], &cfg, &d))
 			return die(gname[k], &d);
 	}
@@ -1455,14 +1464,18 @@ int main(int argc, char **argv)
 		check_ppo(&e, k);
 	check_full(&e, 0);
 	check_full(&e, 3);
+	check_full(&e, 4);
 	check_big_batch(&e);
 	check_infer_buckets(&e);
 	check_ckpt(&e, 2);
 	check_determinism(&e, 2);
 	check_determinism(&e, 3);
+	check_determinism(&e, 4);
 
 	char rep[4096];
 	hy_nn_cuda_report(&e.gpu[2], rep, sizeof rep);
+	note("%s", rep);
+	hy_nn_cuda_report(&e.gpu[4], rep, sizeof rep);
 	note("%s", rep);
 	for (int k = 0; k < NG; k++)
 		hy_nn_cuda_ctx_free(&e.gpu[k]);

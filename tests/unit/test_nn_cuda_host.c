@@ -12,7 +12,12 @@
  *   every byte inverted (so that any access not through to_dev/to_host
  *   reads garbage) round-trips CPU → "device" → CPU bit for bit: the
  *   checkpoint code is backend-neutral, as a GPU needs;
- * - the CUDA entry points refusing cleanly where there is no GPU. */
+ * - the CUDA entry points refusing cleanly where there is no GPU;
+ * - the thread mappings of issue 43's v2 kernels (lib/nn/cuda/map.h):
+ *   every thread of a GroupNorm block walked, each value of a sample owned
+ *   by exactly one and the register arrays big enough; the taps' source
+ *   index equal to the three shifted rows; the L2 chunk plan; the path
+ *   HYDRA_CUDA_PATH picks. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +33,7 @@
 #include "nn/checkpoint.h"
 #include "nn/cuda/compact.h"
 #include "nn/cuda/cuda.h"
+#include "nn/cuda/map.h"
 #include "nn/cuda/plan.h"
 #include "nn/math.h"
 #include "nn/model.h"
@@ -500,6 +506,105 @@ static void test_no_gpu(void **state)
 	assert_int_equal(hy_nn_cuda_built(), hy_nn_backend_cuda() != NULL);
 }
 
+/* ------------------------------------------------------------ v2 mappings */
+
+/* Every thread of a gn v2 block (map.h) for every width: the widths it
+ * takes get each (row, vector column) of the 34 rows exactly once and no
+ * thread holds more rows than its registers; the model widths are taken. */
+static void test_gn2_mapping(void **state)
+{
+	(void)state;
+	int taken = 0;
+	for (int C = 1; C <= 4096; C++) {
+		if (!hy_nn_gn2_fits(C))
+			continue;
+		taken++;
+		assert_int_equal(C % 32, 0);
+		assert_true(C <= 256);
+		const int V = hy_nn_gn2_cols(C), G = hy_nn_gn2_groups(C);
+		static int seen[HY_NN_MAP_ROWS][32];
+		memset(seen, 0, sizeof seen);
+		for (int i = 0; i < HY_NN_MAP_NT; i++) {
+			const int v = i % V, g = i / V, nr = hy_nn_gn2_nrows(C, g);
+			assert_true(nr >= 0 && nr <= HY_NN_MAP_MAXR);
+			for (int j = 0; j < nr; j++) {
+				const int t = g + j * G;
+				assert_true(t < HY_NN_MAP_ROWS);
+				seen[t][v]++;
+			}
+			/* the pad rows' writer: one thread (g = 0) per column */
+			if (g == 0)
+				assert_true(v < V);
+		}
+		for (int t = 0; t < HY_NN_MAP_ROWS; t++)
+			for (int v = 0; v < V; v++)
+				assert_int_equal(seen[t][v], 1);
+	}
+	assert_true(hy_nn_gn2_fits(32) && hy_nn_gn2_fits(64) && hy_nn_gn2_fits(128) &&
+		hy_nn_gn2_fits(256));
+	assert_false(hy_nn_gn2_fits(512));
+	assert_false(hy_nn_gn2_fits(4096));
+	assert_false(hy_nn_gn2_fits(48)); /* 48 channels: not 32 whole groups */
+	assert_int_equal(taken, 8);      /* 32, 64, …, 256 */
+}
+
+/* The taps' source index (map.h) is the three shifted rows side by side:
+ * element k·cols + i of row r is x(r0 + r + k)[i]; the K padding and the
+ * chunk plan. */
+static void test_taps2_and_chunks(void **state)
+{
+	(void)state;
+	static const int cols_of[] = {85, 256, 32};
+	for (int c = 0; c < 3; c++) {
+		const int cols = cols_of[c];
+		for (int r0 = 0; r0 < 40; r0 += 13)
+			for (int r = 0; r < 5; r++)
+				for (int k = 0; k < 3; k++)
+					for (int i = 0; i < cols; i += 7)
+						assert_int_equal(hy_nn_taps2_src(r0, cols, r, k * cols + i),
+							(size_t)(r0 + r + k) * cols + i);
+		/* vector form: a 16-byte vector never straddles a tap boundary */
+		if (cols % HY_NN_MAP_VEC == 0)
+			for (int j = 0; j < 3 * cols; j += HY_NN_MAP_VEC)
+				assert_int_equal(j / cols, (j + HY_NN_MAP_VEC - 1) / cols);
+	}
+	assert_int_equal(hy_nn_kpad(255), 256);
+	assert_int_equal(hy_nn_kpad(768), 768);
+	assert_int_equal(hy_nn_kpad(1), 8);
+	/* full at batch 2048 on a 50 MiB L2: 17,024 rows of 768 (25 MiB) */
+	const size_t l2 = (size_t)50 << 20;
+	const int rows = 2048 * 36 - 2;
+	int n = hy_nn_conv_chunk_rows(rows, 768, l2);
+	assert_int_equal(n, 17024);
+	assert_true((size_t)n * 768 * 2 <= l2 / 2);
+	assert_int_equal(n % HY_NN_CHUNK_ALIGN, 0);
+	assert_int_equal(hy_nn_conv_chunk_rows(100, 768, l2), 100); /* one chunk */
+	assert_int_equal(hy_nn_conv_chunk_rows(rows, 768, 0), rows); /* L2 unknown */
+	assert_int_equal(hy_nn_conv_chunk_rows(rows, 768, 1024), HY_NN_CHUNK_ALIGN);
+	assert_int_equal(hy_nn_conv_chunk_rows(0, 768, l2), 0);
+	assert_int_equal(hy_nn_conv_chunk_rows(rows, 0, l2), 0);
+	/* the chunks cover the rows: ⌈rows / n⌉ of them, the last partial */
+	int covered = 0, chunks = 0;
+	for (int r0 = 0; r0 < rows; r0 += n, chunks++)
+		covered += rows - r0 < n ? rows - r0 : n;
+	assert_int_equal(covered, rows);
+	assert_int_equal(chunks, (rows + n - 1) / n);
+}
+
+static void test_path_pick(void **state)
+{
+	(void)state;
+	assert_int_equal(hy_nn_cuda_path_pick(HY_NN_CUDA_PATH_DEFAULT, NULL), HY_NN_CUDA_PATH_V1);
+	assert_int_equal(hy_nn_cuda_path_pick(HY_NN_CUDA_PATH_DEFAULT, ""), HY_NN_CUDA_PATH_V1);
+	assert_int_equal(hy_nn_cuda_path_pick(HY_NN_CUDA_PATH_DEFAULT, "v2"), HY_NN_CUDA_PATH_V2);
+	assert_int_equal(hy_nn_cuda_path_pick(HY_NN_CUDA_PATH_DEFAULT, "v1"), HY_NN_CUDA_PATH_V1);
+	assert_int_equal(hy_nn_cuda_path_pick(HY_NN_CUDA_PATH_DEFAULT, "fast"), -1);
+	/* an explicit path wins over the environment */
+	assert_int_equal(hy_nn_cuda_path_pick(HY_NN_CUDA_PATH_V1, "v2"), HY_NN_CUDA_PATH_V1);
+	assert_int_equal(hy_nn_cuda_path_pick(HY_NN_CUDA_PATH_V2, NULL), HY_NN_CUDA_PATH_V2);
+	assert_int_equal(hy_nn_cuda_path_pick(7, NULL), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +618,9 @@ int main(void)
 		cmocka_unit_test(test_expand_obs),
 		cmocka_unit_test(test_ckpt_device_memory),
 		cmocka_unit_test(test_no_gpu),
+		cmocka_unit_test(test_gn2_mapping),
+		cmocka_unit_test(test_taps2_and_chunks),
+		cmocka_unit_test(test_path_pick),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
  * cuDNN's form, the choice between them per shape (plan.h's cache) and the
  * conv3_fwd/bwd entries. Split from ctx.cu by concern (issue 23). */
 #include "nn/cuda/internal.h"
+#include "nn/cuda/map.h"
 
 extern "C" {
 #include "nn/math.h"
@@ -27,6 +28,66 @@ static const void *taps(cu_ctx *x, const void *src, int rows, int cols, uint16_t
 	return dst;
 }
 
+/* The bf16 convolution of path v2 (issue 43, step 2), the same sums as
+ * conv_gemm_bf16 below without the taps of the whole batch in device
+ * memory:
+ * - y and dx: the rows go in chunks small enough that a chunk's taps stay in
+ *   L2 (map.h hy_nn_conv_chunk_rows: half the device's L2); each chunk's
+ *   taps are built by fused.cu's 16-byte copy into the same scratch, then
+ *   one GEMM of the chunk's rows reads them back from L2: the 3× operand
+ *   never goes to DRAM and back whole. K is padded with zeros to a multiple
+ *   of 8 (the stem's 255 → 256, 16-byte rows), the weights the same way.
+ * - dW: no taps at all. dW_k = dy(r+1)ᵀ·x(r+k) reads dy and x in place,
+ *   as one strided-batched GEMM over k = 0, 1, 2 (A = dy shared by the
+ *   three, stride 0; B = x shifted by k rows, stride cin; C = dW's k-th
+ *   block of columns, stride cin), fp32 accumulation into dw (β = 1).
+ * Chunks run in order on the context's stream, so each result is the sum
+ * of the same products in the same order on every run. */
+static void conv_chunk(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+	const float *w, const void *dy, void *out)
+{
+	const int R = B * HY_NN_TP, rows = R - 2;
+	if (dir == HY_NN_CONV_BWD_FILTER) {
+		const float one = 1.0f;
+		(void)CU_BLAS(x, cublasGemmStridedBatchedEx(x->blas, CUBLAS_OP_N, CUBLAS_OP_T, cin,
+				     cout, rows, &one, in, CUDA_R_16BF, cin, (long long)cin,
+				     cu_at(dy, cout, 1), CUDA_R_16BF, cout, 0LL, &one, out, CUDA_R_32F,
+				     3 * cin, (long long)cin, 3, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+		return;
+	}
+	const int fwd = dir == HY_NN_CONV_FWD;
+	const int cols = fwd ? cin : cout, nout = fwd ? cout : cin, kp = hy_nn_kpad(3 * cols);
+	const int n = hy_nn_conv_chunk_rows(rows, kp, x->l2_bytes);
+	uint16_t *T3 = x->act16[fwd ? 0 : 1];
+	if ((size_t)n * kp > x->act_cap || (size_t)kp * (fwd ? cout : cin) > x->w_cap) {
+		cu_fail(x, HY_EUSAGE, "conv_chunk", "larger than the scratch planned for the context's "
+			"architecture and batch", __FILE__, __LINE__);
+		return;
+	}
+	if (fwd) {
+		/* W [cout][kp]: row o = W[o][k][i] at k·cin + i, zeros after 3·cin */
+		k2_pad_bf16(x, cout, 3 * cin, kp, w, 3 * cin, x->w16[0]);
+	} else {
+		/* Wd [kp][cin]: rows j·cout + o = W[o][2 − j], zero rows after 3·cout */
+		k_wflip_bf16(x, cout, cin, w, x->w16[0]);
+		if (kp > 3 * cout)
+			(void)CU_RT(x, cudaMemsetAsync(x->w16[0] + (size_t)3 * cout * cin, 0,
+					     (size_t)(kp - 3 * cout) * cin * 2, x->s));
+	}
+	x->chunk_rows = n;
+	for (int r0 = 0; r0 < rows && !x->err; r0 += n) {
+		const int m = rows - r0 < n ? rows - r0 : n;
+		k2_taps(x, r0, m, cols, kp, fwd ? in : dy, T3);
+		if (fwd)
+			cu_gemm_rm_c(x, 0, 1, m, cout, kp, 1.0f, T3, kp, x->w16[0], kp, 0.0f,
+				cu_at_w(out, (size_t)(r0 + 1) * cout, 1), cout, 1, 1);
+		else
+			cu_gemm_rm_c(x, 0, 0, m, cin, kp, 1.0f, T3, kp, x->w16[0], cin, 0.0f,
+				cu_at_w(out, (size_t)(r0 + 1) * cin, 1), cin, 1, 1);
+	}
+	k_zero_pads_act(x, B, nout, out);
+}
+
 /* bf16: each direction is ONE GEMM over the taps side by side (K or N =
  * 3·C, C written once): the taps of the bf16 input are one copy
  * (k_taps_bf16), the data gradient's weights are rearranged as they are
@@ -38,6 +99,10 @@ static void conv_gemm_bf16(cu_ctx *x, int dir, int B, int cin, int cout, const v
 	const float *w, const void *dy, void *out)
 {
 	const int R = B * HY_NN_TP, rows = R - 2;
+	if (x->path == HY_NN_CUDA_PATH_V2) {
+		conv_chunk(x, dir, B, cin, cout, in, w, dy, out);
+		return;
+	}
 	if (dir == HY_NN_CONV_FWD) {
 		const void *X3 = taps(x, in, rows, cin, x->act16[0]);
 		const void *W = cu_operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);

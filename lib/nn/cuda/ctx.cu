@@ -645,6 +645,14 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 	x->precision = cfg->precision == HY_NN_PREC_BF16 ? HY_NN_PREC_BF16 : HY_NN_PREC_FP32;
 	x->fast = cfg->fast != 0;
 	x->conv = cfg->conv;
+	x->path = hy_nn_cuda_path_pick(cfg->path, getenv("HYDRA_CUDA_PATH"));
+	if (x->path < 0) {
+		free(x);
+		return hy_diag_set(d, HY_EUSAGE, 0, "HYDRA_CUDA_PATH=%.40s: expected v1 or v2",
+			getenv("HYDRA_CUDA_PATH") ? getenv("HYDRA_CUDA_PATH") : "");
+	}
+	if (x->precision != HY_NN_PREC_BF16)
+		x->path = HY_NN_CUDA_PATH_V1; /* v2's kernels are bf16 kernels */
 	x->arch = cfg->arch;
 	x->max_batch = cfg->max_batch;
 	x->plan = plan;
@@ -682,6 +690,11 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 		CU_RT(x, cudaStreamSynchronize(x->s)) ||
 		CU_RT(x, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero)) ||
 		CU_RT(x, cudaMalloc(&x->scratch, s.total)));
+	if (!x->err) {
+		int l2 = 0;
+		(void)CU_RT(x, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, x->device));
+		x->l2_bytes = l2 > 0 ? (size_t)l2 : 0;
+	}
 	if (!x->err) {
 		carve(x, &s);
 		(void)(CU_BLAS(x, cublasSetWorkspace(x->blas, x->ws, x->ws_bytes)));
@@ -742,12 +755,16 @@ size_t hy_nn_cuda_report(const hy_nn_ctx *c, char *buf, size_t n)
 	}
 	int w = snprintf(buf, n,
 		"device %d: %s\nprecision %s, %s\nmemory planned %.3f GiB (parameters and moments "
-		"%.3f, activations of batch %d %.3f, scratch %.3f), peak %.3f GiB\n",
+		"%.3f, activations of batch %d %.3f, scratch %.3f), peak %.3f GiB\n"
+		"kernels %s (L2 %.0f MiB; last chunked convolution %d rows of taps)\n",
 		x->device, p.name, x->precision == HY_NN_PREC_BF16 ? "bf16" : "fp32",
 		x->fast ? "fast (convolution chosen by time, any cuDNN algorithm)"
 			: "deterministic (GEMM convolutions, deterministic cuDNN algorithms)",
 		gib(x->plan.total), gib(x->plan.params), x->max_batch, gib(x->plan.work),
-		gib(x->plan.scratch), gib(hy_nn_cuda_peak_bytes(c)));
+		gib(x->plan.scratch), gib(hy_nn_cuda_peak_bytes(c)),
+		x->path == HY_NN_CUDA_PATH_V2 ? "v2 (issue 43: chunked taps, vector GroupNorm+Mish and SE)"
+					      : "v1",
+		x->l2_bytes / 1048576.0, x->chunk_rows);
 	size_t len = w > 0 ? (size_t)w : 0;
 	if (len < n)
 		len += hy_nn_conv_cache_format(&x->cache, buf + len, n - len);

@@ -23,6 +23,27 @@
 #include "nn/backend.h"
 #include "nn/model.h"
 
+/* Which kernels a bf16 context runs (issue 43). V1: the kernels that ran
+ * correctly on an H200 (bench/RESULTS-gpu.md), one scalar a thread, the
+ * convolution's taps written whole. V2: the taps built in chunks that stay
+ * in L2 and the weight gradient read in place (conv.cu), the stem's K
+ * padded to 16 bytes, GroupNorm+Mish and the SE gate in 16-byte vectors
+ * with the sample in registers (fused.cu). DEFAULT is V1 until
+ * `make gpu-acceptance` has compared V2 with the CPU and timed it on a GPU;
+ * the environment variable HYDRA_CUDA_PATH (v1 or v2) overrides DEFAULT.
+ * fp32 contexts always run V1. */
+typedef enum hy_nn_cuda_path {
+	HY_NN_CUDA_PATH_DEFAULT = 0,
+	HY_NN_CUDA_PATH_V1 = 1,
+	HY_NN_CUDA_PATH_V2 = 2,
+} hy_nn_cuda_path;
+
+/* The path of cfg_path (hy_nn_cuda_path) with HYDRA_CUDA_PATH's value env
+ * (NULL: unset) applied to DEFAULT: V1 or V2, or -1 for an env value other
+ * than "v1" or "v2" (the context refuses it, naming the variable).
+ * Compiled in every build (select.c). */
+int hy_nn_cuda_path_pick(int cfg_path, const char *env);
+
 typedef struct hy_nn_cuda_cfg {
 	int device;        /* CUDA ordinal                                        */
 	int precision;     /* hy_nn_precision: BF16 is the GPU default           */
@@ -33,6 +54,7 @@ typedef struct hy_nn_cuda_cfg {
 	int max_batch;     /* the largest batch the workspace is made for        */
 	int infer;         /* 1: the memory of an inference workspace
 			    * (hy_nn_work_init_infer) is reserved, not training's */
+	int path;          /* hy_nn_cuda_path                                   */
 } hy_nn_cuda_cfg;
 
 typedef struct hy_nn_cuda_info {

@@ -35,6 +35,9 @@ typedef struct cu_lt_plan {
 /* The private state behind hy_nn_ctx.priv. */
 typedef struct cu_ctx {
 	int device, precision, fast, conv;
+	int path;        /* HY_NN_CUDA_PATH_V1 or _V2 (cuda.h)                    */
+	size_t l2_bytes; /* the device's L2 (the chunks of conv.cu's v2 taps)    */
+	int chunk_rows;  /* rows of the last chunked convolution (the report)   */
 	hy_nn_arch arch;
 	int max_batch;
 	cudaStream_t s;
@@ -259,4 +262,27 @@ void k_adamw_spans(cu_ctx *x, const cu_span *spans, int count, size_t end, float
 	const float *g, float *m, float *v, float lr, float b1, float b2, float eps, float wd,
 	float bc1, float sqrt_bc2);
 
+/* ------------------------------------------------------------ fused.cu (path v2) */
+
+/* dst [n][kp] = the taps of src rows r0 … r0 + n − 1 (map.h), zeros in
+ * the padding up to kp (a multiple of 8, ≥ 3·cols); src: bf16 activation
+ * storage. */
+void k2_taps(cu_ctx *x, int r0, int n, int cols, int kp, const void *src, uint16_t *dst);
+/* dst [rows][kp] = bf16 of src (rows × cols, stride ld), zeros past cols. */
+void k2_pad_bf16(cu_ctx *x, int rows, int cols, int kp, const float *src, int ld, uint16_t *dst);
+/* The v2 twins of k_gn_mish_fwd/bwd (the dγ/dβ partials left in scratch
+ * for k_gn_param_grads) and of k_se_fwd: 0 when queued (or failed, kept
+ * in x), 1 when the call is not one v2 takes (path, precision, width,
+ * alignment): the caller runs v1. */
+int k2_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
+	const float *beta, void *z, void *a, float *mean, float *rstd);
+int k2_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z, const float *gamma,
+	const float *mean, const float *rstd, const void *da, void *dx, int dx_acc, float *scratch);
+int k2_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2, float *s,
+	void *out);
+/* dγ, dβ += Σ_b of the per-sample partials in scratch [2][B][C] (the
+ * fixed-order two-pass sum of kernels.cu, shared by v1 and v2). */
+void k_gn_param_grads(cu_ctx *x, int B, int C, float *scratch, float *dgamma, float *dbeta);
+
 #endif
+

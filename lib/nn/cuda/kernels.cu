@@ -308,6 +308,8 @@ void k_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const 
 		return;
 	if (B < 1)
 		return;
+	if (k2_gn_mish_fwd(x, B, C, in, gamma, beta, z, a, mean, rstd) == 0)
+		return; /* the v2 kernel (fused.cu) took it */
 	ACT_DISPATCH(x, gn_mish_fwd_launch, x, B, C, in, gamma, beta, z, a, mean, rstd);
 }
 
@@ -435,8 +437,14 @@ void k_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const 
 		return;
 	if (B < 1)
 		return;
-	ACT_DISPATCH(x, gn_mish_bwd_launch, x, B, C, in, z, gamma, mean, rstd, da, dx, dx_acc,
-		scratch);
+	if (k2_gn_mish_bwd(x, B, C, in, z, gamma, mean, rstd, da, dx, dx_acc, scratch) != 0)
+		ACT_DISPATCH(x, gn_mish_bwd_launch, x, B, C, in, z, gamma, mean, rstd, da, dx,
+			dx_acc, scratch);
+	k_gn_param_grads(x, B, C, scratch, dgamma, dbeta);
+}
+
+void k_gn_param_grads(cu_ctx *x, int B, int C, float *scratch, float *dgamma, float *dbeta)
+{
 	if (x->err)
 		return;
 	int q = (int)ceil(sqrt((double)B));
@@ -688,7 +696,7 @@ void k_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn
 	cu_ctx *x = cu_enter(c);
 	if (x->err)
 		return;
-	if (B > 0 && C > 0)
+	if (B > 0 && C > 0 && k2_se_fwd(x, B, C, in, y, e2, s, out) != 0)
 		ACT_DISPATCH(x, se_fwd_launch, x, B, C, in, y, e2, s, out);
 }
 

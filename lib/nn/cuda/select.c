@@ -63,3 +63,18 @@ hy_status hy_nn_device_pick(const char *name, int *cuda, int *ordinal, char *why
 	return hy_diag_set(d, HY_EUNSUP, 0, "requested device unavailable: --device %s: %s", name,
 		pd.msg);
 }
+
+int hy_nn_cuda_path_pick(int cfg_path, const char *env)
+{
+	if (cfg_path == HY_NN_CUDA_PATH_V1 || cfg_path == HY_NN_CUDA_PATH_V2)
+		return cfg_path;
+	if (cfg_path != HY_NN_CUDA_PATH_DEFAULT)
+		return -1;
+	if (!env || !*env)
+		return HY_NN_CUDA_PATH_V1; /* until a GPU run has measured v2 */
+	if (!strcmp(env, "v1"))
+		return HY_NN_CUDA_PATH_V1;
+	if (!strcmp(env, "v2"))
+		return HY_NN_CUDA_PATH_V2;
+	return -1;
+}
