@@ -62,6 +62,13 @@ typedef enum hy_nn_precision {
  * Everything else — heads, SE vectors, pooled features, losses — is fp32. */
 typedef struct hy_nn_act hy_nn_act;
 
+/* What a backend's graph_begin tells hy_nn_forward (below). */
+enum {
+	HY_NN_GRAPH_EAGER = 0,     /* queue the ops                          */
+	HY_NN_GRAPH_REPLAYED = 1,  /* done: the graph was launched           */
+	HY_NN_GRAPH_CAPTURING = 2, /* queue the ops, then call graph_end     */
+};
+
 typedef struct hy_nn_ctx {
 	int threads;
 	int device;    /* CUDA device ordinal; unused on the CPU                */
@@ -236,6 +243,19 @@ typedef struct hy_nn_backend {
 	 * where ops are synchronous (the CPU: the wall clock times them). */
 	void (*mark)(const hy_nn_ctx *c, int slot);
 	double (*mark_ms)(const hy_nn_ctx *c, int a, int b);
+	/* Graphs of inference forwards (hy_nn_forward on an inference
+	 * workspace; NULL where launches cost nothing to speak of, as on the
+	 * CPU). graph_begin(c, model, work, B) answers what the caller does
+	 * (HY_NN_GRAPH_* above): EAGER, queue the ops; REPLAYED, the
+	 * forward is already queued (a graph captured earlier was launched:
+	 * it reads the inputs and weights where they are now); CAPTURING, queue
+	 * the ops, which are recorded, then call graph_end, which launches
+	 * them and returns 1 when the capture failed and the ops must be
+	 * queued again (that key then stays eager). graph_reset: forget every
+	 * graph (their addresses die with a workspace or a model). */
+	int (*graph_begin)(const hy_nn_ctx *c, const void *model, const void *work, int B);
+	int (*graph_end)(const hy_nn_ctx *c);
+	void (*graph_reset)(const hy_nn_ctx *c);
 } hy_nn_backend;
 
 const hy_nn_backend *hy_nn_backend_cpu(void);

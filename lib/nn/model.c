@@ -129,6 +129,8 @@ nomem:
 
 void hy_nn_model_free(hy_nn_model *m)
 {
+	if (m->be && m->be->graph_reset)
+		m->be->graph_reset(m->ctx);
 	if (m->be) {
 		m->be->free(m->w);
 		m->be->free(m->g);
@@ -280,6 +282,8 @@ hy_status hy_nn_work_init_infer(hy_nn_work *w, const hy_nn_model *m, int max_bat
 
 void hy_nn_work_free(hy_nn_work *w, const hy_nn_model *m)
 {
+	if (m->be && m->be->graph_reset)
+		m->be->graph_reset(m->ctx);
 	for (int i = 0; i < w->nallocs; i++)
 		m->be->free(w->allocs[i]);
 	free(w->allocs);
@@ -468,7 +472,7 @@ hy_status hy_nn_work_load(hy_nn_work *w, const hy_nn_model *m, const hy_sample *
 #define P(i) hy_nn_model_param(m, (i))
 #define G(i) hy_nn_model_grad(m, (i))
 
-void hy_nn_forward(const hy_nn_model *m, hy_nn_work *w)
+static void forward_ops(const hy_nn_model *m, hy_nn_work *w)
 {
 	const hy_nn_backend *be = m->be;
 	const hy_nn_ctx *c = m->ctx;
@@ -515,6 +519,21 @@ void hy_nn_forward(const hy_nn_model *m, hy_nn_work *w)
 		w->tout, HY_NN_OPP, 0);
 	/* danger: [B][36][3] logits, pads zero */
 	be->conv1_fwd(c, B, C, HY_NN_OPP, w->h, P(m->dconvw), P(m->dconvb), w->dan);
+}
+
+/* An inference forward may be a graph's replay (backend.h graph_begin);
+ * a training forward always queues its
+ * ops (its backward reads what they leave in the workspace either way, but
+ * its losses' host bookkeeping is not a graph's). */
+void hy_nn_forward(const hy_nn_model *m, hy_nn_work *w)
+{
+	const hy_nn_backend *be = m->be;
+	int g = w->infer && be->graph_begin ? be->graph_begin(m->ctx, m, w, w->B) : 0;
+	if (g == HY_NN_GRAPH_REPLAYED)
+		return;
+	forward_ops(m, w);
+	if (g == HY_NN_GRAPH_CAPTURING && be->graph_end(m->ctx))
+		forward_ops(m, w);
 }
 
 void hy_nn_loss(const hy_nn_model *m, hy_nn_work *w, hy_nn_losses *out)

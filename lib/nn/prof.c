@@ -22,9 +22,11 @@ enum {
 };
 _Static_assert((int)OP_COUNT <= (int)HY_NN_PROF_MAX_OPS, "raise HY_NN_PROF_MAX_OPS");
 /* The members that pass through untimed: name, memory, activation helpers,
- * the upload fences, sync and the timers. A member added to backend.h must
+ * the upload fences, sync, the timers and the graphs (graph_begin and
+ * graph_end are cleared: a profiled forward queues its ops one by one, or
+ * there would be nothing per op to time). A member added to backend.h must
  * join one list. */
-enum { UNTIMED = 19 };
+enum { UNTIMED = 22 };
 _Static_assert(sizeof(hy_nn_backend) == (OP_COUNT + UNTIMED) * sizeof(void *),
 	"a member of hy_nn_backend is neither in HY_PROF_OPS nor counted as untimed");
 
@@ -174,6 +176,8 @@ const hy_nn_backend *hy_nn_prof_wrap(const hy_nn_backend *inner, const hy_nn_ctx
 #define X(name) P.out.name = inner->name ? p_##name : NULL;
 	HY_PROF_OPS(X)
 #undef X
+	P.out.graph_begin = NULL;
+	P.out.graph_end = NULL;
 	P.npending = 0;
 	hy_nn_prof_reset();
 	return &P.out;

@@ -108,6 +108,7 @@ static const op_row OPS[] = {
 	{"copy_mark", "copy fence"}, {"copy_wait", "copy fence"}, {"copy_done", "copy fence"},
 	{"sync", NULL},
 	{"mark", "mark"}, {"mark_ms", "mark"},
+	{"graph_begin", "graph"}, {"graph_end", "graph"}, {"graph_reset", "graph"},
 };
 enum { NOPS = sizeof OPS / sizeof OPS[0] };
 _Static_assert(NOPS * sizeof(void *) == sizeof(hy_nn_backend),
@@ -932,6 +933,69 @@ static void check_infer_feed(env *e, int k, hy_nn_arch a, int B)
 	pair_free(&p);
 }
 
+/* Graphs of inference forwards (graph.cu; on in the v2 context, k = 4):
+ * forwards of an inference workspace over four sets of samples — the
+ * first eager, the second captured, the third and fourth replays (the
+ * fourth the first set again) — each bit-identical to the eager forward of
+ * the same samples in a training workspace, so that a replay reads the
+ * inputs of its own call, not the captured call's; the counts say a graph
+ * was made and replayed; a new workspace after hy_nn_work_free starts
+ * eager again (graph_reset), and gives the same bits. */
+static void check_graphs(env *e, hy_nn_arch a, int B)
+{
+	char nm[160];
+	const int k = 4;
+	pair p;
+	if (pair_init(e, &p, a, &e->gpu[k], B, seed + 21))
+		exit(1);
+	const hy_nn_ctx *g = &e->gpu[k];
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_sample *s[3];
+	hy_rng r;
+	hy_rng_seed(&r, seed + 22);
+	for (int i = 0; i < 3; i++) {
+		s[i] = calloc((size_t)B, sizeof *s[i]);
+		hy_nn_synth_samples(&r, s[i], B);
+	}
+	const size_t np = (size_t)B * HY_ACTIONS;
+	float *want[3];
+	for (int i = 0; i < 3; i++) {
+		if (hy_nn_work_load(&p.wg, &p.g, s[i], B, &d))
+			exit(die("graphs: load", &d));
+		hy_nn_forward(&p.g, &p.wg);
+		want[i] = down(e, g, p.wg.plog, np);
+	}
+	int c0, r0, f0, c1, r1, f1;
+	hy_nn_cuda_graph_counts(g, &c0, &r0, &f0);
+	for (int round = 0; round < 2; round++) {
+		hy_nn_work wi;
+		if (hy_nn_work_init_infer(&wi, &p.g, B, &d))
+			exit(die("graphs: inference workspace", &d));
+		static const int order[4] = {0, 1, 2, 0};
+		static const char *const what[4] = {"eager", "captured", "replayed", "replayed again"};
+		for (int j = 0; j < 4; j++) {
+			if (hy_nn_work_load(&wi, &p.g, s[order[j]], B, &d))
+				exit(die("graphs: load", &d));
+			hy_nn_forward(&p.g, &wi);
+			float *got = down(e, g, wi.plog, np);
+			require(memcmp(got, want[order[j]], np * 4) == 0,
+				NAME("graph %dx%d B=%d workspace %d, forward %d (%s): bit-identical to "
+					"the eager forward of its samples", a.blocks, a.channels, B, round + 1,
+					j + 1, what[j]));
+			free(got);
+		}
+		hy_nn_work_free(&wi, &p.g);
+	}
+	hy_nn_cuda_graph_counts(g, &c1, &r1, &f1);
+	require(c1 - c0 == 2 && r1 - r0 == 4 && f1 == f0,
+		NAME("graph %dx%d B=%d: 2 captured, 4 replayed, 0 failed (got %d, %d, %d)", a.blocks,
+			a.channels, B, c1 - c0, r1 - r0, f1 - f0));
+	for (int i = 0; i < 3; i++)
+		free(want[i]), free(s[i]);
+	pair_free(&p);
+}
+
 /* Two loss curves of n steps, CPU (lc) and GPU (lg) of context kind k,
  * from the same start: each step's loss within 2% (fp32) or 5% (bf16) of
  * the CPU's. Adam amplifies tiny gradient differences where |g| ≈ 0 (a
@@ -1458,6 +1522,8 @@ int main(int argc, char **argv)
 		check_model(&e, k, (hy_nn_arch){6, 64}, 64);
 		check_infer_feed(&e, k, (hy_nn_arch){3, 64}, 257);
 	}
+	check_graphs(&e, (hy_nn_arch){3, 64}, 1);
+	check_graphs(&e, (hy_nn_arch){3, 64}, 37);
 	for (int k = 0; k < NG; k++) /* every convolution mode */
 		check_training(&e, k);
 	for (int k = 0; k < NG; k++)

@@ -17,7 +17,10 @@
  *   every thread of a GroupNorm block walked, each value of a sample owned
  *   by exactly one and the register arrays big enough; the taps' source
  *   index equal to the three shifted rows; the L2 chunk plan; the path
- *   HYDRA_CUDA_PATH picks. */
+ *   HYDRA_CUDA_PATH picks;
+ * - the graphs of inference forwards: plan.c's index, and hy_nn_forward's
+ *   use of a backend's graph hooks (replay, capture, a failed capture's
+ *   second queueing, the reset when a workspace or model is freed). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -605,6 +608,149 @@ static void test_path_pick(void **state)
 	assert_int_equal(hy_nn_cuda_path_pick(7, NULL), -1);
 }
 
+/* ------------------------------------------------------------ graphs */
+
+/* plan.c's graph index: a key's first forward is eager, its second
+ * captured, then replays; a failed key stays eager; the 17th key evicts
+ * the least recently used. */
+static void test_graph_index(void **state)
+{
+	(void)state;
+	hy_nn_graph_index g;
+	memset(&g, 0, sizeof g);
+	int dummy[HY_NN_GRAPH_CACHE + 1], ev;
+	hy_nn_graph_key old, k0 = {&dummy[0], &dummy[1], 1};
+	assert_int_equal(hy_nn_graph_find(&g, &k0), -1);
+	int i = hy_nn_graph_add(&g, &k0, &ev, &old);
+	assert_int_equal(ev, 0);
+	assert_int_equal(hy_nn_graph_find(&g, &k0), i);
+	assert_int_equal(hy_nn_graph_action(&g, i), HY_NN_GRAPH_CAPTURING);
+	g.e[i].state = HY_NN_GRAPH_READY;
+	assert_int_equal(hy_nn_graph_action(&g, i), HY_NN_GRAPH_REPLAYED);
+	g.e[i].state = HY_NN_GRAPH_FAILED;
+	assert_int_equal(hy_nn_graph_action(&g, i), HY_NN_GRAPH_EAGER);
+	assert_int_equal(hy_nn_graph_action(&g, -1), HY_NN_GRAPH_EAGER);
+	/* the batch and the workspace are part of the key */
+	hy_nn_graph_key k1 = {&dummy[0], &dummy[1], 2}, k2 = {&dummy[0], &dummy[2], 1};
+	assert_int_equal(hy_nn_graph_find(&g, &k1), -1);
+	assert_int_equal(hy_nn_graph_find(&g, &k2), -1);
+	/* fill the index; touch k0 so that key 1 is the oldest */
+	hy_nn_graph_key keys[HY_NN_GRAPH_CACHE];
+	for (int j = 1; j < HY_NN_GRAPH_CACHE; j++) {
+		keys[j] = (hy_nn_graph_key){&dummy[0], &dummy[j], 7};
+		(void)hy_nn_graph_add(&g, &keys[j], &ev, &old);
+		assert_int_equal(ev, 0);
+	}
+	assert_int_equal(g.n, HY_NN_GRAPH_CACHE);
+	(void)hy_nn_graph_find(&g, &k0);
+	hy_nn_graph_key kn = {&dummy[0], &dummy[HY_NN_GRAPH_CACHE], 7};
+	int slot = hy_nn_graph_add(&g, &kn, &ev, &old);
+	assert_int_equal(ev, 1);
+	assert_ptr_equal(old.work, keys[1].work);
+	assert_int_equal(hy_nn_graph_find(&g, &keys[1]), -1);
+	assert_int_equal(hy_nn_graph_find(&g, &kn), slot);
+	assert_int_equal(hy_nn_graph_action(&g, slot), HY_NN_GRAPH_CAPTURING);
+	assert_true(hy_nn_graph_find(&g, &k0) >= 0);
+}
+
+/* model.c's side of the graph hooks, on the CPU backend with scripted
+ * hooks: a replay queues no op, a capture queues them once, a failed
+ * capture queues them again, a training workspace never asks, and freeing
+ * a workspace or a model resets the graphs. The outputs of every way are
+ * the CPU's own. */
+static int g_answer, g_end_fails, g_begins, g_ends, g_resets, g_convs;
+static const hy_nn_backend *g_cpu;
+
+static int fake_begin(const hy_nn_ctx *c, const void *model, const void *work, int B)
+{
+	g_begins++;
+	return g_answer;
+}
+
+static int fake_end(const hy_nn_ctx *c)
+{
+	g_ends++;
+	return g_end_fails;
+}
+
+static void fake_reset(const hy_nn_ctx *c)
+{
+	g_resets++;
+}
+
+static void count_conv3(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, hy_nn_act *y)
+{
+	g_convs++;
+	g_cpu->conv3_fwd(c, B, cin, cout, x, w, y);
+}
+
+static void test_graph_hooks(void **state)
+{
+	(void)state;
+	g_cpu = hy_nn_backend_cpu();
+	hy_nn_backend be = *g_cpu;
+	be.graph_begin = fake_begin;
+	be.graph_end = fake_end;
+	be.graph_reset = fake_reset;
+	be.conv3_fwd = count_conv3;
+	hy_nn_ctx c;
+	hy_nn_ctx_init(&c, 1);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	const hy_nn_arch a = {2, 32};
+	const int B = 3, convs = 1 + 2 * a.blocks; /* the stem's and two a block */
+	hy_nn_model m;
+	hy_rng r;
+	hy_rng_seed(&r, SEED);
+	assert_int_equal(hy_nn_model_init(&m, a, &be, &c, &d), HY_OK);
+	assert_int_equal(hy_nn_model_init_params(&m, &r, &d), HY_OK);
+	hy_sample s[3];
+	memset(s, 0, sizeof s);
+	hy_nn_synth_samples(&r, s, B);
+	hy_nn_work wi, wt;
+	assert_int_equal(hy_nn_work_init_infer(&wi, &m, B, &d), HY_OK);
+	assert_int_equal(hy_nn_work_init(&wt, &m, B, &d), HY_OK);
+	assert_int_equal(hy_nn_work_load(&wi, &m, s, B, &d), HY_OK);
+	assert_int_equal(hy_nn_work_load(&wt, &m, s, B, &d), HY_OK);
+	float want[3 * HY_ACTIONS];
+	hy_nn_forward(&m, &wt); /* training workspace: never asks */
+	memcpy(want, wt.plog, sizeof want);
+	assert_int_equal(g_begins, 0);
+	assert_int_equal(g_convs, convs);
+	/* eager */
+	g_convs = 0, g_answer = HY_NN_GRAPH_EAGER;
+	hy_nn_forward(&m, &wi);
+	assert_int_equal(g_begins, 1);
+	assert_int_equal(g_ends, 0);
+	assert_int_equal(g_convs, convs);
+	assert_memory_equal(wi.plog, want, sizeof want);
+	/* capturing: the ops once, then graph_end */
+	g_convs = 0, g_answer = HY_NN_GRAPH_CAPTURING, g_end_fails = 0;
+	hy_nn_forward(&m, &wi);
+	assert_int_equal(g_ends, 1);
+	assert_int_equal(g_convs, convs);
+	/* a failed capture: the ops again */
+	g_convs = 0, g_end_fails = 1;
+	memset(wi.plog, 0, sizeof want);
+	hy_nn_forward(&m, &wi);
+	assert_int_equal(g_ends, 2);
+	assert_int_equal(g_convs, 2 * convs);
+	assert_memory_equal(wi.plog, want, sizeof want);
+	/* replayed: nothing queued here */
+	g_convs = 0, g_answer = HY_NN_GRAPH_REPLAYED;
+	hy_nn_forward(&m, &wi);
+	assert_int_equal(g_convs, 0);
+	assert_int_equal(g_ends, 2);
+	/* the graphs die with their workspace and their model */
+	assert_int_equal(g_resets, 0);
+	hy_nn_work_free(&wi, &m);
+	assert_int_equal(g_resets, 1);
+	hy_nn_work_free(&wt, &m);
+	hy_nn_model_free(&m);
+	assert_int_equal(g_resets, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +767,8 @@ int main(void)
 		cmocka_unit_test(test_gn2_mapping),
 		cmocka_unit_test(test_taps2_and_chunks),
 		cmocka_unit_test(test_path_pick),
+		cmocka_unit_test(test_graph_index),
+		cmocka_unit_test(test_graph_hooks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

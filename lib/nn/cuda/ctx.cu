@@ -470,6 +470,9 @@ static const hy_nn_backend cuda_backend = {
 	.sync = cu_sync,
 	.mark = cu_mark,
 	.mark_ms = cu_mark_ms,
+	.graph_begin = cu_graph_begin,
+	.graph_end = cu_graph_end,
+	.graph_reset = cu_graph_reset,
 };
 
 const hy_nn_backend *hy_nn_backend_cuda(void)
@@ -547,6 +550,9 @@ static void ctx_release(cu_ctx *x)
 		(void)cudaStreamSynchronize(x->s);
 	if (x->cs)
 		(void)cudaStreamSynchronize(x->cs);
+	for (int i = 0; i < HY_NN_GRAPH_CACHE; i++)
+		if (x->gexec[i])
+			(void)cudaGraphExecDestroy(x->gexec[i]);
 	lt_free(x);
 	if (x->cd)
 		(void)cudnnDestroyConvolutionDescriptor(x->cd);
@@ -653,6 +659,8 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 	}
 	if (x->precision != HY_NN_PREC_BF16)
 		x->path = HY_NN_CUDA_PATH_V1; /* v2's kernels are bf16 kernels */
+	x->graphs = x->path == HY_NN_CUDA_PATH_V2;
+	x->gslot = -1;
 	x->arch = cfg->arch;
 	x->max_batch = cfg->max_batch;
 	x->plan = plan;

@@ -107,6 +107,9 @@ size_t hy_nn_cuda_report(const hy_nn_ctx *c, char *buf, size_t n);
  * --fast, or a forced cuDNN's algorithm search): one per shape bucket
  * met, again only when the cache evicted it. */
 int hy_nn_cuda_conv_timings(const hy_nn_ctx *c);
+/* Graphs of inference forwards (graph.cu, on in a v2 context): how many
+ * were captured, replayed, and failed to capture (their keys run eagerly). */
+void hy_nn_cuda_graph_counts(const hy_nn_ctx *c, int *captured, int *replayed, int *failed);
 /* Peak device memory in use since ctx_init (bytes, from the pool). */
 size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c);
 /* Issue 43's ceilings and the convolution GEMMs bare (roof.cu), printed to

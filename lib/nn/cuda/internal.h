@@ -38,6 +38,11 @@ typedef struct cu_ctx {
 	int path;        /* HY_NN_CUDA_PATH_V1 or _V2 (cuda.h)                    */
 	size_t l2_bytes; /* the device's L2 (the chunks of conv.cu's v2 taps)    */
 	int chunk_rows;  /* rows of the last chunked convolution (the report)   */
+	/* graphs of inference forwards (graph.cu): on in a v2 context */
+	int graphs, gslot; /* gslot: the slot being captured, −1: none          */
+	hy_nn_graph_index gidx;
+	cudaGraphExec_t gexec[HY_NN_GRAPH_CACHE];
+	int graph_captures, graph_replays, graph_failed;
 	hy_nn_arch arch;
 	int max_batch;
 	cudaStream_t s;
@@ -261,6 +266,13 @@ typedef struct cu_span {
 void k_adamw_spans(cu_ctx *x, const cu_span *spans, int count, size_t end, float *p,
 	const float *g, float *m, float *v, float lr, float b1, float b2, float eps, float wd,
 	float bc1, float sqrt_bc2);
+
+/* ------------------------------------------------------------ graph.cu */
+
+/* backend.h graph_begin / graph_end / graph_reset. */
+int cu_graph_begin(const hy_nn_ctx *c, const void *model, const void *work, int B);
+int cu_graph_end(const hy_nn_ctx *c);
+void cu_graph_reset(const hy_nn_ctx *c);
 
 /* ------------------------------------------------------------ fused.cu (path v2) */
 

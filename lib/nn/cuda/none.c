@@ -65,6 +65,11 @@ size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c)
 	return 0;
 }
 
+void hy_nn_cuda_graph_counts(const hy_nn_ctx *c, int *captured, int *replayed, int *failed)
+{
+	*captured = *replayed = *failed = 0;
+}
+
 hy_status hy_nn_cuda_check_bf16(const hy_nn_ctx *c, unsigned long long *mismatches,
 	unsigned int *first, hy_diag *d)
 {

@@ -288,3 +288,55 @@ int hy_nn_lt_slot(hy_nn_lt_index *c, const hy_nn_lt_shape *s, int *fresh)
 	*fresh = 1;
 	return c->n++;
 }
+
+/* ------------------------------------------------------------ graphs */
+
+static int same_key(const hy_nn_graph_key *a, const hy_nn_graph_key *b)
+{
+	return a->model == b->model && a->work == b->work && a->batch == b->batch;
+}
+
+int hy_nn_graph_find(hy_nn_graph_index *g, const hy_nn_graph_key *key)
+{
+	for (int i = 0; i < g->n; i++)
+		if (same_key(&g->e[i].key, key)) {
+			g->e[i].used = ++g->clock;
+			return i;
+		}
+	return -1;
+}
+
+int hy_nn_graph_add(hy_nn_graph_index *g, const hy_nn_graph_key *key, int *had_evicted,
+	hy_nn_graph_key *evicted)
+{
+	int i = g->n;
+	*had_evicted = 0;
+	if (i < HY_NN_GRAPH_CACHE) {
+		g->n++;
+	} else {
+		i = 0;
+		for (int j = 1; j < g->n; j++)
+			if (g->e[j].used < g->e[i].used)
+				i = j;
+		*had_evicted = 1;
+		*evicted = g->e[i].key;
+	}
+	g->e[i].key = *key;
+	g->e[i].state = HY_NN_GRAPH_SEEN;
+	g->e[i].used = ++g->clock;
+	return i;
+}
+
+int hy_nn_graph_action(const hy_nn_graph_index *g, int slot)
+{
+	if (slot < 0 || slot >= g->n)
+		return HY_NN_GRAPH_EAGER;
+	switch (g->e[slot].state) {
+	case HY_NN_GRAPH_SEEN:
+		return HY_NN_GRAPH_CAPTURING;
+	case HY_NN_GRAPH_READY:
+		return HY_NN_GRAPH_REPLAYED;
+	default:
+		return HY_NN_GRAPH_EAGER;
+	}
+}

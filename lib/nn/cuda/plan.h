@@ -142,4 +142,47 @@ typedef struct hy_nn_lt_index {
  * not 0 or 1), which the caller runs unplanned. */
 int hy_nn_lt_slot(hy_nn_lt_index *c, const hy_nn_lt_shape *s, int *fresh);
 
+/* ------------------------------------------------------------ graphs */
+
+/* CUDA graphs of inference forwards (issue 43 step 4; ctx.cu graph_*):
+ * one graph per (model, workspace, batch), captured at the key's second
+ * forward (the first runs eagerly, so that the convolution choice, the
+ * cuBLASLt plans and any timing are made outside a capture), replayed from
+ * the third on. The index is the host side: which keys are known, in what
+ * state, and which gives way when it is full (least recently used). */
+typedef enum hy_nn_graph_state {
+	HY_NN_GRAPH_SEEN = 1,   /* one eager forward so far                 */
+	HY_NN_GRAPH_READY = 2,  /* captured: replayed from now on           */
+	HY_NN_GRAPH_FAILED = 3, /* capture failed: eager for good           */
+} hy_nn_graph_state;
+
+enum { HY_NN_GRAPH_CACHE = 16 };
+
+typedef struct hy_nn_graph_key {
+	const void *model, *work;
+	int batch;
+} hy_nn_graph_key;
+
+typedef struct hy_nn_graph_index {
+	int n;
+	uint64_t clock;
+	struct {
+		hy_nn_graph_key key;
+		int state;
+		uint64_t used;
+	} e[HY_NN_GRAPH_CACHE];
+} hy_nn_graph_index;
+
+/* The slot of key, marked as just used; −1 when absent. */
+int hy_nn_graph_find(hy_nn_graph_index *g, const hy_nn_graph_key *key);
+/* A slot for a new key in state SEEN: a free one, or the least recently
+ * used one, whose previous key is returned in *evicted (and 1 in
+ * *had_evicted, so that the caller destroys that slot's graph first). */
+int hy_nn_graph_add(hy_nn_graph_index *g, const hy_nn_graph_key *key, int *had_evicted,
+	hy_nn_graph_key *evicted);
+/* The state a forward of key moves the slot to and what the caller does:
+ * SEEN → capture (CAPTURING), READY → replay (REPLAYED), FAILED and a new
+ * key → EAGER. */
+int hy_nn_graph_action(const hy_nn_graph_index *g, int slot);
+
 #endif
