@@ -16,16 +16,20 @@
 #      never skipped for want of logs): --device cuda, resumed on the CPU
 #      and back on the GPU, two identical runs, a too-large batch refused
 #      (tests/gpu.sh);
-#   4. the ceilings measured in this run (a 1 GiB device copy, the 8192³
-#      bf16 GEMM) and the three GEMMs of a convolution of full's shape at
-#      batch 1024 and 2048 and the stem's at K = 255 and padded to 256,
-#      the taps, GroupNorm+Mish and SE forward kernels alone in GB/s,
-#      by cublasGemmEx as conv.cu calls them and by
-#      the best of cuBLASLt's first algorithms, each as a share of the
-#      ceiling (lib/nn/cuda/roof.cu); throughput: training samples/s and MFU of `full` bf16 at batch 256,
-#      1024 and 2048 (fp32 and --fast once), inference at 1, 64 and 1024,
-#      the per-op time of one training step (CUDA events around each op,
-#      nn/prof.h), the device side of the compact feed (bench/gpu_bench.c);
+#   4. issue 43's measurements (group speed): the ceilings measured in
+#      this run (a 1 GiB device copy, the 8192³ bf16 GEMM); the three GEMMs
+#      of a convolution of full's shape at batch 1024 and 2048 and the
+#      stem's at K = 255 and padded to 256, by cublasGemmEx as conv.cu calls
+#      them and by the best of cuBLASLt's first algorithms, as a share of
+#      the ceiling; the taps, GroupNorm+Mish and SE kernels forward and
+#      backward alone in GB/s and the whole convolution op, with the v1 and
+#      the v2 kernels (lib/nn/cuda/roof.cu); training samples/s and MFU of
+#      `full` bf16 at batch 2048, the per-op profile (nn/prof.h) and
+#      inference at batch 1, 64 and 1024 with each (HYDRA_CUDA_PATH; v2's
+#      inference replays CUDA graphs); batch 256 and 1024, fp32 and --fast
+#      once; the device side of the compact feed (bench/gpu_bench.c); ncu's
+#      speed of light of the GEMM kernels where ncu runs; self-play on the
+#      GPU with a small and a full checkpoint, hanchan per second, v1 and v2;
 #   5. the data feed with 1, 8 and 16 readers on the host, chunks decoded
 #      outside HDF5's lock, and the old way (FEED_DECODE=hdf5) beside it
 #      (bench/feed_bench.c); 1 to 16 separate reader processes
@@ -34,11 +38,25 @@
 #
 # Time, estimated for one H100 and 16 cores (build not included: make -j16
 # of the CUDA objects takes about 2 minutes): 1. 5 s; 2. 90 s (55 s on an
-# H200); 3. 60 s
-# (self-play 15 s, 4 short hydra-fit runs); 4. 180 s (the ceilings and bare GEMMs about 30 s; about 20 s a
-# configuration: start-up, the convolution timing, 20 steps); 5. 85 s
-# (25 s of it the processes); 6. 30 s: about 6 minutes, every step under
-# its own time limit so that a hang costs its limit, not the run. The total stays under 10 minutes.
+# H200); 3. 60 s (self-play 15 s, 4 short hydra-fit runs); 4. about 6
+# minutes (roof 60 s; about 20 s a gpu_bench configuration: start-up, the
+# convolution timing, 20 steps; ncu 2 × 60 s; self-play 2 checkpoints and 4
+# runs of 20-40 s); 5. 85 s (25 s of it the processes); 6. 30 s: about 10
+# minutes in all, every step under its own time limit so that a hang costs
+# its limit, not the run. ACCEPT="core speed" (the groups below) is about
+# 7 minutes: what a GPU lent for one 10-minute call runs first.
+# ACCEPT: the groups of steps to run (default all of them, in this order):
+#   core   the device and check_gpu
+#   e2e    hydra-fit on self-play data, resumed on the CPU (tests/gpu.sh)
+#   speed  issue 43's measurements: the ceilings and kernels (roof), training,
+#          profile and inference with the v1 and the v2 kernels
+#          (HYDRA_CUDA_PATH), ncu's speed of light of the GEMMs, and
+#          self-play on the GPU with a small and a full checkpoint
+#   feed   the data feed
+#   mpi    two MPI ranks on one GPU
+# so that a GPU lent for a few minutes runs ACCEPT="core speed" first.
+ACCEPT=${ACCEPT:-core e2e speed feed mpi}
+want() { case " $ACCEPT " in *" $1 "*) return 0 ;; esac; return 1; }
 BUILD=${BUILD:-build}
 REPORT=${REPORT:-$BUILD/gpu-acceptance.txt}
 B=$BUILD/bin
@@ -79,33 +97,74 @@ step() {
 }
 
 say "gpu-acceptance: $(date -u '+%Y-%m-%d %H:%M UTC'), commit ${HY_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+if want core; then
 step "device" 30 sh -c 'nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv;
 	nproc; ldd '"$B"'/hydra-fit | grep -E "cud|cublas" || true'
-step "check_gpu (ops, model, training, checkpoints, determinism)" 300 "$CG"
+step "check_gpu (ops, model, training, checkpoints, determinism, v1 and v2 kernels, graphs)" 300 "$CG"
+fi
 
-# hydra-fit on data made here: 64 rule-bot hanchan as mjai logs
+# rule-bot self-play data: 64 hanchan as mjai logs, and shards of them
+if want e2e || want speed || want feed || want mpi; then
 step "self-play data (64 rulebot hanchan)" 120 sh -c '
 	"'"$B"'/hydra-sp" --games 64 --tables 16 -j 16 --policy rulebot --seed 5 \
 		--log-dir "'"$T"'/logs" --no-samples'
-step "hydra-fit on the GPU, resumed on the CPU and back (tests/gpu.sh)" 240 \
-	env BUILD="$BUILD" GPU_LOGS="$T/logs" sh tests/gpu.sh
-
-step "ceilings, the conv and stem GEMMs bare, C 256, batch 1024 and 2048 (issue 43)" 120 \
-	"$G" roof 256 1024 2048
-step "train full bf16 batch 256" 60 "$G" train full 256 20
-step "train full bf16 batch 1024" 60 "$G" train full 1024 20
-step "train full bf16 batch 2048" 90 "$G" train full 2048 20
-step "train full fp32 batch 1024" 90 "$G" train full 1024 10 fp32
-step "train full bf16 batch 1024 --fast" 60 "$G" train full 1024 20 bf16 fast
-step "per-op time of a training step, full bf16 batch 1024" 90 "$G" profile full 1024 10
-for b in 1 64 1024; do
-	step "infer full bf16 batch $b" 60 "$G" infer full $b 50
-done
-step "expand_obs and the batch copies, batch 1024" 30 "$G" expand 1024 50
-
-# the feed: shards of the self-play games, read by 8 and 16 loaders
 step "shards for the feed" 120 sh -c '
 	"'"$B"'/mjai-parse" "'"$T"'/logs" | "'"$B"'/hydra-encode" -o "'"$T"'/train-%02d.h5" -n 4000'
+fi
+if want e2e; then
+step "hydra-fit on the GPU, resumed on the CPU and back (tests/gpu.sh)" 240 \
+	env BUILD="$BUILD" GPU_LOGS="$T/logs" sh tests/gpu.sh
+fi
+
+if want speed; then
+step "ceilings, conv and stem GEMMs bare, kernels and convolutions v1 and v2, C 256, batch 1024 and 2048 (issue 43)" 180 \
+	"$G" roof 256 1024 2048
+for path in v1 v2; do
+	step "train full bf16 batch 2048, kernels $path" 90 env HYDRA_CUDA_PATH=$path "$G" train full 2048 20
+	step "per-op time of a training step, full bf16 batch 1024, kernels $path" 90 \
+		env HYDRA_CUDA_PATH=$path "$G" profile full 1024 10
+	for b in 1 64 1024; do
+		step "infer full bf16 batch $b, kernels $path$([ $path = v2 ] && echo ' (CUDA graphs)')" 60 \
+			env HYDRA_CUDA_PATH=$path "$G" infer full $b 50
+	done
+done
+step "train full bf16 batch 256" 60 "$G" train full 256 20
+step "train full bf16 batch 1024" 60 "$G" train full 1024 20
+step "train full fp32 batch 1024" 90 "$G" train full 1024 10 fp32
+step "train full bf16 batch 1024 --fast" 60 "$G" train full 1024 20 bf16 fast
+step "expand_obs and the batch copies, batch 1024" 30 "$G" expand 1024 50
+# ncu's speed of light of the GEMM kernels of two training steps of full
+# (v1 and v2), where ncu is installed and may read the counters
+if command -v ncu > /dev/null 2>&1; then
+	for path in v1 v2; do
+		step "ncu speed of light, the GEMM kernels of full bf16 batch 2048, kernels $path" 150 sh -c '
+			HYDRA_CUDA_PATH='"$path"' ncu --section SpeedOfLight --launch-skip 40 --launch-count 6 \
+				-k "regex:gemm|Gemm|nvjet|cutlass|xmma|sm90" "'"$G"'" train full 2048 2 2>&1 |
+			grep -E "^  [A-Za-z_].*\(|Duration|Throughput|SM Busy|ERR|not permitted" | head -60'
+	done
+else
+	say ""
+	say "== ncu speed of light: not run: no ncu on this machine"
+fi
+# self-play on the GPU (issue 43 step 5): a small and a full checkpoint
+# (one step of hydra-fit on the shards), 32 hanchan at 32 tables with the
+# model at every seat, hanchan per second with each kernel path
+for a in small full; do
+	step "a $a checkpoint for self-play (hydra-fit, one step)" 120 \
+		"$B/hydra-fit" --device cuda --arch $a --batch 64 --steps 1 -o "$T/sp-$a" "$T"/train-*.h5
+	for path in v1 v2; do
+		step "self-play on the GPU, $a, kernels $path: 32 hanchan, 32 tables" 180 sh -c '
+			t0=$(date +%s.%N)
+			HYDRA_CUDA_PATH='"$path"' "'"$B"'/hydra-sp" --games 32 --tables 32 -j 16 --device cuda \
+				--policy "'"$T/sp-$a"'/ckpt-00000001.h5" --no-samples -v || exit 1
+			t1=$(date +%s.%N)
+			awk -v a="$t0" -v b="$t1" "BEGIN { printf \"self-play '"$a"' '"$path"': 32 hanchan in %.1f s: %.2f hanchan/s\\n\", b - a, 32 / (b - a) }"'
+	done
+done
+fi
+
+if want feed; then
+# the feed: shards of the self-play games, read by 8 and 16 loaders
 for n in 1 8 16; do
 	step "feed: $n loader threads, compact layout" 30 sh -c \
 		'"'"$BUILD"'/bench/feed_bench" '"$n"' 1024 6 f16 "'"$T"'"/train-*.h5'
@@ -120,8 +179,11 @@ for n in 8 16; do
 	step "feed: hydra-fit --feed-only, $n loaders" 60 \
 		"$B/hydra-fit" --feed-only --loader-threads "$n" --batch 1024 --steps 300 "$T"/train-*.h5
 done
+fi
 
-if command -v mpirun > /dev/null 2>&1; then
+if ! want mpi; then
+	:
+elif command -v mpirun > /dev/null 2>&1; then
 	for ov in on off; do
 		step "two MPI ranks on one GPU, overlap $ov" 120 mpirun --allow-run-as-root --oversubscribe -np 2 \
 			"$B/hydra-fit" --device cuda --arch small --batch 128 --steps 20 $([ $ov = off ] && echo --no-overlap) \

@@ -118,10 +118,12 @@ size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c);
  * in batches[nbatches] the forward, input-gradient and weight-gradient
  * GEMMs of a 3-tap convolution of `channels` channels as conv.cu calls
  * them, and the stem's at K = 255 and padded to 256, by cublasGemmEx and by
- * the best cuBLASLt algorithm, each as a share of that ceiling; then the
- * taps, GroupNorm+Mish and SE forward kernels alone in GB/s, as a share of
- * the copy rate. HY_EUNSUP without the backend or a GPU; HY_EIO naming
- * the call that failed. */
+ * the best cuBLASLt algorithm, each as a share of that ceiling; then, with
+ * the v1 kernels and with v2's (hy_nn_cuda_path), the taps, GroupNorm+Mish
+ * and SE forward and backward kernels alone in GB/s, as a share of the
+ * copy rate, and the whole convolution op forward and backward as a share
+ * of the GEMM ceiling. HY_EUNSUP without the backend or a GPU; HY_EIO
+ * naming the call that failed. */
 hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbatches,
 	FILE *out, hy_diag *d);
 /* The bf16 rounding of nn/math.h against CUDA's __float2bfloat16_rn on

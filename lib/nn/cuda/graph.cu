@@ -88,6 +88,8 @@ int cu_graph_end(const hy_nn_ctx *c)
 
 void cu_graph_reset(const hy_nn_ctx *c)
 {
+	if (!c || !c->priv)
+		return; /* a model freed after its context */
 	cu_ctx *x = cu_enter(c);
 	if (x->s)
 		(void)cudaStreamSynchronize(x->s); /* a replay may still read the buffers */

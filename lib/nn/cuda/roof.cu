@@ -29,6 +29,7 @@
  * CUDA, cuBLAS and cuBLASLt status is checked; a failure stops the
  * measurement with a message naming the call. */
 #include "nn/cuda/internal.h"
+#include "nn/cuda/map.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -294,42 +295,79 @@ static int conv_gemms(roof *r, int B, int C, double ceil_tf, void *A, void *Bm, 
 	return 0;
 }
 
-/* The elementwise kernels alone, on a backend context of `full`'s width at
- * batch B (bf16 activation storage, 2 bytes an element): the taps kernel
- * (reads rows × C, writes 3 × rows × C), GroupNorm+Mish forward (minimal
- * bytes: read the input, write the output — z is what the issue would have
- * recomputed) and SE forward (read x and y, write out), each in GB/s on
- * those minimal bytes and as a share of copy_gbs. */
+/* The kernels alone, on a backend context of `full`'s width at batch B
+ * (bf16 activation storage, 2 bytes an element), with the v1 kernels and
+ * then with issue 43's v2 (cuda.h hy_nn_cuda_path; the context's path is
+ * switched between the two, nothing else changes):
+ * - the taps: v1 writes the whole batch's (reads rows × C, writes 3 ×
+ *   rows × C); v2 the same bytes in chunks of the L2 plan (fused.cu), the
+ *   way conv.cu's v2 builds them;
+ * - GroupNorm+Mish forward (minimal bytes: read x, write a — z is what a
+ *   recomputing backward would not store) and backward (read x, z, da,
+ *   write dx), SE forward (read x and y, write out) and backward (read y
+ *   and dout, write dy): GB/s on those bytes and as a share of copy_gbs;
+ * - the whole 3-tap convolution of C → C, forward and backward (dx and
+ *   dW), as the op table runs it: TFLOP/s (2·rows·3C·C a GEMM) and the
+ *   share of the GEMM ceiling ceil_tf. */
 typedef struct kern_ctx {
 	hy_nn_ctx *c;
 	cu_ctx *x;
 	int B, C, which;
 	void *in, *y, *z, *a, *dst;
-	float *gamma, *beta, *stat1, *stat2;
+	float *gamma, *beta, *stat1, *stat2, *scr, *w, *dw;
 } kern_ctx;
+
+enum { K_TAPS, K_GN_FWD, K_GN_BWD, K_SE_FWD, K_SE_BWD, K_CONV_FWD, K_CONV_BWD, K_COUNT };
 
 static int do_kernel(roof *r, void *p)
 {
 	kern_ctx *k = (kern_ctx *)p;
 	(void)r;
 	const int rows = k->B * HY_NN_TP - 2;
-	if (k->which == 0)
-		k_taps_bf16(k->x, rows, k->C, k->in, (uint16_t *)k->dst);
-	else if (k->which == 1)
-		k_gn_mish_fwd(k->c, k->B, k->C, (const hy_nn_act *)k->in, k->gamma, k->beta,
-			      (hy_nn_act *)k->z, (hy_nn_act *)k->a, k->stat1, k->stat2);
-	else
-		k_se_fwd(k->c, k->B, k->C, (const hy_nn_act *)k->in, (const hy_nn_act *)k->y, k->stat1,
-			 k->stat2, (hy_nn_act *)k->a);
+	const hy_nn_act *in = (const hy_nn_act *)k->in, *y = (const hy_nn_act *)k->y;
+	switch (k->which) {
+	case K_TAPS:
+		if (k->x->path == HY_NN_CUDA_PATH_V2) {
+			const int n = hy_nn_conv_chunk_rows(rows, 3 * k->C, k->x->l2_bytes);
+			for (int r0 = 0; r0 < rows; r0 += n)
+				k2_taps(k->x, r0, rows - r0 < n ? rows - r0 : n, k->C, 3 * k->C, k->in,
+					(uint16_t *)k->dst);
+		} else {
+			k_taps_bf16(k->x, rows, k->C, k->in, (uint16_t *)k->dst);
+		}
+		break;
+	case K_GN_FWD:
+		k_gn_mish_fwd(k->c, k->B, k->C, in, k->gamma, k->beta, (hy_nn_act *)k->z,
+			(hy_nn_act *)k->a, k->stat1, k->stat2);
+		break;
+	case K_GN_BWD:
+		k_gn_mish_bwd(k->c, k->B, k->C, in, (const hy_nn_act *)k->z, k->gamma, k->stat1,
+			k->stat2, y, (hy_nn_act *)k->a, 0, k->gamma + k->C, k->beta + k->C, k->scr);
+		break;
+	case K_SE_FWD:
+		k_se_fwd(k->c, k->B, k->C, in, y, k->stat1, k->stat2, (hy_nn_act *)k->a);
+		break;
+	case K_SE_BWD:
+		k_se_bwd(k->c, k->B, k->C, y, k->stat2, in, (hy_nn_act *)k->a, k->stat1);
+		break;
+	case K_CONV_FWD:
+		cu_conv3_fwd(k->c, k->B, k->C, k->C, in, k->w, (hy_nn_act *)k->a);
+		break;
+	default:
+		cu_conv3_bwd(k->c, k->B, k->C, k->C, in, k->w, y, (hy_nn_act *)k->a, k->dw);
+		break;
+	}
 	return k->x->err != HY_OK;
 }
 
-static int kernel_rows(roof *r, int device, int B, int C, double copy_gbs, hy_diag *d)
+static int kernel_rows(roof *r, int device, int B, int C, double copy_gbs, double ceil_tf,
+	hy_diag *d)
 {
 	hy_nn_ctx c;
 	/* two blocks: the kernels need the width and the batch, not full's depth,
 	 * and the context reserves memory for the depth it is given */
-	hy_nn_cuda_cfg cfg = {device, HY_NN_PREC_BF16, 0, HY_NN_CONV_AUTO, {2, C}, B, 1};
+	hy_nn_cuda_cfg cfg = {device, HY_NN_PREC_BF16, 0, HY_NN_CONV_GEMM, {2, C}, B, 0,
+		HY_NN_CUDA_PATH_V1};
 	if (hy_nn_cuda_ctx_init(&c, &cfg, d) != HY_OK) {
 		snprintf(r->err, sizeof r->err, "backend context: %.200s", d->msg);
 		return -1;
@@ -337,32 +375,58 @@ static int kernel_rows(roof *r, int device, int B, int C, double copy_gbs, hy_di
 	kern_ctx k = {&c, cu_of(&c), B, C, 0};
 	const size_t act = (size_t)B * HY_NN_TP * C * 2, rows = (size_t)B * HY_NN_TP - 2;
 	const size_t taps_bytes = rows * C * 2 * 4, stat = 2 * (size_t)B * C * sizeof(float);
-	static const char *const names[3] = {"taps (k_taps_bf16)", "gn_mish forward", "SE forward"};
-	const double bytes[3] = {(double)taps_bytes, 2.0 * act, 3.0 * act};
+	const size_t wbytes = (size_t)3 * C * C * sizeof(float);
+	static const char *const names[K_COUNT] = {"taps", "gn_mish forward", "gn_mish backward",
+		"SE forward", "SE backward", "conv3 forward (the op)", "conv3 backward, dx and dW (the op)"};
+	const double bytes[K_COUNT] = {(double)taps_bytes, 2.0 * act, 4.0 * act, 3.0 * act,
+		3.0 * act, 0, 0};
+	const double gemm_flop = 2.0 * rows * 3.0 * C * C;
 	int rc = -1;
 	cudaStream_t keep = r->s;
 	if (R_RT(r, cudaMalloc(&k.in, act)) || R_RT(r, cudaMalloc(&k.y, act)) ||
 		R_RT(r, cudaMalloc(&k.z, act)) || R_RT(r, cudaMalloc(&k.a, act)) ||
 		R_RT(r, cudaMalloc(&k.dst, 3 * rows * C * 2)) ||
-		R_RT(r, cudaMalloc((void **)&k.gamma, C * sizeof(float))) ||
-		R_RT(r, cudaMalloc((void **)&k.beta, C * sizeof(float))) ||
+		R_RT(r, cudaMalloc((void **)&k.gamma, 2 * C * sizeof(float))) ||
+		R_RT(r, cudaMalloc((void **)&k.beta, 2 * C * sizeof(float))) ||
 		R_RT(r, cudaMalloc((void **)&k.stat1, stat)) || R_RT(r, cudaMalloc((void **)&k.stat2, stat)) ||
+		R_RT(r, cudaMalloc((void **)&k.scr, stat)) || R_RT(r, cudaMalloc((void **)&k.w, wbytes)) ||
+		R_RT(r, cudaMalloc((void **)&k.dw, wbytes)) ||
 		R_RT(r, cudaMemset(k.in, 0, act)) || R_RT(r, cudaMemset(k.y, 0, act)) ||
-		R_RT(r, cudaMemset(k.gamma, 0, C * sizeof(float))) ||
-		R_RT(r, cudaMemset(k.beta, 0, C * sizeof(float))) || R_RT(r, cudaMemset(k.stat1, 0, stat)) ||
+		R_RT(r, cudaMemset(k.z, 0, act)) || R_RT(r, cudaMemset(k.w, 0, wbytes)) ||
+		R_RT(r, cudaMemset(k.dw, 0, wbytes)) ||
+		R_RT(r, cudaMemset(k.gamma, 0, 2 * C * sizeof(float))) ||
+		R_RT(r, cudaMemset(k.beta, 0, 2 * C * sizeof(float))) ||
+		R_RT(r, cudaMemset(k.stat1, 0, stat)) || R_RT(r, cudaMemset(k.stat2, 0, stat)) ||
 		R_RT(r, cudaDeviceSynchronize()))
 		goto done;
 	r->s = k.x->s; /* the kernels run on the context's stream: time them there */
-	for (k.which = 0; k.which < 3; k.which++) {
-		double ms;
-		if (time_ms(r, do_kernel, &k, &ms)) {
-			if (k.x->err != HY_OK && !r->err[0])
-				snprintf(r->err, sizeof r->err, "%s: %.200s", names[k.which], k.x->msg);
-			goto done;
+	for (int path = HY_NN_CUDA_PATH_V1; path <= HY_NN_CUDA_PATH_V2; path++) {
+		k.x->path = path;
+		const char *pn = path == HY_NN_CUDA_PATH_V2 ? "v2" : "v1";
+		for (k.which = 0; k.which < K_COUNT; k.which++) {
+			double ms;
+			if (time_ms(r, do_kernel, &k, &ms)) {
+				if (k.x->err != HY_OK && !r->err[0])
+					snprintf(r->err, sizeof r->err, "%s %s: %.200s", pn,
+						names[k.which], k.x->msg);
+				goto done;
+			}
+			if (bytes[k.which] > 0) {
+				double gbs = bytes[k.which] / (ms * 1e-3) / 1e9;
+				say(r, "roof kernel %s C %d batch %d %s: %.3f ms, %.1f GB/s on its minimal "
+					"bytes (%.0f%% of the copy)\n", pn, C, B, names[k.which], ms, gbs,
+					100 * gbs / copy_gbs);
+			} else {
+				double fl = gemm_flop * (k.which == K_CONV_FWD ? 1 : 2);
+				double tf = fl / (ms * 1e-3) / 1e12;
+				say(r, "roof kernel %s C %d batch %d %s: %.3f ms, %.1f TFLOP/s (%.0f%% of the "
+					"GEMM ceiling)\n", pn, C, B, names[k.which], ms, tf, 100 * tf / ceil_tf);
+			}
 		}
-		double gbs = bytes[k.which] / (ms * 1e-3) / 1e9;
-		say(r, "roof kernel C %d batch %d %s: %.3f ms, %.1f GB/s on its minimal bytes (%.0f%% "
-			"of the copy)\n", C, B, names[k.which], ms, gbs, 100 * gbs / copy_gbs);
+		if (path == HY_NN_CUDA_PATH_V2)
+			say(r, "roof kernel v2 C %d batch %d: taps chunks of %d rows (L2 %.0f MiB)\n", C,
+				B, hy_nn_conv_chunk_rows((int)rows, 3 * C, k.x->l2_bytes),
+				k.x->l2_bytes / 1048576.0);
 	}
 	rc = 0;
 done:
@@ -376,6 +440,9 @@ done:
 	cudaFree(k.beta);
 	cudaFree(k.stat1);
 	cudaFree(k.stat2);
+	cudaFree(k.scr);
+	cudaFree(k.w);
+	cudaFree(k.dw);
 	hy_nn_cuda_ctx_free(&c);
 	return rc;
 }
@@ -447,7 +514,7 @@ hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbat
 	cudaFree(dst);
 	A = Bm = D = src = dst = NULL;
 	for (int i = 0; i < nbatches; i++)
-		if (kernel_rows(&r, device, batches[i], channels, copy_gbs, d))
+		if (kernel_rows(&r, device, batches[i], channels, copy_gbs, ceil_tf, d))
 			goto done;
 done:
 	if (r.err[0])
