@@ -170,6 +170,31 @@ __device__ static inline void totals(const float *part, int G, int C, float *tot
 	}
 }
 
+/* The 32 group sums of per-thread channel partials s[8] (thread (g, v) of
+ * map.h's mapping): the partials into part [G][C], the channel totals in
+ * row-group order (totals), then each group's channels added in channel
+ * order in double by threads 0..31 into gsum. Every thread of the block
+ * calls it (it holds the barriers); gsum is ready when it returns. */
+__device__ static void group_sums(const float *s, int g, int G, int v, int C, float *part,
+	float *tot, double *gsum)
+{
+	const int cpg = C / HY_NN_GROUPS;
+	if (g < G)
+		for (int k = 0; k < V8; k++)
+			part[g * C + v * V8 + k] = s[k];
+	__syncthreads();
+	totals(part, G, C, tot);
+	__syncthreads();
+	if (threadIdx.x < HY_NN_GROUPS) {
+		const int q = threadIdx.x;
+		double acc = 0;
+		for (int j = 0; j < cpg; j++)
+			acc += tot[q * cpg + j];
+		gsum[q] = acc;
+	}
+	__syncthreads();
+}
+
 /* One block of NT2 threads per sample b (grid B), map.h's mapping: thread
  * (g, v) loads its rows of vector column v into registers once; the
  * per-channel sums go through shared memory (row groups in order), the 32
@@ -182,6 +207,7 @@ __global__ static void __launch_bounds__(NT2) gn2_fwd_kernel(int C, const uint16
 {
 	__shared__ float part[NT2 * V8], tot[HY_NN_GN2_MAXC], sc[HY_NN_GN2_MAXC], sf[HY_NN_GN2_MAXC];
 	__shared__ float gm[HY_NN_GROUPS], gr[HY_NN_GROUPS];
+	__shared__ double gsum[HY_NN_GROUPS];
 	const int b = blockIdx.x, V = hy_nn_gn2_cols(C), G = hy_nn_gn2_groups(C);
 	const int v = threadIdx.x % V, g = threadIdx.x / V, nr = hy_nn_gn2_nrows(C, g);
 	const int cpg = C / HY_NN_GROUPS;
@@ -199,19 +225,10 @@ __global__ static void __launch_bounds__(NT2) gn2_fwd_kernel(int C, const uint16
 			for (int k = 0; k < V8; k++)
 				s[k] += xv[j][k];
 		}
-	if (g < G)
-		for (int k = 0; k < V8; k++)
-			part[g * C + v * V8 + k] = s[k];
-	__syncthreads();
-	totals(part, G, C, tot);
-	__syncthreads();
+	group_sums(s, g, G, v, C, part, tot, gsum);
 	if (threadIdx.x < HY_NN_GROUPS) {
-		const int q = threadIdx.x;
-		double acc = 0;
-		for (int j = 0; j < cpg; j++)
-			acc += tot[q * cpg + j];
-		gm[q] = (float)(acc / cnt);
-		mean[b * HY_NN_GROUPS + q] = gm[q];
+		gm[threadIdx.x] = (float)(gsum[threadIdx.x] / cnt);
+		mean[b * HY_NN_GROUPS + threadIdx.x] = gm[threadIdx.x];
 	}
 	__syncthreads();
 	for (int k = 0; k < V8; k++)
@@ -223,19 +240,10 @@ __global__ static void __launch_bounds__(NT2) gn2_fwd_kernel(int C, const uint16
 				const float dv = xv[j][k] - gm[(v * V8 + k) / cpg];
 				s[k] += dv * dv;
 			}
-	if (g < G)
-		for (int k = 0; k < V8; k++)
-			part[g * C + v * V8 + k] = s[k];
-	__syncthreads();
-	totals(part, G, C, tot);
-	__syncthreads();
+	group_sums(s, g, G, v, C, part, tot, gsum);
 	if (threadIdx.x < HY_NN_GROUPS) {
-		const int q = threadIdx.x;
-		double acc = 0;
-		for (int j = 0; j < cpg; j++)
-			acc += tot[q * cpg + j];
-		gr[q] = (float)(1.0 / sqrt(acc / cnt + 1e-5));
-		rstd[b * HY_NN_GROUPS + q] = gr[q];
+		gr[threadIdx.x] = (float)(1.0 / sqrt(gsum[threadIdx.x] / cnt + 1e-5));
+		rstd[b * HY_NN_GROUPS + threadIdx.x] = gr[threadIdx.x];
 	}
 	__syncthreads();
 	for (int ch = threadIdx.x; ch < C; ch += NT2) {
