@@ -651,11 +651,12 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 	x->precision = cfg->precision == HY_NN_PREC_BF16 ? HY_NN_PREC_BF16 : HY_NN_PREC_FP32;
 	x->fast = cfg->fast != 0;
 	x->conv = cfg->conv;
-	x->path = hy_nn_cuda_path_pick(cfg->path, getenv("HYDRA_CUDA_PATH"));
+	const char *path_env = getenv("HYDRA_CUDA_PATH");
+	x->path = hy_nn_cuda_path_pick(cfg->path, path_env);
 	if (x->path < 0) {
 		free(x);
 		return hy_diag_set(d, HY_EUSAGE, 0, "HYDRA_CUDA_PATH=%.40s: expected v1 or v2",
-			getenv("HYDRA_CUDA_PATH") ? getenv("HYDRA_CUDA_PATH") : "");
+			path_env ? path_env : "");
 	}
 	if (x->precision != HY_NN_PREC_BF16)
 		x->path = HY_NN_CUDA_PATH_V1; /* v2's kernels are bf16 kernels */

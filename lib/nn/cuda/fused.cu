@@ -29,12 +29,7 @@ extern "C" {
 }
 
 enum { NT2 = HY_NN_MAP_NT, V8 = HY_NN_MAP_VEC, MAXR = HY_NN_MAP_MAXR };
-
-static unsigned blocks2(size_t n)
-{
-	size_t b = (n + NT2 - 1) / NT2;
-	return b < 1 ? 1u : b > 65536 ? 65536u : (unsigned)b;
-}
+static_assert(NT2 == 256, "blocks_for (kernels.cu) counts blocks of 256 threads");
 
 /* 8 bf16 of a 16-byte vector to fp32 and back (round to nearest even, the
  * rounding of nn/math.h). */
@@ -91,9 +86,8 @@ __global__ static void taps2_vec_kernel(int r0, int n, int cols, int kp, const u
 }
 
 /* Scalar form: one thread per element of dst [n][kp] (grid-stride over
- * n·kp < 2^31): the tap value for j < 3·cols, 0 in the padding. T: the
- * activation storage's element (fp32 contexts never take v2, but the
- * scalar form serves a bf16 stem whose 85 channels are not 16-byte rows). */
+ * n·kp < 2^31): the tap value for j < 3·cols, 0 in the padding. It serves
+ * the stem, whose 85 channels are not 16-byte rows. */
 __global__ static void taps2_scalar_kernel(int r0, int n, int cols, int kp, const uint16_t *src,
 	uint16_t *dst)
 {
@@ -116,11 +110,11 @@ void k2_taps(cu_ctx *x, int r0, int n, int cols, int kp, const void *src, uint16
 	}
 	const uint16_t *s = (const uint16_t *)src;
 	if (cols % V8 == 0 && kp == 3 * cols && (uintptr_t)s % 16 == 0 && (uintptr_t)dst % 16 == 0) {
-		taps2_vec_kernel<<<blocks2((size_t)n * kp / V8), NT2, 0, x->s>>>(r0, n, cols, kp, s,
+		taps2_vec_kernel<<<blocks_for((size_t)n * kp / V8), NT2, 0, x->s>>>(r0, n, cols, kp, s,
 			dst);
 		CU_LAUNCH(x, "taps2_vec_kernel");
 	} else {
-		taps2_scalar_kernel<<<blocks2((size_t)n * kp), NT2, 0, x->s>>>(r0, n, cols, kp, s, dst);
+		taps2_scalar_kernel<<<blocks_for((size_t)n * kp), NT2, 0, x->s>>>(r0, n, cols, kp, s, dst);
 		CU_LAUNCH(x, "taps2_scalar_kernel");
 	}
 }
@@ -142,7 +136,7 @@ void k2_pad_bf16(cu_ctx *x, int rows, int cols, int kp, const float *src, int ld
 {
 	if (rows < 1 || cols < 1)
 		return;
-	pad_bf16_kernel<<<blocks2((size_t)rows * kp), NT2, 0, x->s>>>(rows, cols, kp, src, ld, dst);
+	pad_bf16_kernel<<<blocks_for((size_t)rows * kp), NT2, 0, x->s>>>(rows, cols, kp, src, ld, dst);
 	CU_LAUNCH(x, "pad_bf16_kernel");
 }
 
@@ -425,10 +419,10 @@ int k2_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const floa
 	if (x->path != HY_NN_CUDA_PATH_V2 || x->precision != HY_NN_PREC_BF16 || C % V8 ||
 		(uintptr_t)in % 16 || (uintptr_t)y % 16 || (uintptr_t)out % 16)
 		return 1;
-	se2_gate_kernel<<<blocks2((size_t)B * C), NT2, 0, x->s>>>(B, C, e2, s);
+	se2_gate_kernel<<<blocks_for((size_t)B * C), NT2, 0, x->s>>>(B, C, e2, s);
 	if (CU_LAUNCH(x, "se2_gate_kernel"))
 		return 0;
-	se2_apply_kernel<<<blocks2((size_t)B * HY_NN_TP * C / V8), NT2, 0, x->s>>>(B, C,
+	se2_apply_kernel<<<blocks_for((size_t)B * HY_NN_TP * C / V8), NT2, 0, x->s>>>(B, C,
 		(const uint16_t *)in, (const uint16_t *)y, s, (uint16_t *)out);
 	CU_LAUNCH(x, "se2_apply_kernel");
 	return 0;

@@ -276,6 +276,10 @@ void cu_graph_reset(const hy_nn_ctx *c);
 
 /* ------------------------------------------------------------ fused.cu (path v2) */
 
+/* Blocks of 256 threads for a grid-stride loop over n elements, at most
+ * 2^16 (kernels.cu; every kernel of kernels.cu and fused.cu is 256 wide). */
+unsigned blocks_for(size_t n);
+
 /* dst [n][kp] = the taps of src rows r0 … r0 + n − 1 (map.h), zeros in
  * the padding up to kp (a multiple of 8, ≥ 3·cols); src: bf16 activation
  * storage. */

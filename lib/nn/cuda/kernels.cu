@@ -30,8 +30,9 @@ extern "C" {
 
 enum { NT = 256 }; /* threads per block of every kernel here */
 
-/* Blocks for a grid-stride loop over n elements (at most 2^16 blocks). */
-static unsigned blocks_for(size_t n)
+/* Blocks for a grid-stride loop over n elements (at most 2^16 blocks);
+ * internal.h, shared with fused.cu. */
+unsigned blocks_for(size_t n)
 {
 	size_t b = (n + NT - 1) / NT;
 	return b < 1 ? 1u : b > 65536 ? 65536u : (unsigned)b;
