@@ -93,15 +93,22 @@ R="$run/latest"
 seen=$(jq -r 'select(.samples) | .samples' "$run/metrics.jsonl" | tail -1)
 vloss=$(jq -r 'select(.val_loss) | .val_loss' "$run/metrics.jsonl" | tail -1)
 
-# scored beside t1's model: in play, then on the logs
-score() { # SCOPE: "loss auc" of the reader
+# scored beside t1's model: in play, then on the logs. Called as a command,
+# not inside $(...), so that a failing arena stops the script (an exit in a
+# command substitution ends the subshell only), and its three figures must
+# all be there: a row of empty columns is never appended.
+score() { # SCOPE: "loss auc" of the reader into $OUT/score-SCOPE.txt
 	"$BIN/hydra-eval" --oracle -q --challenger "rulebot-waits:0,$1,reader=$R,$PARAMS" \
 		--opponent rulebot --seeds "$SCORE_SEEDS" --seed 9100 -j "$J" \
 		> "$OUT/score-$1.out" 2> "$OUT/score-$1.err" || { cat "$OUT/score-$1.err" >&2; exit 1; }
 	sed -n 's/.*log-loss \([0-9.]*\) per cell.*reader .* log-loss \([0-9.]*\) (AUC \([0-9.]*\)).*/\1 \2 \3/p' \
-		"$OUT/score-$1.err"
+		"$OUT/score-$1.err" > "$OUT/score-$1.txt"
+	[ "$(wc -w < "$OUT/score-$1.txt")" -eq 3 ] ||
+		{ cat "$OUT/score-$1.err" >&2; echo "reader.sh: no scores in the $1 arena's output" >&2; exit 1; }
 }
-set -- $(score tenpai) $(score riichi)
+score tenpai
+score riichi
+set -- $(cat "$OUT/score-tenpai.txt" "$OUT/score-riichi.txt")
 pe_t1=$1 pe=$2 pe_auc=$3 pr_t1=$4 pr=$5 pr_auc=$6
 le_t1=- le=- lr_t1=- lr=-
 if [ -d "$LOGS" ] && [ -x "$WL" ]; then

@@ -277,7 +277,8 @@ int main(int argc, char **argv)
 	static const uint32_t chunks[] = {128, 128, 128, 1024};
 	for (size_t li = 0; li < sizeof levels / sizeof levels[0]; li++) {
 		snprintf(path, sizeof path, "%s/samples_bench.%d.h5", dir, (int)getpid());
-		hy_shard_meta m = {NULL, "samples_bench", NULL, 0, chunks[li], levels[li]};
+		hy_shard_meta m = {.command_line = "samples_bench", .chunk = chunks[li],
+					  .deflate = levels[li]};
 		hy_shard_writer *hw;
 		t0 = now();
 		if ((st = hy_shard_writer_open(&hw, path, &m, &d)))

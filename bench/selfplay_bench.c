@@ -19,6 +19,7 @@
 #include "nn/model.h"
 #include "play/policy.h"
 #include "play/runner.h"
+#include "samples/sample.h"
 
 static double clock_s(clockid_t id)
 {
@@ -52,7 +53,10 @@ static int write_ckpt(const char *arch, const char *path)
 	hy_nn_model m;
 	hy_rng r;
 	hy_rng_seed(&r, 1);
-	hy_nn_ckpt_meta meta = {0};
+	int32_t obs = HY_OBS_VERSION; /* a player of this build: the model policy
+				       * refuses a checkpoint that records none */
+	hy_nn_ckpt_attr attr = {"obs_version", HY_NN_ATTR_I32, &obs};
+	hy_nn_ckpt_meta meta = {.extra = &attr, .nextra = 1};
 	hy_nn_optim_defaults(&meta.opt, 1);
 	if (hy_nn_arch_preset(arch, &a, &d) || hy_nn_model_init(&m, a, hy_nn_backend_cpu(), &ctx, &d))
 		goto fail;

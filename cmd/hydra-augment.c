@@ -180,7 +180,7 @@ static const hy_opt aug_table[] = {
 	{.name = "seed", .key = 'S', .type = HY_OPT_CALL, .dest = &R.seed, .call = hy_cli_row_seed,
 	 .seen = &A.seed_given,
 	 .arg = "S", .help = "seed for --perms random (decimal or 0x hex; default 0)"},
-	{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &A.outpath,
+	{.name = "output", .key = 'o', .type = HY_OPT_PATH, .dest = &A.outpath,
 	 .arg = "FILE", .help = "write to FILE (atomically) instead of stdout"},
 	{.name = "format", .type = HY_OPT_CALL, .dest = &A.format, .call = opt_format,
 	 .arg = "FMT", .help = "stream or shard (default: shard when FILE ends in .h5)"},
@@ -214,7 +214,9 @@ int main(int argc, char **argv)
 		return hy_cli_usage(&cli, "a shard cannot go to stdout: use -o FILE.h5");
 	if (to_stdout && hy_cli_stdout_binary(&cli, "a binary sample stream", "use -o FILE or a pipe"))
 		return 2;
-	if (hy_cli_stdin(&cli, (const char *const *)argv + optind, (size_t)(argc - optind), 1,
+	if (hy_cli_paths(&cli, (const char *const *)argv + optind, (size_t)(argc - optind),
+		"input path") ||
+		hy_cli_stdin(&cli, (const char *const *)argv + optind, (size_t)(argc - optind), 1,
 		"sample streams or shards"))
 		return 2;
 	signal(SIGPIPE, SIG_DFL);

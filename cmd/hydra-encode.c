@@ -371,7 +371,7 @@ static const hy_opt enc_table[] = {
 		 "decision (85x34 observation, legal mask, labels).\n"
 		 "PATH is an event stream (mjai-parse output) or any log mjai-parse reads\n"
 		 "(a file, a directory, or - for stdin, the default).\n"},
-	{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &A.outpath,
+	{.name = "output", .key = 'o', .type = HY_OPT_PATH, .dest = &A.outpath,
 	 .arg = "PATH", .help = "write to PATH instead of stdout: an HDF5 shard\n"
 		 "when PATH ends in .h5, else a sample stream; a\n"
 		 "printf pattern such as 'dir/train-%04d.h5' with\n"
@@ -384,7 +384,7 @@ static const hy_opt enc_table[] = {
 	 .range = "0 to 1",
 	 .arg = "F", .help = "send this fraction of games (0-1, chosen by a\n"
 		 "stable hash of the game id) to --val-output"},
-	{.name = "val-output", .type = HY_OPT_STR, .dest = &A.valpath,
+	{.name = "val-output", .type = HY_OPT_PATH, .dest = &A.valpath,
 	 .arg = "PATH", .help = "where validation games go (same rules as -o)"},
 	{.name = "seats", .type = HY_OPT_CALL, .dest = &A.eo.seats, .call = opt_seats,
 	 .arg = "LIST", .help = "only these absolute seats, e.g. 0,2"},
@@ -437,6 +437,8 @@ int main(int argc, char **argv)
 		rc = sink_setup(&cli, &R.val, A.valpath, A.per_file, &meta);
 	if (!rc && A.valpath && R.train.path && strcmp(A.valpath, R.train.path) == 0)
 		rc = hy_cli_usage(&cli, "--val-output must differ from -o");
+	if (!rc)
+		rc = hy_cli_paths(&cli, sources, (size_t)(argc - optind), "input path");
 	if (!rc)
 		hy_cli_stdin(&cli, sources, (size_t)(argc - optind), 0, "game logs or event streams");
 	if (rc) {

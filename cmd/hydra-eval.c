@@ -376,7 +376,7 @@ static int eval_main(int argc, char **argv, opts *o)
 		{.name = "bot-timeout", .type = HY_OPT_DOUBLE, .dest = &o->bot_timeout, .lo = 0,
 		 .hi = 86400, .open_lo = 1, .range = "seconds, more than 0",
 		 .arg = "SEC", .help = "seconds an mjai bot may take per answer (default 10)"},
-		{.name = "log-dir", .type = HY_OPT_STR, .dest = &o->log_dir,
+		{.name = "log-dir", .type = HY_OPT_PATH, .dest = &o->log_dir,
 		 .arg = "DIR", .help = "write every game's mjai log as gzip'd JSON lines,\n"
 			 "DIR/seed-KKKKKKKK-rR.json.gz (seed K, rotation R)"},
 		{.name = "oracle", .type = HY_OPT_FLAG, .dest = &o->oracle,
@@ -384,7 +384,7 @@ static int eval_main(int argc, char **argv, opts *o)
 			 "search oracles): what reading the hands is worth,\n"
 			 "a diagnostic, not a player's strength"},
 		{.type = HY_OPT_TEXT, .help = "Dataset mode:"},
-		{.name = "model", .type = HY_OPT_STR, .dest = &o->model,
+		{.name = "model", .type = HY_OPT_PATH, .dest = &o->model,
 		 .arg = "CKPT", .help = "the checkpoint to evaluate"},
 		{.name = "data", .type = HY_OPT_CALL, .dest = o, .call = opt_data,
 		 .arg = "PATH", .help = "samples (a stream, a shard, or - for stdin);\n"
@@ -401,7 +401,7 @@ static int eval_main(int argc, char **argv, opts *o)
 			 "one is usable, else the CPU), cpu, cuda or cuda:N"},
 		{.name = "json", .type = HY_OPT_FLAG, .dest = &o->json,
 		 .help = "print one JSON object instead of the table"},
-		{.name = "table-out", .type = HY_OPT_STR, .dest = &o->table_out,
+		{.name = "table-out", .type = HY_OPT_PATH, .dest = &o->table_out,
 		 .arg = "FILE", .help = "also write the table to FILE (atomically)"},
 		HY_OPT_DOC_COMMON("no progress line",
 				  "say the device and the threads"),
@@ -440,6 +440,8 @@ static int eval_main(int argc, char **argv, opts *o)
 			o->data[o->ndata++] = argv[optind++];
 		if (!o->ndata)
 			return hy_cli_usage(cli, "dataset mode needs --data PATH");
+		if (hy_cli_paths(cli, o->data, o->ndata, "--data path"))
+			return 2;
 	}
 	int rc = hy_cli_device_check(cli, o->device, o->threads);
 	if (rc)

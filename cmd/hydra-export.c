@@ -31,8 +31,10 @@ static int fail(hy_cli *cli, const hy_diag *d)
 	return hy_status_exit(d->status ? d->status : HY_EIO);
 }
 
-/* Up to limit samples from paths (stdin when there are none) into *out. */
-/* The first `limit` samples of the inputs, gathered by hy_data_scan_model. */
+/* The first `limit` samples of the inputs, gathered by hy_data_scan_model.
+ * The scan goes on to the end of every input after the limit is reached:
+ * only the end of a stream (its trailer and checksum, or the ABORT record
+ * of a producer that failed) says that the samples taken are good. */
 typedef struct gather {
 	hy_sample *s;
 	size_t have, limit;
@@ -44,7 +46,7 @@ static int gather_batch(void *u, const hy_sample *s, size_t n)
 	size_t k = n < g->limit - g->have ? n : g->limit - g->have;
 	memcpy(g->s + g->have, s, k * sizeof *s);
 	g->have += k;
-	return g->have == g->limit; /* enough: stop */
+	return 0; /* read on to the end: the samples are checked there */
 }
 
 /* The samples must hold the observation the model was trained on
@@ -68,8 +70,6 @@ static hy_status read_samples(const char *const *paths, int npaths, size_t limit
 	hy_status st = hy_data_scan_model(paths, (size_t)npaths, buf, BATCH, gather_batch, &g,
 		obs_version, d);
 	free(buf);
-	if (st == HY_STOP)
-		st = HY_OK;
 	size_t have = g.have;
 	if (st == HY_OK && !have)
 		st = hy_diag_set(d, HY_EDATA, 0, "no samples");
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 			 "CPU, fp32) on samples (streams or shards; PATH - or none: stdin) and writes\n"
 			 "one JSON line per sample with the graph's inputs and the outputs the ONNX\n"
 			 "model must reproduce.\n"},
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
+		{.name = "output", .key = 'o', .type = HY_OPT_PATH, .dest = &outpath,
 		 .arg = "FILE", .help = "where to write (default: standard output; the ONNX\n"
 			 "model is never written to a terminal)"},
 		{.name = "reference", .type = HY_OPT_FLAG, .dest = &reference,
@@ -136,6 +136,9 @@ int main(int argc, char **argv)
 	int to_stdout = !outpath || strcmp(outpath, "-") == 0;
 	if (!reference && to_stdout &&
 		hy_cli_stdout_binary(&cli, "a binary ONNX model", "use -o FILE.onnx or a pipe"))
+		return 2;
+	if (hy_cli_paths(&cli, (const char *const *)argv + optind, (size_t)(argc - optind),
+		"path"))
 		return 2;
 	if (reference && hy_cli_stdin(&cli, (const char *const *)argv + optind + 1,
 		(size_t)(argc - optind - 1), 1, "sample streams or shards"))

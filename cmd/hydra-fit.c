@@ -176,7 +176,7 @@ static int grp_help(hy_cli *cli, const char *arg, void *dest);
 
 static const hy_opt grp_table[] = {
 	{.name = "mode", .type = HY_OPT_CALL, .call = opt_grp_mode},
-	{.name = "out", .key = 'o', .type = HY_OPT_STR, .dest = &G.out},
+	{.name = "out", .key = 'o', .type = HY_OPT_PATH, .dest = &G.out},
 	{.name = "epochs", .key = 'e', .type = HY_OPT_INT, .dest = &G.cfg.epochs, .min = 1,
 	 .max = 100000, .range = "1 to 100000 (an integer with --mode grp)"},
 	{.name = "batch", .key = 'b', .type = HY_OPT_INT, .dest = &G.cfg.batch, .min = 1,
@@ -391,7 +391,7 @@ static const hy_opt fit_table[] = {
 	{.name = "value-warmup", .type = HY_OPT_I64, .dest = &F.ppo.value_warmup, .min = 0,
 	 .max = INT64_MAX / 2, .range = "steps, 0 or more", .seen = &F.pseen[7],
 	 .arg = "N", .help = "the first N steps train the value head alone"},
-	{.name = "anchor", .type = HY_OPT_STR, .dest = &F.ppo.anchor, .seen = &F.pseen[8],
+	{.name = "anchor", .type = HY_OPT_PATH, .dest = &F.ppo.anchor, .seen = &F.pseen[8],
 	 .arg = "CKPT", .help = "KL anchor: penalise KL(CKPT's policy || policy)"},
 	{.name = "anchor-coef", .type = HY_OPT_FLOAT, .dest = &F.ppo.anchor_coef, .lo = 0,
 	 .hi = 100, .range = "0 to 100", .seen = &F.pseen[9],
@@ -408,7 +408,7 @@ static const hy_opt fit_table[] = {
 	 .arg = "A:B", .help = "the schedule's progress over this run (default\n"
 		 "0:1; a league iteration i of n: (i-1)/n:i/n)"},
 	{.type = HY_OPT_TEXT, .help = "Output:"},
-	{.name = "out", .key = 'o', .type = HY_OPT_STR, .dest = &F.cfg.out,
+	{.name = "out", .key = 'o', .type = HY_OPT_PATH, .dest = &F.cfg.out,
 	 .arg = "DIR", .help = "output directory (default runs/YYYYmmdd-HHMMSS)"},
 	{.name = "save-every", .type = HY_OPT_I64, .dest = &F.cfg.save_every, .min = 1,
 	 .max = INT64_MAX / 2, .range = "a positive integer",
@@ -419,9 +419,9 @@ static const hy_opt fit_table[] = {
 	{.name = "log-every", .type = HY_OPT_I64, .dest = &F.cfg.log_every, .min = 1,
 	 .max = INT64_MAX / 2, .range = "a positive integer",
 	 .arg = "N", .help = "a metrics.jsonl line every N steps (default 10)"},
-	{.name = "resume", .type = HY_OPT_STR, .dest = &F.cfg.resume,
+	{.name = "resume", .type = HY_OPT_PATH, .dest = &F.cfg.resume,
 	 .arg = "DIR|CKPT", .help = "continue a run exactly (DIR: its latest checkpoint)"},
-	{.name = "init", .type = HY_OPT_STR, .dest = &F.cfg.init,
+	{.name = "init", .type = HY_OPT_PATH, .dest = &F.cfg.init,
 	 .arg = "CKPT", .help = "start from the weights of a checkpoint"},
 	HY_OPT_DOC_COMMON("no progress lines",
 			  "say the device and the threads"),
@@ -545,6 +545,9 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 	cfg.command = command;
 	cfg.inputs = (const char *const *)argv + optind;
 	cfg.val = val;
+	if (hy_cli_paths(cli, cfg.inputs, cfg.ninputs, "input path") ||
+		hy_cli_paths(cli, val, cfg.nval, "--val path"))
+		return 2;
 	int reads_stdin = cfg.ninputs == 0;
 	for (size_t i = 0; i < cfg.ninputs; i++)
 		if (strcmp(cfg.inputs[i], "-") == 0)
@@ -684,6 +687,8 @@ static int grp_main(hy_cli *cli, int argc, char **argv)
 	static const char *const stdin_only[] = {"-"};
 	const char *const *paths = optind < argc ? (const char *const *)argv + optind : stdin_only;
 	size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
+	if (hy_cli_paths(cli, paths, npaths, "input path"))
+		return 2;
 	hy_cli_stdin(cli, paths, npaths, 0, "game logs");
 	hy_diag d;
 	hy_diag_init(&d, NULL);

@@ -58,6 +58,12 @@ static int seats_of(job *j, const hy_game *g)
 				(unsigned long long)j->want, a);
 			return -1;
 		}
+		if (s < 0 && hy_parse_i64(a, INT64_MIN, INT64_MAX, &v) == 0) {
+			hy_cli_say(&j->cli, "%s: game %llu: --seat '%s': a seat is 0-3 (and no player "
+				"is named '%s')", g->source ? g->source : "-",
+				(unsigned long long)j->want, a, a);
+			return -1;
+		}
 		if (s < 0) {
 			hy_cli_say(&j->cli, "%s: game %llu has no player named '%s'",
 				g->source ? g->source : "-", (unsigned long long)j->want, a);
@@ -170,7 +176,7 @@ static int review_main(int argc, char **argv, job *j)
 		 .arg = "N", .help = "review the Nth game of the input (default 1)"},
 		{.name = "json", .type = HY_OPT_FLAG, .dest = &json,
 		 .help = "write the review's data as JSON instead of the page"},
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &output,
+		{.name = "output", .key = 'o', .type = HY_OPT_PATH, .dest = &output,
 		 .arg = "FILE", .help = "write to FILE (atomically) instead of standard output"},
 		{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &po.threads, .call = hy_cli_row_threads,
 		 .arg = "N", .help = "CPU threads of a checkpoint (default: the CPUs this\n"
@@ -201,6 +207,9 @@ static int review_main(int argc, char **argv, job *j)
 	int rc = hy_cli_device_check(cli, po.device, po.threads);
 	if (rc)
 		return rc;
+	if (hy_cli_paths(cli, (const char *const *)argv + optind, (size_t)(argc - optind),
+		"LOG path"))
+		return 2;
 	hy_cli_stdin(cli, (const char *const *)argv + optind, (size_t)(argc - optind), 0,
 		"a game log");
 	hy_cleanup_install();

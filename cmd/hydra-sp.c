@@ -280,12 +280,12 @@ static const hy_opt sp_table[] = {
 		 "seat's last decision) or grp:PATH (per-kyoku\n"
 		 "rewards from a GRP of hydra-fit --mode grp,\n"
 		 "normalised by a running std, clipped to [-5, 5])"},
-	{.name = "reward-state", .type = HY_OPT_STR, .dest = &A.reward_state,
+	{.name = "reward-state", .type = HY_OPT_PATH, .dest = &A.reward_state,
 	 .arg = "FILE", .help = "the running std of --reward grp: read at the\n"
 		 "start (absent: a fresh one), written at the end"},
-	{.name = "log-dir", .key = 'l', .type = HY_OPT_STR, .dest = &S.log_dir,
+	{.name = "log-dir", .key = 'l', .type = HY_OPT_PATH, .dest = &S.log_dir,
 	 .arg = "DIR", .help = "write DIR/game-NNNNNNNN.json.gz per game"},
-	{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &A.outpath,
+	{.name = "output", .key = 'o', .type = HY_OPT_PATH, .dest = &A.outpath,
 	 .arg = "PATH", .help = "write the samples to PATH instead of stdout"},
 	{.name = "no-samples", .type = HY_OPT_SET, .dest = &S.samples, .min = 0,
 	 .help = "write no sample stream (logs only)"},
@@ -295,7 +295,7 @@ static const hy_opt sp_table[] = {
 		 "the others from the learner, a checkpoint of\n"
 		 "the pool (at most 6) and the frozen --start;\n"
 		 "samples of the learner's seats only"},
-	{.name = "start", .type = HY_OPT_STR, .dest = &A.start,
+	{.name = "start", .type = HY_OPT_PATH, .dest = &A.start,
 	 .arg = "S", .help = "the league's frozen start (its BC model)"},
 	{.name = "mix", .type = HY_OPT_STR, .dest = &A.mix,
 	 .arg = "A,B,C", .help = "league weights of learner, pool and start\n"
@@ -341,8 +341,6 @@ static int check_options(hy_cli *cli)
 	if (!S.samples && A.outpath)
 		return hy_cli_usage(cli, "--no-samples and --output exclude each other");
 	/* --first + --games cannot overflow: each is below 2^63 (the table) */
-	if (S.log_dir && !*S.log_dir)
-		return hy_cli_usage(cli, "empty --log-dir");
 	if (A.reward_state && !A.grp_path)
 		return hy_cli_usage(cli, "--reward-state goes with --reward grp:PATH");
 	if (A.grp_path && !S.samples)

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	hy_ruletune_opts o;
 	hy_ruletune_opts_default(&o);
 	o.threads = hy_cli_threads_default();
-	const char *outpath = NULL, *opponent = "rulebot", *start = NULL;
+	const char *outpath = NULL, *opponent = "rulebot", *start = NULL, *reader = NULL;
 	/* every option, its range and where it goes (cli/opts.h) */
 	const hy_opt table[] = {
 		{.type = HY_OPT_TEXT, .help = "usage: hydra-tune [options] -o PARAMS\n"
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 			 "parameters found as NAME=VALUE lines, the form `rulebot:PARAMS` reads.\n"
 			 "The mean rank it reports is measured on the walls it tuned on, so it is\n"
 			 "biased low: measure the result with hydra-eval on other seeds.\n"},
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
+		{.name = "output", .key = 'o', .type = HY_OPT_PATH, .dest = &outpath,
 		 .arg = "FILE", .help = "where to write the parameters (- for standard output)"},
 		{.name = "opponent", .type = HY_OPT_STR, .dest = &opponent,
 		 .arg = "P", .help = "the yardstick (default rulebot; a deterministic policy)"},
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 		 .arg = "M", .help = "a move must lower the mean rank by more (default 0.002)"},
 		{.name = "freeze", .type = HY_OPT_CALL, .dest = &o.frozen, .call = opt_freeze,
 		 .arg = "LIST", .help = "parameters not to search (comma-separated names)"},
-		{.name = "reader", .type = HY_OPT_STR, .dest = &o.reader,
+		{.name = "reader", .type = HY_OPT_PATH, .dest = &reader,
 		 .arg = "R.h5", .help = "tune rulebot playing with this wait reader as its\n"
 			 "belief (rulebot:PARAMS,reader=R.h5; hydra-fit --mode reader)"},
 		{.name = "read", .type = HY_OPT_STR, .dest = &o.read,
@@ -120,7 +120,8 @@ int main(int argc, char **argv)
 		HY_OPT_DOC_COMMON("no progress lines",
 				  "every evaluation, not only the kept moves"),
 		{.type = HY_OPT_TEXT, .help = "\n"
-			 "Exit status: 0 ok, 1 a failed arena or I/O error, 2 usage."},
+			 "Exit status: 0 ok, 1 a failed arena or I/O error, 2 usage, 3 a --reader\n"
+			 "that is not a wait reader or of another observation version."},
 		{.type = HY_OPT_END},
 	};
 	int optind_ = 0, rc = hy_cli_parse_opts(&cli, table, 25, argc, argv, &optind_);
@@ -141,11 +142,12 @@ int main(int argc, char **argv)
 			return d.status == HY_EUSAGE ? 2 : hy_status_exit(d.status);
 		}
 	}
-	if (o.read && !o.reader)
+	if (o.read && !reader)
 		return hy_cli_usage(&cli, "--read needs --reader");
-	if (o.reader) { /* a bad reader or mode fails now, not after the start's arena */
-		hy_diag_init(&d, o.reader);
-		hy_status cs = hy_ruletune_check_reader(&o, &d);
+	if (reader) { /* opened once; a bad reader or mode fails now, not after the
+		       * start's arena */
+		hy_diag_init(&d, reader);
+		hy_status cs = hy_ruletune_open_reader(&o, reader, &d);
 		if (cs != HY_OK) {
 			hy_cli_diag(&cli, &d);
 			return cs == HY_EUSAGE ? 2 : hy_status_exit(cs);
@@ -155,10 +157,12 @@ int main(int argc, char **argv)
 	hy_diag_init(&d, opponent);
 	if (hy_policy_open(&opp, opponent, NULL, &d) != HY_OK) {
 		hy_cli_say(&cli, "--opponent '%s': %s", opponent, d.msg);
+		hy_ruletune_close_reader(&o);
 		return hy_status_exit(d.status);
 	}
 	if (opp.stochastic) {
 		hy_policy_close(&opp);
+		hy_ruletune_close_reader(&o);
 		return hy_cli_usage(&cli, "--opponent '%s' samples its moves: the yardstick must be "
 				    "deterministic, or equal parameters would score differently",
 				    opponent);
@@ -173,6 +177,7 @@ int main(int argc, char **argv)
 	hy_diag_init(&d, NULL);
 	hy_status st = hy_ruletune_run(&o, &opp, &p0, &best, &rank, &d);
 	hy_policy_close(&opp);
+	hy_ruletune_close_reader(&o);
 	if (st != HY_OK) {
 		hy_cli_diag(&cli, &d);
 		return hy_status_exit(st);
@@ -186,9 +191,9 @@ int main(int argc, char **argv)
 	fprintf(out.f, "# hydra-tune: %d evaluations of %llu seeds (master seed %llu) against "
 		"3 x %s; mean rank %.4f on those walls (biased low)\n",
 		r.evals, (unsigned long long)o.nseeds, (unsigned long long)o.seed, opponent, rank);
-	if (o.reader)
+	if (reader)
 		fprintf(out.f, "# for rulebot reading with reader=%s,read=%s: play it as "
-			"rulebot:PARAMS,reader=R.h5,read=%s\n", o.reader, o.read ? o.read : "all",
+			"rulebot:PARAMS,reader=R.h5,read=%s\n", reader, o.read ? o.read : "all",
 			o.read ? o.read : "all");
 	if (hy_rule_params_write(&best, out.f)) {
 		hy_output_abort(&out);

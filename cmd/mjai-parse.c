@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 			 "PATH is a file, a directory (read recursively) or - for stdin (default).\n"
 			 "Inputs may be mjai JSON lines, Tenhou mjlog XML, tenhou.net/6 JSON or\n"
 			 "event streams, plain or gzip/zstd-compressed, or tar/zip archives of them.\n"},
-		{.name = "output", .key = 'o', .type = HY_OPT_STR, .dest = &outpath,
+		{.name = "output", .key = 'o', .type = HY_OPT_PATH, .dest = &outpath,
 		 .arg = "FILE", .help = "write to FILE (atomically) instead of stdout"},
 		{.name = "json", .type = HY_OPT_SET, .dest = &r.fmt, .min = FMT_JSON,
 		 .help = "write mjai JSON lines instead of the event stream"},
@@ -231,6 +231,9 @@ int main(int argc, char **argv)
 	r.rep.ctx = &r;
 	if (r.write && (!outpath || strcmp(outpath, "-") == 0) && r.fmt == FMT_EVENTS &&
 	    hy_cli_stdout_binary(&cli, "a binary event stream", "use -o FILE, a pipe, or --json"))
+		return 2;
+	if (hy_cli_paths(&cli, (const char *const *)argv + optind, (size_t)(argc - optind),
+		"input path"))
 		return 2;
 	hy_cli_stdin(&cli, (const char *const *)argv + optind, (size_t)(argc - optind), 0,
 		"game logs");

@@ -48,15 +48,29 @@ int hy_cli_stdout_done(const hy_cli *c)
 	return 1;
 }
 
+/* After a write to stdout that failed as it ran (a text longer than the
+ * buffer meets a full disk): its reason, kept from the write itself, for
+ * a later flush finds only the error flag. */
+static int stdout_failed(const hy_cli *c, int err)
+{
+	fprintf(stderr, "%s: standard output: write error: %s\n", c->prog,
+		strerror(err ? err : EIO));
+	return 1;
+}
+
 int hy_cli_help(const hy_cli *c, const char *usage)
 {
-	fputs(usage, stdout);
+	errno = 0;
+	if (fputs(usage, stdout) == EOF)
+		return stdout_failed(c, errno);
 	return hy_cli_stdout_done(c);
 }
 
 int hy_cli_version(const hy_cli *c)
 {
-	printf("%s (hydra-c) %s\n", c->prog, HY_VERSION);
+	errno = 0;
+	if (printf("%s (hydra-c) %s\n", c->prog, HY_VERSION) < 0)
+		return stdout_failed(c, errno);
 	return hy_cli_stdout_done(c);
 }
 
@@ -281,6 +295,14 @@ int hy_cli_stdin(hy_cli *c, const char *const *paths, size_t n, int binary, cons
 	hy_cli_say(c, "no input: standard input is a terminal");
 	fprintf(stderr, "hint: give %s as files or through a pipe\n", what);
 	return 2;
+}
+
+int hy_cli_paths(hy_cli *c, const char *const *paths, size_t n, const char *what)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!*paths[i])
+			return hy_cli_usage(c, "empty %s (argument %zu)", what, i + 1);
+	return 0;
 }
 
 int hy_cli_stdout_binary(hy_cli *c, const char *what, const char *hint)

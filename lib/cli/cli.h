@@ -118,6 +118,11 @@ void hy_cli_progress_end(hy_cli *c);
  * input: standard input is a terminal", "hint: give WHAT as files or through
  * a pipe", and returns 2. */
 int hy_cli_stdin(hy_cli *c, const char *const *paths, size_t n, int binary, const char *what);
+/* Input paths as the operands or a repeatable option gave them: an empty
+ * one is a usage error before any work ("prog: empty WHAT (argument N)",
+ * 2; N counts from 1 among paths), as HY_OPT_PATH rows are (cli/opts.h);
+ * else 0. */
+int hy_cli_paths(hy_cli *c, const char *const *paths, size_t n, const char *what);
 /* A binary stream never goes to a terminal: when standard output is one,
  * "prog: refusing to write WHAT to a terminal", "hint: HINT", and 2; else 0. */
 int hy_cli_stdout_binary(hy_cli *c, const char *what, const char *hint);

@@ -26,6 +26,10 @@ static int take(hy_cli *cli, const hy_opt *o, const char *arg)
 	case HY_OPT_BIT:
 		*(uint32_t *)o->dest |= (uint32_t)o->min;
 		return 0;
+	case HY_OPT_PATH:
+		if (!*arg)
+			return hy_cli_usage(cli, "empty --%s", o->name);
+		/* fall through */
 	case HY_OPT_STR:
 		*(const char **)o->dest = arg;
 		return 0;
@@ -115,6 +119,27 @@ char *hy_cli_opts_help(const hy_opt *table, int column)
 static int parse_loop(hy_cli *cli, const hy_opt *table, size_t n, int column, int argc,
 	char **argv, const char *shorts, const struct option *lo);
 
+/* The usage message of an option getopt refused under capture (c '?':
+ * unknown, ':' a missing argument), naming what was typed: a short letter
+ * (optopt, its word possibly a cluster such as "-xR" that getopt has not
+ * left yet, so argv[optind - 1] would name the word before it) as "-x", a
+ * long option as its word. */
+static int captured(hy_cli *cli, int c, int argc, char **argv)
+{
+	const char *word = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "";
+	/* getopt sets optopt to the letter of a short option, to 0 for an
+	 * unknown long one, and to the row's value for a long one lacking its
+	 * argument (a letter too, when the row has one) */
+	int is_long = !strncmp(word, "--", 2) && (c == ':' || optopt == 0);
+	if (!is_long && optopt > 0 && optopt < 256) {
+		char opt[3] = {'-', (char)optopt, 0};
+		return hy_cli_usage(cli, c == ':' ? "option '%s' needs an argument"
+						   : "unknown option '%s'", opt);
+	}
+	return hy_cli_usage(cli, c == ':' ? "option '%s' needs an argument" : "unknown option '%s'",
+		word);
+}
+
 int hy_cli_parse_opts(hy_cli *cli, const hy_opt *table, int column, int argc, char **argv,
 	int *first)
 {
@@ -194,8 +219,7 @@ static int parse_loop(hy_cli *cli, const hy_opt *table, size_t n, int column, in
 			return rc;
 		}
 		if (cli->capture && (c == ':' || c == '?'))
-			return hy_cli_usage(cli, c == ':' ? "option '%s' needs an argument"
-							   : "unknown option '%s'", argv[optind - 1]);
+			return captured(cli, c, argc, argv);
 		if ((c = hy_cli_opt_common(cli, c, NULL)) >= 0)
 			return c;
 	}

@@ -23,6 +23,9 @@ typedef enum hy_opt_type {
 	HY_OPT_SET,       /* int *: set to the row's min; no argument */
 	HY_OPT_BIT,       /* uint32_t *: the row's min or'ed in; no argument */
 	HY_OPT_STR,       /* const char **: the argument as given */
+	HY_OPT_PATH,      /* const char **: a path as given, never empty ("empty
+			   * --NAME", status 2, before any work: an empty path
+			   * would name the current or the root directory) */
 	HY_OPT_INT,       /* int *: a decimal integer in [min, max] */
 	HY_OPT_I64,       /* int64_t *: likewise */
 	HY_OPT_U64,       /* uint64_t *: a decimal integer in [min, max] (≥ 0) */

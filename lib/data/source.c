@@ -713,7 +713,7 @@ hy_status hy_data_scan_model(const char *const *paths, size_t npaths, hy_sample 
 	int ov = trained ? trained : -1;
 	hy_status st = hy_data_scan(paths, npaths, buf, max, fn, u, &ov, "the model", d);
 	if ((st == HY_OK || st == HY_STOP) && ov >= 0 && !hy_obs_compatible(trained, ov))
-		return hy_diag_set(d, HY_EDATA, 0, "samples of observation version %d, and the "
+		return hy_diag_set(d, HY_EVERSION, 0, "samples of observation version %d, and the "
 			"model records none (trained on version %d or older)", ov,
 			HY_OBS_UNMARKED_MAX);
 	return st;

@@ -108,21 +108,16 @@ hy_status hy_nn_ckpt_save(const char *path, const hy_nn_model *m, const hy_nn_ck
 /* Opens and checks the format attributes; fills the architecture. */
 static hy_status open_ckpt(const char *path, hid_t *fp, hy_nn_arch *a, hy_diag *d)
 {
-	struct stat sb;
-	if (stat(path, &sb) < 0)
-		return hy_diag_set(d, HY_EIO, 0, "cannot open '%s': %s", path, strerror(errno));
-	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	if (f < 0)
-		return hy_diag_set(d, HY_ETRUNC, 0,
-			"'%s': not a readable HDF5 checkpoint (truncated or corrupt file, %lld bytes)",
-			path, (long long)sb.st_size);
-	hy_status st = HY_OK;
+	int64_t f64;
+	hy_status st = hy_h5_open_read(path, 0, "checkpoint", &f64, d);
+	if (st)
+		return st;
+	hid_t f = (hid_t)f64;
 	int32_t ver = 0, blocks = 0, ch = 0;
 	if ((st = hy_h5_check_format(f, path, FORMAT_NAME, d)) != HY_OK) {
 		/* (said) */
 	} else if (H5Aexists(f, "kind") > 0) { /* another model's checkpoint (nn/grp.h) */
-		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a policy network checkpoint (it has "
-			"a kind attribute: a GRP checkpoint of hydra-fit --mode grp?)", path);
+		st = hy_nn_kind_refuse(d, path, HY_NN_KIND_GRP, HY_NN_KIND_NET, NULL);
 	} else if (hy_h5_get_attr(f, "version", H5T_NATIVE_INT32, &ver, 1) < 0 ||
 		hy_h5_get_attr(f, "blocks", H5T_NATIVE_INT32, &blocks, 1) < 0 ||
 		hy_h5_get_attr(f, "channels", H5T_NATIVE_INT32, &ch, 1) < 0) {
@@ -279,6 +274,48 @@ hy_status hy_nn_ckpt_obs_version(const char *path, int *v, hy_diag *d)
 		st = hy_nn_ckpt_obs_of(r, v, d);
 	hy_nn_ckpt_close(r);
 	return st;
+}
+
+static const char *kind_name(hy_nn_kind k)
+{
+	switch (k) {
+	case HY_NN_KIND_POLICY:
+		return "a policy network";
+	case HY_NN_KIND_READER:
+		return "a wait reader (hydra-fit --mode reader)";
+	case HY_NN_KIND_GRP:
+		return "a GRP model (hydra-fit --mode grp)";
+	case HY_NN_KIND_NET:
+		break;
+	}
+	return "a policy network or a wait reader";
+}
+
+hy_status hy_nn_kind_refuse(hy_diag *d, const char *path, hy_nn_kind have, hy_nn_kind want,
+	const char *role)
+{
+	if (role)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s' is %s, and %s needs %s", path,
+			kind_name(have), role, kind_name(want));
+	return hy_diag_set(d, HY_EFORMAT, 0, "'%s' is %s, not %s", path, kind_name(have),
+		kind_name(want));
+}
+
+hy_nn_kind hy_nn_ckpt_kind_of(hy_nn_ckpt_reader *r)
+{
+	int32_t mode = 0;
+	if (hy_nn_ckpt_get(r, "train_mode", HY_NN_ATTR_I32, &mode) == 1 && mode == 2)
+		return HY_NN_KIND_READER;
+	return HY_NN_KIND_POLICY;
+}
+
+hy_status hy_nn_ckpt_want(hy_nn_ckpt_reader *r, hy_nn_kind want, const char *role,
+	hy_diag *d)
+{
+	hy_nn_kind have = hy_nn_ckpt_kind_of(r);
+	if (want == HY_NN_KIND_NET || have == want)
+		return HY_OK;
+	return hy_nn_kind_refuse(d, r->path, have, want, role);
 }
 
 hy_status hy_nn_ckpt_playable_of(hy_nn_ckpt_reader *r, hy_diag *d)

@@ -67,6 +67,28 @@ hy_status hy_nn_ckpt_obs_of(hy_nn_ckpt_reader *r, int *v, hy_diag *d);
  * on another one than HY_OBS_VERSION; an unmarked one (0) passes while the
  * build encodes a version unmarked files may hold (hy_obs_compatible). */
 hy_status hy_nn_ckpt_playable_of(hy_nn_ckpt_reader *r, hy_diag *d);
+/* What a model file holds, for the role it is given to: a network
+ * checkpoint is a policy (hydra-fit bc or ppo) or a wait reader (--mode
+ * reader: train_mode 2, its policy head never trained); a GRP model
+ * (nn/grp.h) is a format of its own that hy_nn_ckpt_open refuses. NET, as
+ * what a role wants: either network. */
+typedef enum hy_nn_kind {
+	HY_NN_KIND_POLICY,
+	HY_NN_KIND_READER,
+	HY_NN_KIND_GRP,
+	HY_NN_KIND_NET,
+} hy_nn_kind;
+hy_nn_kind hy_nn_ckpt_kind_of(hy_nn_ckpt_reader *r);
+/* The one check of a model's kind against its role: HY_OK when r holds
+ * `want`, else HY_EFORMAT with the one message, "'R.h5' is a wait reader
+ * (hydra-fit --mode reader), and ROLE needs a policy network"
+ * (hy_nn_kind_refuse). ROLE: "--anchor", "a player", "reader=". */
+hy_status hy_nn_ckpt_want(hy_nn_ckpt_reader *r, hy_nn_kind want, const char *role,
+	hy_diag *d);
+/* That message, for the openers of a kind that is not a network's (the GRP
+ * loader) and for hy_nn_ckpt_open meeting a GRP: returns HY_EFORMAT. */
+hy_status hy_nn_kind_refuse(hy_diag *d, const char *path, hy_nn_kind have, hy_nn_kind want,
+	const char *role);
 /* The training attributes, checked as hy_nn_ckpt_load checks them. */
 hy_status hy_nn_ckpt_meta_of(hy_nn_ckpt_reader *r, hy_nn_ckpt_meta *meta, hy_diag *d);
 /* A scalar root attribute of type (hy_nn_attr_type, not STR) into value:

@@ -3,6 +3,7 @@
 #include "nn/grp.h"
 
 #include "core/perm.h"
+#include "nn/checkpoint.h" /* hy_nn_kind_refuse */
 #include "nn/h5tensor.h"
 #include "samples/h5.h"
 
@@ -356,10 +357,13 @@ static hy_status load(const char *path, hid_t f, hy_grp *m, hy_diag *d)
 	hy_status fst = hy_h5_check_format(f, path, FORMAT_NAME, d);
 	if (fst)
 		return fst;
-	if (strcmp(kind, KIND_NAME))
-		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': a %s checkpoint, not a GRP (kind "
-			"\"%s\"; train one with hydra-fit --mode grp)", path,
-			kind[0] ? kind : "policy network", KIND_NAME);
+	if (strcmp(kind, KIND_NAME)) {
+		int32_t mode = 0; /* a network's: hy_nn_ckpt_kind_of's reading */
+		if (!kind[0] && H5Aexists(f, "train_mode") > 0)
+			hy_h5_get_attr(f, "train_mode", H5T_NATIVE_INT32, &mode, 1);
+		return hy_nn_kind_refuse(d, path, mode == 2 ? HY_NN_KIND_READER : HY_NN_KIND_POLICY,
+			HY_NN_KIND_GRP, NULL);
+	}
 	if (hy_h5_get_attr(f, "version", H5T_NATIVE_INT32, &ver, 1) < 0 ||
 		hy_h5_get_attr(f, "inputs", H5T_NATIVE_INT32, &nin, 1) < 0 ||
 		hy_h5_get_attr(f, "hidden", H5T_NATIVE_INT32, &hid, 1) < 0 ||
@@ -395,21 +399,14 @@ hy_status hy_grp_load(const char *path, hy_grp *m, hy_diag *d)
 {
 	memset(m, 0, sizeof *m);
 	hy_h5_init();
-	FILE *probe = fopen(path, "rb");
-	if (!probe)
-		return hy_diag_set(d, HY_EIO, 0, "cannot open '%s': %s", path, strerror(errno));
-	fclose(probe);
-	hy_status st;
+	int64_t f;
+	hy_status st = hy_h5_open_read(path, 0, "checkpoint", &f, d);
+	if (st)
+		return st;
 	H5E_BEGIN_TRY
 	{
-		hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-		if (f < 0) {
-			st = hy_diag_set(d, HY_ETRUNC, 0, "'%s': not a readable HDF5 checkpoint "
-				"(truncated or corrupt file)", path);
-		} else {
-			st = load(path, f, m, d);
-			H5Fclose(f);
-		}
+		st = load(path, (hid_t)f, m, d);
+		H5Fclose((hid_t)f);
 	}
 	H5E_END_TRY;
 	return st;

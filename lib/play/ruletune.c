@@ -5,6 +5,7 @@
 
 #include "play/arena.h"
 #include "play/policies/policies.h"
+#include "play/policies/readercheck.h"
 
 void hy_ruletune_opts_default(hy_ruletune_opts *o)
 {
@@ -20,7 +21,7 @@ static hy_status evaluate(const hy_ruletune_opts *o, hy_policy *opponent,
 	hy_status st = hy_policy_open_rulebot_with(&chal, x, d);
 	if (st != HY_OK)
 		return st;
-	if (o->reader && (st = hy_rulebot_read_with(&chal, o->reader, o->read, d)) != HY_OK) {
+	if (o->reader && (st = hy_rulebot_read_using(&chal, o->reader, o->read, d)) != HY_OK) {
 		hy_policy_close(&chal);
 		return st;
 	}
@@ -45,7 +46,7 @@ static hy_status evaluate(const hy_ruletune_opts *o, hy_policy *opponent,
 	return st;
 }
 
-hy_status hy_ruletune_check_reader(const hy_ruletune_opts *o, hy_diag *d)
+hy_status hy_ruletune_open_reader(hy_ruletune_opts *o, const char *path, hy_diag *d)
 {
 	hy_rule_params x;
 	hy_rule_params_default(&x);
@@ -53,10 +54,19 @@ hy_status hy_ruletune_check_reader(const hy_ruletune_opts *o, hy_diag *d)
 	hy_status st = hy_policy_open_rulebot_with(&p, &x, d);
 	if (st != HY_OK)
 		return st;
-	if (o->reader)
-		st = hy_rulebot_read_with(&p, o->reader, o->read, d);
+	hy_reader_check *rc = NULL;
+	if ((st = hy_reader_check_open(&rc, path, d)) == HY_OK &&
+		(st = hy_rulebot_read_using(&p, rc, o->read, d)) == HY_OK)
+		o->reader = hy_reader_check_ref(rc);
+	hy_reader_check_close(rc);
 	hy_policy_close(&p);
 	return st;
+}
+
+void hy_ruletune_close_reader(hy_ruletune_opts *o)
+{
+	hy_reader_check_close(o->reader);
+	o->reader = NULL;
 }
 
 /* v moved by step, clamped to the parameter's range and rounded for a

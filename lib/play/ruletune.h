@@ -43,7 +43,8 @@ typedef struct hy_ruletune_opts {
 	double margin;      /* a move must lower the mean rank by more (0.002) */
 	int threads, tables;
 	uint64_t frozen;    /* bit i set: parameter i is not searched       */
-	const char *reader; /* a wait reader rulebot plays with (NULL: none) */
+	struct hy_reader_check *reader; /* the wait reader rulebot plays with,
+			     * opened once by hy_ruletune_open_reader (NULL: none) */
 	const char *read;   /* its mode: danger, threats or all (NULL: all)  */
 	hy_ruletune_fn on_eval;
 	void *ctx;
@@ -55,9 +56,13 @@ void hy_ruletune_opts_default(hy_ruletune_opts *o);
  * deterministic policy: the yardstick); *best gets the parameters found,
  * *rank their mean rank on the tuning walls. A game aborted by a policy
  * is an error (HY_EDATA naming the evaluation). */
-/* Opens rulebot with o->reader and o->read once, as every evaluation will:
- * a missing or wrong reader, or a bad mode, is an error before a search. */
-hy_status hy_ruletune_check_reader(const hy_ruletune_opts *o, hy_diag *d);
+/* Opens the wait reader at path once for every evaluation of the search
+ * (o->reader; hy_ruletune_close_reader frees it) and gives it to a rulebot
+ * with o->read as each evaluation will: a missing or wrong reader, or a bad
+ * mode, is an error before a search, and a file that moves or goes during
+ * the search changes nothing. */
+hy_status hy_ruletune_open_reader(hy_ruletune_opts *o, const char *path, hy_diag *d);
+void hy_ruletune_close_reader(hy_ruletune_opts *o);
 
 hy_status hy_ruletune_run(const hy_ruletune_opts *o, hy_policy *opponent,
 			  const hy_rule_params *start, hy_rule_params *best, double *rank,

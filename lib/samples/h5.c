@@ -1,10 +1,15 @@
 /* HDF5 setup and error messages (see h5.h). */
 #include "samples/h5.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "events/stream.h"
+#include "samples/stream.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -125,4 +130,74 @@ hy_status hy_h5_fail(hy_diag *d, hy_status st, const char *call, const char *fil
 		return hy_diag_set(d, st, 0, "HDF5 error in %s (%s:%d): %s: %s", call, file, line,
 				   x.first, what);
 	return hy_diag_set(d, st, 0, "HDF5 error in %s (%s:%d): %s", call, file, line, what);
+}
+
+_Static_assert(sizeof(hid_t) == sizeof(int64_t), "hid_t travels as an int64_t (h5.h)");
+
+/* What a file that is not HDF5 holds, by its first bytes: the project's
+ * streams by their magic (a caller gave a stream where a model was
+ * wanted), else its size. */
+static void not_hdf5(const unsigned char *b, size_t n, long long size, char *out, size_t cap)
+{
+	if (n >= 8 && !memcmp(b, HY_SMS_MAGIC, 8))
+		snprintf(out, cap, "a sample stream");
+	else if (n >= 8 && !memcmp(b, HY_EVS_MAGIC, 8))
+		snprintf(out, cap, "an event stream");
+	else if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+		snprintf(out, cap, "a gzip file");
+	else
+		snprintf(out, cap, "%lld bytes", size);
+}
+
+/* 1 when the file has HDF5's signature where the format puts it: at 0, or
+ * after a user block of 512·2^k bytes. */
+static int has_signature(FILE *fp, long long size, unsigned char *head, size_t *nhead)
+{
+	static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+	*nhead = fread(head, 1, 8, fp);
+	if (*nhead == 8 && !memcmp(head, sig, 8))
+		return 1;
+	for (long long off = 512; off + 8 <= size && off <= (1LL << 30); off *= 2) {
+		unsigned char b[8];
+		if (fseeko(fp, (off_t)off, SEEK_SET) != 0 || fread(b, 1, 8, fp) != 8)
+			return 0;
+		if (!memcmp(b, sig, 8))
+			return 1;
+	}
+	return 0;
+}
+
+hy_status hy_h5_open_read(const char *path, int64_t fapl, const char *what, int64_t *f,
+	hy_diag *d)
+{
+	*f = -1;
+	hy_h5_init();
+	struct stat sb;
+	if (stat(path, &sb) < 0)
+		return hy_diag_set(d, HY_EIO, 0, "cannot open '%s': %s", path, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': %s, not a %s", path,
+			S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO"
+			: S_ISSOCK(sb.st_mode) ? "a socket" : "a device", what);
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return hy_diag_set(d, HY_EIO, 0, "cannot open '%s': %s", path, strerror(errno));
+	unsigned char head[8];
+	size_t nhead = 0;
+	int sig = has_signature(fp, (long long)sb.st_size, head, &nhead);
+	fclose(fp);
+	if (!sig) {
+		char what_is[64];
+		not_hdf5(head, nhead, (long long)sb.st_size, what_is, sizeof what_is);
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': not a %s (not an HDF5 file: %s)", path,
+			what, what_is);
+	}
+	hid_t h = H5Fopen(path, H5F_ACC_RDONLY, fapl ? (hid_t)fapl : H5P_DEFAULT);
+	if (h < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return hy_diag_set(d, HY_ETRUNC, 0, "'%s': not a readable %s (a truncated or "
+			"corrupt HDF5 file, %lld bytes)", path, what, (long long)sb.st_size);
+	}
+	*f = h;
+	return HY_OK;
 }

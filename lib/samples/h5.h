@@ -13,6 +13,8 @@
 #ifndef HY_SAMPLES_H5_H
 #define HY_SAMPLES_H5_H
 
+#include <stdint.h>
+
 #include "core/status.h"
 
 void hy_h5_init(void);
@@ -35,5 +37,18 @@ int hy_h5_checksum_failed(void);
  * 'path': REASON" naming the target, REASON the system's ("No space left on
  * device") when HDF5's error stack holds one, else HDF5's own words. */
 hy_status hy_h5_create_fail(hy_diag *d, const char *path);
+
+/* Opens the HDF5 file at path read-only with the access list fapl
+ * (H5P_DEFAULT: 0) into *f (an hid_t), telling apart first what is no
+ * HDF5 file at all, so that each gets its own words: missing, HY_EIO
+ * "cannot open 'p': REASON"; a directory, a FIFO, a device or a socket
+ * (never read: a FIFO would block), HY_EFORMAT "'p': a directory, not a
+ * WHAT"; a regular file without HDF5's signature, HY_EFORMAT "'p': not a
+ * WHAT (not an HDF5 file: a sample stream)", naming the stream the
+ * project's magic shows, else the size; one with the signature that HDF5
+ * cannot open, HY_ETRUNC "'p': not a readable WHAT (a truncated or
+ * corrupt HDF5 file, N bytes)". WHAT: "checkpoint", "shard". */
+hy_status hy_h5_open_read(const char *path, int64_t fapl, const char *what, int64_t *f,
+	hy_diag *d);
 
 #endif

@@ -179,7 +179,7 @@ hy_status hy_sample_obs_agree(const hy_sample_reader *r, int *v, const char *aga
 		*v = rv;
 		return HY_OK;
 	}
-	return set_src(d, r->name, hy_diag_set(d, HY_EDATA, 0, "samples of observation "
+	return set_src(d, r->name, hy_diag_set(d, HY_EVERSION, 0, "samples of observation "
 		"version %d, %s %d: samples of two encoders cannot be mixed (remake the older "
 		"ones; ARCHITECTURE.md section 5)", rv, against ? against : "the inputs before them",
 		*v));

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "samples/shard_internal.h"
 #include "samples/stream.h" /* hy_sample_check */
@@ -470,9 +471,16 @@ static hy_status r_open(hy_shard **shp, const char *name, const char *path, cons
 	if (!path) {
 		HY_H5(H5Pset_fapl_core(fapl, 1u << 20, 0), HY_EIO);
 		HY_H5(H5Pset_file_image(fapl, (void *)data, len), HY_EIO);
-		HY_H5(sh->file = H5Fopen("hydra-shard-image", H5F_ACC_RDONLY, fapl), HY_EDATA);
-	} else {
-		HY_H5(sh->file = H5Fopen(path, H5F_ACC_RDONLY, fapl), HY_EDATA);
+	}
+	/* the signature was there (hy_shard_open): what HDF5 cannot open is a
+	 * cut or damaged file, said in words, not as the call that failed */
+	struct stat sb;
+	if ((sh->file = H5Fopen(path ? path : "hydra-shard-image", H5F_ACC_RDONLY, fapl)) < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		st = hy_diag_set(d, HY_ETRUNC, 0, "not a readable shard (a truncated or corrupt "
+			"HDF5 file, %lld bytes)", !path ? (long long)len
+			: stat(path, &sb) == 0 ? (long long)sb.st_size : -1LL);
+		goto out;
 	}
 	HY_H5(sh->mtype16 = hy_shard_make_f16(H5T_NATIVE_FLOAT), HY_EIO);
 	st = r_structure(sh, d);

@@ -299,7 +299,7 @@ static hy_status check_obs_version(hy_frame_reader *fr, unsigned v, const char *
 	}
 	if ((unsigned)r->obs_version == v)
 		return HY_OK;
-	return hy_frame_rfail(fr, d, HY_EDATA, fr->records, UINT32_MAX,
+	return hy_frame_rfail(fr, d, HY_EVERSION, fr->records, UINT32_MAX,
 			      "sample stream mixes observation versions: %u%s, %d before it "
 			      "(samples of two encoders; remake the older ones)",
 			      v, where, r->obs_version);

@@ -29,6 +29,7 @@
 #include "train/ckptdir.h"
 #include "data/source.h"
 #include "train/feed.h"
+#include "train/inputs.h"
 #include "train/prov.h"
 #include "train/plan.h"
 #include "train/ranks.h"
@@ -354,7 +355,7 @@ static hy_status check_obs(run *r, hy_diag *d)
 			"version %d (0: unmarked, %d or older), the inputs are version %d "
 			"(ARCHITECTURE.md section 5)", an, av, HY_OBS_UNMARKED_MAX, dv);
 	if (r->val_obs >= 0 && r->val_obs != dv)
-		return hy_diag_set(d, HY_EDATA, 0, "the validation inputs hold observation version "
+		return hy_diag_set(d, HY_EVERSION, 0, "the validation inputs hold observation version "
 			"%d, the training inputs %d: samples of two encoders cannot be compared "
 			"(remake the older ones)", r->val_obs, dv);
 	if (!r->ck_path)
@@ -535,6 +536,9 @@ static hy_status setup(run *r, hy_diag *d)
 	r->batch = p->batch;
 	r->shuffle_buffer = p->shuffle_buffer;
 
+	/* refuse inputs the mode learns nothing from, early (train/inputs.h) */
+	if (c->reader && (st = hy_train_reader_check_inputs(c->inputs, c->ninputs, d)))
+		return st;
 	if (c->ppo) { /* refuse logs without behaviour log-probabilities early */
 		if ((st = hy_train_ppo_check_inputs(c->inputs, c->ninputs, d)))
 			return st;
@@ -581,8 +585,6 @@ static hy_status setup(run *r, hy_diag *d)
 
 	/* data; without a planned total (no --steps, no checkpoint's), a stream
 	 * is read once (shards have a length: the total is one epoch's) */
-	if ((st = describe_inputs(r, d)))
-		return st;
 	hy_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
 		.shuffle_buffer = r->shuffle_buffer, .rank = r->dist.rank, .ranks = r->dist.size,
 		.one_pass = p->one_pass};
@@ -597,6 +599,10 @@ static hy_status setup(run *r, hy_diag *d)
 	if (c->nval && (st = check_val(c, &vv, d)))
 		return st;
 	r->val_obs = c->nval ? vv : -1;
+	/* described once they opened: a missing input is its own error, not
+	 * a notice that a resume would need it */
+	if ((st = describe_inputs(r, d)))
+		return st;
 	if (f->resuming) {
 		hy_data_cursor cur = {r->ts.epoch, r->ts.pos};
 		st = hy_data_seek(r->data, &cur, d);

@@ -9,6 +9,7 @@
 #include "nn/rng.h"
 #include "samples/reader.h"
 #include "data/source.h"
+#include "train/inputs.h"
 #include "train/step.h"
 
 #define PPO_TAG 0x50504full /* "PPO" */
@@ -206,6 +207,8 @@ hy_status hy_train_ppo_start(hy_train_ppo *p, const hy_nn_model *m, int64_t step
 		return HY_OK;
 	hy_nn_ckpt_reader *ck; /* the anchor, opened once (nn/checkpoint.h) */
 	hy_status st = hy_nn_ckpt_open(p->c.anchor, &ck, d);
+	if (st == HY_OK && (st = hy_nn_ckpt_want(ck, HY_NN_KIND_POLICY, "--anchor", d)))
+		hy_nn_ckpt_close(ck);
 	if (st)
 		return st;
 	if ((st = hy_nn_model_init(&p->am, hy_nn_ckpt_arch_of(ck), m->be, m->ctx, d))) {
@@ -245,49 +248,16 @@ static int has_pg(const hy_sample *s)
 	return s->logp != 0.0f || s->adv != 0.0f;
 }
 
-static hy_status no_pg(hy_diag *d, const char *what)
+static hy_status no_pg(hy_diag *d)
 {
-	hy_status st = hy_diag_set(d, HY_EDATA, 0, "no sample has a behaviour log-probability "
+	return hy_diag_set(d, HY_EDATA, 0, "no sample has a behaviour log-probability "
 		"(logp and adv are all 0): these look like logs encoded by hydra-encode; --mode ppo "
 		"trains on hydra-sp output (use --mode bc for logs)");
-	if (d && what)
-		snprintf(d->source, sizeof d->source, "%s", what);
-	return st;
 }
 
 hy_status hy_train_ppo_check_inputs(const char *const *paths, size_t n, hy_diag *d)
 {
-	hy_sample *s = malloc(sizeof *s);
-	if (!s)
-		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
-	hy_status st = HY_OK;
-	for (size_t i = 0; i < n && !st; i++) {
-		if (!paths[i] || strcmp(paths[i], "-") == 0)
-			continue;
-		hy_sample_reader *r;
-		if ((st = hy_sample_reader_open(&r, paths[i], d)))
-			break;
-		int found = 0;
-		uint64_t seen = 0;
-		while ((st = hy_sample_read(r, s, d)) == HY_OK) {
-			seen++;
-			if (has_pg(s)) {
-				found = 1;
-				break;
-			}
-		}
-		hy_sample_reader_close(r);
-		if (st == HY_STOP && !seen) { /* not logs: nothing at all */
-			st = hy_diag_set(d, HY_EDATA, 0, "no samples: the stream is empty (no game "
-				"was encoded into it, or every game of the self-play run that wrote "
-				"it aborted)");
-			snprintf(d->source, sizeof d->source, "%s", paths[i]);
-		} else if (st == HY_STOP || found) {
-			st = found ? HY_OK : no_pg(d, paths[i]);
-		}
-	}
-	free(s);
-	return st;
+	return hy_train_inputs_have(paths, n, has_pg, no_pg, d);
 }
 
 /* Refusal of a batch without policy-gradient fields, and of bad fields. */
@@ -304,7 +274,12 @@ static hy_status check_batch(const hy_train_ppo *p, const hy_sample *s, int n, h
 			return hy_diag_set(d, HY_EDATA, 0, "sample %d of a rollout batch: advantage "
 				"%g or return %g is not finite", b + 1, (double)x->adv, (double)x->ret);
 	}
-	return any ? HY_OK : no_pg(d, p->input);
+	if (any)
+		return HY_OK;
+	hy_status st = no_pg(d);
+	if (d && p->input)
+		snprintf(d->source, sizeof d->source, "%s", p->input);
+	return st;
 }
 
 /* Forward, the PPO loss on the policy and value outputs, the anchor, and
@@ -452,6 +427,10 @@ hy_status hy_train_ppo_update(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
 		}
 		hy_nn_ppo_stats pass;
 		memset(&pass, 0, sizeof pass);
+		/* the anchor's KL is the last pass's that ran a step: a pass cut
+		 * before its first step (the run's last steps) keeps the one
+		 * before it */
+		const double akl = p->anchor_kl, an = p->anchor_n;
 		p->anchor_kl = p->anchor_n = 0;
 		for (int off = 0; off < n; off += p->mb) {
 			if (max_steps > 0 && p->steps >= max_steps)
@@ -472,11 +451,14 @@ hy_status hy_train_ppo_update(hy_train_ppo *p, hy_nn_model *m, hy_nn_work *w,
 			correct += aux.correct;
 			seen += aux.n;
 		}
-		if (e == 0)
+		if (e == 0 && pass.n)
 			p->first = pass;
 		if (pass.n) {
 			p->last = pass;
 			p->passes++;
+		} else {
+			p->anchor_kl = akl;
+			p->anchor_n = an;
 		}
 		/* the policy moved too far from the one that played: the rest of
 		 * the batch's passes are skipped, its steps counted as done */

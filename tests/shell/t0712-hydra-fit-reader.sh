@@ -74,9 +74,9 @@ expect_err "read=some: all, threats or danger"
 expect_exit 2 "$BIN/hydra-eval" --challenger "rulebot:read=danger" --opponent rulebot --seeds 1
 expect_err "read=danger needs reader=R.h5"
 # not a policy: the arena, self-play and the bot refuse it
-expect_exit 2 "$BIN/hydra-eval" --challenger rd/ckpt-00000009.h5 --opponent rulebot --seeds 1
-expect_err "is a wait reader .hydra-fit --mode reader., not a policy"
-expect_exit 2 "$BIN/hydra-sp" --games 1 --policy rd/ckpt-00000009.h5 -o x.bin
+expect_exit 3 "$BIN/hydra-eval" --challenger rd/ckpt-00000009.h5 --opponent rulebot --seeds 1
+expect_err "is a wait reader .hydra-fit --mode reader., and a player needs a policy network"
+expect_exit 3 "$BIN/hydra-sp" --games 1 --policy rd/ckpt-00000009.h5 -o x.bin
 expect_err "is a wait reader"
 [ ! -e x.bin ] || fail "a refused policy left an output"
 # bench/reader.sh, small: games, a reader, its scores in play as a row of

@@ -161,7 +161,7 @@ printf '\001' | dd of="$T/s1.bin" bs=1 seek=17 conv=notrunc 2>/dev/null # versio
 h5dump -a obs_version "$T/run1/ckpt-00000001.h5" | grep -q '(0): 1' || fail "obs_version 1"
 expect_exit 3 "$V" --challenger "$T/run1/ckpt-00000001.h5" --opponent baseline --seeds 1 -q
 expect_err "trained on observation version 1, and this build encodes version 4"
-expect_exit 1 "$V" --model "$CK" --data "$T/s1.bin" --device cpu
+expect_exit 3 "$V" --model "$CK" --data "$T/s1.bin" --device cpu
 expect_err "s1.bin: samples of observation version 1, the model 4"
 expect_exit 3 "$BIN/hydra-fit" --init "$CK" --arch tiny --steps 1 --batch 64 --out "$T/run2" -q "$T/s1.bin"
 expect_err "was trained on observation version 4, the inputs are version 1"

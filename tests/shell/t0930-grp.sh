@@ -113,7 +113,7 @@ fi
 expect_exit 3 "$S" --games 1 --reward grp:"$T/pol/latest" -o "$T/x.bin"
 expect_err "not a GRP"
 expect_exit 3 "$S" --games 1 --policy "$T/grp/grp.h5" --no-samples
-expect_err "not a policy network checkpoint"
+expect_err "is a GRP model \(hydra-fit --mode grp\), not a policy network or a wait reader"
 expect_exit 3 "$S" --games 1 --reward grp:"$T/grp/grp.h5" --reward-state "$T/grp/metrics.jsonl" \
 	-o "$T/x.bin"
 expect_err "not a reward state file"

@@ -73,9 +73,9 @@ HY_TEST_SIGNAL_IN_STAGING=2 "$F" --mode grp --epochs 1 -q -o g2 L20 2>/dev/null
 # ---- 5. a model meets samples of another observation version
 "$BIN/hydra-augment" --perms 0 --format stream -o v1.bin s.bin || fail "to a stream"
 printf '\001' | dd of=v1.bin bs=1 seek=17 conv=notrunc 2>/dev/null # version 1
-expect_exit 1 "$BIN/hydra-eval" --model $CK --data v1.bin --device cpu
+expect_exit 3 "$BIN/hydra-eval" --model $CK --data v1.bin --device cpu
 expect_err "v1.bin: samples of observation version 1, the model 4"
-expect_exit 1 "$X" --reference -o ref.json $CK v1.bin
+expect_exit 3 "$X" --reference -o ref.json $CK v1.bin
 expect_err "v1.bin: samples of observation version 1, the model 4"
 [ ! -e ref.json ] || fail "hydra-export --reference wrote outputs for another version"
 expect_exit 0 "$X" --reference -o ref.json $CK s.bin

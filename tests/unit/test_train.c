@@ -539,7 +539,7 @@ static void test_obs_versions(void **state)
 		hy_data_cfg dc = {.paths = in, .npaths = 2, .seed = 1, .shuffle_buffer = 16};
 		hy_data *td;
 		hy_diag_init(&d, NULL);
-		assert_int_equal(hy_data_open(&td, &dc, &d), HY_EDATA);
+		assert_int_equal(hy_data_open(&td, &dc, &d), HY_EVERSION);
 		printf("# %s: %s\n", d.source, d.msg);
 		assert_non_null(strstr(d.source, pairs[i][1]));
 		assert_non_null(strstr(d.msg, "observation version 1, the inputs before them 4"));
@@ -578,7 +578,7 @@ static void test_obs_versions(void **state)
 	c.val = val;
 	c.nval = 1;
 	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_train_run(&c, NULL, NULL, &d), HY_EDATA);
+	assert_int_equal(hy_train_run(&c, NULL, NULL, &d), HY_EVERSION);
 	printf("# %s\n", d.msg);
 	assert_non_null(strstr(d.source, "old.h5"));
 	assert_int_equal(count_ckpts(o), 0);

@@ -212,12 +212,9 @@ static hy_status open_from(hy_policy *p, hy_nn_ckpt_reader *ck, int cuda, int or
 	 * checkpoint, from before the marker, is played as it is) */
 	if ((st = hy_nn_ckpt_playable_of(ck, d)) != HY_OK)
 		return st;
-	/* a wait reader's policy head was never trained (hydra-fit --mode
-	 * reader: train_mode 2) */
-	int32_t mode = 0;
-	if (hy_nn_ckpt_get(ck, "train_mode", HY_NN_ATTR_I32, &mode) == 1 && mode == 2)
-		return hy_diag_set(d, HY_EUSAGE, 0, "'%s' is a wait reader (hydra-fit --mode "
-			"reader), not a policy: its policy head was never trained", path);
+	/* a wait reader's policy head was never trained */
+	if ((st = hy_nn_ckpt_want(ck, HY_NN_KIND_POLICY, "a player", d)) != HY_OK)
+		return st;
 	model_impl *x = calloc(1, sizeof *x);
 	if (!x)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");

@@ -42,6 +42,12 @@ hy_status hy_policy_open_rulebot_with(hy_policy *p, const struct hy_rule_params 
  * the opponents rulebot sees as threats) or "all" (every opponent's; NULL
  * means all) — `rulebot:...,reader=R.h5,read=MODE`. */
 hy_status hy_rulebot_read_with(hy_policy *p, const char *reader, const char *mode, hy_diag *d);
+/* The same with a reader already open (readercheck.h), which p holds from
+ * now on beside its opener (hy_reader_check_ref): one reader for many
+ * policies, as hydra-tune's evaluations play it, opened once. */
+struct hy_reader_check;
+hy_status hy_rulebot_read_using(hy_policy *p, struct hy_reader_check *rc, const char *mode,
+	hy_diag *d);
 /* rulebot's own belief about the waits at decision r (with numbers P), as
  * the wait oracle reads it (waitoracle.h): tau[o] that seat o is tenpai
  * (its threat weight over the dealer's factor, at most 1) and q[o][k] that

@@ -11,6 +11,7 @@
 #include "samples/sample.h"
 
 struct hy_reader_check {
+	int refs; /* holders (hy_reader_check_ref) */
 	pthread_mutex_t mu;
 	hy_nn_ctx ctx;
 	hy_nn_model m;
@@ -22,7 +23,7 @@ struct hy_reader_check {
 
 void hy_reader_check_close(hy_reader_check *rc)
 {
-	if (!rc)
+	if (!rc || --rc->refs > 0)
 		return;
 	if (rc->have_w)
 		hy_nn_work_free(&rc->w, &rc->m);
@@ -38,12 +39,15 @@ hy_status hy_reader_check_open(hy_reader_check **out, const char *path, hy_diag 
 	hy_reader_check *rc = calloc(1, sizeof *rc);
 	if (!rc)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
+	rc->refs = 1;
 	pthread_mutex_init(&rc->mu, NULL);
 	hy_nn_ctx_init(&rc->ctx, 1);
 	hy_nn_ckpt_reader *ck = NULL;
 	hy_status st = hy_nn_ckpt_open(path, &ck, d);
 	if (st == HY_OK)
 		st = hy_nn_ckpt_playable_of(ck, d); /* this build's observation */
+	if (st == HY_OK)
+		st = hy_nn_ckpt_want(ck, HY_NN_KIND_READER, "reader=", d);
 	if (st == HY_OK &&
 		(st = hy_nn_model_init(&rc->m, hy_nn_ckpt_arch_of(ck), hy_nn_backend_cpu(), &rc->ctx,
 			d)) == HY_OK)
@@ -59,6 +63,12 @@ hy_status hy_reader_check_open(hy_reader_check **out, const char *path, hy_diag 
 	}
 	*out = rc;
 	return HY_OK;
+}
+
+hy_reader_check *hy_reader_check_ref(hy_reader_check *rc)
+{
+	rc->refs++;
+	return rc;
 }
 
 static double sigm(float x)

@@ -18,6 +18,10 @@ typedef struct hy_reader_check hy_reader_check;
 
 /* Opens the checkpoint (its observation version must be this build's). */
 hy_status hy_reader_check_open(hy_reader_check **rc, const char *path, hy_diag *d);
+/* One more holder of rc (returned): a reader opened once and played by
+ * many policies, as hydra-tune's evaluations do; each holder closes it,
+ * the last close frees it. Called while no game runs (not locked). */
+hy_reader_check *hy_reader_check_ref(hy_reader_check *rc);
 void hy_reader_check_close(hy_reader_check *rc); /* NULL: nothing */
 
 /* The reader's prediction that a discard of kind k by seat deals in to

@@ -903,6 +903,16 @@ static const hy_policy_ops rulebot_ops = {rulebot_decide, NULL, rulebot_free, ru
  * *path (malloc'd) its value and the rest (malloc'd, "" when nothing is
  * left); both NULL when the spec has no such item. 0, or −1 out of
  * memory. */
+/* 1 when an item of the comma-separated spec starts with key. */
+static int has_item(const char *spec, const char *key)
+{
+	const size_t kl = strlen(key);
+	for (const char *at = spec; at; at = strchr(at, ','), at = at ? at + 1 : NULL)
+		if (!strncmp(at, key, kl))
+			return 1;
+	return 0;
+}
+
 static int take_item(const char *spec, const char *key, char **path, char **rest)
 {
 	*path = *rest = NULL;
@@ -948,7 +958,13 @@ hy_status hy_policy_open_rulebot(hy_policy *p, const char *params, const hy_poli
 	}
 	const char *ps = mode ? rest2 : reader ? rest : params;
 	hy_status st = HY_OK;
-	if (mode && !reader)
+	const char *twice = ps && has_item(ps, "reader=") ? "reader=" : ps && has_item(ps, "read=")
+		? "read=" : NULL;
+	if (twice)
+		st = hy_diag_set(d, HY_EUSAGE, 0, "rulebot: %s given twice", twice);
+	else if (reader && !*reader)
+		st = hy_diag_set(d, HY_EUSAGE, 0, "rulebot: empty reader=");
+	else if (mode && !reader)
 		st = hy_diag_set(d, HY_EUSAGE, 0, "rulebot: read=%s needs reader=R.h5", mode);
 	if (st == HY_OK && ps && *ps)
 		st = hy_rule_params_from_spec(&P, ps, d);
@@ -997,19 +1013,40 @@ fail:
 	return st;
 }
 
-hy_status hy_rulebot_read_with(hy_policy *p, const char *reader, const char *mode, hy_diag *d)
+/* The READ_* of a read= mode (NULL: all), or READ_NONE after a message. */
+static int read_mode(const char *mode, hy_diag *d)
 {
 	int reads = !mode || !strcmp(mode, "all") ? READ_ALL
 		: !strcmp(mode, "threats") ? READ_THREATS
 		: !strcmp(mode, "danger") ? READ_DANGER : READ_NONE;
 	if (reads == READ_NONE)
-		return hy_diag_set(d, HY_EUSAGE, 0, "rulebot: read=%s: all, threats or danger",
-				   mode);
-	rulebot_impl *R = p->impl;
-	hy_status st = hy_reader_check_open(&R->rc, reader, d);
-	if (st == HY_OK)
-		R->reads = reads;
+		hy_diag_set(d, HY_EUSAGE, 0, "rulebot: read=%s: all, threats or danger", mode);
+	return reads;
+}
+
+hy_status hy_rulebot_read_with(hy_policy *p, const char *reader, const char *mode, hy_diag *d)
+{
+	if (read_mode(mode, d) == READ_NONE)
+		return HY_EUSAGE;
+	hy_reader_check *rc;
+	hy_status st = hy_reader_check_open(&rc, reader, d);
+	if (st == HY_OK) {
+		st = hy_rulebot_read_using(p, rc, mode, d);
+		hy_reader_check_close(rc); /* the policy holds it now */
+	}
 	return st;
+}
+
+hy_status hy_rulebot_read_using(hy_policy *p, hy_reader_check *rc, const char *mode, hy_diag *d)
+{
+	int reads = read_mode(mode, d);
+	if (reads == READ_NONE)
+		return HY_EUSAGE;
+	rulebot_impl *R = p->impl;
+	hy_reader_check_close(R->rc);
+	R->rc = hy_reader_check_ref(rc);
+	R->reads = reads;
+	return HY_OK;
 }
 
 /* Clears p and names it; hy_policy_open names it again by its spec. */

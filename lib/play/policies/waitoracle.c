@@ -6,6 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void drop_reader(hy_wait_oracle *o)
+{
+	free(o->reader);
+	o->reader = NULL;
+}
+
 hy_status hy_wait_oracle_parse(hy_wait_oracle *o, const char *spec, const char **rest,
 	hy_diag *d)
 {
@@ -26,12 +32,37 @@ hy_status hy_wait_oracle_parse(hy_wait_oracle *o, const char *spec, const char *
 			o->every = 1;
 		else if (n == 5 && !strncmp(s, "logit", 5))
 			o->logit = 1;
-		else if (n > 7 && !strncmp(s, "reader=", 7) && !o->reader) {
+		else if (n >= 7 && !strncmp(s, "reader=", 7)) {
+			const char *why = o->reader ? "reader= given twice" : n == 7 ? "empty reader="
+				: NULL;
+			if (why) {
+				drop_reader(o);
+				return hy_diag_set(d, HY_EUSAGE, 0, "wait oracle: %s", why);
+			}
 			if (!(o->reader = strndup(s + 7, n - 7)))
 				return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 		} else
 			break;
 		s += n + (s[n] == ',');
+	}
+	/* what belongs to the flags, or to rulebot:...,reader=, found among
+	 * the parameters that follow */
+	for (const char *p = s; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t n = strcspn(p, ",");
+		const char *why = n >= 7 && !strncmp(p, "reader=", 7)
+			? "reader= comes before the rulebot parameters"
+			: n >= 5 && !strncmp(p, "read=", 5)
+			? "read= is rulebot's (rulebot:...,reader=R.h5,read=MODE): the oracle "
+			  "scores its reader beside the belief, whole"
+			: (n == 6 && (!strncmp(p, "riichi", 6) || !strncmp(p, "tenpai", 6))) ||
+			  (n == 5 && !strncmp(p, "logit", 5))
+			? "riichi, tenpai and logit come before the rulebot parameters" : NULL;
+		if (why) {
+			drop_reader(o);
+			return hy_diag_set(d, HY_EUSAGE, 0, "wait oracle: %s "
+				"(rulebot-waits:ALPHA[,riichi|tenpai][,logit][,reader=R.h5][,PARAMS])",
+				why);
+		}
 	}
 	if (rest)
 		*rest = s;
