@@ -92,8 +92,12 @@ static hy_status on_game(void *ctx, hy_game *g)
 	if (st != HY_OK) {
 		hy_cli_diag(&j->cli, &d);
 		j->rc = hy_status_exit(st);
+		return HY_STOP;
 	}
-	return HY_STOP;
+	/* the rest is read too, not reviewed: only the end of a stream (its
+	 * trailer and checksum, or its producer's ABORT record) says that the
+	 * game reviewed was delivered whole */
+	return HY_OK;
 }
 
 static int write_out(job *j, const char *path, int json)

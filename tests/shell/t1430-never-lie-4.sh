@@ -4,7 +4,8 @@
 #    operand that takes one (hydra-eval --log-dir '' wrote its logs into /);
 # 2. hydra-export --reference reads its inputs to their end: an aborted
 #    stream, or one whose checksum fails after the first --limit samples,
-#    is refused; a version mismatch exits 3, as the README's table says;
+#    is refused; so is a game hydra-review takes from an aborted stream; a
+#    version mismatch exits 3, as the README's table says;
 # 3. hydra-tune --reader opens the reader once: a link that goes away in
 #    the middle of the search changes nothing;
 # 4. bench/reader.sh stops when a scoring arena fails, appending no row;
@@ -94,6 +95,13 @@ expect_err "bad.bin.*(CRC|checksum)"
 [ ! -e ref.jsonl ] || fail "outputs of a stream whose checksum fails"
 expect_exit 0 "$X" --reference --limit 10 -o ref.jsonl "$P" g.bin
 [ "$(wc -l < ref.jsonl)" -eq 10 ] || fail "--limit 10: $(wc -l < ref.jsonl) lines"
+# the same class: hydra-review reads past the game it reviews to the end of
+# an event stream whose producer failed on a later log
+echo '{"type":"start_game"}{bad' > bad.json
+"$BIN/mjai-parse" "$LOG" bad.json > ev.bin 2>/dev/null && fail "mjai-parse of a bad log: exit 0"
+expect_exit 1 "$BIN/hydra-review" --model rulebot --game 1 -o rv1.html ev.bin
+expect_err "ev.bin:[0-9]+: input stream was aborted by its producer"
+[ ! -e rv1.html ] || fail "a review of a game from an aborted stream"
 cp g.bin v1.bin
 printf '\001' | dd of=v1.bin bs=1 seek=17 conv=notrunc 2>/dev/null # version 1
 expect_exit 3 "$X" --reference -o ref1.jsonl "$P" v1.bin
