@@ -7,6 +7,7 @@
 # start-up and the first batches not counted), and stream / shard.
 # The shared logs when present (SHARED, default ../shared), else 64
 # rule-bot hanchan made here. ARCHS (default "tiny small"), STEPS (300),
+# LOG_EVERY (25: the metrics interval; 1 for a few steps),
 # THREADS (2).
 BUILD=${BUILD:-build}
 SHARED=${SHARED:-../shared}
@@ -37,7 +38,7 @@ for arch in ${ARCHS:-tiny small}; do
 		for f in bin h5; do
 			rm -rf "$T/run"
 			"$B/hydra-fit" -q --device cpu --arch "$arch" --threads "$th" --batch 256 \
-				--steps "$steps" --log-every 25 --save-every 100000 --out "$T/run" "$T/s.$f" \
+				--steps "$steps" --log-every "${LOG_EVERY:-25}" --save-every 100000 --out "$T/run" "$T/s.$f" \
 				2>/dev/null || { echo "streamfit: hydra-fit on s.$f failed" >&2; exit 1; }
 			eval "r_$f=$(rate "$T/run")"
 		done
