@@ -10,8 +10,11 @@
  *   p       = softmax of l over the legal actions (mask | bit a)
  *   logp    = log p[a]
  *   r       = exp(logp − logp_old)                          (ratio)
- *   Â       = (A − mean A) / (std A + 1e-8)   per batch, std with 1/B
- *             (the raw A when norm_adv is 0)
+ *   Â       = (A − mean A) / (max(std A, 1e-3·rms R) + 1e-8)   per batch,
+ *             std with 1/B, rms R = √mean(R²): advantages that agree closer
+ *             than a thousandth of the returns' scale are equal up to
+ *             float rounding, and stay near 0 instead of being blown up
+ *             to unit size (the raw A when norm_adv is 0)
  *   surr    = min(r·Â, clip(r, 1 − ε, 1 + ε)·Â)
  *   H       = −Σ_legal p log p                              (entropy)
  *   loss    = mean(−surr) + vf_coef·mean((v − R)²) − ent_coef·mean(H)

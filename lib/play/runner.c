@@ -126,7 +126,6 @@ static int grow_steps(gamebuf *b)
 	return HY_GROW(b->steps, b->cap, b->nsteps + 1, 256);
 }
 
-static void gae(const hy_play_opts *o, hy_play_step *st, size_t n, const double *last_rew);
 
 /* Final labels, rewards and GAE of a finished game's steps. */
 static void finish_labels(const runner *r, slot *x)
@@ -155,15 +154,12 @@ static void finish_labels(const runner *r, slot *x)
 	double pts[4];
 	for (int seat = 0; seat < 4; seat++)
 		pts[seat] = hy_play_placement_points(rank[seat]) / 100.0;
-	gae(r->o, st, n, pts);
+	hy_play_gae(st, n, r->o->gamma, r->o->gae_lambda, pts);
 }
 
-/* GAE advantages and returns over each seat's steps. The rewards: with
- * last_rew, last_rew[seat] on the seat's last step (stored there) and 0
- * before; without, the steps' own reward fields (opts.reward's). */
-static void gae(const hy_play_opts *o, hy_play_step *st, size_t n, const double *last_rew)
+void hy_play_gae(hy_play_step *st, size_t n, double gamma, double lambda,
+	const double *last_rew)
 {
-	const double gamma = o->gamma, lambda = o->gae_lambda;
 	for (int seat = 0; seat < 4; seat++) {
 		double adv = 0, next_v = 0;
 		int last = 1;
@@ -914,7 +910,8 @@ hy_status hy_play_run(const hy_play_opts *o, hy_policy *const *policies, int npo
 				/* in game order: a stateful reward sees the same sequence */
 				st = o->reward(o->reward_ctx, &f->g, f->b.steps, d);
 				if (st == HY_OK)
-					gae(o, f->b.steps, f->b.nsteps, NULL);
+					hy_play_gae(f->b.steps, f->b.nsteps, o->gamma, o->gae_lambda,
+						NULL);
 			}
 			if (st == HY_OK)
 				st = sink(ctx, &f->g, d);

@@ -70,6 +70,16 @@ typedef struct hy_play_step {
 			  * such steps never reach the sink              */
 } hy_play_step;
 
+/* GAE advantages and returns over each seat's steps of one game, st[0..n)
+ * in the order they were taken, as the runner labels self-play (above):
+ * adv and ret of every step from its value and reward. The rewards: with
+ * last_rew, last_rew[seat] on the seat's last step (stored in its reward
+ * field) and 0 before; without, the steps' own reward fields. Exported
+ * for the PPO probes (tests/unit/test_ppo_probes.c), which must credit
+ * their rewards through the code self-play uses. */
+void hy_play_gae(hy_play_step *st, size_t n, double gamma, double lambda,
+	const double *last_rew);
+
 /* Per-seat counts of a finished game (arena statistics). */
 typedef struct hy_play_seat_stats {
 	uint32_t kyoku;      /* kyoku played                                */
