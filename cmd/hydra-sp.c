@@ -196,16 +196,7 @@ static int split_list(char *s, char *item[], int max)
 }
 
 /* The rows of hydra-sp's table (cli/opts.h) that check more than a range. */
-static int opt_reward(hy_cli *cli, const char *arg, void *dest)
-{
-	if (strcmp(arg, "placement") == 0)
-		*(const char **)dest = NULL;
-	else if (strncmp(arg, "grp:", 4) == 0 && arg[4])
-		*(const char **)dest = arg + 4;
-	else
-		return hy_cli_usage(cli, "bad --reward '%s': placement or grp:PATH", arg);
-	return 0;
-}
+static int opt_reward(hy_cli *cli, const char *arg, void *dest);
 
 /* The options, where sp_table writes them (the run's own settings go to S,
  * the run's state). */
@@ -215,9 +206,25 @@ static struct sp_args {
 	hy_policy_opts pol_o;
 	const char *policy, *seat0, *others, *outpath, *start, *mix, *label_by;
 	const char *grp_path, *reward_state;
+	int reward_kyoku; /* --reward kyoku (play/reward.h hy_reward_score) */
 	char *pool, *rotate;
 	int have_games;
 } A;
+
+/* --reward's row: placement, kyoku or grp:PATH into A (the last one wins) */
+static int opt_reward(hy_cli *cli, const char *arg, void *dest)
+{
+	struct sp_args *a = dest;
+	a->grp_path = NULL;
+	a->reward_kyoku = 0;
+	if (strcmp(arg, "kyoku") == 0)
+		a->reward_kyoku = 1;
+	else if (strncmp(arg, "grp:", 4) == 0 && arg[4])
+		a->grp_path = arg + 4;
+	else if (strcmp(arg, "placement") != 0)
+		return hy_cli_usage(cli, "bad --reward '%s': placement, kyoku or grp:PATH", arg);
+	return 0;
+}
 
 static const hy_opt sp_table[] = {
 	{.type = HY_OPT_TEXT, .help = "usage: hydra-sp --games N [options]\n"
@@ -275,9 +282,11 @@ static const hy_opt sp_table[] = {
 	{.name = "gamma", .type = HY_OPT_FLOAT, .dest = &A.po.gamma, .lo = 0, .hi = 1,
 	 .range = "0 to 1",
 	 .arg = "G", .help = "discount (default 1)"},
-	{.name = "reward", .type = HY_OPT_CALL, .dest = &A.grp_path, .call = opt_reward,
+	{.name = "reward", .type = HY_OPT_CALL, .dest = &A, .call = opt_reward,
 	 .arg = "R", .help = "placement (the default: placement points on each\n"
-		 "seat's last decision) or grp:PATH (per-kyoku\n"
+		 "seat's last decision), kyoku (each kyoku's score\n"
+		 "change / 10000 on the seat's last decision in it,\n"
+		 "clipped to [-5, 5]) or grp:PATH (per-kyoku\n"
 		 "rewards from a GRP of hydra-fit --mode grp,\n"
 		 "normalised by a running std, clipped to [-5, 5])"},
 	{.name = "reward-state", .type = HY_OPT_PATH, .dest = &A.reward_state,
@@ -345,11 +354,13 @@ static int check_options(hy_cli *cli)
 		return hy_cli_usage(cli, "--reward-state goes with --reward grp:PATH");
 	if (A.grp_path && !S.samples)
 		return hy_cli_usage(cli, "--reward grp:PATH rewards samples: not with --no-samples");
+	if (A.reward_kyoku && !S.samples)
+		return hy_cli_usage(cli, "--reward kyoku rewards samples: not with --no-samples");
 	if (A.label_by && !S.samples)
 		return hy_cli_usage(cli, "--label-by labels samples: not with --no-samples");
 	if (A.po.label_adv && !A.label_by)
 		return hy_cli_usage(cli, "--label-adv goes with --label-by qlabel:GRP.h5");
-	if (A.po.label_adv && A.grp_path)
+	if (A.po.label_adv && (A.grp_path || A.reward_kyoku))
 		return hy_cli_usage(cli, "--label-adv sets the advantages: not with --reward");
 	if ((A.pool || A.start || A.mix) && !A.policy)
 		return hy_cli_usage(cli, "--pool, --start and --mix make a league around the learner "
@@ -419,6 +430,7 @@ typedef struct sp_pols {
 	int npol;
 	hy_reward_grp rg;
 	int rg_found;       /* the reward state was there to read */
+	hy_reward_score rs; /* --reward kyoku */
 } sp_pols;
 
 static void close_policies(sp_pols *P)
@@ -427,6 +439,7 @@ static void close_policies(sp_pols *P)
 		hy_policy_close(&P->pol[i]);
 	hy_policy_close(&P->lab);
 	hy_reward_grp_close(&P->rg);
+	hy_reward_score_close(&P->rs);
 }
 
 /* Opens the GRP reward (and its state), the labeller and the policies:
@@ -495,6 +508,9 @@ static hy_status play(hy_cli *cli, sp_pols *P, const char *outname, hy_diag *d)
 	if (A.grp_path) {
 		po.reward = hy_reward_grp_apply;
 		po.reward_ctx = &P->rg;
+	} else if (A.reward_kyoku) {
+		po.reward = hy_reward_score_apply;
+		po.reward_ctx = &P->rs;
 	}
 	S.total = po.count;
 	hy_cli_progress_start(cli);
@@ -567,6 +583,9 @@ static void report(hy_cli *cli, const sp_pols *P)
 			P->rg.norm.count,
 			A.reward_state ? (P->rg_found ? " (state '" : " (new state '") : "",
 			A.reward_state ? A.reward_state : "", A.reward_state ? "')" : "");
+	if (A.reward_kyoku)
+		hy_cli_say(cli, "kyoku rewards: %" PRIu64 " games, score changes / %.0f",
+			P->rs.games, HY_REWARD_SCORE_SCALE);
 	if (S.aborted && S.ds.rank == 0)
 		hy_cli_say(cli, "%" PRIu64 " of %" PRIu64 " games aborted and skipped "
 			"(--keep-going)", S.aborted, S.played);

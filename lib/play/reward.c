@@ -198,24 +198,38 @@ void hy_reward_grp_close(hy_reward_grp *x)
 	memset(x, 0, sizeof *x);
 }
 
+/* The kyoku boundaries of game g into *b, the engine's final scores, and
+ * room for a reward per kyoku and seat in *r. `what` names the reward in
+ * messages. */
+static hy_status bounds_of(const hy_play_game *g, hy_grp_bounds *b, double (**r)[4],
+	size_t *rcap, const char *what, hy_diag *d)
+{
+	hy_diag bd;
+	hy_diag_init(&bd, NULL);
+	hy_status st = hy_grp_bounds_read(g->log, b, &bd);
+	if (st != HY_OK)
+		return hy_diag_set(d, st, 0, "game %llu: %s rewards: %s",
+			(unsigned long long)g->game + 1, what, bd.msg);
+	memcpy(b->final, g->final_scores, sizeof b->final); /* the engine's */
+	if (b->n > *rcap) {
+		double(*nr)[4] = realloc(*r, b->n * sizeof *nr);
+		if (!nr)
+			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu kyoku)", b->n);
+		*r = nr;
+		*rcap = b->n;
+	}
+	return HY_OK;
+}
+
 hy_status hy_reward_grp_apply(void *ctx, const hy_play_game *g, hy_play_step *steps,
 	hy_diag *d)
 {
 	hy_reward_grp *x = ctx;
 	hy_diag bd;
 	hy_diag_init(&bd, NULL);
-	hy_status st = hy_grp_bounds_read(g->log, &x->b, &bd);
+	hy_status st = bounds_of(g, &x->b, &x->r, &x->rcap, "GRP", d);
 	if (st != HY_OK)
-		return hy_diag_set(d, st, 0, "game %llu: GRP rewards: %s",
-			(unsigned long long)g->game + 1, bd.msg);
-	memcpy(x->b.final, g->final_scores, sizeof x->b.final); /* the engine's */
-	if (x->b.n > x->rcap) {
-		double(*r)[4] = realloc(x->r, x->b.n * sizeof *r);
-		if (!r)
-			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu kyoku)", x->b.n);
-		x->r = r;
-		x->rcap = x->b.n;
-	}
+		return st;
 	double prior[4];
 	hy_reward_kyoku(&x->m, &x->b, x->r, prior);
 	for (size_t k = 0; k < x->b.n; k++)
@@ -225,6 +239,36 @@ hy_status hy_reward_grp_apply(void *ctx, const hy_play_game *g, hy_play_step *st
 		x->clip, steps, g->nsteps, &bd);
 	if (st != HY_OK)
 		return hy_diag_set(d, st, 0, "game %llu: GRP rewards: %s",
+			(unsigned long long)g->game + 1, bd.msg);
+	x->games++;
+	return HY_OK;
+}
+
+void hy_reward_score_close(hy_reward_score *x)
+{
+	hy_grp_bounds_free(&x->b);
+	free(x->r);
+	memset(x, 0, sizeof *x);
+}
+
+hy_status hy_reward_score_apply(void *ctx, const hy_play_game *g, hy_play_step *steps,
+	hy_diag *d)
+{
+	hy_reward_score *x = ctx;
+	hy_status st = bounds_of(g, &x->b, &x->r, &x->rcap, "kyoku", d);
+	if (st != HY_OK)
+		return st;
+	for (size_t k = 0; k < x->b.n; k++) {
+		const int32_t *next = k + 1 < x->b.n ? x->b.st[k + 1].scores : x->b.final;
+		for (int s = 0; s < 4; s++)
+			x->r[k][s] = (double)(next[s] - x->b.st[k].scores[s]);
+	}
+	hy_diag bd;
+	hy_diag_init(&bd, NULL);
+	st = hy_reward_place(&x->b, (const double(*)[4])x->r, HY_REWARD_SCORE_SCALE,
+		HY_REWARD_SCORE_CLIP, steps, g->nsteps, &bd);
+	if (st != HY_OK)
+		return hy_diag_set(d, st, 0, "game %llu: kyoku rewards: %s",
 			(unsigned long long)g->game + 1, bd.msg);
 	x->games++;
 	return HY_OK;

@@ -91,4 +91,27 @@ void hy_reward_grp_close(hy_reward_grp *x);
 hy_status hy_reward_grp_apply(void *ctx, const hy_play_game *g, hy_play_step *steps,
 	hy_diag *d);
 
+/* The simplest per-kyoku reward (`hydra-sp --reward kyoku`, issue 52): r_k
+ * of a seat is its score change over kyoku k — its score at the next
+ * kyoku's start, or the final score after the last kyoku (leftover riichi
+ * sticks to the top, as the engine ends a game), minus its score at k's
+ * start — over a fixed scale of 10,000 points and clipped to [−5, 5],
+ * placed on the steps as the GRP's rewards are (hy_reward_place). No
+ * running statistics: the scale is fixed, so nothing persists between
+ * iterations. It rewards points, not placement: a baseline for what the
+ * GRP's shaping adds. */
+#define HY_REWARD_SCORE_SCALE 10000.0
+#define HY_REWARD_SCORE_CLIP 5.0
+typedef struct hy_reward_score {
+	hy_grp_bounds b; /* scratch */
+	double (*r)[4];
+	size_t rcap;
+	uint64_t games;  /* games rewarded */
+} hy_reward_score;
+
+void hy_reward_score_close(hy_reward_score *x);
+/* hy_play_opts.reward with ctx a zeroed hy_reward_score. */
+hy_status hy_reward_score_apply(void *ctx, const hy_play_game *g, hy_play_step *steps,
+	hy_diag *d);
+
 #endif

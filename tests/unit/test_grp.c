@@ -316,6 +316,58 @@ static void test_telescoping_selfplay(void **state)
 	hy_grp_free(&m);
 }
 
+/* --reward kyoku (play/reward.h hy_reward_score): every seat's rewards sum
+ * to its whole game's score change over 10,000 (from 25,000: the final
+ * scores, leftover sticks included), each kyoku's change on the seat's last
+ * decision in it; the sink sees the steps the hook labelled. */
+typedef struct score_ctx {
+	hy_reward_score rs;
+	long games, nonzero;
+} score_ctx;
+
+static hy_status score_hook(void *ctx, const hy_play_game *g, hy_play_step *steps, hy_diag *d)
+{
+	score_ctx *c = ctx;
+	assert_int_equal(hy_reward_score_apply(&c->rs, g, steps, d), HY_OK);
+	for (int s = 0; s < 4; s++) {
+		double sum = 0;
+		for (size_t j = 0; j < g->nsteps; j++)
+			if (steps[j].s.seat == s) {
+				sum += steps[j].s.reward;
+				c->nonzero += steps[j].s.reward != 0;
+			}
+		assert_true(fabs(sum - (g->final_scores[s] - 25000) / HY_REWARD_SCORE_SCALE) < 1e-5);
+	}
+	c->games++;
+	return HY_OK;
+}
+
+static void test_kyoku_reward(void **state)
+{
+	(void)state;
+	hy_policy p;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_policy_open(&p, "baseline", NULL, &d), HY_OK);
+	hy_policy *pp[1] = {&p};
+	hy_play_opts o;
+	hy_play_opts_default(&o);
+	o.seed = 78;
+	o.count = 6;
+	o.tables = 3;
+	o.record_steps = 1;
+	score_ctx c;
+	memset(&c, 0, sizeof c);
+	o.reward = score_hook;
+	o.reward_ctx = &c;
+	assert_int_equal(hy_play_run(&o, pp, 1, sp_sink, NULL, &d), HY_OK);
+	assert_int_equal(c.games, 6);
+	assert_int_equal(c.rs.games, 6);
+	assert_true(c.nonzero > 6 * 4); /* a score change in most kyoku */
+	hy_policy_close(&p);
+	hy_reward_score_close(&c.rs);
+}
+
 /* ------------------------------------------------------------ golden */
 
 /* Fixed weights: p[i] = 0.8·sin(0.7·i + 0.1), width 8. */
@@ -558,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_checkpoint),
 		cmocka_unit_test(test_telescoping_logs),
 		cmocka_unit_test(test_telescoping_selfplay),
+		cmocka_unit_test(test_kyoku_reward),
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_norm),
 		cmocka_unit_test(test_train),
