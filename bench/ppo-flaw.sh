@@ -32,7 +32,7 @@
 #
 # Variables: BIN (build/bin), TOOLS (build/bench), OUT (ppo-flaw), W,
 # GAMES_W (400), STEPS_W (2000), ACTION (43), DELTA (-4), REWARDS
-# ("placement kyoku grp"), ITERS (8), GAMES (400), SEEDS (400), MASTERS
+# ("placement kyoku grp"; empty: W and F only), ITERS (8), GAMES (400), SEEDS (400), MASTERS
 # ("31337 4242"), SP_SEED (5200; iteration i plays SP_SEED + i), LR (3e-4),
 # BATCH (4096), GRP_GAMES (400), J (the usable CPUs).
 set -e
@@ -44,7 +44,7 @@ GAMES_W=${GAMES_W:-400}
 STEPS_W=${STEPS_W:-2000}
 ACTION=${ACTION:-43}
 DELTA=${DELTA:--4}
-REWARDS=${REWARDS:-placement kyoku grp}
+REWARDS=${REWARDS-placement kyoku grp}
 ITERS=${ITERS:-8}
 GAMES=${GAMES:-400}
 SEEDS=${SEEDS:-400}
