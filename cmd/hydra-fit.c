@@ -680,15 +680,15 @@ static int grp_main(hy_cli *cli, int argc, char **argv)
 	hy_cleanup_install();
 	/* a failed run leaves no output: not a directory it made, nor grp.h5
 	 * without its metrics */
-	struct stat out_st;
-	int out_existed = stat(out, &out_st) == 0, saved = 0;
-	hy_grp_data_init(&r.data, (int)lround(valf * 1000));
-	r.metrics = open_memstream(&r.mbuf, &r.mlen);
 	static const char *const stdin_only[] = {"-"};
 	const char *const *paths = optind < argc ? (const char *const *)argv + optind : stdin_only;
 	size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
 	if (hy_cli_paths(cli, paths, npaths, "input path"))
 		return 2;
+	struct stat out_st;
+	int out_existed = stat(out, &out_st) == 0, saved = 0;
+	hy_grp_data_init(&r.data, (int)lround(valf * 1000));
+	r.metrics = open_memstream(&r.mbuf, &r.mlen);
 	hy_cli_stdin(cli, paths, npaths, 0, "game logs");
 	hy_diag d;
 	hy_diag_init(&d, NULL);
