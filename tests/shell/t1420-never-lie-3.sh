@@ -59,14 +59,20 @@ done
 expect_exit 0 "$BIN/hydra-review" --model "search:$G,2" --json $LOG
 
 # ---- 4. a signal between a temporary's creation and its registration
-HY_TEST_SIGNAL_IN_STAGING=2 "$X" $CK -o m.onnx 2>/dev/null
+# (SIGINT, unless this shell was started with it ignored, as a background
+# job of a non-interactive shell is: the programs keep an ignored signal
+# ignored, io/cleanup.c, so SIGTERM stands in for it)
+INT=2 INT_RC=130
+ign=$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status 2>/dev/null)
+[ -n "$ign" ] && [ $((0x$ign & 2)) -ne 0 ] && INT=15 INT_RC=143
+HY_TEST_SIGNAL_IN_STAGING=$INT "$X" $CK -o m.onnx 2>/dev/null
 rc=$?
-[ $rc -eq 130 ] || [ $rc -eq 1 ] || fail "hydra-export with SIGINT in the window: exit $rc"
+[ $rc -eq $INT_RC ] || [ $rc -eq 1 ] || fail "hydra-export with signal $INT in the window: exit $rc"
 ls | grep -q '^m.onnx' && fail "left: $(ls | grep '^m.onnx')"
 HY_TEST_SIGNAL_IN_STAGING=15 "$S" --games 1 -q -o sig.bin 2>/dev/null
 [ $? -ne 0 ] || fail "hydra-sp with SIGTERM in the window: exit 0"
 ls | grep -q '^sig.bin' && fail "left: $(ls | grep '^sig.bin')"
-HY_TEST_SIGNAL_IN_STAGING=2 "$F" --mode grp --epochs 1 -q -o g2 L20 2>/dev/null
+HY_TEST_SIGNAL_IN_STAGING=$INT "$F" --mode grp --epochs 1 -q -o g2 L20 2>/dev/null
 [ $? -ne 0 ] || fail "hydra-fit --mode grp with SIGINT in the window: exit 0"
 [ -z "$(ls g2 2>/dev/null)" ] || fail "left in g2: $(ls g2)"
 
