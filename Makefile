@@ -17,7 +17,7 @@
 #   make install      PREFIX=/usr/local: binaries and man pages
 #   make clean
 #
-# Options: NO_CUDA=1, NO_MPI=1, NO_ONNX=1, SANITIZE=1, CC=..., OPT=...
+# Options: NO_CUDA=1, NO_MPI=1, NO_ONNX=1, NO_DNNL=1, SANITIZE=1, CC=..., OPT=...
 
 PREFIX    ?= /usr/local
 CC        ?= cc
@@ -30,7 +30,7 @@ DEB_PACKAGES := build-essential pkg-config zlib1g-dev libzstd-dev libarchive-dev
 	libopenblas-dev libcmocka-dev zstd gzip tar zip unzip time python3 \
 	gnuplot-nox jq procps libopenmpi-dev openmpi-bin \
 	protobuf-c-compiler libprotobuf-c-dev libonnx-dev python3-onnx \
-	chromium
+	libdnnl-dev chromium
 
 PKGS := zlib libzstd libarchive jansson expat libcrypto hdf5 openblas
 TEST_PKGS := cmocka
@@ -44,6 +44,9 @@ CUDA_HOME := $(if $(NVCC),$(patsubst %/bin/nvcc,%,$(NVCC)))
 HAVE_CUDNN := $(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cudnn.h /usr/include/cudnn.h /usr/include/x86_64-linux-gnu/cudnn.h),y))
 HAVE_CUBLAS := $(if $(NVCC),$(if $(wildcard $(CUDA_HOME)/include/cublas_v2.h),y))
 HAVE_CUDA := $(if $(and $(NVCC),$(HAVE_CUDNN),$(HAVE_CUBLAS)),y)
+# oneDNN (lib/nn/onednn.c, the CPU path of nn/cpupath.h): Debian's
+# libdnnl-dev; NO_DNNL=1 leaves it out (the OpenBLAS path builds as ever)
+HAVE_DNNL := $(if $(NO_DNNL),,$(if $(wildcard /usr/include/dnnl.h /usr/include/oneapi/dnnl/dnnl.h),y))
 
 # MPI (lib/dist, OpenMPI): pkg-config ompi-c, else mpicc --showme; NO_MPI=1 leaves it out
 MPI_PC := $(if $(NO_MPI),,$(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c))
@@ -66,6 +69,10 @@ LDLIBS_ALL := -Wl,--as-needed $(PKG_LIBS) -fopenmp -lm $(LDLIBS)
 ifneq ($(HAVE_MPI),)
 CFLAGS_ALL += -DHY_HAVE_MPI=1 $(MPI_CFLAGS)
 LDLIBS_ALL += $(MPI_LIBS)
+endif
+ifneq ($(HAVE_DNNL),)
+CFLAGS_ALL += -DHY_HAVE_DNNL=1
+LDLIBS_ALL += -ldnnl
 endif
 ifneq ($(SANITIZE),)
 CFLAGS_ALL += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -135,6 +142,7 @@ CUDA_WHY := $(if $(HAVE_CUDA),nvcc with cuDNN and cuBLAS found but this version 
 $(info hydra: CUDA backend: $(if $(NO_CUDA),not built (NO_CUDA=1),$(if $(LIB_CU),built with $(NVCC) (cuDNN and cuBLAS),not built ($(CUDA_WHY)): CPU only)))
 $(info hydra: ONNX export: $(if $(HAVE_ONNX),built ($(PROTOC_C), $(ONNX_PROTO)),not built ($(if $(NO_ONNX),NO_ONNX=1,protoc-c, libprotobuf-c or onnx.proto missing: 'make deps'))))
 $(info hydra: MPI: $(if $(NO_MPI),not built (NO_MPI=1),$(if $(HAVE_MPI),built ($(or $(MPI_PC),mpicc --showme)),not built (no ompi-c, no mpicc))))
+$(info hydra: oneDNN CPU path: $(if $(NO_DNNL),not built (NO_DNNL=1),$(if $(HAVE_DNNL),built (-ldnnl; HYDRA_CPU_PATH or --cpu-path chooses),not built (libdnnl-dev missing: 'make deps'))))
 endif
 endif
 

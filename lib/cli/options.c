@@ -6,6 +6,7 @@
 
 #include "core/num.h"
 #include "nn/backend.h"
+#include "nn/cpupath.h"
 #include "nn/cuda/cuda.h"
 #include "nn/threads.h"
 
@@ -131,7 +132,8 @@ void hy_cli_setup_info(hy_cli *c, int cuda, int ordinal, const char *why, int th
 	else
 		snprintf(thr, sizeof thr, "the checkpoint's threads");
 	int n = hy_nn_threads_default();
-	hy_cli_info(c, "device %s, %s of %d usable CPU%s", dev, thr, n, n == 1 ? "" : "s");
+	hy_cli_info(c, "device %s, %s of %d usable CPU%s%s%s", dev, thr, n, n == 1 ? "" : "s",
+		cuda ? "" : ", cpu path ", cuda ? "" : hy_nn_cpu_path_describe());
 }
 
 int hy_cli_row_threads(hy_cli *c, const char *arg, void *dest)
@@ -152,6 +154,18 @@ int hy_cli_row_seed63(hy_cli *c, const char *arg, void *dest)
 int hy_cli_row_device(hy_cli *c, const char *arg, void *dest)
 {
 	return hy_cli_opt_device(c, arg, dest) ? 2 : 0;
+}
+
+int hy_cli_row_cpu_path(hy_cli *c, const char *arg, void *dest)
+{
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	(void)dest;
+	if (hy_nn_cpu_path_set(arg, &d) != HY_OK) {
+		hy_cli_usage(c, "--cpu-path: %s", d.msg);
+		return 2;
+	}
+	return 0;
 }
 
 int hy_cli_row_precision(hy_cli *c, const char *arg, void *dest)

@@ -38,6 +38,9 @@ int hy_cli_row_threads(hy_cli *c, const char *arg, void *dest);
 int hy_cli_row_seed(hy_cli *c, const char *arg, void *dest);
 int hy_cli_row_seed63(hy_cli *c, const char *arg, void *dest);
 int hy_cli_row_device(hy_cli *c, const char *arg, void *dest);
+/* --cpu-path openblas|onednn|auto: sets the process's CPU path at once
+ * (nn/cpupath.h; dest unused). */
+int hy_cli_row_cpu_path(hy_cli *c, const char *arg, void *dest);
 /* --precision into int *dest (HY_NN_PREC_*). */
 int hy_cli_row_precision(hy_cli *c, const char *arg, void *dest);
 

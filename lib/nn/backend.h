@@ -258,6 +258,7 @@ typedef struct hy_nn_backend {
 	void (*graph_reset)(const hy_nn_ctx *c);
 } hy_nn_backend;
 
+/* The CPU's table on the path in force (nn/cpupath.h: OpenBLAS or oneDNN). */
 const hy_nn_backend *hy_nn_backend_cpu(void);
 
 /* The three activation-storage helpers, for any backend (fp32 copies where
@@ -278,5 +279,8 @@ void hy_nn_ctx_init(hy_nn_ctx *c, int threads);
 
 /* Zeroes the two pad rows of every sample of a [B][36][C] buffer. */
 void hy_nn_zero_pads_cpu(const hy_nn_ctx *c, int B, int C, float *x);
+/* db[j] += Σ_r dy[r][j] over rows of stride ldy, j < n, rows summed in
+ * order (the CPU's bias gradient; the same sums on every CPU path). */
+void hy_nn_colsum_cpu(const hy_nn_ctx *c, int rows, int n, const float *dy, int ldy, float *db);
 
 #endif

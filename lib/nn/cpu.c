@@ -4,6 +4,7 @@
  * samples are done as per-sample partials summed in a fixed order, so the
  * results do not depend on thread scheduling. */
 #include "nn/backend.h"
+#include "nn/cpupath.h"
 #include "nn/math.h"
 
 #include <cblas.h>
@@ -244,6 +245,19 @@ static void colsum_block(int rows, int n, const float *dy, int ldy, float *db, i
 	}
 	for (int j = c0; j < c1; j++)
 		db[j] += (float)acc[j - c0];
+}
+
+void hy_nn_colsum_cpu(const hy_nn_ctx *c, int rows, int n, const float *dy, int ldy, float *db)
+{
+	int nblk = (n + 63) / 64;
+	if ((long)rows * n < 65536 || nblk < 2) {
+		for (int b = 0; b < nblk; b++)
+			colsum_block(rows, n, dy, ldy, db, b);
+		return;
+	}
+#pragma omp parallel for num_threads(team(c, nblk)) schedule(dynamic, 1)
+	for (int b = 0; b < nblk; b++)
+		colsum_block(rows, n, dy, ldy, db, b);
 }
 
 /* dx, dW and db in one region: GEMM parts, then column blocks of db. */
@@ -795,7 +809,7 @@ static const hy_nn_backend cpu_backend = {
 	.adamw = cpu_adamw,
 };
 
-const hy_nn_backend *hy_nn_backend_cpu(void)
+const hy_nn_backend *hy_nn_backend_cpu_openblas(void)
 {
 	return &cpu_backend;
 }

@@ -1,0 +1,103 @@
+/* The CPU path chosen once per process (see cpupath.h). */
+#include "nn/cpupath.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* -1: not resolved yet; the first hy_nn_backend_cpu() fixes it */
+static atomic_int chosen = -1;
+static atomic_int handed_out;
+
+static int auto_path(void)
+{
+	if (!hy_nn_backend_cpu_onednn())
+		return HY_NN_CPU_OPENBLAS;
+#if defined(__GNUC__) && defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f"))
+		return HY_NN_CPU_ONEDNN;
+#endif
+	return HY_NN_CPU_OPENBLAS;
+}
+
+hy_status hy_nn_cpu_path_parse(const char *name, int *path, hy_diag *d)
+{
+	if (!name || !*name || !strcmp(name, "auto")) {
+		*path = auto_path();
+		return HY_OK;
+	}
+	if (!strcmp(name, "openblas")) {
+		*path = HY_NN_CPU_OPENBLAS;
+		return HY_OK;
+	}
+	if (!strcmp(name, "onednn")) {
+		if (!hy_nn_backend_cpu_onednn())
+			return hy_diag_set(d, HY_EUSAGE, 0, "cpu path 'onednn': this build has no "
+				"oneDNN (install libdnnl-dev and rebuild: 'make deps')");
+		*path = HY_NN_CPU_ONEDNN;
+		return HY_OK;
+	}
+	return hy_diag_set(d, HY_EUSAGE, 0, "unknown cpu path '%s': openblas, onednn or auto",
+		name);
+}
+
+hy_status hy_nn_cpu_path_set(const char *name, hy_diag *d)
+{
+	int p;
+	hy_status st = hy_nn_cpu_path_parse(name, &p, d);
+	if (st != HY_OK)
+		return st;
+	if (atomic_load(&handed_out) && atomic_load(&chosen) != p)
+		return hy_diag_set(d, HY_EUSAGE, 0, "cpu path '%s' set after the backend was "
+			"chosen", name);
+	atomic_store(&chosen, p);
+	return HY_OK;
+}
+
+int hy_nn_cpu_path(void)
+{
+	int p = atomic_load(&chosen);
+	if (p >= 0)
+		return p;
+	const char *env = getenv("HYDRA_CPU_PATH");
+	hy_diag d;
+	hy_diag_init(&d, "HYDRA_CPU_PATH");
+	if (hy_nn_cpu_path_parse(env, &p, &d) != HY_OK) {
+		fprintf(stderr, "hydra: %s; using auto\n", d.msg);
+		p = auto_path();
+	}
+	int expect = -1;
+	if (!atomic_compare_exchange_strong(&chosen, &expect, p))
+		p = expect; /* another thread resolved it first */
+	return p;
+}
+
+const char *hy_nn_cpu_path_name(int path)
+{
+	return path == HY_NN_CPU_ONEDNN ? "onednn" : "openblas";
+}
+
+const char *hy_nn_cpu_path_describe(void)
+{
+	static char buf[64];
+	const char *v = hy_nn_onednn_version();
+	if (hy_nn_cpu_path() == HY_NN_CPU_ONEDNN)
+		snprintf(buf, sizeof buf, "onednn %s", v ? v : "");
+	else
+		snprintf(buf, sizeof buf, "openblas%s", v ? " (onednn built)" : "");
+	return buf;
+}
+
+const hy_nn_backend *hy_nn_backend_cpu(void)
+{
+	atomic_store(&handed_out, 1);
+	return hy_nn_cpu_path() == HY_NN_CPU_ONEDNN ? hy_nn_backend_cpu_onednn()
+						    : hy_nn_backend_cpu_openblas();
+}
+
+int hy_nn_backend_is_host(const hy_nn_backend *be)
+{
+	return be && (be == hy_nn_backend_cpu_openblas() || be == hy_nn_backend_cpu_onednn());
+}

@@ -1,0 +1,648 @@
+/* The CPU backend on oneDNN (issue 54; the path is chosen in cpupath.h):
+ * the reference's table (cpu.c) with its GEMM-shaped ops replaced —
+ * the 3-tap convolution by oneDNN's direct 1-D convolution forward,
+ * backward-data and backward-weights primitives, the 1×1 convolutions,
+ * linear layers and the plain GEMM by matmul primitives. oneDNN picks the
+ * CPU's best kernels itself at run time (jit:avx2 here, the avx512 and
+ * brgemm kernels where the CPU has them).
+ *
+ * Layouts, so that no activation is ever reordered: an activation
+ * [B][36][C] is oneDNN's nwc with N = B, W = 36 — the pad rows are part of
+ * the width, the convolution pads one more zero on each side, and the two
+ * rows it computes over the pads are zeroed afterwards (their inputs are
+ * the zero pads, so rows 1..34 are exactly backend.h's). Weights
+ * [Cout][3][Cin] are owi; the kernels want them blocked ("any"), so each
+ * call reorders the weights (3·Cin·Cout floats, a fraction 1/(B·34) of
+ * the convolution's work) and, for backward-weights, reorders the blocked
+ * gradient back with a sum post-op (dw += ). Matmuls take the strided
+ * row-major operands as they are (strides in the memory descriptors).
+ *
+ * Primitives are made once per shape and thread count and kept in a table
+ * (a mutex around lookups; a full table makes, runs and frees). Each
+ * thread has its own stream and scratchpad (user scratchpad mode: the
+ * library's shared one is not safe for the concurrent forwards of
+ * lib/play's game threads). oneDNN runs on OpenMP, as the reference does:
+ * from the calling thread with c->threads threads, inside a parallel
+ * region (a game thread) on that thread alone. A call oneDNN refuses is
+ * reported once on stderr and that op runs on the reference instead, so a
+ * result is never wrong or missing. */
+#include "nn/cpupath.h"
+
+#ifndef HY_HAVE_DNNL
+
+const hy_nn_backend *hy_nn_backend_cpu_onednn(void)
+{
+	return 0;
+}
+
+const char *hy_nn_onednn_version(void)
+{
+	return 0;
+}
+
+int hy_nn_onednn_refusals(void)
+{
+	return 0;
+}
+
+#else
+
+#include <dnnl.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const hy_nn_backend *ref; /* the reference's table */
+static hy_nn_backend table;
+static dnnl_engine_t eng;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int usable;
+
+static int refusals;
+
+/* the first refusal on stderr, then quiet (counted) */
+static void report(const char *what, dnnl_status_t s, int line)
+{
+	static int said;
+	__atomic_add_fetch(&refusals, 1, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	fprintf(stderr, "hydra: oneDNN: %s failed (status %d, %s:%d); the op runs on "
+		"OpenBLAS\n", what, (int)s, __FILE__, line);
+}
+
+#define DN(call)                                                                               \
+	do {                                                                                   \
+		dnnl_status_t s_ = (call);                                                     \
+		if (s_ != dnnl_success) {                                                      \
+			report(#call, s_, __LINE__);                                           \
+			goto fail;                                                             \
+		}                                                                              \
+	} while (0)
+
+/* ---------------------------------------------------------------- per thread */
+
+typedef struct tls {
+	dnnl_stream_t stream;
+	void *scratch;  /* the primitives' scratchpad */
+	size_t scratch_n;
+	void *wbuf;     /* weights in the primitive's format */
+	size_t wbuf_n;
+	void *dwbuf;    /* a weight gradient in the primitive's format */
+	size_t dwbuf_n;
+} tls;
+
+static _Thread_local tls T;
+
+/* a buffer of at least n bytes, 64-aligned; NULL when out of memory */
+static void *grow(void **p, size_t *have, size_t n)
+{
+	if (n <= *have && *p)
+		return *p;
+	free(*p);
+	*have = 0;
+	size_t m = (n + 63) / 64 * 64;
+	*p = aligned_alloc(64, m ? m : 64);
+	if (*p)
+		*have = m;
+	return *p;
+}
+
+static dnnl_stream_t stream(void)
+{
+	if (!T.stream && dnnl_stream_create(&T.stream, eng, dnnl_stream_default_flags) !=
+		dnnl_success)
+		T.stream = NULL;
+	return T.stream;
+}
+
+/* The threads oneDNN will use from here, and the OpenMP setting for them. */
+static int threads_here(const hy_nn_ctx *c)
+{
+	if (omp_in_parallel())
+		return 1;
+	if (omp_get_max_threads() != c->threads)
+		omp_set_num_threads(c->threads);
+	return c->threads;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+enum { K_MM = 1, K_CF, K_CD, K_CW, NKEY = 12, SLOTS = 2048 };
+
+typedef struct prim {
+	int key[NKEY];
+	dnnl_primitive_t p;
+	size_t scratch;         /* scratchpad bytes                              */
+	dnnl_primitive_t wre;   /* plain owi → the primitive's weights (or NULL) */
+	size_t wbytes, wre_scratch;
+	dnnl_primitive_t dwre;  /* its weight gradient → plain, dw +=             */
+	size_t dwbytes, dwre_scratch;
+} prim;
+
+static prim slots[SLOTS];
+static int nslots;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void prim_free(prim *e)
+{
+	if (e->p)
+		dnnl_primitive_destroy(e->p);
+	if (e->wre)
+		dnnl_primitive_destroy(e->wre);
+	if (e->dwre)
+		dnnl_primitive_destroy(e->dwre);
+	memset(e, 0, sizeof *e);
+}
+
+static const prim *lookup(const int *key)
+{
+	const prim *hit = NULL;
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < nslots && !hit; i++)
+		if (!memcmp(slots[i].key, key, sizeof slots[i].key))
+			hit = &slots[i];
+	pthread_mutex_unlock(&lock);
+	return hit;
+}
+
+/* Keeps e in the table (returns the kept copy), or NULL when full. */
+static const prim *keep(const prim *e)
+{
+	const prim *kept = NULL;
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < nslots && !kept; i++) /* made meanwhile by another thread */
+		if (!memcmp(slots[i].key, e->key, sizeof e->key))
+			kept = &slots[i];
+	if (!kept && nslots < SLOTS) {
+		slots[nslots] = *e;
+		kept = &slots[nslots++];
+		e = NULL;
+	}
+	pthread_mutex_unlock(&lock);
+	if (kept && e) {
+		prim dup = *e;
+		prim_free(&dup);
+	}
+	return kept;
+}
+
+static dnnl_status_t scratch_of(dnnl_primitive_desc_t pd, size_t *n)
+{
+	const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+	*n = md ? dnnl_memory_desc_get_size(md) : 0;
+	return dnnl_success;
+}
+
+static dnnl_status_t attr_new(dnnl_primitive_attr_t *a, float alpha, float beta)
+{
+	dnnl_status_t s = dnnl_primitive_attr_create(a);
+	if (s == dnnl_success)
+		s = dnnl_primitive_attr_set_scratchpad_mode(*a, dnnl_scratchpad_mode_user);
+	if (s == dnnl_success && alpha != 1.0f)
+		s = dnnl_primitive_attr_set_output_scales(*a, 1, 0, &alpha);
+	if (s == dnnl_success && beta != 0.0f) {
+		dnnl_post_ops_t po;
+		s = dnnl_post_ops_create(&po);
+		if (s == dnnl_success) {
+			s = dnnl_post_ops_append_sum(po, beta);
+			if (s == dnnl_success)
+				s = dnnl_primitive_attr_set_post_ops(*a, po);
+			dnnl_post_ops_destroy(po);
+		}
+	}
+	return s;
+}
+
+/* A reorder from md `from` to md `to` (with dst += when sum), or NULL
+ * when the two are the same layout. */
+static dnnl_status_t reorder_new(dnnl_primitive_t *r, size_t *scratch,
+	const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to, int sum)
+{
+	*r = NULL;
+	*scratch = 0;
+	if (!sum && dnnl_memory_desc_equal(from, to))
+		return dnnl_success;
+	dnnl_primitive_attr_t a = NULL;
+	dnnl_primitive_desc_t pd = NULL;
+	dnnl_status_t s = attr_new(&a, 1.0f, sum ? 1.0f : 0.0f);
+	if (s == dnnl_success)
+		s = dnnl_reorder_primitive_desc_create(&pd, from, eng, to, eng, a);
+	if (s == dnnl_success)
+		s = scratch_of(pd, scratch);
+	if (s == dnnl_success)
+		s = dnnl_primitive_create(r, pd);
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (a)
+		dnnl_primitive_attr_destroy(a);
+	return s;
+}
+
+/* ---------------------------------------------------------------- execution */
+
+/* Runs p with n (arg, md, pointer) triples plus the scratchpad. */
+typedef struct arg {
+	int id;
+	const dnnl_memory_desc_t *md;
+	const void *ptr;
+} arg;
+
+static int run(dnnl_primitive_t p, size_t scratch, const arg *a, int n)
+{
+	dnnl_exec_arg_t ex[8];
+	dnnl_memory_t mem[8];
+	int made = 0, ok = 0;
+	dnnl_stream_t s = stream();
+	dnnl_memory_desc_t smd;
+	dnnl_dims_t sdims = {(dnnl_dim_t)scratch};
+	if (!s)
+		return 0;
+	if (scratch && !grow(&T.scratch, &T.scratch_n, scratch))
+		return 0;
+	for (int i = 0; i < n; i++) {
+		DN(dnnl_memory_create(&mem[made], a[i].md, eng, (void *)a[i].ptr));
+		ex[made].arg = a[i].id;
+		ex[made].memory = mem[made];
+		made++;
+	}
+	if (scratch) {
+		DN(dnnl_memory_desc_init_by_tag(&smd, 1, sdims, dnnl_u8, dnnl_a));
+		DN(dnnl_memory_create(&mem[made], &smd, eng, T.scratch));
+		ex[made].arg = DNNL_ARG_SCRATCHPAD;
+		ex[made].memory = mem[made];
+		made++;
+	}
+	DN(dnnl_primitive_execute(p, s, made, ex));
+	DN(dnnl_stream_wait(s));
+	ok = 1;
+fail:
+	for (int i = 0; i < made; i++)
+		dnnl_memory_destroy(mem[i]);
+	return ok;
+}
+
+/* ---------------------------------------------------------------- matmul */
+
+static void md2(dnnl_memory_desc_t *md, int rows, int cols, int trans, int ld)
+{
+	dnnl_dims_t d = {rows, cols};
+	dnnl_dims_t st = {trans ? 1 : ld, trans ? ld : 1};
+	dnnl_memory_desc_init_by_strides(md, 2, d, dnnl_f32, st);
+}
+
+/* C[M][N] = alpha·op(A)·op(B) + beta·C (+ bias[N] on every row); 0 when
+ * oneDNN refused (the caller runs the reference). */
+static int mm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
+	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc,
+	const float *bias)
+{
+	dnnl_memory_desc_t a, b, d, bm;
+	md2(&a, M, K, ta, lda);
+	md2(&b, K, N, tb, ldb);
+	md2(&d, M, N, 0, ldc);
+	md2(&bm, 1, N, 0, N);
+	int th = threads_here(c);
+	union {
+		float f;
+		int i;
+	} al = {alpha}, be = {beta};
+	int key[NKEY] = {K_MM, th, ta, tb, M, N, K, lda, ldb, ldc, al.i, be.i ^ (bias ? 1 << 30 : 0)};
+	prim e = {0};
+	const prim *k = lookup(key);
+	dnnl_primitive_desc_t pd = NULL;
+	dnnl_primitive_attr_t at = NULL;
+	if (!k) {
+		dnnl_matmul_desc_t mdesc;
+		memcpy(e.key, key, sizeof key);
+		DN(dnnl_matmul_desc_init(&mdesc, &a, &b, bias ? &bm : NULL, &d));
+		DN(attr_new(&at, alpha, beta));
+		DN(dnnl_primitive_desc_create(&pd, &mdesc, at, eng, NULL));
+		DN(scratch_of(pd, &e.scratch));
+		DN(dnnl_primitive_create(&e.p, pd));
+		k = keep(&e);
+	}
+	const prim *use = k ? k : &e;
+	arg args[4] = {{DNNL_ARG_SRC, &a, A}, {DNNL_ARG_WEIGHTS, &b, B}, {DNNL_ARG_DST, &d, C},
+		{DNNL_ARG_BIAS, &bm, bias}};
+	int ok = run(use->p, use->scratch, args, bias ? 4 : 3);
+	if (!k)
+		prim_free(&e);
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (at)
+		dnnl_primitive_attr_destroy(at);
+	return ok;
+fail:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (at)
+		dnnl_primitive_attr_destroy(at);
+	prim_free(&e);
+	return 0;
+}
+
+static int mm_ok(int M, int N, int K)
+{
+	return usable && M > 0 && N > 0 && K > 0;
+}
+
+static void dn_gemm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
+	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+	if (!mm_ok(M, N, K) ||
+		!mm(c, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, NULL))
+		ref->gemm(c, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static void dn_linear_fwd(const hy_nn_ctx *c, int rows, int in, int out, const float *x,
+	int ldx, const float *w, const float *b, float *y, int ldy, int pad_B)
+{
+	if (!mm_ok(rows, out, in) ||
+		!mm(c, 0, 1, rows, out, in, 1.0f, x, ldx, w, in, 0.0f, y, ldy, b)) {
+		ref->linear_fwd(c, rows, in, out, x, ldx, w, b, y, ldy, pad_B);
+		return;
+	}
+	if (pad_B)
+		hy_nn_zero_pads_cpu(c, pad_B, ldy, y);
+}
+
+/* dW += dyᵀx, dx = (or +=) dy·w, db += Σ_r dy (the reference's column
+ * sums). dW first: when it fails nothing was added and the reference does
+ * it all; when dx fails after it, the reference does dx alone (its dW into
+ * a scratch copy). */
+static void dn_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const float *x,
+	int ldx, const float *w, const float *dy, int ldy, float *dx, int dx_acc, float *dw,
+	float *db)
+{
+	if (!mm_ok(rows, in, out) ||
+		!mm(c, 1, 0, out, in, rows, 1.0f, dy, ldy, x, ldx, 1.0f, dw, in, NULL)) {
+		ref->linear_bwd(c, rows, in, out, x, ldx, w, dy, ldy, dx, dx_acc, dw, db);
+		return;
+	}
+	if (dx && !mm(c, 0, 0, rows, in, out, 1.0f, dy, ldy, w, in, dx_acc ? 1.0f : 0.0f, dx,
+			  ldx, NULL)) {
+		float *scratch = calloc((size_t)out * in, sizeof *scratch);
+		if (scratch)
+			ref->linear_bwd(c, rows, in, out, x, ldx, w, dy, ldy, dx, dx_acc, scratch,
+				NULL);
+		free(scratch);
+	}
+	if (db)
+		hy_nn_colsum_cpu(c, rows, out, dy, ldy, db);
+}
+
+#define XF(p) ((float *)(p))
+#define CXF(p) ((const float *)(p))
+
+static void dn_conv1_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, const float *b, float *y)
+{
+	dn_linear_fwd(c, B * HY_NN_TP, cin, cout, CXF(x), cin, w, b, y, cout, B);
+}
+
+static void dn_conv1_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, const float *dy, hy_nn_act *dx, int dx_acc, float *dw, float *db)
+{
+	dn_linear_bwd(c, B * HY_NN_TP, cin, cout, CXF(x), cin, w, dy, cout, XF(dx), dx_acc, dw,
+		db);
+}
+
+/* ---------------------------------------------------------------- 3-tap convolution */
+
+typedef struct cmds {
+	dnnl_memory_desc_t src, dst, wplain, wany;
+} cmds;
+
+static void conv_mds(cmds *m, int B, int cin, int cout)
+{
+	dnnl_dims_t sd = {B, cin, HY_NN_TP}, dd = {B, cout, HY_NN_TP}, wd = {cout, cin, 3};
+	dnnl_memory_desc_init_by_tag(&m->src, 3, sd, dnnl_f32, dnnl_nwc);
+	dnnl_memory_desc_init_by_tag(&m->dst, 3, dd, dnnl_f32, dnnl_nwc);
+	dnnl_memory_desc_init_by_tag(&m->wplain, 3, wd, dnnl_f32, dnnl_owi);
+	dnnl_memory_desc_init_by_tag(&m->wany, 3, wd, dnnl_f32, dnnl_format_tag_any);
+}
+
+static const dnnl_dims_t one = {1}, pad = {1};
+
+static dnnl_status_t fwd_pd(dnnl_primitive_desc_t *pd, cmds *m, dnnl_primitive_attr_t at)
+{
+	dnnl_convolution_desc_t cd;
+	dnnl_status_t s = dnnl_convolution_forward_desc_init(&cd, dnnl_forward_training,
+		dnnl_convolution_direct, &m->src, &m->wany, NULL, &m->dst, one, pad, pad);
+	return s == dnnl_success ? dnnl_primitive_desc_create(pd, &cd, at, eng, NULL) : s;
+}
+
+/* The primitive of kind (K_CF forward, K_CD backward-data, K_CW
+ * backward-weights) for this shape; NULL when oneDNN refused. *tmp is set
+ * when the table was full (the caller frees it after use). */
+static const prim *conv_prim(const hy_nn_ctx *c, int kind, int B, int cin, int cout, prim *tmp)
+{
+	int key[NKEY] = {kind, threads_here(c), B, cin, cout};
+	const prim *k = lookup(key);
+	if (k)
+		return k;
+	cmds m;
+	conv_mds(&m, B, cin, cout);
+	prim e = {0};
+	memcpy(e.key, key, sizeof key);
+	dnnl_primitive_attr_t at = NULL;
+	dnnl_primitive_desc_t fpd = NULL, pd = NULL;
+	dnnl_convolution_desc_t cd;
+	DN(attr_new(&at, 1.0f, 0.0f));
+	DN(fwd_pd(&fpd, &m, at));
+	if (kind == K_CF) {
+		pd = fpd;
+		fpd = NULL;
+	} else if (kind == K_CD) {
+		DN(dnnl_convolution_backward_data_desc_init(&cd, dnnl_convolution_direct, &m.src,
+			&m.wany, &m.dst, one, pad, pad));
+		DN(dnnl_primitive_desc_create(&pd, &cd, at, eng, fpd));
+	} else {
+		DN(dnnl_convolution_backward_weights_desc_init(&cd, dnnl_convolution_direct, &m.src,
+			&m.wany, NULL, &m.dst, one, pad, pad));
+		DN(dnnl_primitive_desc_create(&pd, &cd, at, eng, fpd));
+	}
+	DN(scratch_of(pd, &e.scratch));
+	DN(dnnl_primitive_create(&e.p, pd));
+	if (kind == K_CW) {
+		const dnnl_memory_desc_t *dw = dnnl_primitive_desc_query_md(pd,
+			dnnl_query_diff_weights_md, 0);
+		e.dwbytes = dnnl_memory_desc_get_size(dw);
+		DN(reorder_new(&e.dwre, &e.dwre_scratch, dw, &m.wplain, 1));
+	} else {
+		const dnnl_memory_desc_t *w = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md,
+			0);
+		e.wbytes = dnnl_memory_desc_get_size(w);
+		DN(reorder_new(&e.wre, &e.wre_scratch, &m.wplain, w, 0));
+	}
+	dnnl_primitive_desc_destroy(pd);
+	if (fpd)
+		dnnl_primitive_desc_destroy(fpd);
+	dnnl_primitive_attr_destroy(at);
+	k = keep(&e);
+	if (!k)
+		*tmp = e;
+	return k ? k : tmp;
+fail:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (fpd)
+		dnnl_primitive_desc_destroy(fpd);
+	if (at)
+		dnnl_primitive_attr_destroy(at);
+	prim_free(&e);
+	return NULL;
+}
+
+/* The md primitive e reads or writes for query q, from its own descriptor. */
+static const dnnl_memory_desc_t *prim_md(const prim *e, dnnl_query_t q)
+{
+	const_dnnl_primitive_desc_t pd;
+	if (dnnl_primitive_get_primitive_desc(e->p, &pd) != dnnl_success)
+		return NULL;
+	return dnnl_primitive_desc_query_md(pd, q, 0);
+}
+
+/* The weights in the format primitive e reads: w itself, or reordered
+ * into this thread's buffer. */
+static const void *weights_for(const prim *e, const cmds *m, const float *w)
+{
+	if (!e->wre)
+		return w;
+	if (!grow(&T.wbuf, &T.wbuf_n, e->wbytes))
+		return NULL;
+	const dnnl_memory_desc_t *wmd = prim_md(e, dnnl_query_weights_md);
+	arg a[2] = {{DNNL_ARG_FROM, &m->wplain, w}, {DNNL_ARG_TO, wmd, T.wbuf}};
+	return wmd && run(e->wre, e->wre_scratch, a, 2) ? T.wbuf : NULL;
+}
+
+static int conv_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
+	const float *w, float *y)
+{
+	prim tmp = {0};
+	const prim *e = conv_prim(c, K_CF, B, cin, cout, &tmp);
+	cmds m;
+	conv_mds(&m, B, cin, cout);
+	const void *wk = e ? weights_for(e, &m, w) : NULL;
+	const dnnl_memory_desc_t *wmd = e ? prim_md(e, dnnl_query_weights_md) : NULL;
+	arg a[3] = {{DNNL_ARG_SRC, &m.src, x}, {DNNL_ARG_WEIGHTS, wmd, wk}, {DNNL_ARG_DST, &m.dst, y}};
+	int ok = wk && wmd && run(e->p, e->scratch, a, 3);
+	prim_free(&tmp);
+	return ok;
+}
+
+static int conv_bwd_data(const hy_nn_ctx *c, int B, int cin, int cout, const float *w,
+	const float *dy, float *dx)
+{
+	prim tmp = {0};
+	const prim *e = conv_prim(c, K_CD, B, cin, cout, &tmp);
+	cmds m;
+	conv_mds(&m, B, cin, cout);
+	const void *wk = e ? weights_for(e, &m, w) : NULL;
+	const dnnl_memory_desc_t *wmd = e ? prim_md(e, dnnl_query_weights_md) : NULL;
+	arg a[3] = {{DNNL_ARG_DIFF_DST, &m.dst, dy}, {DNNL_ARG_WEIGHTS, wmd, wk},
+		{DNNL_ARG_DIFF_SRC, &m.src, dx}};
+	int ok = wk && wmd && run(e->p, e->scratch, a, 3);
+	prim_free(&tmp);
+	return ok;
+}
+
+/* dw += ∂/∂w: the primitive writes its own format into this thread's
+ * buffer, then a reorder with a sum post-op adds it to dw. */
+static int conv_bwd_weights(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
+	const float *dy, float *dw)
+{
+	prim tmp = {0};
+	const prim *e = conv_prim(c, K_CW, B, cin, cout, &tmp);
+	cmds m;
+	conv_mds(&m, B, cin, cout);
+	const dnnl_memory_desc_t *dwmd = e ? prim_md(e, dnnl_query_diff_weights_md) : NULL;
+	int ok = 0;
+	if (e && dwmd && e->dwre && grow(&T.dwbuf, &T.dwbuf_n, e->dwbytes)) {
+		arg a[3] = {{DNNL_ARG_SRC, &m.src, x}, {DNNL_ARG_DIFF_DST, &m.dst, dy},
+			{DNNL_ARG_DIFF_WEIGHTS, dwmd, T.dwbuf}};
+		arg r[2] = {{DNNL_ARG_FROM, dwmd, T.dwbuf}, {DNNL_ARG_TO, &m.wplain, dw}};
+		ok = run(e->p, e->scratch, a, 3) && run(e->dwre, e->dwre_scratch, r, 2);
+	}
+	prim_free(&tmp);
+	return ok;
+}
+
+static void dn_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, hy_nn_act *y)
+{
+	if (!usable || B < 1 || !conv_fwd(c, B, cin, cout, CXF(x), w, XF(y))) {
+		ref->conv3_fwd(c, B, cin, cout, x, w, y);
+		return;
+	}
+	hy_nn_zero_pads_cpu(c, B, cout, XF(y));
+}
+
+/* dW first: when it fails, nothing was added and the reference does both;
+ * when dx fails after it, the reference does dx alone. */
+static void dn_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
+	const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw)
+{
+	if (!usable || B < 1 || !conv_bwd_weights(c, B, cin, cout, CXF(x), CXF(dy), dw)) {
+		ref->conv3_bwd(c, B, cin, cout, x, w, dy, dx, dw);
+		return;
+	}
+	if (!dx)
+		return;
+	if (!conv_bwd_data(c, B, cin, cout, w, CXF(dy), XF(dx))) {
+		/* the reference's dx with its dW going to a scratch copy */
+		size_t nw = (size_t)cout * 3 * cin;
+		float *scratch = calloc(nw, sizeof *scratch);
+		if (scratch) {
+			ref->conv3_bwd(c, B, cin, cout, x, w, dy, dx, scratch);
+			free(scratch);
+			return;
+		}
+	}
+	hy_nn_zero_pads_cpu(c, B, cin, XF(dx));
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static void setup(void)
+{
+	ref = hy_nn_backend_cpu_openblas();
+	table = *ref;
+	table.name = "cpu-onednn";
+	table.gemm = dn_gemm;
+	table.conv3_fwd = dn_conv3_fwd;
+	table.conv3_bwd = dn_conv3_bwd;
+	table.conv1_fwd = dn_conv1_fwd;
+	table.conv1_bwd = dn_conv1_bwd;
+	table.linear_fwd = dn_linear_fwd;
+	table.linear_bwd = dn_linear_bwd;
+	dnnl_status_t s = dnnl_engine_create(&eng, dnnl_cpu, 0);
+	if (s != dnnl_success)
+		report("dnnl_engine_create", s, __LINE__);
+	usable = s == dnnl_success;
+}
+
+const hy_nn_backend *hy_nn_backend_cpu_onednn(void)
+{
+	pthread_once(&once, setup);
+	return &table;
+}
+
+int hy_nn_onednn_refusals(void)
+{
+	return __atomic_load_n(&refusals, __ATOMIC_RELAXED);
+}
+
+const char *hy_nn_onednn_version(void)
+{
+	static char buf[32];
+	const dnnl_version_t *v = dnnl_version();
+	snprintf(buf, sizeof buf, "%d.%d.%d", v->major, v->minor, v->patch);
+	return buf;
+}
+
+#endif
