@@ -129,11 +129,11 @@ for p in $THREADS; do
 	[ "$p" = hydra-export ] && dev=""
 	# shellcheck disable=SC2086
 	got=$(vline "$p" $dev -j 3)
-	echo "$got" | grep -Eqx 'device cpu, 3 threads of [0-9]+ usable CPUs?' ||
+	echo "$got" | grep -Eqx 'device cpu, 3 threads of [0-9]+ usable CPUs?, cpu path (openblas|onednn)[^,]*' ||
 		{ cat "$T/err" >&2; fail "$p -v -j 3: '$got'"; }
 	# shellcheck disable=SC2086
 	def=$(vline "$p" $dev)
-	echo "$def" | grep -Eqx 'device cpu, ([0-9]+) threads? of \1 usable CPUs?' ||
+	echo "$def" | grep -Eqx 'device cpu, ([0-9]+) threads? of \1 usable CPUs?, cpu path (openblas|onednn)[^,]*' ||
 		{ cat "$T/err" >&2; fail "$p -v: the default threads are not the usable CPUs: '$def'"; }
 	[ -z "$ref" ] && ref=$def
 	[ "$def" = "$ref" ] || fail "$p -v: '$def', expected '$ref'"
@@ -142,10 +142,24 @@ done
 if ! "$BIN/hydra-fit" --device cuda --steps 1 -o "$T/fit" /dev/null 2>/dev/null; then
 	for p in $DEVICE; do
 		got=$(vline "$p" --device auto -j 1)
-		echo "$got" | grep -Eqx 'device cpu \(auto: no usable GPU: .+\), 1 thread of [0-9]+ usable CPUs?' ||
+		echo "$got" | grep -Eqx 'device cpu \(auto: no usable GPU: .+\), 1 thread of [0-9]+ usable CPUs?, cpu path (openblas|onednn)[^,]*' ||
 			{ cat "$T/err" >&2; fail "$p -v --device auto: '$got'"; }
 	done
 fi
+# --cpu-path (nn/cpupath.h): the same refusal everywhere, and the -v line
+# names the engine asked for
+for p in $DEVICE; do
+	# shellcheck disable=SC2046
+	"$BIN/$p" --cpu-path mkl $(args "$p") </dev/null >/dev/null 2>"$T/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "^$p: --cpu-path: unknown cpu path 'mkl': openblas, onednn or auto" "$T/err" ||
+		{ cat "$T/err" >&2; fail "$p --cpu-path mkl: exit $rc"; }
+	got=$(vline "$p" --device cpu --cpu-path openblas -j 1)
+	echo "$got" | grep -Eq ', cpu path openblas' || fail "$p --cpu-path openblas -v: '$got'"
+	got=$(HYDRA_CPU_PATH=openblas vline "$p" --device cpu -j 1)
+	echo "$got" | grep -Eq ', cpu path openblas' || fail "$p HYDRA_CPU_PATH=openblas -v: '$got'"
+done
+
 # standard input at a terminal: a hint (text), a refusal (binary streams)
 if command -v script >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1; then
 	tty_run() { # NAME COMMAND: COMMAND at a terminal whose input ends at once
