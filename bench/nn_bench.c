@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "nn/cpupath.h"
 #include "nn/model.h"
 #include "nn/optim.h"
 #include "nn/synth.h"
@@ -74,9 +75,10 @@ int main(int argc, char **argv)
 	double dt = now() - t0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("hydra-c  %-5s %dx%d batch %d threads %d: %.1f samples/s (%.3f s/step), "
-		"peak RSS %.0f MiB, loss %.4f\n",
-		argv[1], a.blocks, a.channels, B, T, steps * (double)B / dt, dt / steps,
+	printf("hydra-c  %-5s %dx%d batch %d threads %d, cpu path %s%s: %.1f samples/s "
+		"(%.3f s/step), peak RSS %.0f MiB, loss %.4f\n",
+		argv[1], a.blocks, a.channels, B, T, hy_nn_cpu_path_describe(),
+		getenv("OPENBLAS_CORETYPE") ? "" : " (OPENBLAS_CORETYPE unset)", steps * (double)B / dt, dt / steps,
 		ru.ru_maxrss / 1024.0, loss);
 	free(s);
 	hy_nn_work_free(&w, &m);

@@ -2,7 +2,7 @@
 # Self-play benchmarks (issue 11), one core pinned: full hanchan/s of the
 # game runner with the baseline at every seat (goal >= 500/s per core), and
 # with random-initialised tiny and small models at every seat on the CPU
-# (goals >= 20 and >= 5 hanchan/s per core); then hydra-sp end to end
+# (goals >= 20 and >= 5 hanchan/s per core), on OpenBLAS and on oneDNN; then hydra-sp end to end
 # (nothing written, logs, samples). GAMES=N scales the baseline runs.
 set -e
 BUILD=${BUILD:-build}
@@ -17,8 +17,15 @@ $pin "$B" run baseline $((G / 5)) 16 1 1
 $pin "$B" run random "$G" 16 1
 "$B" ckpt tiny "$tmp/tiny.h5"
 "$B" ckpt small "$tmp/small.h5"
-$pin "$B" run "$tmp/tiny.h5" 60 64 1
-$pin "$B" run "$tmp/small.h5" 20 64 1
+# the models on each CPU path side by side (issue 54; nn/cpupath.h)
+for path in openblas onednn; do
+	if [ $path = onednn ] && ! HYDRA_CPU_PATH=onednn "$B" run "$tmp/tiny.h5" 1 1 1 >/dev/null 2>&1; then
+		echo "runner, cpu path onednn: skipped (not built)"
+		continue
+	fi
+	HYDRA_CPU_PATH=$path $pin "$B" run "$tmp/tiny.h5" 60 64 1
+	HYDRA_CPU_PATH=$path $pin "$B" run "$tmp/small.h5" 20 64 1
+done
 $pin "$B" run "$tmp/tiny.h5" 20 64 1 1
 
 # hydra-sp, end to end (one thread): hanchan per CPU-second (user + system)

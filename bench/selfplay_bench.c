@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "nn/cpupath.h"
 #include "nn/checkpoint.h"
 #include "nn/model.h"
 #include "play/policy.h"
@@ -109,10 +110,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	const char *name = strrchr(argv[2], '/') ? strrchr(argv[2], '/') + 1 : argv[2];
-	printf("runner, %s at every seat, %d tables, %d thread(s)%s: %" PRIu64
+	int model = strstr(name, ".h5") != NULL;
+	printf("runner, %s at every seat, %d tables, %d thread(s)%s%s%s: %" PRIu64
 	       " hanchan in %.2f s wall, %.2f s CPU: %.1f hanchan per CPU-second (%.1f/s wall), "
 	       "%.1f kyoku/game\n",
-	       name, o.tables, o.threads, o.record_steps ? ", steps recorded" : "", c.games, dt, cpu,
+	       name, o.tables, o.threads, o.record_steps ? ", steps recorded" : "",
+	       model ? ", cpu path " : "", model ? hy_nn_cpu_path_describe() : "", c.games, dt, cpu,
 	       (double)c.games / cpu, (double)c.games / dt, (double)c.kyoku / (double)c.games);
 	if (o.record_steps)
 		printf("  %.0f samples per CPU-second (%.0f per game)\n", (double)c.steps / cpu,
