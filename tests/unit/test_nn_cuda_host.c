@@ -208,6 +208,47 @@ static void test_plan_scratch(void **state)
 		s16.w16[1] + s16.wtmp + s16.ones + s16.partials + s16.workspace);
 }
 
+/* Issue 56's crash: for every architecture the programs use and every
+ * batch a context may be planned for, the scratch holds what v2's chunked
+ * convolution asks of it (conv.cu conv_chunk: n·kpad(3·cols) taps with n at
+ * most all rows, kpad(3·cols)·nout padded weights) for the stem (85 input
+ * channels, K = 255 padded to 256) and the trunk, forward and input
+ * gradient, whatever the L2 (no chunking is the largest ask). */
+static void test_plan_scratch_v2_chunks(void **state)
+{
+	(void)state;
+	static const char *const archs[] = {"tiny", "small", "base", "full"};
+	for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
+		hy_nn_arch a;
+		hy_diag d;
+		hy_diag_init(&d, NULL);
+		assert_int_equal(hy_nn_arch_preset(archs[i], &a, &d), HY_OK);
+		for (int B = 1; B <= 4096; B += B < 64 ? 1 : B < 2048 ? 17 : 255) {
+			hy_nn_cuda_scratch s;
+			hy_nn_plan_scratch(a, B, HY_NN_PREC_BF16, &s);
+			int rows = B * HY_NN_TP - 2;
+			int conv[3][2] = {{HY_NN_IN, a.channels}, {a.channels, a.channels}};
+			for (int k = 0; k < 2; k++)
+				for (int fwd = 0; fwd < 2; fwd++) {
+					int cin = conv[k][0], cout = conv[k][1];
+					int cols = fwd ? cin : cout, nout = fwd ? cout : cin;
+					int kp = hy_nn_kpad(3 * cols);
+					for (size_t l2 = 0; l2 <= (size_t)64 << 20; l2 += (size_t)16 << 20) {
+						int n = hy_nn_conv_chunk_rows(rows, kp, l2);
+						if ((size_t)n * kp > s.act16[0] / 2 ||
+							(size_t)kp * nout > s.w16[0] / 2) {
+							print_error("%s batch %d conv %d->%d %s: %d rows of %d "
+								"taps, scratch %zu and %zu values\n", archs[i], B, cin,
+								cout, fwd ? "forward" : "dx", n, kp,
+								s.act16[0] / 2, s.w16[0] / 2);
+							fail();
+						}
+					}
+				}
+		}
+	}
+}
+
 static void test_max_batch(void **state)
 {
 	(void)state;
@@ -757,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_bf16_round),
 		cmocka_unit_test(test_plan_matches_allocations),
 		cmocka_unit_test(test_plan_scratch),
+		cmocka_unit_test(test_plan_scratch_v2_chunks),
 		cmocka_unit_test(test_max_batch),
 		cmocka_unit_test(test_refusal),
 		cmocka_unit_test(test_conv_keys),

@@ -1,5 +1,6 @@
 /* Memory plan and convolution cache of the CUDA backend (see plan.h). */
 #include "nn/cuda/plan.h"
+#include "nn/cuda/map.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -115,12 +116,25 @@ void hy_nn_plan_scratch(hy_nn_arch a, int batch, int precision, hy_nn_cuda_scrat
 		cm = HY_NN_POL_CH;
 	const int bf16 = precision == HY_NN_PREC_BF16;
 	memset(s, 0, sizeof *s);
-	/* operands: a convolution's bf16 taps are (R − 2) × 3·cm, the largest
-	 * activation-shaped matrix (an fp32 head gradient rounded for a GEMM)
-	 * R rows × cm; activations themselves are already bf16 (no copy, and
-	 * cuDNN writes its bf16 outputs in place) */
-	s->act16[0] = s->act16[1] = bf16 ? hy_nn_cuda_round(R * 3 * cm * 2) : 0;
-	s->w16[0] = s->w16[1] = bf16 ? hy_nn_cuda_round(largest * 2) : 0;
+	/* operands: a convolution's bf16 taps are at most R − 2 rows (v2's
+	 * chunks, conv.cu conv_chunk: never more than all rows) of K padded to
+	 * 16 bytes (map.h hy_nn_kpad: the stem's 3·85 = 255 becomes 256, so
+	 * under 86 channels the taps are wider than 3·cm — issue 56's crash),
+	 * the largest activation-shaped matrix (an fp32 head gradient rounded
+	 * for a GEMM) R rows × cm; activations themselves are already bf16 (no
+	 * copy, and cuDNN writes its bf16 outputs in place). The padded
+	 * weights: [cout][kpad(3·cin)] forward, [kpad(3·cout)][cin] for the
+	 * input gradient, the stem's included. */
+	const size_t C = (size_t)a.channels, kp = (size_t)hy_nn_kpad(3 * (int)cm);
+	size_t wn = largest;
+	const size_t stem_f = (size_t)hy_nn_kpad(3 * HY_NN_IN) * C,
+		     stem_b = (size_t)hy_nn_kpad(3 * (int)C) * HY_NN_IN,
+		     trunk = (size_t)hy_nn_kpad(3 * (int)C) * C;
+	wn = wn < stem_f ? stem_f : wn;
+	wn = wn < stem_b ? stem_b : wn;
+	wn = wn < trunk ? trunk : wn;
+	s->act16[0] = s->act16[1] = bf16 ? hy_nn_cuda_round(R * kp * 2) : 0;
+	s->w16[0] = s->w16[1] = bf16 ? hy_nn_cuda_round(wn * 2) : 0;
 	s->wtmp = hy_nn_cuda_round(largest * sizeof(float));
 	s->ones = hy_nn_cuda_round(R * sizeof(float));
 	/* block partials, then per-row loss (double) and top-1 flags (int) */
