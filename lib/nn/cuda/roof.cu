@@ -82,16 +82,45 @@ static void say(roof *r, const char *fmt, ...)
 
 /* Thread mapping: one thread per 2-byte element, grid-stride; bounds: i < n.
  * Fills a buffer of n bf16 values with v's bits. */
-__global__ static void k_fill16(uint16_t *p, size_t n, uint16_t v)
+/* Pseudo-random operands (issue 56, finding 3: on Hopper a GEMM on zeros
+ * or constants runs 10-13% faster than on random data, so every ceiling
+ * read high). Thread t of a grid-stride loop (1024 blocks of 256) writes
+ * elements t, t + stride, ... below n; element i gets a value in [-1, 1)
+ * from a hash of (seed, i): the same operands every run. */
+static __device__ float hash_unit(size_t i, uint32_t seed)
+{
+	uint32_t h = (uint32_t)i * 2654435761u ^ (uint32_t)(i >> 32) ^ seed * 0x9E3779B9u;
+	h ^= h >> 15;
+	h *= 2246822519u;
+	h ^= h >> 13;
+	h *= 3266489917u;
+	h ^= h >> 16;
+	return (float)(h >> 8) * (1.0f / 8388608.0f) - 1.0f;
+}
+
+__global__ static void k_rand16(uint16_t *p, size_t n, uint32_t seed)
 {
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
 	     i += (size_t)gridDim.x * blockDim.x)
-		p[i] = v;
+		p[i] = (uint16_t)(__float_as_uint(hash_unit(i, seed)) >> 16);
 }
 
-static int fill16(roof *r, void *p, size_t n)
+__global__ static void k_randf(float *p, size_t n, uint32_t seed)
 {
-	k_fill16<<<1024, 256, 0, r->s>>>((uint16_t *)p, n, 0x3C80u); /* bf16 2^-6 */
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = hash_unit(i, seed);
+}
+
+static int rand16(roof *r, void *p, size_t n, uint32_t seed)
+{
+	k_rand16<<<1024, 256, 0, r->s>>>((uint16_t *)p, n, seed);
+	return R_RT(r, cudaGetLastError());
+}
+
+static int randf(roof *r, float *p, size_t n, uint32_t seed)
+{
+	k_randf<<<1024, 256, 0, r->s>>>(p, n, seed);
 	return R_RT(r, cudaGetLastError());
 }
 
@@ -268,8 +297,10 @@ static int conv_gemms(roof *r, int B, int C, double ceil_tf, void *A, void *Bm, 
 		const char *name;
 		gemm g;
 	} cs[3] = {
-		{"forward  ", {C, rows, 3 * C, 1, 0, 3 * C, 3 * C, C, 0.0f, CUDA_R_32F}},
-		{"input grad", {C, rows, 3 * C, 0, 0, C, 3 * C, C, 0.0f, CUDA_R_32F}},
+		/* bf16 outputs as conv.cu writes them (issue 56, finding 2); the
+		 * weight gradient accumulates in fp32 there too */
+		{"forward  ", {C, rows, 3 * C, 1, 0, 3 * C, 3 * C, C, 0.0f, CUDA_R_16BF}},
+		{"input grad", {C, rows, 3 * C, 0, 0, C, 3 * C, C, 0.0f, CUDA_R_16BF}},
 		{"weight grad", {3 * C, C, rows, 0, 1, 3 * C, C, 3 * C, 1.0f, CUDA_R_32F}},
 	};
 	char what[96];
@@ -283,7 +314,7 @@ static int conv_gemms(roof *r, int B, int C, double ceil_tf, void *A, void *Bm, 
 			return -1;
 	}
 	for (int k = 255; k <= 256; k++) {
-		gemm g = {C, rows, k, 1, 0, k, k, C, 0.0f, CUDA_R_32F};
+		gemm g = {C, rows, k, 1, 0, k, k, C, 0.0f, CUDA_R_16BF};
 		g.A = A;
 		g.B = Bm;
 		g.D = D;
@@ -391,11 +422,10 @@ static int kernel_rows(roof *r, int device, int B, int C, double copy_gbs, doubl
 		R_RT(r, cudaMalloc((void **)&k.stat1, stat)) || R_RT(r, cudaMalloc((void **)&k.stat2, stat)) ||
 		R_RT(r, cudaMalloc((void **)&k.scr, stat)) || R_RT(r, cudaMalloc((void **)&k.w, wbytes)) ||
 		R_RT(r, cudaMalloc((void **)&k.dw, wbytes)) ||
-		R_RT(r, cudaMemset(k.in, 0, act)) || R_RT(r, cudaMemset(k.y, 0, act)) ||
-		R_RT(r, cudaMemset(k.z, 0, act)) || R_RT(r, cudaMemset(k.w, 0, wbytes)) ||
+		rand16(r, k.in, act / 2, 3) || rand16(r, k.y, act / 2, 4) ||
+		rand16(r, k.z, act / 2, 5) || randf(r, k.w, wbytes / sizeof(float), 6) ||
 		R_RT(r, cudaMemset(k.dw, 0, wbytes)) ||
-		R_RT(r, cudaMemset(k.gamma, 0, 2 * C * sizeof(float))) ||
-		R_RT(r, cudaMemset(k.beta, 0, 2 * C * sizeof(float))) ||
+		randf(r, k.gamma, 2 * C, 7) || randf(r, k.beta, 2 * C, 8) ||
 		R_RT(r, cudaMemset(k.stat1, 0, stat)) || R_RT(r, cudaMemset(k.stat2, 0, stat)) ||
 		R_RT(r, cudaDeviceSynchronize()))
 		goto done;
@@ -474,7 +504,7 @@ hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbat
 		R_BLAS(&r, cublasLtCreate(&r.lt)) || R_RT(&r, cudaMalloc(&r.ws, r.ws_bytes)) ||
 		R_RT(&r, cudaMalloc(&A, elems * 2)) || R_RT(&r, cudaMalloc(&Bm, elems * 2)) ||
 		R_RT(&r, cudaMalloc(&D, elems * 4)) || R_RT(&r, cudaMalloc(&src, copy_bytes)) ||
-		R_RT(&r, cudaMalloc(&dst, copy_bytes)) || fill16(&r, A, elems) || fill16(&r, Bm, elems) ||
+		R_RT(&r, cudaMalloc(&dst, copy_bytes)) || rand16(&r, A, elems, 1) || rand16(&r, Bm, elems, 2) ||
 		R_RT(&r, cudaMemsetAsync(D, 0, elems * 4, r.s)) ||
 		R_RT(&r, cudaMemsetAsync(src, 0, copy_bytes, r.s)))
 		goto done;
