@@ -234,7 +234,7 @@ static void test_plan_scratch_v2_chunks(void **state)
 					int cols = fwd ? cin : cout, nout = fwd ? cout : cin;
 					int kp = hy_nn_kpad(3 * cols);
 					for (size_t l2 = 0; l2 <= (size_t)64 << 20; l2 += (size_t)16 << 20) {
-						int n = hy_nn_conv_chunk_rows(rows, kp, l2);
+						int n = hy_nn_conv_chunk_rows(rows, kp, l2, 132);
 						if ((size_t)n * kp > s.act16[0] / 2 ||
 							(size_t)kp * nout > s.w16[0] / 2) {
 							print_error("%s batch %d conv %d->%d %s: %d rows of %d "
@@ -618,15 +618,27 @@ static void test_taps2_and_chunks(void **state)
 	/* full at batch 2048 on a 50 MiB L2: 17,024 rows of 768 (25 MiB) */
 	const size_t l2 = (size_t)50 << 20;
 	const int rows = 2048 * 36 - 2;
-	int n = hy_nn_conv_chunk_rows(rows, 768, l2);
-	assert_int_equal(n, 17024);
+	/* SMs unknown: tiles of 128 rows, 17,024 rows = 133 tiles */
+	assert_int_equal(hy_nn_conv_chunk_rows(rows, 768, l2, 0), 17024);
+	/* 132 SMs: whole waves, 16,896 rows = 132 tiles (issue 56, finding 5) */
+	int n = hy_nn_conv_chunk_rows(rows, 768, l2, 132);
+	assert_int_equal(n, 132 * HY_NN_CHUNK_ALIGN);
 	assert_true((size_t)n * 768 * 2 <= l2 / 2);
 	assert_int_equal(n % HY_NN_CHUNK_ALIGN, 0);
-	assert_int_equal(hy_nn_conv_chunk_rows(100, 768, l2), 100); /* one chunk */
-	assert_int_equal(hy_nn_conv_chunk_rows(rows, 768, 0), rows); /* L2 unknown */
-	assert_int_equal(hy_nn_conv_chunk_rows(rows, 768, 1024), HY_NN_CHUNK_ALIGN);
-	assert_int_equal(hy_nn_conv_chunk_rows(0, 768, l2), 0);
-	assert_int_equal(hy_nn_conv_chunk_rows(rows, 0, l2), 0);
+	/* for every SM count and L2 size: whole waves when one fits, within half the L2 */
+	for (int sms = 1; sms <= 160; sms++)
+		for (size_t l = (size_t)8 << 20; l <= (size_t)128 << 20; l += (size_t)8 << 20) {
+			int m = hy_nn_conv_chunk_rows(rows, 768, l, sms);
+			size_t wave = (size_t)sms * HY_NN_CHUNK_ALIGN;
+			assert_true(m == rows || (size_t)m * 768 * 2 <= l / 2 || m == HY_NN_CHUNK_ALIGN);
+			if (m < rows && l / 2 / (768 * 2) >= wave)
+				assert_int_equal(m % wave, 0);
+		}
+	assert_int_equal(hy_nn_conv_chunk_rows(100, 768, l2, 132), 100); /* one chunk */
+	assert_int_equal(hy_nn_conv_chunk_rows(rows, 768, 0, 132), rows); /* L2 unknown */
+	assert_int_equal(hy_nn_conv_chunk_rows(rows, 768, 1024, 132), HY_NN_CHUNK_ALIGN);
+	assert_int_equal(hy_nn_conv_chunk_rows(0, 768, l2, 132), 0);
+	assert_int_equal(hy_nn_conv_chunk_rows(rows, 0, l2, 132), 0);
 	/* the chunks cover the rows: ⌈rows / n⌉ of them, the last partial */
 	int covered = 0, chunks = 0;
 	for (int r0 = 0; r0 < rows; r0 += n, chunks++)

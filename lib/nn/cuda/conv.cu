@@ -57,7 +57,7 @@ static void conv_chunk(cu_ctx *x, int dir, int B, int cin, int cout, const void 
 	}
 	const int fwd = dir == HY_NN_CONV_FWD;
 	const int cols = fwd ? cin : cout, nout = fwd ? cout : cin, kp = hy_nn_kpad(3 * cols);
-	const int n = hy_nn_conv_chunk_rows(rows, kp, x->l2_bytes);
+	const int n = hy_nn_conv_chunk_rows(rows, kp, x->l2_bytes, x->sms);
 	uint16_t *T3 = x->act16[fwd ? 0 : 1];
 	if ((size_t)n * kp > x->act_cap || (size_t)kp * (fwd ? cout : cin) > x->w_cap) {
 		cu_fail(x, HY_EUSAGE, "conv_chunk", "larger than the scratch planned for the context's "

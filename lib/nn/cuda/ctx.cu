@@ -700,9 +700,11 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 		CU_RT(x, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero)) ||
 		CU_RT(x, cudaMalloc(&x->scratch, s.total)));
 	if (!x->err) {
-		int l2 = 0;
+		int l2 = 0, sms = 0;
 		(void)CU_RT(x, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, x->device));
+		(void)CU_RT(x, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, x->device));
 		x->l2_bytes = l2 > 0 ? (size_t)l2 : 0;
+		x->sms = sms > 0 ? sms : 0;
 	}
 	if (!x->err) {
 		carve(x, &s);

@@ -37,6 +37,7 @@ typedef struct cu_ctx {
 	int device, precision, fast, conv;
 	int path;        /* HY_NN_CUDA_PATH_V1 or _V2 (cuda.h)                    */
 	size_t l2_bytes; /* the device's L2 (the chunks of conv.cu's v2 taps)    */
+	int sms;         /* its SMs (the chunks are whole waves of the GEMM)     */
 	int chunk_rows;  /* rows of the last chunked convolution (the report)   */
 	/* graphs of inference forwards (graph.cu): on in a v2 context */
 	int graphs, gslot; /* gslot: the slot being captured, −1: none          */

@@ -96,18 +96,26 @@ static inline HY_HD int hy_nn_kpad(int k)
 
 /* Rows of taps one chunk holds: the taps of a chunk (rows · kp · 2 bytes)
  * take at most half of an L2 of l2_bytes (the other half for the weights,
- * the output tiles and what the GEMM streams), rounded down to a multiple
- * of HY_NN_CHUNK_ALIGN, at least HY_NN_CHUNK_ALIGN; all rows when they fit
+ * the output tiles and what the GEMM streams), rounded down to whole waves
+ * of the GEMM — a multiple of sms · HY_NN_CHUNK_ALIGN rows (one tile of
+ * HY_NN_CHUNK_ALIGN rows per SM; issue 56, finding 5: half an H100's L2
+ * rounded to tiles alone gave 133 tiles on 132 SMs, two waves for 1.01 of
+ * work) when at least one wave fits and sms > 0, else to a multiple of
+ * HY_NN_CHUNK_ALIGN; at least HY_NN_CHUNK_ALIGN; all rows when they fit
  * in one chunk; 0 for rows < 1 or kp < 1. l2_bytes 0 (unknown): one
  * chunk. */
-static inline HY_HD int hy_nn_conv_chunk_rows(int rows, int kp, size_t l2_bytes)
+static inline HY_HD int hy_nn_conv_chunk_rows(int rows, int kp, size_t l2_bytes, int sms)
 {
 	if (rows < 1 || kp < 1)
 		return 0;
 	if (l2_bytes == 0)
 		return rows;
 	size_t fit = l2_bytes / 2 / ((size_t)kp * 2);
-	fit = fit / HY_NN_CHUNK_ALIGN * HY_NN_CHUNK_ALIGN;
+	const size_t wave = sms > 0 ? (size_t)sms * HY_NN_CHUNK_ALIGN : 0;
+	if (wave && fit >= wave)
+		fit = fit / wave * wave;
+	else
+		fit = fit / HY_NN_CHUNK_ALIGN * HY_NN_CHUNK_ALIGN;
 	if (fit < HY_NN_CHUNK_ALIGN)
 		fit = HY_NN_CHUNK_ALIGN;
 	return (size_t)rows <= fit ? rows : (int)fit;

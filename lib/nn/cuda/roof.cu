@@ -359,7 +359,7 @@ static int do_kernel(roof *r, void *p)
 	switch (k->which) {
 	case K_TAPS:
 		if (k->x->path == HY_NN_CUDA_PATH_V2) {
-			const int n = hy_nn_conv_chunk_rows(rows, 3 * k->C, k->x->l2_bytes);
+			const int n = hy_nn_conv_chunk_rows(rows, 3 * k->C, k->x->l2_bytes, k->x->sms);
 			for (int r0 = 0; r0 < rows; r0 += n)
 				k2_taps(k->x, r0, rows - r0 < n ? rows - r0 : n, k->C, 3 * k->C, k->in,
 					(uint16_t *)k->dst);
@@ -455,7 +455,7 @@ static int kernel_rows(roof *r, int device, int B, int C, double copy_gbs, doubl
 		}
 		if (path == HY_NN_CUDA_PATH_V2)
 			say(r, "roof kernel v2 C %d batch %d: taps chunks of %d rows (L2 %.0f MiB)\n", C,
-				B, hy_nn_conv_chunk_rows((int)rows, 3 * C, k.x->l2_bytes),
+				B, hy_nn_conv_chunk_rows((int)rows, 3 * C, k.x->l2_bytes, k.x->sms),
 				k.x->l2_bytes / 1048576.0);
 	}
 	rc = 0;
