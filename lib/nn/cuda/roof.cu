@@ -287,6 +287,43 @@ static int gemm_row(roof *r, const char *what, gemm *g, double ceil_tf)
 	return 0;
 }
 
+/* v2's weight gradient as conv.cu issues it (issue 56, finding 4): one
+ * cublasGemmStridedBatchedEx of batch 3 (the taps), m = n = C, k = the
+ * rows, bf16 operands, fp32 outputs accumulated in place: three C × C
+ * outputs over a long K, a shape the single-GEMM rows above never time. */
+typedef struct dwb {
+	int C, rows;
+	const void *in, *dy;
+	void *out;
+} dwb;
+
+static int do_dw_batched(roof *r, void *c)
+{
+	dwb *g = (dwb *)c;
+	const float one = 1.0f;
+	return R_BLAS(r, cublasGemmStridedBatchedEx(r->blas, CUBLAS_OP_N, CUBLAS_OP_T, g->C, g->C,
+		g->rows, &one, g->in, CUDA_R_16BF, g->C, (long long)g->C,
+		(const uint16_t *)g->dy + g->C, CUDA_R_16BF, g->C, 0LL, &one, g->out, CUDA_R_32F,
+		3 * g->C, (long long)g->C, 3, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+static int dw_batched_row(roof *r, int B, int C, double ceil_tf, void *A, void *Bm, void *D)
+{
+	dwb g = {C, 36 * B - 2, A, Bm, D};
+	double ms = -1;
+	if (time_ms(r, do_dw_batched, &g, &ms)) {
+		say(r, "roof conv C %d batch %d weight grad, batched as v2: failed: %s\n", C, B, r->err);
+		r->err[0] = 0;
+		(void)cudaGetLastError();
+		return 0;
+	}
+	const double tf = 2.0 * 3 * C * (double)C * g.rows / (ms * 1e-3) / 1e12;
+	say(r, "roof conv C %d batch %d weight grad, batched as v2 (3 x m %d n %d k %d): "
+		"cublasGemmStridedBatchedEx %.3f ms %.1f TFLOP/s (%.0f%% of the ceiling)\n", C, B, C,
+		C, g.rows, ms, tf, 100 * tf / ceil_tf);
+	return 0;
+}
+
 /* The conv GEMMs of C channels at batch B, as ratios to ceil_tf TFLOP/s;
  * then the stem's forward GEMM (85 input planes: K = 255, a 510-byte
  * leading dimension) beside the same GEMM padded to K = 256. */
@@ -323,7 +360,7 @@ static int conv_gemms(roof *r, int B, int C, double ceil_tf, void *A, void *Bm, 
 		if (gemm_row(r, what, &g, ceil_tf))
 			return -1;
 	}
-	return 0;
+	return dw_batched_row(r, B, C, ceil_tf, A, Bm, D);
 }
 
 /* The kernels alone, on a backend context of `full`'s width at batch B
@@ -502,6 +539,8 @@ hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbat
 		R_RT(&r, cudaEventCreate(&r.e0)) || R_RT(&r, cudaEventCreate(&r.e1)) ||
 		R_BLAS(&r, cublasCreate(&r.blas)) || R_BLAS(&r, cublasSetStream(r.blas, r.s)) ||
 		R_BLAS(&r, cublasLtCreate(&r.lt)) || R_RT(&r, cudaMalloc(&r.ws, r.ws_bytes)) ||
+		/* the workspace conv.cu's handle has (finding 10: other split-K without) */
+		R_BLAS(&r, cublasSetWorkspace(r.blas, r.ws, r.ws_bytes)) ||
 		R_RT(&r, cudaMalloc(&A, elems * 2)) || R_RT(&r, cudaMalloc(&Bm, elems * 2)) ||
 		R_RT(&r, cudaMalloc(&D, elems * 4)) || R_RT(&r, cudaMalloc(&src, copy_bytes)) ||
 		R_RT(&r, cudaMalloc(&dst, copy_bytes)) || rand16(&r, A, elems, 1) || rand16(&r, Bm, elems, 2) ||
