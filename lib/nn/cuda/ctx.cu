@@ -44,6 +44,16 @@ extern "C" {
 int cu_fail(cu_ctx *x, hy_status st, const char *call, const char *why, const char *file,
 	int line)
 {
+	/* while a graph is being captured, a refusal invalidates the capture,
+	 * not the context (issue 56, finding 6): graph.cu's end drops the
+	 * capture and the caller queues the ops again, eagerly, where a real
+	 * failure then becomes the context's */
+	if (x && x->gslot >= 0) {
+		if (!x->cap_err)
+			snprintf(x->cap_msg, sizeof x->cap_msg, "%s: %s (%s:%d)", call, why, file, line);
+		x->cap_err = st;
+		return 1;
+	}
 	if (x && !x->err) {
 		x->err = st;
 		snprintf(x->msg, sizeof x->msg, "%s: %s (%s:%d)", call, why, file, line);

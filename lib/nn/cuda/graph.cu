@@ -13,8 +13,10 @@
  * addresses, not values: a replay reads the inputs hy_nn_work_load put in
  * the workspace and the weights as they are now. Those addresses die with
  * the workspace or the model, so hy_nn_work_free and hy_nn_model_free call
- * graph_reset. A capture that fails (a call the driver refuses to record)
- * leaves its key eager for good and the caller queues the ops again; the
+ * graph_reset. A capture that fails (a call the driver refuses to record,
+ * which then invalidates the capture but not the context: ctx.cu cu_fail
+ * keeps such refusals apart while capturing) leaves its key eager for good
+ * and the caller queues the ops again; the
  * host side (which key is in which state, which gives way when 16 are
  * known) is plan.c's, unit-tested on the CPU. */
 #include "nn/cuda/internal.h"
@@ -61,10 +63,13 @@ int cu_graph_end(const hy_nn_ctx *c)
 	const int i = x->gslot;
 	if (i < 0)
 		return 0;
-	x->gslot = -1;
 	cudaGraph_t g = NULL;
 	cudaGraphExec_t ex = NULL;
 	cudaError_t e = cudaStreamEndCapture(x->s, &g);
+	x->gslot = -1; /* after the end: a refusal before it belongs to the capture */
+	if (x->cap_err && e == cudaSuccess)
+		e = cudaErrorStreamCaptureInvalidated; /* an op was refused while recorded */
+	x->cap_err = HY_OK;
 	if (e == cudaSuccess && !x->err)
 		e = cudaGraphInstantiate(&ex, g, 0);
 	if (g)

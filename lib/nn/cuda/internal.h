@@ -41,6 +41,8 @@ typedef struct cu_ctx {
 	int chunk_rows;  /* rows of the last chunked convolution (the report)   */
 	/* graphs of inference forwards (graph.cu): on in a v2 context */
 	int graphs, gslot; /* gslot: the slot being captured, −1: none          */
+	hy_status cap_err; /* a call refused during the capture (cu_fail)      */
+	char cap_msg[256];
 	hy_nn_graph_index gidx;
 	cudaGraphExec_t gexec[HY_NN_GRAPH_CACHE];
 	int graph_captures, graph_replays, graph_failed;
