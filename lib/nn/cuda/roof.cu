@@ -446,7 +446,10 @@ static int kernel_rows(roof *r, int device, int B, int C, double copy_gbs, doubl
 	const size_t wbytes = (size_t)3 * C * C * sizeof(float);
 	static const char *const names[K_COUNT] = {"taps", "gn_mish forward", "gn_mish backward",
 		"SE forward", "SE backward", "conv3 forward (the op)", "conv3 backward, dx and dW (the op)"};
-	const double bytes[K_COUNT] = {(double)taps_bytes, 2.0 * act, 4.0 * act, 3.0 * act,
+	/* the bytes each kernel moves as written: GroupNorm+Mish forward reads x
+	 * and writes z and a (issue 56, finding 9: counting 2·act capped it at
+	 * 67% of the copy rate) */
+	const double bytes[K_COUNT] = {(double)taps_bytes, 3.0 * act, 4.0 * act, 3.0 * act,
 		3.0 * act, 0, 0};
 	const double gemm_flop = 2.0 * rows * 3.0 * C * C;
 	int rc = -1;
@@ -480,9 +483,15 @@ static int kernel_rows(roof *r, int device, int B, int C, double copy_gbs, doubl
 			}
 			if (bytes[k.which] > 0) {
 				double gbs = bytes[k.which] / (ms * 1e-3) / 1e9;
-				say(r, "roof kernel %s C %d batch %d %s: %.3f ms, %.1f GB/s on its minimal "
-					"bytes (%.0f%% of the copy)\n", pn, C, B, names[k.which], ms, gbs,
-					100 * gbs / copy_gbs);
+				/* a working set inside the L2 is not a DRAM rate (finding 10);
+				 * v2 has no SE backward kernel: that row is v1's */
+				const int in_l2 = k.x->l2_bytes && bytes[k.which] < (double)k.x->l2_bytes;
+				say(r, "roof kernel %s C %d batch %d %s: %.3f ms, %.1f GB/s on its "
+					"bytes (%.0f%% of the copy)%s%s\n", pn, C, B, names[k.which], ms, gbs,
+					100 * gbs / copy_gbs,
+					in_l2 ? " (fits the L2: not comparable with the copy)" : "",
+					path == HY_NN_CUDA_PATH_V2 && k.which == K_SE_BWD
+						? " (v1's kernel: v2 has no SE backward of its own)" : "");
 			} else {
 				double fl = gemm_flop * (k.which == K_CONV_FWD ? 1 : 2);
 				double tf = fl / (ms * 1e-3) / 1e12;
