@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nn/backend.h"
+#include "nn/cpupath.h"
 
 void hy_dist_loss_local(const hy_nn_work *w, const hy_nn_losses *l, int nslice,
 	double v[HY_DIST_LOSS_N])
@@ -65,7 +66,7 @@ hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d)
 	if (ds->size < 2)
 		return HY_OK;
 	const size_t n = m->table.total;
-	if (m->be == hy_nn_backend_cpu()) /* host memory: in place */
+	if (hy_nn_backend_is_host(m->be)) /* host memory: in place */
 		return hy_dist_sum_f32(ds, m->g, n, d);
 	/* device memory: the backend's queued work must be done first */
 	hy_status st = m->be->sync ? m->be->sync(m->ctx, d) : HY_OK;
@@ -264,7 +265,7 @@ hy_status hy_dist_overlap_init(hy_dist_overlap **out, const hy_dist *ds, const h
 	o->total = m->table.total;
 	o->bucket = hy_dist_overlap_bucket(o->total);
 	o->nb = hy_dist_buckets(o->total, o->bucket);
-	o->device = m->be != hy_nn_backend_cpu();
+	o->device = !hy_nn_backend_is_host(m->be);
 	hy_status st = hy_dist_reqs_init(&o->q, o->nb, d);
 	if (!st && o->device && ds->size > 1) {
 		/* one page-locked copy of the whole gradient (plain memory when
