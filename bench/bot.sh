@@ -4,7 +4,8 @@
 # fed to hydra-bot one line at a time on a pipe, pinned to one core, and
 # every round trip (write to answer) is timed: baseline, and a `small`
 # (6x64) checkpoint after one training step (its speed does not depend on
-# its weights). Goal for small: < 5 ms per decision.
+# its weights), on OpenBLAS and on oneDNN. Goal for small: < 5 ms per
+# decision (issue 54: <= 0.5 ms).
 set -e
 BUILD=${BUILD:-build}
 B="$BUILD/bin"
@@ -20,6 +21,13 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"
 	{ cat "$tmp/fit" >&2; exit 1; }
 printf 'hydra-bot baseline, 1 core: '
 $pin "$BUILD/bench/bot_bench" "$tmp/session" "$B/hydra-bot baseline"
-printf 'hydra-bot small (6x64) checkpoint, 1 core: '
-$pin "$BUILD/bench/bot_bench" "$tmp/session" "$B/hydra-bot $tmp/run/latest"
+# the checkpoint on each CPU path (issue 54; nn/cpupath.h), side by side
+for path in openblas onednn; do
+	if [ $path = onednn ] && ! "$B/hydra-bot" --cpu-path onednn --help >/dev/null 2>&1; then
+		echo "hydra-bot small (6x64) checkpoint, cpu path onednn: skipped (not built)"
+		continue
+	fi
+	printf 'hydra-bot small (6x64) checkpoint, 1 core, cpu path %s: ' $path
+	$pin "$BUILD/bench/bot_bench" "$tmp/session" "$B/hydra-bot --cpu-path $path $tmp/run/latest"
+done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
