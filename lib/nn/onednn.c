@@ -1,8 +1,10 @@
 /* The CPU backend on oneDNN (issue 54; the path is chosen in cpupath.h):
  * the reference's table (cpu.c) with its GEMM-shaped ops replaced —
- * the 3-tap convolution by oneDNN's direct 1-D convolution forward,
- * backward-data and backward-weights primitives, the 1×1 convolutions,
- * linear layers and the plain GEMM by matmul primitives. oneDNN picks the
+ * the 3-tap convolution by oneDNN's direct 1-D convolution forward and
+ * backward-data primitives and its weight gradient by three matmuls (one
+ * a tap: oneDNN's direct backward-weights kernel for nwc ran at half the
+ * GEMM rate on AVX2, bench/RESULTS.md), the 1×1 convolutions, linear
+ * layers and the plain GEMM by matmul primitives. oneDNN picks the
  * CPU's best kernels itself at run time (jit:avx2 here, the avx512 and
  * brgemm kernels where the CPU has them).
  *
@@ -13,8 +15,7 @@
  * the zero pads, so rows 1..34 are exactly backend.h's). Weights
  * [Cout][3][Cin] are owi; the kernels want them blocked ("any"), so each
  * call reorders the weights (3·Cin·Cout floats, a fraction 1/(B·34) of
- * the convolution's work) and, for backward-weights, reorders the blocked
- * gradient back with a sum post-op (dw += ). Matmuls take the strided
+ * the convolution's work). Matmuls take the strided
  * row-major operands as they are (strides in the memory descriptors).
  *
  * Primitives are made once per shape and thread count and kept in a table
@@ -91,8 +92,6 @@ typedef struct tls {
 	size_t scratch_n;
 	void *wbuf;     /* weights in the primitive's format */
 	size_t wbuf_n;
-	void *dwbuf;    /* a weight gradient in the primitive's format */
-	size_t dwbuf_n;
 } tls;
 
 static _Thread_local tls T;
@@ -131,7 +130,7 @@ static int threads_here(const hy_nn_ctx *c)
 
 /* ---------------------------------------------------------------- the table */
 
-enum { K_MM = 1, K_CF, K_CD, K_CW, NKEY = 12, SLOTS = 2048 };
+enum { K_MM = 1, K_CF, K_CD, NKEY = 12, SLOTS = 2048 };
 
 typedef struct prim {
 	int key[NKEY];
@@ -139,8 +138,6 @@ typedef struct prim {
 	size_t scratch;         /* scratchpad bytes                              */
 	dnnl_primitive_t wre;   /* plain owi → the primitive's weights (or NULL) */
 	size_t wbytes, wre_scratch;
-	dnnl_primitive_t dwre;  /* its weight gradient → plain, dw +=             */
-	size_t dwbytes, dwre_scratch;
 } prim;
 
 static prim slots[SLOTS];
@@ -153,8 +150,6 @@ static void prim_free(prim *e)
 		dnnl_primitive_destroy(e->p);
 	if (e->wre)
 		dnnl_primitive_destroy(e->wre);
-	if (e->dwre)
-		dnnl_primitive_destroy(e->dwre);
 	memset(e, 0, sizeof *e);
 }
 
@@ -436,8 +431,7 @@ static dnnl_status_t fwd_pd(dnnl_primitive_desc_t *pd, cmds *m, dnnl_primitive_a
 	return s == dnnl_success ? dnnl_primitive_desc_create(pd, &cd, at, eng, NULL) : s;
 }
 
-/* The primitive of kind (K_CF forward, K_CD backward-data, K_CW
- * backward-weights) for this shape; NULL when oneDNN refused. *tmp is set
+/* The primitive of kind (K_CF forward, K_CD backward-data) for this shape; NULL when oneDNN refused. *tmp is set
  * when the table was full (the caller frees it after use). */
 static const prim *conv_prim(const hy_nn_ctx *c, int kind, int B, int cin, int cout, prim *tmp)
 {
@@ -457,28 +451,16 @@ static const prim *conv_prim(const hy_nn_ctx *c, int kind, int B, int cin, int c
 	if (kind == K_CF) {
 		pd = fpd;
 		fpd = NULL;
-	} else if (kind == K_CD) {
+	} else {
 		DN(dnnl_convolution_backward_data_desc_init(&cd, dnnl_convolution_direct, &m.src,
 			&m.wany, &m.dst, one, pad, pad));
-		DN(dnnl_primitive_desc_create(&pd, &cd, at, eng, fpd));
-	} else {
-		DN(dnnl_convolution_backward_weights_desc_init(&cd, dnnl_convolution_direct, &m.src,
-			&m.wany, NULL, &m.dst, one, pad, pad));
 		DN(dnnl_primitive_desc_create(&pd, &cd, at, eng, fpd));
 	}
 	DN(scratch_of(pd, &e.scratch));
 	DN(dnnl_primitive_create(&e.p, pd));
-	if (kind == K_CW) {
-		const dnnl_memory_desc_t *dw = dnnl_primitive_desc_query_md(pd,
-			dnnl_query_diff_weights_md, 0);
-		e.dwbytes = dnnl_memory_desc_get_size(dw);
-		DN(reorder_new(&e.dwre, &e.dwre_scratch, dw, &m.wplain, 1));
-	} else {
-		const dnnl_memory_desc_t *w = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md,
-			0);
-		e.wbytes = dnnl_memory_desc_get_size(w);
-		DN(reorder_new(&e.wre, &e.wre_scratch, &m.wplain, w, 0));
-	}
+	const dnnl_memory_desc_t *wq = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+	e.wbytes = dnnl_memory_desc_get_size(wq);
+	DN(reorder_new(&e.wre, &e.wre_scratch, &m.wplain, wq, 0));
 	dnnl_primitive_desc_destroy(pd);
 	if (fpd)
 		dnnl_primitive_desc_destroy(fpd);
@@ -551,25 +533,19 @@ static int conv_bwd_data(const hy_nn_ctx *c, int B, int cin, int cout, const flo
 	return ok;
 }
 
-/* dw += ∂/∂w: the primitive writes its own format into this thread's
- * buffer, then a reorder with a sum post-op adds it to dw. */
+/* dw_k += Σ_r dy(row r+1)ᵀ x(row r+k), k = 0..2: three matmuls of K = the
+ * rows (the reference's decomposition) — on AVX2 oneDNN's direct
+ * backward-weights kernel for nwc ran at half the GEMM rate (bench/RESULTS.md),
+ * the matmuls at the GEMM's. */
 static int conv_bwd_weights(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
 	const float *dy, float *dw)
 {
-	prim tmp = {0};
-	const prim *e = conv_prim(c, K_CW, B, cin, cout, &tmp);
-	cmds m;
-	conv_mds(&m, B, cin, cout);
-	const dnnl_memory_desc_t *dwmd = e ? prim_md(e, dnnl_query_diff_weights_md) : NULL;
-	int ok = 0;
-	if (e && dwmd && e->dwre && grow(&T.dwbuf, &T.dwbuf_n, e->dwbytes)) {
-		arg a[3] = {{DNNL_ARG_SRC, &m.src, x}, {DNNL_ARG_DIFF_DST, &m.dst, dy},
-			{DNNL_ARG_DIFF_WEIGHTS, dwmd, T.dwbuf}};
-		arg r[2] = {{DNNL_ARG_FROM, dwmd, T.dwbuf}, {DNNL_ARG_TO, &m.wplain, dw}};
-		ok = run(e->p, e->scratch, a, 3) && run(e->dwre, e->dwre_scratch, r, 2);
-	}
-	prim_free(&tmp);
-	return ok;
+	const int rows = B * HY_NN_TP - 2;
+	for (int k = 0; k < 3; k++)
+		if (!mm(c, 1, 0, cout, cin, rows, 1.0f, dy + cout, cout, x + (size_t)k * cin, cin,
+			    1.0f, dw + (size_t)k * cin, 3 * cin, NULL))
+			return k;
+	return 3; /* the taps added */
 }
 
 static void dn_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
@@ -587,8 +563,21 @@ static void dn_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_
 static void dn_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
 	const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw)
 {
-	if (!usable || B < 1 || !conv_bwd_weights(c, B, cin, cout, CXF(x), CXF(dy), dw)) {
+	int added = usable && B > 0 ? conv_bwd_weights(c, B, cin, cout, CXF(x), CXF(dy), dw) : 0;
+	if (added == 0) { /* nothing added: the reference does it all */
 		ref->conv3_bwd(c, B, cin, cout, x, w, dy, dx, dw);
+		return;
+	}
+	if (added < 3) { /* the reference's dW into a scratch copy, its missing taps added */
+		size_t nw = (size_t)cout * 3 * cin;
+		float *scratch = calloc(nw, sizeof *scratch);
+		if (scratch) {
+			ref->conv3_bwd(c, B, cin, cout, x, w, dy, dx, scratch);
+			for (int o = 0; o < cout; o++)
+				for (size_t i = (size_t)added * cin; i < (size_t)3 * cin; i++)
+					dw[(size_t)o * 3 * cin + i] += scratch[(size_t)o * 3 * cin + i];
+			free(scratch);
+		}
 		return;
 	}
 	if (!dx)
