@@ -130,7 +130,7 @@ static int threads_here(const hy_nn_ctx *c)
 
 /* ---------------------------------------------------------------- the table */
 
-enum { K_MM = 1, K_CF, K_CD, NKEY = 12, SLOTS = 2048 };
+enum { K_MM = 1, K_CF, K_CD, NKEY = 13, SLOTS = 2048 };
 
 typedef struct prim {
 	int key[NKEY];
@@ -305,7 +305,7 @@ static int mm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alp
 		float f;
 		int i;
 	} al = {alpha}, be = {beta};
-	int key[NKEY] = {K_MM, th, ta, tb, M, N, K, lda, ldb, ldc, al.i, be.i ^ (bias ? 1 << 30 : 0)};
+	int key[NKEY] = {K_MM, th, ta, tb, M, N, K, lda, ldb, ldc, al.i, be.i, bias != NULL};
 	prim e = {0};
 	const prim *k = lookup(key);
 	dnnl_primitive_desc_t pd = NULL;
