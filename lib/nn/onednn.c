@@ -502,32 +502,23 @@ static const void *weights_for(const prim *e, const cmds *m, const float *w)
 	return wmd && run(e->wre, e->wre_scratch, a, 2) ? T.wbuf : NULL;
 }
 
-static int conv_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
-	const float *w, float *y)
+/* Runs the forward (K_CF: src → dst) or backward-data (K_CD: diff_dst →
+ * diff_src) convolution of this shape on w: `from` the activation read
+ * (nwc of cin channels for the forward, cout for backward-data), `to` the
+ * one written. */
+static int conv_run(const hy_nn_ctx *c, int kind, int B, int cin, int cout, const float *w,
+	const float *from, float *to)
 {
 	prim tmp = {0};
-	const prim *e = conv_prim(c, K_CF, B, cin, cout, &tmp);
+	const prim *e = conv_prim(c, kind, B, cin, cout, &tmp);
 	cmds m;
 	conv_mds(&m, B, cin, cout);
 	const void *wk = e ? weights_for(e, &m, w) : NULL;
 	const dnnl_memory_desc_t *wmd = e ? prim_md(e, dnnl_query_weights_md) : NULL;
-	arg a[3] = {{DNNL_ARG_SRC, &m.src, x}, {DNNL_ARG_WEIGHTS, wmd, wk}, {DNNL_ARG_DST, &m.dst, y}};
-	int ok = wk && wmd && run(e->p, e->scratch, a, 3);
-	prim_free(&tmp);
-	return ok;
-}
-
-static int conv_bwd_data(const hy_nn_ctx *c, int B, int cin, int cout, const float *w,
-	const float *dy, float *dx)
-{
-	prim tmp = {0};
-	const prim *e = conv_prim(c, K_CD, B, cin, cout, &tmp);
-	cmds m;
-	conv_mds(&m, B, cin, cout);
-	const void *wk = e ? weights_for(e, &m, w) : NULL;
-	const dnnl_memory_desc_t *wmd = e ? prim_md(e, dnnl_query_weights_md) : NULL;
-	arg a[3] = {{DNNL_ARG_DIFF_DST, &m.dst, dy}, {DNNL_ARG_WEIGHTS, wmd, wk},
-		{DNNL_ARG_DIFF_SRC, &m.src, dx}};
+	const int fwd = kind == K_CF;
+	arg a[3] = {{fwd ? DNNL_ARG_SRC : DNNL_ARG_DIFF_DST, fwd ? &m.src : &m.dst, from},
+		{DNNL_ARG_WEIGHTS, wmd, wk},
+		{fwd ? DNNL_ARG_DST : DNNL_ARG_DIFF_SRC, fwd ? &m.dst : &m.src, to}};
 	int ok = wk && wmd && run(e->p, e->scratch, a, 3);
 	prim_free(&tmp);
 	return ok;
@@ -551,7 +542,7 @@ static int conv_bwd_weights(const hy_nn_ctx *c, int B, int cin, int cout, const 
 static void dn_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
 	const float *w, hy_nn_act *y)
 {
-	if (!usable || B < 1 || !conv_fwd(c, B, cin, cout, CXF(x), w, XF(y))) {
+	if (!usable || B < 1 || !conv_run(c, K_CF, B, cin, cout, w, CXF(x), XF(y))) {
 		ref->conv3_fwd(c, B, cin, cout, x, w, y);
 		return;
 	}
@@ -582,7 +573,7 @@ static void dn_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_
 	}
 	if (!dx)
 		return;
-	if (!conv_bwd_data(c, B, cin, cout, w, CXF(dy), XF(dx))) {
+	if (!conv_run(c, K_CD, B, cin, cout, w, CXF(dy), XF(dx))) {
 		/* the reference's dx with its dW going to a scratch copy */
 		size_t nw = (size_t)cout * 3 * cin;
 		float *scratch = calloc(nw, sizeof *scratch);

@@ -146,27 +146,24 @@ step() {
 }
 
 [ $DRY = 1 ] || say "gpu-acceptance: $(date -u '+%Y-%m-%d %H:%M UTC'), commit ${HY_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}, budget $BUDGET s"
-if want core; then
-step "device" 30 sh -c 'nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv;
-	nproc; ldd '"$B"'/hydra-fit | grep -E "cud|cublas" || true'
-if ! step "check_gpu (ops, model, training, checkpoints, determinism, v1 and v2 kernels, graphs)" 300 "$CG"; then
-	# the failing path's speed steps would measure wrong kernels: v2 alone
-	# when every failing case names v2, else both
-	if grep -E 'FAIL' "$T/out" | grep -vq 'v2'; then skip_paths="v1 v2"; else skip_paths="v2"; fi
-	say "-- check_gpu failed: the speed steps of kernels $skip_paths are not run"
-fi
-fi
+# core_steps DEVICE-LIMIT CHECK-LIMIT: the device, then check_gpu; when it
+# fails, the failing path's speed steps would measure wrong kernels: v2
+# alone is left out when every failing case names v2, else both
+core_steps() {
+	step "device" "$1" sh -c 'nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv;
+		nproc; ldd '"$B"'/hydra-fit | grep -E "cud|cublas" || true'
+	if ! step "check_gpu (ops, model, training, checkpoints, determinism, v1 and v2 kernels, graphs)" "$2" "$CG"; then
+		if grep -E 'FAIL' "$T/out" | grep -vq 'v2'; then skip_paths="v1 v2"; else skip_paths="v2"; fi
+		say "-- check_gpu failed: the speed steps of kernels $skip_paths are not run"
+	fi
+}
+want core && core_steps 30 300
 
 # lease: what a GPU lent for one call of 8 minutes answers first — both
 # kernel paths correct, their training and inference rates, the ceilings of
 # the same run — with limits that add up to under the default budget
 if want lease; then
-step "device" 15 sh -c 'nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv;
-	nproc; ldd '"$B"'/hydra-fit | grep -E "cud|cublas" || true'
-if ! step "check_gpu (ops, model, training, checkpoints, determinism, v1 and v2 kernels, graphs)" 150 "$CG"; then
-	if grep -E 'FAIL' "$T/out" | grep -vq 'v2'; then skip_paths="v1 v2"; else skip_paths="v2"; fi
-	say "-- check_gpu failed: the speed steps of kernels $skip_paths are not run"
-fi
+core_steps 15 150
 step "ceilings, conv and stem GEMMs bare, kernels and convolutions v1 and v2, C 256, batch 2048 (issue 43)" 90 \
 	"$G" roof 256 2048
 for path in v1 v2; do
