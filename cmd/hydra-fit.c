@@ -306,8 +306,8 @@ static const hy_opt fit_table[] = {
 	 .arg = "N", .help = "channels, a multiple of 32 (overrides --arch)"},
 	{.name = "cpu-path", .type = HY_OPT_CALL, .call = hy_cli_row_cpu_path,
 	 .arg = "P", .help = "the CPU's engine: openblas, onednn or auto (the\n"
-		 "default: oneDNN where the CPU has AVX-512; or\n"
-		 "HYDRA_CPU_PATH)"},
+		 "default: OpenBLAS until oneDNN is measured faster;\n"
+		 "or HYDRA_CPU_PATH)"},
 	{.name = "device", .type = HY_OPT_CALL, .dest = &F.device, .call = hy_cli_row_device,
 	 .arg = "DEV", .help = "auto (the default: the GPU when one is usable, else\n"
 		 "the CPU), cpu, cuda or cuda:N"},

@@ -266,8 +266,8 @@ static const hy_opt sp_table[] = {
 		 "(default 1)"},
 	{.name = "cpu-path", .type = HY_OPT_CALL, .call = hy_cli_row_cpu_path,
 	 .arg = "P", .help = "the CPU's engine: openblas, onednn or auto (the\n"
-		 "default: oneDNN where the CPU has AVX-512; or\n"
-		 "HYDRA_CPU_PATH)"},
+		 "default: OpenBLAS until oneDNN is measured faster;\n"
+		 "or HYDRA_CPU_PATH)"},
 	{.name = "device", .type = HY_OPT_CALL, .dest = &A.pol_o.device,
 	 .call = hy_cli_row_device,
 	 .arg = "D", .help = "model device: auto (the default: the GPU when one\n"

@@ -10,15 +10,11 @@
 static atomic_int chosen = -1;
 static atomic_int handed_out;
 
+/* auto: OpenBLAS until the oneDNN path has been measured faster end to end
+ * on some CPU (bench/RESULTS.md: at parity on AVX2; issue 54's 2.3x was a
+ * bare GEMM on AVX-512, not yet a training step or a game) */
 static int auto_path(void)
 {
-	if (!hy_nn_backend_cpu_onednn())
-		return HY_NN_CPU_OPENBLAS;
-#if defined(__GNUC__) && defined(__x86_64__)
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f"))
-		return HY_NN_CPU_ONEDNN;
-#endif
 	return HY_NN_CPU_OPENBLAS;
 }
 

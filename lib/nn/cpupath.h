@@ -3,10 +3,11 @@
  * (lib/nn/onednn.c: direct 1-D convolutions and matmul primitives, built
  * where libdnnl-dev is). The choice is made once per process, before the
  * first hy_nn_backend_cpu(): hy_nn_cpu_path_set (a program's --cpu-path),
- * else HYDRA_CPU_PATH in the environment, else "auto" — oneDNN where the
- * CPU has AVX-512 (there its kernels run about twice OpenBLAS's, issue 54's
- * table), OpenBLAS elsewhere (on AVX2 both run at the FMA ceiling:
- * bench/RESULTS.md). Every other op is the reference's in both paths. */
+ * else HYDRA_CPU_PATH in the environment, else "auto" — OpenBLAS for now:
+ * on AVX2 both run at the FMA ceiling (bench/RESULTS.md), and the oneDNN
+ * path has not yet been measured end to end on an AVX-512 CPU, where its
+ * bare GEMM ran about twice OpenBLAS's (issue 54's table). Every other op
+ * is the reference's in both paths. */
 #ifndef HY_NN_CPUPATH_H
 #define HY_NN_CPUPATH_H
 
