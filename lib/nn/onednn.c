@@ -136,7 +136,8 @@ typedef struct prim {
 	int key[NKEY];
 	dnnl_primitive_t p;
 	size_t scratch;         /* scratchpad bytes                              */
-	dnnl_primitive_t wre;   /* plain owi → the primitive's weights (or NULL) */
+	dnnl_memory_desc_t wmd; /* the weights the convolution reads            */
+	dnnl_primitive_t wre;   /* plain owi → those weights (or NULL)           */
 	size_t wbytes, wre_scratch;
 } prim;
 
@@ -212,18 +213,18 @@ static dnnl_status_t attr_new(dnnl_primitive_attr_t *a, float alpha, float beta)
 	return s;
 }
 
-/* A reorder from md `from` to md `to` (with dst += when sum), or NULL
- * when the two are the same layout. */
+/* A reorder from md `from` to md `to`, or NULL when the two are the same
+ * layout. */
 static dnnl_status_t reorder_new(dnnl_primitive_t *r, size_t *scratch,
-	const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to, int sum)
+	const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to)
 {
 	*r = NULL;
 	*scratch = 0;
-	if (!sum && dnnl_memory_desc_equal(from, to))
+	if (dnnl_memory_desc_equal(from, to))
 		return dnnl_success;
 	dnnl_primitive_attr_t a = NULL;
 	dnnl_primitive_desc_t pd = NULL;
-	dnnl_status_t s = attr_new(&a, 1.0f, sum ? 1.0f : 0.0f);
+	dnnl_status_t s = attr_new(&a, 1.0f, 0.0f);
 	if (s == dnnl_success)
 		s = dnnl_reorder_primitive_desc_create(&pd, from, eng, to, eng, a);
 	if (s == dnnl_success)
@@ -458,9 +459,9 @@ static const prim *conv_prim(const hy_nn_ctx *c, int kind, int B, int cin, int c
 	}
 	DN(scratch_of(pd, &e.scratch));
 	DN(dnnl_primitive_create(&e.p, pd));
-	const dnnl_memory_desc_t *wq = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-	e.wbytes = dnnl_memory_desc_get_size(wq);
-	DN(reorder_new(&e.wre, &e.wre_scratch, &m.wplain, wq, 0));
+	e.wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+	e.wbytes = dnnl_memory_desc_get_size(&e.wmd);
+	DN(reorder_new(&e.wre, &e.wre_scratch, &m.wplain, &e.wmd));
 	dnnl_primitive_desc_destroy(pd);
 	if (fpd)
 		dnnl_primitive_desc_destroy(fpd);
@@ -480,15 +481,6 @@ fail:
 	return NULL;
 }
 
-/* The md primitive e reads or writes for query q, from its own descriptor. */
-static const dnnl_memory_desc_t *prim_md(const prim *e, dnnl_query_t q)
-{
-	const_dnnl_primitive_desc_t pd;
-	if (dnnl_primitive_get_primitive_desc(e->p, &pd) != dnnl_success)
-		return NULL;
-	return dnnl_primitive_desc_query_md(pd, q, 0);
-}
-
 /* The weights in the format primitive e reads: w itself, or reordered
  * into this thread's buffer. */
 static const void *weights_for(const prim *e, const cmds *m, const float *w)
@@ -497,9 +489,8 @@ static const void *weights_for(const prim *e, const cmds *m, const float *w)
 		return w;
 	if (!grow(&T.wbuf, &T.wbuf_n, e->wbytes))
 		return NULL;
-	const dnnl_memory_desc_t *wmd = prim_md(e, dnnl_query_weights_md);
-	arg a[2] = {{DNNL_ARG_FROM, &m->wplain, w}, {DNNL_ARG_TO, wmd, T.wbuf}};
-	return wmd && run(e->wre, e->wre_scratch, a, 2) ? T.wbuf : NULL;
+	arg a[2] = {{DNNL_ARG_FROM, &m->wplain, w}, {DNNL_ARG_TO, &e->wmd, T.wbuf}};
+	return run(e->wre, e->wre_scratch, a, 2) ? T.wbuf : NULL;
 }
 
 /* Runs the forward (K_CF: src → dst) or backward-data (K_CD: diff_dst →
@@ -514,12 +505,14 @@ static int conv_run(const hy_nn_ctx *c, int kind, int B, int cin, int cout, cons
 	cmds m;
 	conv_mds(&m, B, cin, cout);
 	const void *wk = e ? weights_for(e, &m, w) : NULL;
-	const dnnl_memory_desc_t *wmd = e ? prim_md(e, dnnl_query_weights_md) : NULL;
 	const int fwd = kind == K_CF;
-	arg a[3] = {{fwd ? DNNL_ARG_SRC : DNNL_ARG_DIFF_DST, fwd ? &m.src : &m.dst, from},
-		{DNNL_ARG_WEIGHTS, wmd, wk},
-		{fwd ? DNNL_ARG_DST : DNNL_ARG_DIFF_SRC, fwd ? &m.dst : &m.src, to}};
-	int ok = wk && wmd && run(e->p, e->scratch, a, 3);
+	int ok = 0;
+	if (wk) {
+		arg a[3] = {{fwd ? DNNL_ARG_SRC : DNNL_ARG_DIFF_DST, fwd ? &m.src : &m.dst, from},
+			{DNNL_ARG_WEIGHTS, &e->wmd, wk},
+			{fwd ? DNNL_ARG_DST : DNNL_ARG_DIFF_SRC, fwd ? &m.dst : &m.src, to}};
+		ok = run(e->p, e->scratch, a, 3);
+	}
 	prim_free(&tmp);
 	return ok;
 }
