@@ -1,15 +1,20 @@
 /* Training throughput of the CPU backend: samples/s of forward + backward
  * + AdamW update at a given architecture and batch, and peak RSS.
  *   nn_bench ARCH [BATCH [THREADS [STEPS]]]     (defaults 256 2 10)
- * One warm-up step, then STEPS timed steps on fixed synthetic samples. */
+ * One warm-up step, then STEPS timed steps on fixed synthetic samples.
+ * NN_PROFILE=1 in the environment adds the per-op table (nn/prof.h);
+ * NN_PRECISION=bf16 trains with bf16 GEMMs (the oneDNN path, f32 master
+ * weights), as hydra-fit --precision bf16 does on the CPU. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
 #include "nn/cpupath.h"
 #include "nn/model.h"
 #include "nn/optim.h"
+#include "nn/prof.h"
 #include "nn/synth.h"
 
 static double now(void)
@@ -45,11 +50,19 @@ int main(int argc, char **argv)
 	}
 	hy_nn_ctx ctx;
 	hy_nn_ctx_init(&ctx, T);
+	const char *pr = getenv("NN_PRECISION");
+	if (pr && !strcmp(pr, "bf16"))
+		ctx.precision = HY_NN_PREC_BF16;
 	hy_nn_model m;
 	hy_nn_work w;
 	hy_rng r;
 	hy_rng_seed(&r, 1);
-	if (hy_nn_model_init(&m, a, hy_nn_backend_cpu(), &ctx, &d) ||
+	const char *pe = getenv("NN_PROFILE");
+	const int profile = pe && *pe && *pe != '0';
+	const hy_nn_backend *be = hy_nn_backend_cpu();
+	if (profile)
+		be = hy_nn_prof_wrap(be, &ctx);
+	if (hy_nn_model_init(&m, a, be, &ctx, &d) ||
 		hy_nn_model_init_params(&m, &r, &d) || hy_nn_work_init(&w, &m, B, &d))
 		return die(&d);
 	hy_sample *s = malloc((size_t)B * sizeof *s);
@@ -63,8 +76,11 @@ int main(int argc, char **argv)
 	int64_t step = 0;
 	double t0 = 0, loss = 0;
 	for (int i = 0; i <= steps; i++) {
-		if (i == 1)
+		if (i == 1) {
+			if (profile)
+				hy_nn_prof_reset();
 			t0 = now();
+		}
 		hy_nn_losses l;
 		hy_nn_forward(&m, &w);
 		hy_nn_loss(&m, &w, &l);
@@ -75,11 +91,16 @@ int main(int argc, char **argv)
 	double dt = now() - t0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("hydra-c  %-5s %dx%d batch %d threads %d, cpu path %s%s: %.1f samples/s "
+	printf("hydra-c  %-5s %dx%d batch %d threads %d, %s training, cpu path %s%s: %.1f samples/s "
 		"(%.3f s/step), peak RSS %.0f MiB, loss %.4f\n",
-		argv[1], a.blocks, a.channels, B, T, hy_nn_cpu_path_describe(),
+		argv[1], a.blocks, a.channels, B, T,
+		ctx.precision == HY_NN_PREC_BF16 ? "bf16" : "fp32", hy_nn_cpu_path_describe(),
 		getenv("OPENBLAS_CORETYPE") ? "" : " (OPENBLAS_CORETYPE unset)", steps * (double)B / dt, dt / steps,
 		ru.ru_maxrss / 1024.0, loss);
+	if (profile) {
+		hy_nn_prof_flush();
+		hy_nn_prof_print(stdout, steps, 1e3 * dt);
+	}
 	free(s);
 	hy_nn_work_free(&w, &m);
 	hy_nn_model_free(&m);

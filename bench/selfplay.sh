@@ -17,14 +17,29 @@ $pin "$B" run baseline $((G / 5)) 16 1 1
 $pin "$B" run random "$G" 16 1
 "$B" ckpt tiny "$tmp/tiny.h5"
 "$B" ckpt small "$tmp/small.h5"
-# the models on each CPU path side by side (issue 54; nn/cpupath.h)
-for path in openblas onednn; do
-	if [ $path = onednn ] && ! HYDRA_CPU_PATH=onednn "$B" run "$tmp/tiny.h5" 1 1 1 >/dev/null 2>&1; then
-		echo "runner, cpu path onednn: skipped (not built)"
-		continue
-	fi
-	HYDRA_CPU_PATH=$path $pin "$B" run "$tmp/tiny.h5" 60 64 1
-	HYDRA_CPU_PATH=$path $pin "$B" run "$tmp/small.h5" 20 64 1
+# the models on each CPU path side by side (issue 54; nn/cpupath.h):
+# OpenBLAS (and, where the machine leaves OPENBLAS_CORETYPE unset,
+# OpenBLAS on Haswell kernels: issue 54's machine), oneDNN fp32, oneDNN
+# with bf16 inference; then one small seat against three rulebot
+paths="openblas onednn onednn-bf16"
+[ -z "$OPENBLAS_CORETYPE" ] && paths="haswell $paths"
+for path in $paths; do
+	case $path in onednn*)
+		if ! HYDRA_CPU_PATH=onednn "$B" run "$tmp/tiny.h5" 1 1 1 >/dev/null 2>&1; then
+			echo "runner, cpu path $path: skipped (not built)"
+			continue
+		fi
+	esac
+	case $path in
+	haswell) env="OPENBLAS_CORETYPE=Haswell HYDRA_CPU_PATH=openblas"; printf 'OPENBLAS_CORETYPE=Haswell: ' ;;
+	*) env="HYDRA_CPU_PATH=$path" ;;
+	esac
+	env $env $pin "$B" run "$tmp/tiny.h5" 60 64 1
+	[ $path = haswell ] && printf 'OPENBLAS_CORETYPE=Haswell: '
+	env $env $pin "$B" run "$tmp/small.h5" 20 64 1
+	/usr/bin/time -f "%U %S %e" -o "$tmp/time" env $env $pin "$SP" --games 100 --seed 1 \
+		--seat0 "$tmp/small.h5" --others rulebot --tables 64 --no-samples
+	awk -v p="$path" '{ printf "hydra-sp one small seat, three rulebot, cpu path %s: 100 hanchan in %.2f s CPU: %.1f hanchan per CPU-second\n", p, $1 + $2, 100 / ($1 + $2) }' "$tmp/time"
 done
 $pin "$B" run "$tmp/tiny.h5" 20 64 1 1
 

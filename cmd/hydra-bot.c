@@ -209,9 +209,7 @@ int main(int argc, char **argv)
 		 .arg = "N", .help = "CPU threads of a checkpoint (default: the CPUs this\n"
 			 "process may use)"},
 		{.name = "cpu-path", .type = HY_OPT_CALL, .call = hy_cli_row_cpu_path,
-			 .arg = "P", .help = "the CPU's engine: openblas, onednn or auto (the\n"
-			 "default: OpenBLAS until oneDNN is measured faster;\n"
-			 "or HYDRA_CPU_PATH)"},
+			 .arg = "P", .help = HY_CLI_CPU_PATH_HELP},
 		{.name = "device", .type = HY_OPT_CALL, .dest = &po.device, .call = hy_cli_row_device,
 		 .arg = "DEV", .help = "a checkpoint's device: auto (the default: the GPU\n"
 			 "when one is usable, else the CPU), cpu, cuda or\n"

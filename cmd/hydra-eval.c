@@ -397,9 +397,7 @@ static int eval_main(int argc, char **argv, opts *o)
 		 .call = hy_cli_row_threads,
 		 .arg = "N", .help = "CPU threads (default: the CPUs this process may use)"},
 		{.name = "cpu-path", .type = HY_OPT_CALL, .call = hy_cli_row_cpu_path,
-			 .arg = "P", .help = "the CPU's engine: openblas, onednn or auto (the\n"
-			 "default: OpenBLAS until oneDNN is measured faster;\n"
-			 "or HYDRA_CPU_PATH)"},
+			 .arg = "P", .help = HY_CLI_CPU_PATH_HELP},
 		{.name = "device", .type = HY_OPT_CALL, .dest = &o->device, .call = hy_cli_row_device,
 		 .arg = "DEV", .help = "checkpoints' device: auto (the default: the GPU when\n"
 			 "one is usable, else the CPU), cpu, cuda or cuda:N"},

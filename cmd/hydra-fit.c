@@ -27,6 +27,7 @@
 #include "io/cleanup.h"
 #include "io/output.h"
 #include "samples/h5.h"
+#include "nn/cpupath.h"
 #include "nn/model.h"
 #include "nn/threads.h"
 #include "nn/cuda/cuda.h"
@@ -305,15 +306,15 @@ static const hy_opt fit_table[] = {
 	{.name = "channels", .type = HY_OPT_CALL, .dest = &F.channels, .call = opt_channels,
 	 .arg = "N", .help = "channels, a multiple of 32 (overrides --arch)"},
 	{.name = "cpu-path", .type = HY_OPT_CALL, .call = hy_cli_row_cpu_path,
-	 .arg = "P", .help = "the CPU's engine: openblas, onednn or auto (the\n"
-		 "default: OpenBLAS until oneDNN is measured faster;\n"
-		 "or HYDRA_CPU_PATH)"},
+	 .arg = "P", .help = HY_CLI_CPU_PATH_HELP},
 	{.name = "device", .type = HY_OPT_CALL, .dest = &F.device, .call = hy_cli_row_device,
 	 .arg = "DEV", .help = "auto (the default: the GPU when one is usable, else\n"
 		 "the CPU), cpu, cuda or cuda:N"},
 	{.name = "precision", .type = HY_OPT_CALL, .dest = &F.precision,
 	 .call = hy_cli_row_precision,
-	 .arg = "P", .help = "GPU arithmetic: bf16 (the default) or fp32 (as the CPU)"},
+	 .arg = "P", .help = "arithmetic: on a GPU bf16 (the default) or fp32;\n"
+		 "on the CPU fp32 (the default) or bf16 (oneDNN\n"
+		 "paths: bf16 GEMMs, fp32 master weights)"},
 	{.name = "fast", .type = HY_OPT_FLAG, .dest = &F.fast,
 	 .help = "GPU: fastest kernels, runs not bit-identical"},
 	{.name = "threads", .key = 'j', .type = HY_OPT_CALL, .dest = &F.cfg.threads,
@@ -539,9 +540,12 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 	if (hy_dist_env_rank() == 0)
 		hy_cli_setup_info(cli, cfg.cuda, ordinal, why, cfg.threads > 0 || cfg.resume ?
 			cfg.threads : hy_cli_threads_default());
-	if (!cfg.cuda && F.precision == HY_NN_PREC_BF16)
-		return hy_cli_usage(cli, "--precision bf16 needs a GPU: the CPU backend computes "
-			"in fp32");
+	if (!cfg.cuda && F.precision == HY_NN_PREC_BF16) { /* bf16 GEMMs, fp32 master weights */
+		if (!hy_nn_cpu_path_onednn())
+			return hy_cli_usage(cli, "--precision bf16 on the CPU needs the oneDNN path "
+				"(--cpu-path onednn; this run's is %s)", hy_nn_cpu_path_describe());
+		cfg.precision = HY_NN_PREC_BF16;
+	}
 
 	cfg.ninputs = (size_t)(argc - optind);
 	static char command[8192]; /* recorded in the checkpoints (train/prov.h) */

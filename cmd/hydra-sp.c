@@ -265,9 +265,7 @@ static const hy_opt sp_table[] = {
 	 .arg = "X", .help = "model sampling temperature, 0 = greedy\n"
 		 "(default 1)"},
 	{.name = "cpu-path", .type = HY_OPT_CALL, .call = hy_cli_row_cpu_path,
-	 .arg = "P", .help = "the CPU's engine: openblas, onednn or auto (the\n"
-		 "default: OpenBLAS until oneDNN is measured faster;\n"
-		 "or HYDRA_CPU_PATH)"},
+	 .arg = "P", .help = HY_CLI_CPU_PATH_HELP},
 	{.name = "device", .type = HY_OPT_CALL, .dest = &A.pol_o.device,
 	 .call = hy_cli_row_device,
 	 .arg = "D", .help = "model device: auto (the default: the GPU when one\n"

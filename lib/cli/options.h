@@ -38,9 +38,16 @@ int hy_cli_row_threads(hy_cli *c, const char *arg, void *dest);
 int hy_cli_row_seed(hy_cli *c, const char *arg, void *dest);
 int hy_cli_row_seed63(hy_cli *c, const char *arg, void *dest);
 int hy_cli_row_device(hy_cli *c, const char *arg, void *dest);
-/* --cpu-path openblas|onednn|auto: sets the process's CPU path at once
+/* --cpu-path openblas|onednn|onednn-bf16|auto: sets the process's CPU path at once
  * (nn/cpupath.h; dest unused). */
 int hy_cli_row_cpu_path(hy_cli *c, const char *arg, void *dest);
+/* --cpu-path's help, the same in every program that has it */
+#define HY_CLI_CPU_PATH_HELP                                                               \
+	"the CPU's engine: openblas, onednn (fp32),\n"                                    \
+	"onednn-bf16 (bf16 inference, fp32 training) or auto\n"                          \
+	"(the default: onednn-bf16 where the CPU has\n"                                  \
+	"avx512_bf16 or AMX, onednn on other AVX-512 CPUs,\n"                            \
+	"openblas elsewhere; or HYDRA_CPU_PATH)"
 /* --precision into int *dest (HY_NN_PREC_*). */
 int hy_cli_row_precision(hy_cli *c, const char *arg, void *dest);
 

@@ -10,12 +10,19 @@
 static atomic_int chosen = -1;
 static atomic_int handed_out;
 
-/* auto: OpenBLAS until the oneDNN path has been measured faster end to end
- * on some CPU (bench/RESULTS.md: at parity on AVX2; issue 54's 2.3x was a
- * bare GEMM on AVX-512, not yet a training step or a game) */
+/* auto (bench/RESULTS.md, "The CPU paths side by side"): oneDNN with bf16
+ * inference where the CPU has native bf16, oneDNN in fp32 on AVX-512 (its
+ * kernels ran faster end to end there), OpenBLAS on AVX2 and below (both
+ * at the FMA ceiling; the reference is the simpler path) */
 static int auto_path(void)
 {
-	return HY_NN_CPU_OPENBLAS;
+	int bf = 0;
+	const char *isa = hy_nn_onednn_isa(&bf);
+	if (!isa)
+		return HY_NN_CPU_OPENBLAS;
+	if (bf)
+		return HY_NN_CPU_ONEDNN_BF16;
+	return strncmp(isa, "avx512", 6) ? HY_NN_CPU_OPENBLAS : HY_NN_CPU_ONEDNN;
 }
 
 hy_status hy_nn_cpu_path_parse(const char *name, int *path, hy_diag *d)
@@ -28,15 +35,16 @@ hy_status hy_nn_cpu_path_parse(const char *name, int *path, hy_diag *d)
 		*path = HY_NN_CPU_OPENBLAS;
 		return HY_OK;
 	}
-	if (!strcmp(name, "onednn")) {
+	const int bf = !strcmp(name, "onednn-bf16");
+	if (bf || !strcmp(name, "onednn")) {
 		if (!hy_nn_backend_cpu_onednn())
-			return hy_diag_set(d, HY_EUSAGE, 0, "cpu path 'onednn': this build has no "
-				"oneDNN (install libdnnl-dev and rebuild: 'make deps')");
-		*path = HY_NN_CPU_ONEDNN;
+			return hy_diag_set(d, HY_EUSAGE, 0, "cpu path '%s': this build has no "
+				"oneDNN (install libdnnl-dev and rebuild: 'make deps')", name);
+		*path = bf ? HY_NN_CPU_ONEDNN_BF16 : HY_NN_CPU_ONEDNN;
 		return HY_OK;
 	}
-	return hy_diag_set(d, HY_EUSAGE, 0, "unknown cpu path '%s': openblas, onednn or auto",
-		name);
+	return hy_diag_set(d, HY_EUSAGE, 0, "unknown cpu path '%s': openblas, onednn, "
+		"onednn-bf16 or auto", name);
 }
 
 hy_status hy_nn_cpu_path_set(const char *name, hy_diag *d)
@@ -72,25 +80,45 @@ int hy_nn_cpu_path(void)
 
 const char *hy_nn_cpu_path_name(int path)
 {
-	return path == HY_NN_CPU_ONEDNN ? "onednn" : "openblas";
+	return path == HY_NN_CPU_ONEDNN_BF16 ? "onednn-bf16"
+	       : path == HY_NN_CPU_ONEDNN    ? "onednn"
+					     : "openblas";
 }
 
 const char *hy_nn_cpu_path_describe(void)
 {
-	static char buf[64];
+	static char buf[96];
 	const char *v = hy_nn_onednn_version();
-	if (hy_nn_cpu_path() == HY_NN_CPU_ONEDNN)
-		snprintf(buf, sizeof buf, "onednn %s", v ? v : "");
+	const char *isa = hy_nn_onednn_isa(NULL);
+	int p = hy_nn_cpu_path();
+	if (p != HY_NN_CPU_OPENBLAS)
+		snprintf(buf, sizeof buf, "onednn %s %s inference on %s", v ? v : "",
+			p == HY_NN_CPU_ONEDNN_BF16 ? "bf16" : "fp32", isa ? isa : "?");
 	else
 		snprintf(buf, sizeof buf, "openblas%s", v ? " (onednn built)" : "");
 	return buf;
 }
 
+int hy_nn_cpu_path_onednn(void)
+{
+	return hy_nn_cpu_path() != HY_NN_CPU_OPENBLAS;
+}
+
+int hy_nn_cpu_infer_precision(void)
+{
+	return hy_nn_cpu_path() == HY_NN_CPU_ONEDNN_BF16 ? HY_NN_PREC_BF16 : HY_NN_PREC_FP32;
+}
+
+void hy_nn_ctx_init_infer(hy_nn_ctx *c, int threads)
+{
+	hy_nn_ctx_init(c, threads);
+	c->precision = hy_nn_cpu_infer_precision();
+}
+
 const hy_nn_backend *hy_nn_backend_cpu(void)
 {
 	atomic_store(&handed_out, 1);
-	return hy_nn_cpu_path() == HY_NN_CPU_ONEDNN ? hy_nn_backend_cpu_onednn()
-						    : hy_nn_backend_cpu_openblas();
+	return hy_nn_cpu_path_onednn() ? hy_nn_backend_cpu_onednn() : hy_nn_backend_cpu_openblas();
 }
 
 int hy_nn_backend_is_host(const hy_nn_backend *be)

@@ -3,11 +3,18 @@
  * (lib/nn/onednn.c: direct 1-D convolutions and matmul primitives, built
  * where libdnnl-dev is). The choice is made once per process, before the
  * first hy_nn_backend_cpu(): hy_nn_cpu_path_set (a program's --cpu-path),
- * else HYDRA_CPU_PATH in the environment, else "auto" — OpenBLAS for now:
- * on AVX2 both run at the FMA ceiling (bench/RESULTS.md), and the oneDNN
- * path has not yet been measured end to end on an AVX-512 CPU, where its
- * bare GEMM ran about twice OpenBLAS's (issue 54's table). Every other op
- * is the reference's in both paths. */
+ * else HYDRA_CPU_PATH in the environment, else "auto": oneDNN with bf16
+ * inference where oneDNN sees avx512_bf16 (or AMX), oneDNN in fp32 where
+ * it sees AVX-512, OpenBLAS elsewhere (on AVX2 both ran at the FMA
+ * ceiling) — bench/RESULTS.md has the measurements behind each. Every
+ * other op is the reference's in both engines.
+ *
+ * Precision: the oneDNN table computes a context's GEMM-shaped ops in
+ * bf16 (fp32 accumulation and outputs) when the context's precision says
+ * HY_NN_PREC_BF16; the reference always computes in fp32. Inference
+ * contexts (hy_nn_ctx_init_infer: self-play, arena, bot, review, the
+ * readers) take bf16 on the path "onednn-bf16"; training contexts are fp32
+ * unless hydra-fit --precision bf16 asks (f32 master weights). */
 #ifndef HY_NN_CPUPATH_H
 #define HY_NN_CPUPATH_H
 
@@ -16,12 +23,13 @@
 
 enum {
 	HY_NN_CPU_OPENBLAS = 0,
-	HY_NN_CPU_ONEDNN = 1,
+	HY_NN_CPU_ONEDNN = 1,      /* oneDNN, fp32 inference */
+	HY_NN_CPU_ONEDNN_BF16 = 2, /* oneDNN, bf16 inference */
 };
 
-/* "openblas", "onednn" or "auto" (NULL or empty: auto) into *path.
- * HY_EUSAGE naming the choices for another word, or "onednn" in a build
- * without oneDNN. */
+/* "openblas", "onednn", "onednn-bf16" or "auto" (NULL or empty: auto) into
+ * *path. HY_EUSAGE naming the choices for another word, or a oneDNN path
+ * in a build without oneDNN. */
 hy_status hy_nn_cpu_path_parse(const char *name, int *path, hy_diag *d);
 /* Sets the path for this process; HY_EUSAGE as parse does, or when the
  * backend was already handed out with another path. */
@@ -30,8 +38,21 @@ hy_status hy_nn_cpu_path_set(const char *name, hy_diag *d);
  * an unusable HYDRA_CPU_PATH is reported once on stderr and auto used). */
 int hy_nn_cpu_path(void);
 const char *hy_nn_cpu_path_name(int path);
-/* One line for -v: "openblas" or "onednn 2.6.3 (jit:avx2 ...)". */
+/* One line for -v (no commas): "openblas", "openblas (onednn built)",
+ * "onednn 2.6.3 fp32 inference on avx512_core" or "onednn 2.6.3 bf16
+ * inference on avx512_core_amx". */
 const char *hy_nn_cpu_path_describe(void);
+/* 1 when the path in force runs on oneDNN. */
+int hy_nn_cpu_path_onednn(void);
+/* The precision inference contexts take: HY_NN_PREC_BF16 on the path
+ * onednn-bf16, HY_NN_PREC_FP32 otherwise. */
+int hy_nn_cpu_infer_precision(void);
+/* hy_nn_ctx_init with the inference precision. */
+void hy_nn_ctx_init_infer(hy_nn_ctx *c, int threads);
+/* oneDNN's view of the CPU: "avx512_core_amx", "avx512_core_bf16",
+ * "avx512_core", "avx2", ... (NULL without oneDNN); *bf16 (may be NULL)
+ * set to 1 when it has native bf16 (avx512_bf16 or AMX). */
+const char *hy_nn_onednn_isa(int *bf16);
 
 /* The two tables, whatever the path in force: the reference, and oneDNN's
  * (NULL in a build without it). hy_nn_backend_cpu() is the one in force. */

@@ -18,6 +18,14 @@
  * the convolution's work). Matmuls take the strided
  * row-major operands as they are (strides in the memory descriptors).
  *
+ * bf16 (a context whose precision is HY_NN_PREC_BF16: inference by
+ * default where the CPU has avx512_bf16 or AMX, training on request): the
+ * GEMM-shaped ops read their activations and weights as bf16 and write
+ * and accumulate in fp32 — each f32 operand is converted by a oneDNN
+ * reorder into a per-thread buffer just before the primitive reads it
+ * (the weights' conversion is the layout reorder they already take); the
+ * master weights, the gradients and every other op stay fp32.
+ *
  * Primitives are made once per shape and thread count and kept in a table
  * (a mutex around lookups; a full table makes, runs and frees). Each
  * thread has its own stream and scratchpad (user scratchpad mode: the
@@ -38,6 +46,13 @@ const hy_nn_backend *hy_nn_backend_cpu_onednn(void)
 
 const char *hy_nn_onednn_version(void)
 {
+	return 0;
+}
+
+const char *hy_nn_onednn_isa(int *bf16)
+{
+	if (bf16)
+		*bf16 = 0;
 	return 0;
 }
 
@@ -92,6 +107,8 @@ typedef struct tls {
 	size_t scratch_n;
 	void *wbuf;     /* weights in the primitive's format */
 	size_t wbuf_n;
+	void *bf[2];    /* operands converted to bf16 */
+	size_t bf_n[2];
 } tls;
 
 static _Thread_local tls T;
@@ -130,7 +147,7 @@ static int threads_here(const hy_nn_ctx *c)
 
 /* ---------------------------------------------------------------- the table */
 
-enum { K_MM = 1, K_CF, K_CD, NKEY = 13, SLOTS = 2048 };
+enum { K_MM = 1, K_CF, K_CD, K_BF, NKEY = 15, SLOTS = 2048 };
 
 typedef struct prim {
 	int key[NKEY];
@@ -283,22 +300,62 @@ fail:
 
 /* ---------------------------------------------------------------- matmul */
 
-static void md2(dnnl_memory_desc_t *md, int rows, int cols, int trans, int ld)
+static void md2t(dnnl_memory_desc_t *md, int rows, int cols, int trans, int ld,
+	dnnl_data_type_t dt)
 {
 	dnnl_dims_t d = {rows, cols};
 	dnnl_dims_t st = {trans ? 1 : ld, trans ? ld : 1};
-	dnnl_memory_desc_init_by_strides(md, 2, d, dnnl_f32, st);
+	dnnl_memory_desc_init_by_strides(md, 2, d, dt, st);
 }
 
-/* C[M][N] = alpha·op(A)·op(B) + beta·C (+ bias[N] on every row); 0 when
+static void md2(dnnl_memory_desc_t *md, int rows, int cols, int trans, int ld)
+{
+	md2t(md, rows, cols, trans, ld, dnnl_f32);
+}
+
+static int bf16_of(const hy_nn_ctx *c)
+{
+	return c->precision == HY_NN_PREC_BF16;
+}
+
+/* The f32 matrix of P rows and Q columns at row stride ld, converted to a
+ * dense bf16 one (row stride Q) in this thread's buffer `slot`; NULL when
+ * oneDNN refused or memory ran out. */
+static const void *to_bf16(const hy_nn_ctx *c, int slot, int P, int Q, int ld, const float *x)
+{
+	dnnl_memory_desc_t from, to;
+	md2t(&from, P, Q, 0, ld, dnnl_f32);
+	md2t(&to, P, Q, 0, Q, dnnl_bf16);
+	int key[NKEY] = {K_BF, threads_here(c), P, Q, ld};
+	const prim *k = lookup(key);
+	prim e = {0};
+	if (!k) {
+		memcpy(e.key, key, sizeof key);
+		DN(reorder_new(&e.p, &e.scratch, &from, &to));
+		k = keep(&e);
+	}
+	const prim *use = k ? k : &e;
+	void *buf = grow(&T.bf[slot], &T.bf_n[slot], (size_t)P * Q * 2);
+	arg a[2] = {{DNNL_ARG_FROM, &from, x}, {DNNL_ARG_TO, &to, buf}};
+	int ok = buf && run(use->p, use->scratch, a, 2);
+	if (!k)
+		prim_free(&e);
+	return ok ? buf : NULL;
+fail:
+	prim_free(&e);
+	return NULL;
+}
+
+/* C[M][N] = alpha·op(A)·op(B) + beta·C (+ bias[N] on every row), C and
+ * bias f32, A and B of type dt (f32, or bf16 already converted); 0 when
  * oneDNN refused (the caller runs the reference). */
-static int mm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
-	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc,
+static int mm_t(const hy_nn_ctx *c, dnnl_data_type_t dt, int ta, int tb, int M, int N, int K,
+	float alpha, const void *A, int lda, const void *B, int ldb, float beta, float *C, int ldc,
 	const float *bias)
 {
 	dnnl_memory_desc_t a, b, d, bm;
-	md2(&a, M, K, ta, lda);
-	md2(&b, K, N, tb, ldb);
+	md2t(&a, M, K, ta, lda, dt);
+	md2t(&b, K, N, tb, ldb, dt);
 	md2(&d, M, N, 0, ldc);
 	md2(&bm, 1, N, 0, N);
 	int th = threads_here(c);
@@ -306,7 +363,8 @@ static int mm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alp
 		float f;
 		int i;
 	} al = {alpha}, be = {beta};
-	int key[NKEY] = {K_MM, th, ta, tb, M, N, K, lda, ldb, ldc, al.i, be.i, bias != NULL};
+	int key[NKEY] = {K_MM, th, ta, tb, M, N, K, lda, ldb, ldc, al.i, be.i, bias != NULL,
+		(int)dt};
 	prim e = {0};
 	const prim *k = lookup(key);
 	dnnl_primitive_desc_t pd = NULL;
@@ -339,6 +397,22 @@ fail:
 		dnnl_primitive_attr_destroy(at);
 	prim_free(&e);
 	return 0;
+}
+
+/* mm_t on f32 operands: in a bf16 context A and B are converted first
+ * (each as the matrix it is in memory: op(A) transposed or not). */
+static int mm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
+	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc,
+	const float *bias)
+{
+	if (!bf16_of(c))
+		return mm_t(c, dnnl_f32, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+			bias);
+	const int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+	const void *a16 = to_bf16(c, 0, ar, ac, lda, A);
+	const void *b16 = a16 ? to_bf16(c, 1, br, bc, ldb, B) : NULL;
+	return b16 && mm_t(c, dnnl_bf16, ta, tb, M, N, K, alpha, a16, ac, b16, bc, beta, C, ldc,
+			      bias);
 }
 
 static int mm_ok(int M, int N, int K)
@@ -413,13 +487,17 @@ typedef struct cmds {
 	dnnl_memory_desc_t src, dst, wplain, wany;
 } cmds;
 
-static void conv_mds(cmds *m, int B, int cin, int cout)
+/* The descriptors of kind (K_CF, K_CD) for this shape: in bf16 the
+ * tensor read (src forward, diff_dst backward) and the weights are bf16,
+ * the one written f32. */
+static void conv_mds(cmds *m, int kind, int bf, int B, int cin, int cout)
 {
 	dnnl_dims_t sd = {B, cin, HY_NN_TP}, dd = {B, cout, HY_NN_TP}, wd = {cout, cin, 3};
-	dnnl_memory_desc_init_by_tag(&m->src, 3, sd, dnnl_f32, dnnl_nwc);
-	dnnl_memory_desc_init_by_tag(&m->dst, 3, dd, dnnl_f32, dnnl_nwc);
+	const dnnl_data_type_t r = bf ? dnnl_bf16 : dnnl_f32;
+	dnnl_memory_desc_init_by_tag(&m->src, 3, sd, kind == K_CF ? r : dnnl_f32, dnnl_nwc);
+	dnnl_memory_desc_init_by_tag(&m->dst, 3, dd, kind == K_CF ? dnnl_f32 : r, dnnl_nwc);
 	dnnl_memory_desc_init_by_tag(&m->wplain, 3, wd, dnnl_f32, dnnl_owi);
-	dnnl_memory_desc_init_by_tag(&m->wany, 3, wd, dnnl_f32, dnnl_format_tag_any);
+	dnnl_memory_desc_init_by_tag(&m->wany, 3, wd, r, dnnl_format_tag_any);
 }
 
 static const dnnl_dims_t one = {1}, pad = {1};
@@ -436,23 +514,27 @@ static dnnl_status_t fwd_pd(dnnl_primitive_desc_t *pd, cmds *m, dnnl_primitive_a
  * when the table was full (the caller frees it after use). */
 static const prim *conv_prim(const hy_nn_ctx *c, int kind, int B, int cin, int cout, prim *tmp)
 {
-	int key[NKEY] = {kind, threads_here(c), B, cin, cout};
+	const int bf = bf16_of(c);
+	int key[NKEY] = {kind, threads_here(c), B, cin, cout, bf};
 	const prim *k = lookup(key);
 	if (k)
 		return k;
 	cmds m;
-	conv_mds(&m, B, cin, cout);
+	conv_mds(&m, kind, bf, B, cin, cout);
 	prim e = {0};
 	memcpy(e.key, key, sizeof key);
 	dnnl_primitive_attr_t at = NULL;
 	dnnl_primitive_desc_t fpd = NULL, pd = NULL;
 	dnnl_convolution_desc_t cd;
 	DN(attr_new(&at, 1.0f, 0.0f));
-	DN(fwd_pd(&fpd, &m, at));
 	if (kind == K_CF) {
-		pd = fpd;
-		fpd = NULL;
-	} else {
+		DN(fwd_pd(&pd, &m, at));
+	} else { /* the forward hint: in a bf16 context bf16 in and out */
+		cmds h;
+		conv_mds(&h, K_CF, bf, B, cin, cout);
+		if (bf)
+			h.dst.data_type = dnnl_bf16;
+		DN(fwd_pd(&fpd, &h, at));
 		DN(dnnl_convolution_backward_data_desc_init(&cd, dnnl_convolution_direct, &m.src,
 			&m.wany, &m.dst, one, pad, pad));
 		DN(dnnl_primitive_desc_create(&pd, &cd, at, eng, fpd));
@@ -495,15 +577,15 @@ static const void *weights_for(const prim *e, const cmds *m, const float *w)
 
 /* Runs the forward (K_CF: src → dst) or backward-data (K_CD: diff_dst →
  * diff_src) convolution of this shape on w: `from` the activation read
- * (nwc of cin channels for the forward, cout for backward-data), `to` the
- * one written. */
+ * (nwc of cin channels for the forward, cout for backward-data; bf16 in a
+ * bf16 context, see act_in), `to` the one written (f32). */
 static int conv_run(const hy_nn_ctx *c, int kind, int B, int cin, int cout, const float *w,
-	const float *from, float *to)
+	const void *from, float *to)
 {
 	prim tmp = {0};
 	const prim *e = conv_prim(c, kind, B, cin, cout, &tmp);
 	cmds m;
-	conv_mds(&m, B, cin, cout);
+	conv_mds(&m, kind, bf16_of(c), B, cin, cout);
 	const void *wk = e ? weights_for(e, &m, w) : NULL;
 	const int fwd = kind == K_CF;
 	int ok = 0;
@@ -521,13 +603,26 @@ static int conv_run(const hy_nn_ctx *c, int kind, int B, int cin, int cout, cons
  * rows (the reference's decomposition) — on AVX2 oneDNN's direct
  * backward-weights kernel for nwc ran at half the GEMM rate (bench/RESULTS.md),
  * the matmuls at the GEMM's. */
-static int conv_bwd_weights(const hy_nn_ctx *c, int B, int cin, int cout, const float *x,
-	const float *dy, float *dw)
+/* The activation [B][36][ch] as the convolutions read it: x itself, or
+ * in a bf16 context converted into this thread's buffer `slot`. */
+static const void *act_in(const hy_nn_ctx *c, int slot, int B, int ch, const float *x)
+{
+	return bf16_of(c) ? to_bf16(c, slot, B * HY_NN_TP, ch, ch, x) : x;
+}
+
+/* x and dy as act_in gives them (bf16 in slots 0 and 1 in a bf16
+ * context). */
+static int conv_bwd_weights(const hy_nn_ctx *c, int B, int cin, int cout, const void *x,
+	const void *dy, float *dw)
 {
 	const int rows = B * HY_NN_TP - 2;
+	const int bf = bf16_of(c);
+	const dnnl_data_type_t dt = bf ? dnnl_bf16 : dnnl_f32;
+	const size_t es = bf ? 2 : 4;
 	for (int k = 0; k < 3; k++)
-		if (!mm(c, 1, 0, cout, cin, rows, 1.0f, dy + cout, cout, x + (size_t)k * cin, cin,
-			    1.0f, dw + (size_t)k * cin, 3 * cin, NULL))
+		if (!mm_t(c, dt, 1, 0, cout, cin, rows, 1.0f, (const char *)dy + cout * es, cout,
+			    (const char *)x + (size_t)k * cin * es, cin, 1.0f, dw + (size_t)k * cin,
+			    3 * cin, NULL))
 			return k;
 	return 3; /* the taps added */
 }
@@ -535,7 +630,8 @@ static int conv_bwd_weights(const hy_nn_ctx *c, int B, int cin, int cout, const 
 static void dn_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
 	const float *w, hy_nn_act *y)
 {
-	if (!usable || B < 1 || !conv_run(c, K_CF, B, cin, cout, w, CXF(x), XF(y))) {
+	const void *in = usable && B > 0 ? act_in(c, 0, B, cin, CXF(x)) : NULL;
+	if (!in || !conv_run(c, K_CF, B, cin, cout, w, in, XF(y))) {
 		ref->conv3_fwd(c, B, cin, cout, x, w, y);
 		return;
 	}
@@ -547,7 +643,9 @@ static void dn_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_
 static void dn_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
 	const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw)
 {
-	int added = usable && B > 0 ? conv_bwd_weights(c, B, cin, cout, CXF(x), CXF(dy), dw) : 0;
+	const void *x_in = usable && B > 0 ? act_in(c, 0, B, cin, CXF(x)) : NULL;
+	const void *dy_in = x_in ? act_in(c, 1, B, cout, CXF(dy)) : NULL;
+	int added = dy_in ? conv_bwd_weights(c, B, cin, cout, x_in, dy_in, dw) : 0;
 	if (added == 0) { /* nothing added: the reference does it all */
 		ref->conv3_bwd(c, B, cin, cout, x, w, dy, dx, dw);
 		return;
@@ -566,7 +664,7 @@ static void dn_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_
 	}
 	if (!dx)
 		return;
-	if (!conv_run(c, K_CD, B, cin, cout, w, CXF(dy), XF(dx))) {
+	if (!conv_run(c, K_CD, B, cin, cout, w, dy_in, XF(dx))) {
 		/* the reference's dx with its dW going to a scratch copy */
 		size_t nw = (size_t)cout * 3 * cin;
 		float *scratch = calloc(nw, sizeof *scratch);
@@ -608,6 +706,27 @@ const hy_nn_backend *hy_nn_backend_cpu_onednn(void)
 int hy_nn_onednn_refusals(void)
 {
 	return __atomic_load_n(&refusals, __ATOMIC_RELAXED);
+}
+
+const char *hy_nn_onednn_isa(int *bf16)
+{
+	/* dnnl_cpu_isa_t values are bit sets: each ISA includes those below */
+	static const struct {
+		int bits;
+		const char *name;
+	} isas[] = {{dnnl_cpu_isa_avx512_core_amx, "avx512_core_amx"},
+		{dnnl_cpu_isa_avx512_core_bf16, "avx512_core_bf16"},
+		{dnnl_cpu_isa_avx512_core_vnni, "avx512_core_vnni"},
+		{dnnl_cpu_isa_avx512_core, "avx512_core"}, {dnnl_cpu_isa_avx2_vnni, "avx2_vnni"},
+		{dnnl_cpu_isa_avx2, "avx2"}, {dnnl_cpu_isa_avx, "avx"},
+		{dnnl_cpu_isa_sse41, "sse41"}};
+	const int isa = (int)dnnl_get_effective_cpu_isa();
+	if (bf16)
+		*bf16 = (isa & dnnl_cpu_isa_avx512_core_bf16) == dnnl_cpu_isa_avx512_core_bf16;
+	for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++)
+		if ((isa & isas[i].bits) == isas[i].bits)
+			return isas[i].name;
+	return "no simd";
 }
 
 const char *hy_nn_onednn_version(void)

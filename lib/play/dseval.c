@@ -12,6 +12,7 @@
 #include "encode/obs.h"
 #include "engine/engine.h"
 #include "nn/checkpoint.h"
+#include "nn/cpupath.h"
 #include "nn/cuda/cuda.h"
 #include "samples/sample.h"
 #include "data/source.h"
@@ -262,6 +263,8 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 		}
 		be = hy_nn_backend_cuda();
 	} else {
+		/* fp32 on every CPU path: the metrics are those hydra-fit's
+		 * validation reports, compared with them */
 		hy_nn_ctx_init(&ctx, c->threads);
 	}
 	run *r = calloc(1, sizeof *r);

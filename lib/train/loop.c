@@ -178,7 +178,7 @@ static hy_status save_ckpt(run *r, hy_diag *d)
 	 * --resume without any reads again */
 	const hy_train_cfg *cf = r->cfg;
 	char device[32];
-	int32_t prec = r->have_cuda ? cf->precision : HY_NN_PREC_FP32;
+	int32_t prec = r->ctx.precision;
 	snprintf(device, sizeof device, r->have_cuda ? "cuda:%d" : "cpu", cf->cuda_device);
 	all[nall++] = (hy_nn_ckpt_attr){"train_command", HY_NN_ATTR_STR,
 		cf->command ? cf->command : ""};
@@ -533,6 +533,8 @@ static hy_status setup(run *r, hy_diag *d)
 	if (f->resuming)
 		r->ts = f->ts;
 	hy_nn_ctx_init(&r->ctx, p->threads);
+	if (!c->cuda) /* the oneDNN CPU path honours bf16 (nn/cpupath.h) */
+		r->ctx.precision = c->precision;
 	r->batch = p->batch;
 	r->shuffle_buffer = p->shuffle_buffer;
 

@@ -2,7 +2,8 @@
 # hydra-fit --device: without a usable GPU (this build host, CI) --device
 # cuda and cuda:N exit 4 with the reason and make no output directory;
 # --device auto says so in one line and trains on the CPU; --device cpu says
-# nothing; --precision bf16 on the CPU is a usage error. With a usable GPU
+# nothing; --precision bf16 on the CPU is a usage error on OpenBLAS and
+# trains (bf16 recorded in the checkpoint) on oneDNN. With a usable GPU
 # and the CUDA backend built, --device cuda trains and reports the device.
 . tests/shell/lib.sh
 F="$BIN/hydra-fit"
@@ -11,8 +12,16 @@ expect_exit 2 "$F" --device cuda:x
 expect_err "bad --device 'cuda:x'"
 expect_exit 2 "$F" --precision fp16
 expect_err "bad --precision 'fp16': bf16 or fp32"
-expect_exit 2 "$F" --device cpu --precision bf16 -o "$T/p" /dev/null
-expect_err "precision bf16 needs a GPU"
+expect_exit 2 "$F" --device cpu --cpu-path openblas --precision bf16 -o "$T/p" /dev/null
+expect_err "precision bf16 on the CPU needs the oneDNN path \\(--cpu-path onednn; this run's is openblas"
+[ -e "$T/p" ] && fail "--precision bf16 on OpenBLAS made an output directory"
+if "$F" --cpu-path onednn --help >/dev/null 2>&1; then
+	"$BIN/hydra-sp" --games 1 --seed 3 -o "$T/bf.bin" 2>/dev/null || fail "hydra-sp"
+	expect_exit 0 "$F" --device cpu --cpu-path onednn --precision bf16 --arch tiny --steps 2 \
+		--batch 16 -j 1 -o "$T/bf" "$T/bf.bin"
+	h5dump -a train_precision "$T/bf/latest" | grep -q '(0): 1$' ||
+		fail "the bf16 run's checkpoint does not record train_precision 1"
+fi
 
 gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 &&

@@ -152,12 +152,21 @@ for p in $DEVICE; do
 	# shellcheck disable=SC2046
 	"$BIN/$p" --cpu-path mkl $(args "$p") </dev/null >/dev/null 2>"$T/err"
 	rc=$?
-	[ $rc -eq 2 ] && grep -q "^$p: --cpu-path: unknown cpu path 'mkl': openblas, onednn or auto" "$T/err" ||
+	[ $rc -eq 2 ] && grep -q "^$p: --cpu-path: unknown cpu path 'mkl': openblas, onednn, onednn-bf16 or auto" "$T/err" ||
 		{ cat "$T/err" >&2; fail "$p --cpu-path mkl: exit $rc"; }
 	got=$(vline "$p" --device cpu --cpu-path openblas -j 1)
 	echo "$got" | grep -Eq ', cpu path openblas' || fail "$p --cpu-path openblas -v: '$got'"
 	got=$(HYDRA_CPU_PATH=openblas vline "$p" --device cpu -j 1)
 	echo "$got" | grep -Eq ', cpu path openblas' || fail "$p HYDRA_CPU_PATH=openblas -v: '$got'"
+	# the oneDNN paths name their inference precision (a build with oneDNN)
+	if "$BIN/$p" --cpu-path onednn --help >/dev/null 2>&1; then
+		got=$(vline "$p" --device cpu --cpu-path onednn -j 1)
+		echo "$got" | grep -Eq ', cpu path onednn [0-9.]+ fp32 inference on [a-z0-9_]+$' ||
+			fail "$p --cpu-path onednn -v: '$got'"
+		got=$(HYDRA_CPU_PATH=onednn-bf16 vline "$p" --device cpu -j 1)
+		echo "$got" | grep -Eq ', cpu path onednn [0-9.]+ bf16 inference on [a-z0-9_]+$' ||
+			fail "$p HYDRA_CPU_PATH=onednn-bf16 -v: '$got'"
+	fi
 done
 
 # standard input at a terminal: a hint (text), a refusal (binary streams)

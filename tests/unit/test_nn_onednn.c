@@ -6,7 +6,12 @@
  * non-zero buffers; the shapes the models use (the 85-channel stem, batch
  * 1, batches that are not multiples of a vector) and strided linears; the
  * convolutions also from the threads of a parallel region (lib/play's
- * game threads). In a build without oneDNN only the path's refusal of
+ * game threads). The same cases again in a bf16 context: oneDNN reads the
+ * operands as bf16 and accumulates in fp32, so its outputs must match the
+ * reference run on the same operands rounded to bf16 (to nearest, ties to
+ * even) at the fp32 tolerance — a path that ignored the precision, or
+ * rounded differently, fails — while they differ from the unrounded fp32
+ * reference. In a build without oneDNN only the path's refusal of
  * "onednn" is checked. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +33,8 @@
 static hy_nn_ctx ctx;
 static const hy_nn_backend *ref, *dn;
 static hy_rng rng;
+static int bf; /* the cases in a bf16 context (ctx.precision) */
+static double max_rounding; /* bf16: the largest output change rounding made */
 
 static float *randv(size_t n)
 {
@@ -43,6 +50,20 @@ static float *dup(const float *v, size_t n)
 	float *d = malloc((n ? n : 1) * sizeof *d);
 	assert_non_null(d);
 	memcpy(d, v, n * sizeof *d);
+	return d;
+}
+
+/* v rounded to bf16 (to nearest, ties to even) when the cases run in bf16,
+ * else a copy: the reference's operands */
+static float *rnd(const float *v, size_t n)
+{
+	float *d = dup(v, n);
+	for (size_t i = 0; bf && i < n; i++) {
+		uint32_t u;
+		memcpy(&u, &d[i], 4);
+		u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+		memcpy(&d[i], &u, 4);
+	}
 	return d;
 }
 
@@ -74,6 +95,14 @@ static void close_to(const char *what, const float *a, const float *b, size_t n)
 	}
 }
 
+/* bf16: how far the rounded reference moved from the fp32 one (the
+ * rounding was real, so a test that passed would have failed on fp32) */
+static void moved(const float *rounded, const float *exact, size_t n)
+{
+	for (size_t i = 0; bf && i < n; i++)
+		max_rounding = fmax(max_rounding, fabs((double)rounded[i] - exact[i]));
+}
+
 static void pads_zero(const char *what, const float *x, int B, int C)
 {
 	for (int b = 0; b < B; b++)
@@ -103,21 +132,25 @@ static void conv3_case(int B, int cin, int cout, int want_dx)
 	size_t nx = (size_t)B * HY_NN_TP * cin, ny = (size_t)B * HY_NN_TP * cout;
 	size_t nw = (size_t)cout * 3 * cin;
 	float *x = randact(B, cin), *w = randv(nw), *dy = randact(B, cout);
-	float *y1 = randv(ny), *y2 = randv(ny); /* overwritten */
+	float *rx = rnd(x, nx), *rw = rnd(w, nw), *rdy = rnd(dy, ny);
+	float *y1 = randv(ny), *y2 = randv(ny), *y3 = randv(ny); /* overwritten */
 	dn->conv3_fwd(&ctx, B, cin, cout, ACT(x), w, ACT(y1));
-	ref->conv3_fwd(&ctx, B, cin, cout, ACT(x), w, ACT(y2));
+	ref->conv3_fwd(&ctx, B, cin, cout, ACT(rx), rw, ACT(y2));
 	close_to("conv3_fwd", y1, y2, ny);
 	pads_zero("conv3_fwd", y1, B, cout);
+	ref->conv3_fwd(&ctx, B, cin, cout, ACT(x), w, ACT(y3));
+	moved(y2, y3, ny);
 	float *dw1 = randv(nw), *dw2 = dup(dw1, nw); /* accumulated */
 	float *dx1 = want_dx ? randv(nx) : NULL, *dx2 = want_dx ? randv(nx) : NULL;
 	dn->conv3_bwd(&ctx, B, cin, cout, ACT(x), w, ACT(dy), ACT(dx1), dw1);
-	ref->conv3_bwd(&ctx, B, cin, cout, ACT(x), w, ACT(dy), ACT(dx2), dw2);
+	ref->conv3_bwd(&ctx, B, cin, cout, ACT(rx), rw, ACT(rdy), ACT(dx2), dw2);
 	close_to("conv3_bwd dw", dw1, dw2, nw);
 	if (want_dx) {
 		close_to("conv3_bwd dx", dx1, dx2, nx);
 		pads_zero("conv3_bwd dx", dx1, B, cin);
 	}
-	free(x), free(w), free(dy), free(y1), free(y2), free(dw1), free(dw2), free(dx1), free(dx2);
+	free(x), free(w), free(dy), free(y1), free(y2), free(y3), free(dw1), free(dw2), free(dx1);
+	free(dx2), free(rx), free(rw), free(rdy);
 }
 
 static void test_conv3(void **state)
@@ -139,19 +172,22 @@ static void linear_case(int rows, int in, int out, int ldx, int ldy, int bias, i
 {
 	size_t nx = (size_t)rows * ldx, ny = (size_t)rows * ldy, nw = (size_t)out * in;
 	float *x = randv(nx), *w = randv(nw), *b = bias ? randv(out) : NULL;
+	float *rx = rnd(x, nx), *rw = rnd(w, nw);
 	float *y1 = randv(ny), *y2 = dup(y1, ny);
 	dn->linear_fwd(&ctx, rows, in, out, x, ldx, w, b, y1, ldy, pad_B);
-	ref->linear_fwd(&ctx, rows, in, out, x, ldx, w, b, y2, ldy, pad_B);
+	ref->linear_fwd(&ctx, rows, in, out, rx, ldx, rw, b, y2, ldy, pad_B);
 	close_to("linear_fwd", y1, y2, ny);
-	float *dy = randv(ny), *dx1 = randv(nx), *dx2 = dup(dx1, nx);
+	float *dy = randv(ny), *rdy = rnd(dy, ny), *dx1 = randv(nx), *dx2 = dup(dx1, nx);
 	float *dw1 = randv(nw), *dw2 = dup(dw1, nw), *db1 = randv(out), *db2 = dup(db1, out);
 	dn->linear_bwd(&ctx, rows, in, out, x, ldx, w, dy, ldy, dx1, dx_acc, dw1, db1);
-	ref->linear_bwd(&ctx, rows, in, out, x, ldx, w, dy, ldy, dx2, dx_acc, dw2, db2);
+	/* the bias gradient sums dy itself, unrounded, in both paths */
+	ref->linear_bwd(&ctx, rows, in, out, rx, ldx, rw, rdy, ldy, dx2, dx_acc, dw2, NULL);
+	hy_nn_colsum_cpu(&ctx, rows, out, dy, ldy, db2);
 	close_to("linear_bwd dx", dx1, dx2, nx);
 	close_to("linear_bwd dw", dw1, dw2, nw);
 	close_to("linear_bwd db", db1, db2, out);
 	free(x), free(w), free(b), free(y1), free(y2), free(dy), free(dx1), free(dx2);
-	free(dw1), free(dw2), free(db1), free(db2);
+	free(dw1), free(dw2), free(db1), free(db2), free(rx), free(rw), free(rdy);
 }
 
 static void test_linear(void **state)
@@ -173,21 +209,23 @@ static void test_conv1(void **state)
 	int B = 6, cin = 64, cout = 8;
 	size_t nx = (size_t)B * HY_NN_TP * cin, ny = (size_t)B * HY_NN_TP * cout;
 	float *x = randact(B, cin), *w = randv((size_t)cout * cin), *b = randv(cout);
+	float *rx = rnd(x, nx), *rw = rnd(w, (size_t)cout * cin);
 	float *y1 = randv(ny), *y2 = randv(ny);
 	dn->conv1_fwd(&ctx, B, cin, cout, ACT(x), w, b, y1);
-	ref->conv1_fwd(&ctx, B, cin, cout, ACT(x), w, b, y2);
+	ref->conv1_fwd(&ctx, B, cin, cout, ACT(rx), rw, b, y2);
 	close_to("conv1_fwd", y1, y2, ny);
 	pads_zero("conv1_fwd", y1, B, cout);
-	float *dy = randact(B, cout), *dx1 = randv(nx), *dx2 = dup(dx1, nx);
+	float *dy = randact(B, cout), *rdy = rnd(dy, ny), *dx1 = randv(nx), *dx2 = dup(dx1, nx);
 	float *dw1 = randv((size_t)cout * cin), *dw2 = dup(dw1, (size_t)cout * cin);
 	float *db1 = randv(cout), *db2 = dup(db1, cout);
 	dn->conv1_bwd(&ctx, B, cin, cout, ACT(x), w, dy, ACT(dx1), 1, dw1, db1);
-	ref->conv1_bwd(&ctx, B, cin, cout, ACT(x), w, dy, ACT(dx2), 1, dw2, db2);
+	ref->conv1_bwd(&ctx, B, cin, cout, ACT(rx), rw, rdy, ACT(dx2), 1, dw2, NULL);
+	hy_nn_colsum_cpu(&ctx, B * HY_NN_TP, cout, dy, cout, db2);
 	close_to("conv1_bwd dx", dx1, dx2, nx);
 	close_to("conv1_bwd dw", dw1, dw2, (size_t)cout * cin);
 	close_to("conv1_bwd db", db1, db2, cout);
 	free(x), free(w), free(b), free(y1), free(y2), free(dy), free(dx1), free(dx2);
-	free(dw1), free(dw2), free(db1), free(db2);
+	free(dw1), free(dw2), free(db1), free(db2), free(rx), free(rw), free(rdy);
 }
 
 static void test_gemm(void **state)
@@ -203,11 +241,13 @@ static void test_gemm(void **state)
 				float *A = randv((size_t)(ta ? K : M) * lda);
 				float *Bm = randv((size_t)(tb ? N : K) * ldb);
 				float *C1 = randv((size_t)M * ldc), *C2 = dup(C1, (size_t)M * ldc);
+				float *rA = rnd(A, (size_t)(ta ? K : M) * lda);
+				float *rB = rnd(Bm, (size_t)(tb ? N : K) * ldb);
 				float beta = bt ? 1.0f : 0.0f;
 				dn->gemm(&ctx, ta, tb, M, N, K, 0.5f, A, lda, Bm, ldb, beta, C1, ldc);
-				ref->gemm(&ctx, ta, tb, M, N, K, 0.5f, A, lda, Bm, ldb, beta, C2, ldc);
+				ref->gemm(&ctx, ta, tb, M, N, K, 0.5f, rA, lda, rB, ldb, beta, C2, ldc);
 				close_to("gemm", C1, C2, (size_t)M * ldc);
-				free(A), free(Bm), free(C1), free(C2);
+				free(A), free(Bm), free(C1), free(C2), free(rA), free(rB);
 			}
 }
 
@@ -221,10 +261,13 @@ static void test_threads(void **state)
 		skip();
 	enum { N = 8, CALLS = 4 * N, CIN = 64, COUT = 64 };
 	float *x[N], *w = randv((size_t)COUT * 3 * CIN), *y1[CALLS], *y2[N];
+	float *rw = rnd(w, (size_t)COUT * 3 * CIN);
 	for (int i = 0; i < N; i++) {
 		x[i] = randact(i + 1, CIN);
 		y2[i] = randv((size_t)(i + 1) * HY_NN_TP * COUT);
-		ref->conv3_fwd(&ctx, i + 1, CIN, COUT, ACT(x[i]), w, ACT(y2[i]));
+		float *rx = rnd(x[i], (size_t)(i + 1) * HY_NN_TP * CIN);
+		ref->conv3_fwd(&ctx, i + 1, CIN, COUT, ACT(rx), rw, ACT(y2[i]));
+		free(rx);
 	}
 	for (int i = 0; i < CALLS; i++)
 		y1[i] = randv((size_t)(i % N + 1) * HY_NN_TP * COUT);
@@ -238,7 +281,7 @@ static void test_threads(void **state)
 	}
 	for (int i = 0; i < N; i++)
 		free(x[i]), free(y2[i]);
-	free(w);
+	free(w), free(rw);
 }
 
 static void test_path(void **state)
@@ -251,7 +294,14 @@ static void test_path(void **state)
 	assert_int_equal(p, HY_NN_CPU_OPENBLAS);
 	assert_int_equal(hy_nn_cpu_path_parse("auto", &p, &d), HY_OK);
 	assert_int_equal(hy_nn_cpu_path_parse("mkl", &p, &d), HY_EUSAGE);
-	assert_non_null(strstr(d.msg, "openblas, onednn or auto"));
+	assert_non_null(strstr(d.msg, "openblas, onednn, onednn-bf16 or auto"));
+	if (dn) {
+		assert_int_equal(hy_nn_cpu_path_parse("onednn-bf16", &p, &d), HY_OK);
+		assert_int_equal(p, HY_NN_CPU_ONEDNN_BF16);
+		assert_non_null(hy_nn_onednn_isa(NULL));
+	} else {
+		assert_int_equal(hy_nn_cpu_path_parse("onednn-bf16", &p, &d), HY_EUSAGE);
+	}
 	assert_true(hy_nn_backend_is_host(ref));
 	if (dn)
 		assert_true(hy_nn_backend_is_host(dn));
@@ -262,7 +312,35 @@ static void test_path(void **state)
 	const char *other = be == ref && dn ? "onednn" : "openblas";
 	if (be != hy_nn_backend_cpu_openblas() || dn)
 		assert_int_equal(hy_nn_cpu_path_set(other, &d), HY_EUSAGE);
-	assert_int_equal(hy_nn_cpu_path_set(be == ref ? "openblas" : "onednn", &d), HY_OK);
+	assert_int_equal(hy_nn_cpu_path_set(hy_nn_cpu_path_name(hy_nn_cpu_path()), &d), HY_OK);
+	/* auto: oneDNN where oneDNN sees AVX-512, bf16 inference where it sees
+	 * native bf16 */
+	int bf16 = 0;
+	const char *isa = hy_nn_onednn_isa(&bf16);
+	assert_int_equal(hy_nn_cpu_path_parse("auto", &p, &d), HY_OK);
+	if (!isa || strncmp(isa, "avx512", 6))
+		assert_int_equal(p, HY_NN_CPU_OPENBLAS);
+	else
+		assert_int_equal(p, bf16 ? HY_NN_CPU_ONEDNN_BF16 : HY_NN_CPU_ONEDNN);
+}
+
+/* The cases of the group again with bf16 operands; the rounding must
+ * have moved the reference's outputs (else the check proves nothing). */
+static int bf16_on(void **state)
+{
+	(void)state;
+	bf = 1;
+	ctx.precision = HY_NN_PREC_BF16;
+	max_rounding = 0;
+	return 0;
+}
+
+static void test_bf16_was_rounded(void **state)
+{
+	(void)state;
+	if (!have())
+		skip();
+	assert_true(max_rounding > 1e-3);
 }
 
 int main(void)
@@ -279,5 +357,15 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_path),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest bf16[] = {
+		cmocka_unit_test(test_conv3),
+		cmocka_unit_test(test_linear),
+		cmocka_unit_test(test_conv1),
+		cmocka_unit_test(test_gemm),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_bf16_was_rounded),
+		cmocka_unit_test(test_path),
+	};
+	int rc = cmocka_run_group_tests_name("fp32", tests, NULL, NULL);
+	return rc | cmocka_run_group_tests_name("bf16", bf16, bf16_on, NULL);
 }

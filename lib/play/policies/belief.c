@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nn/checkpoint.h"
+#include "nn/cpupath.h"
 #include "nn/model.h"
 
 struct hy_belief {
@@ -49,7 +50,7 @@ hy_status hy_belief_open(hy_belief **out, const char *path, hy_diag *d)
 		return hy_diag_set(d, HY_ENOMEM, 0, "belief: out of memory");
 	}
 	pthread_mutex_init(&b->mu, NULL);
-	hy_nn_ctx_init(&b->ctx, 1);
+	hy_nn_ctx_init_infer(&b->ctx, 1);
 	if ((st = hy_nn_model_init(&b->m, hy_nn_ckpt_arch_of(ck), hy_nn_backend_cpu(), &b->ctx,
 		d)) == HY_OK) {
 		b->have_model = 1;

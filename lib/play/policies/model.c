@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "nn/checkpoint.h"
+#include "nn/cpupath.h"
 #include "nn/cuda/cuda.h"
 #include "nn/model.h"
 #include "play/policies/policies.h"
@@ -229,7 +230,7 @@ static hy_status open_from(hy_policy *p, hy_nn_ckpt_reader *ck, int cuda, int or
 		x->cuda = 1;
 		be = hy_nn_backend_cuda();
 	} else {
-		hy_nn_ctx_init(&x->ctx, o && o->threads > 0 ? o->threads : 1);
+		hy_nn_ctx_init_infer(&x->ctx, o && o->threads > 0 ? o->threads : 1);
 	}
 	x->temperature = o ? o->temperature : 1.0f;
 	if (!(x->path = strdup(path))) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nn/checkpoint.h"
+#include "nn/cpupath.h"
 #include "nn/model.h"
 #include "samples/sample.h"
 
@@ -41,7 +42,7 @@ hy_status hy_reader_check_open(hy_reader_check **out, const char *path, hy_diag 
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	rc->refs = 1;
 	pthread_mutex_init(&rc->mu, NULL);
-	hy_nn_ctx_init(&rc->ctx, 1);
+	hy_nn_ctx_init_infer(&rc->ctx, 1);
 	hy_nn_ckpt_reader *ck = NULL;
 	hy_status st = hy_nn_ckpt_open(path, &ck, d);
 	if (st == HY_OK)
