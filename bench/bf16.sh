@@ -6,10 +6,10 @@
 #     run's samples/s and final validation loss on VAL_GAMES other games;
 #  2. agreement: the fp32 seed-1 model's greedy action in fp32 and in bf16
 #     on every decision of the real logs (LOGS, ../shared/data/logs beside
-#     the repository; skipped without) and of self-play games, repeated to
-#     at least DECISIONS decisions (bench/bf16_agree.c);
+#     the repository; skipped without) and of 200 rulebot self-play
+#     hanchan (bench/bf16_agree.c);
 #  3. strength: that model against three rulebot at SEEDS seeds on each
-#     master seed of MASTERS, greedy, played on the path onednn (fp32) and
+#     master seed of MASTERS, greedy (hydra-eval's default), played on the path onednn (fp32) and
 #     onednn-bf16 — the same seeds, so the two differ only by the
 #     arithmetic.
 # OUT (default /tmp/hydra-bf16) keeps each stage; a rerun skips what is
@@ -22,7 +22,6 @@ OUT=${OUT:-/tmp/hydra-bf16}
 GAMES=${GAMES:-400}
 VAL_GAMES=${VAL_GAMES:-40}
 STEPS=${STEPS:-2000}
-DECISIONS=${DECISIONS:-100000}
 SEEDS=${SEEDS:-400}
 MASTERS=${MASTERS:-31337 4242}
 LOGS=${LOGS:-$top/../shared/data/logs}
@@ -30,7 +29,7 @@ J=${J:-2}
 "$BIN/hydra-fit" --cpu-path onednn --help >/dev/null 2>&1 ||
 	{ echo "bf16: skipped (no oneDNN in this build)"; exit 0; }
 mkdir -p "$OUT"
-echo "bf16: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $("$BIN/hydra-sp" -v --cpu-path onednn-bf16 --games 0 2>&1 | grep -o 'cpu path .*' | head -1)"
+echo "bf16: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), the CPU has $(grep -o 'avx512[a-z_0-9]*\|amx[a-z_0-9]*' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 
 # ---- 1. training, fp32 twice and bf16
 [ -f "$OUT/teacher.bin" ] ||
@@ -52,9 +51,13 @@ fit fp32-1 1 fp32
 fit fp32-2 2 fp32
 fit bf16-1 1 bf16
 for r in fp32-1 fp32-2 bf16-1; do
-	# the last validation loss the run logged (train/metrics: metrics.tsv)
-	v=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "val_loss") c = i; next }
-		c && $c != "" && $c != "nan" { v = $c } END { print v }' "$OUT/$r/metrics.tsv")
+	# the last validation loss the run logged (metrics.jsonl)
+	v=$(/usr/bin/python3 -c 'import json,sys
+v = None
+for l in open(sys.argv[1]):
+    m = json.loads(l)
+    if m.get("val_loss") is not None: v = m["val_loss"]
+print("%.4f" % v)' "$OUT/$r/metrics.jsonl")
 	awk -v r="$r" -v v="$v" -v n="$STEPS" '{ printf "train %s: %d steps in %.1f s (%.0f samples/s), final validation loss %s\n", r, n, $2 - $1, n * 256 / ($2 - $1), v }' "$OUT/$r.time"
 done
 
@@ -78,9 +81,10 @@ fi
 for s in $MASTERS; do
 	for p in onednn onednn-bf16; do
 		f=$OUT/arena-$p-$s.json
-		[ -f "$f" ] || "$BIN/hydra-eval" -q --cpu-path $p --challenger "$OUT/fp32-1.h5" -T 0 \
+		[ -f "$f" ] || "$BIN/hydra-eval" -q --cpu-path $p --challenger "$OUT/fp32-1.h5" \
 			--opponent rulebot --seeds "$SEEDS" --seed "$s" -j "$J" --json > "$f.tmp" && mv "$f.tmp" "$f"
 		printf 'arena %s, master seed %s, %s seeds: ' "$p" "$s" "$SEEDS"
-		/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(json.dumps({k: j[k] for k in j if "rank" in k}))' "$f"
+		/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); q=r["rank"]
+print("%d games, mean rank %.4f [%.4f, %.4f]" % (r["games"], q["mean"], q["lo"], q["hi"]))' "$f"
 	done
 done

@@ -27,6 +27,12 @@ enum {
 	HY_NN_CPU_ONEDNN_BF16 = 2, /* oneDNN, bf16 inference */
 };
 
+/* In a bf16 context the oneDNN table computes a product in bf16 when it
+ * has at least this many multiply-adds (a 3-tap convolution of `small`
+ * from batch 5), smaller ones in fp32: at batch 1 converting the operands
+ * cost more than the bf16 kernels saved (bench/RESULTS.md). */
+enum { HY_NN_ONEDNN_BF16_MIN_MACS = 1 << 21 };
+
 /* "openblas", "onednn", "onednn-bf16" or "auto" (NULL or empty: auto) into
  * *path. HY_EUSAGE naming the choices for another word, or a oneDNN path
  * in a build without oneDNN. */

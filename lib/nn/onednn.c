@@ -20,7 +20,9 @@
  *
  * bf16 (a context whose precision is HY_NN_PREC_BF16: inference by
  * default where the CPU has avx512_bf16 or AMX, training on request): the
- * GEMM-shaped ops read their activations and weights as bf16 and write
+ * GEMM-shaped ops of at least HY_NN_ONEDNN_BF16_MIN_MACS multiply-adds (smaller ones,
+ * a decision at batch 1, stay fp32: there the conversions cost more than
+ * they save; cpupath.h) read their activations and weights as bf16 and write
  * and accumulate in fp32 — each f32 operand is converted by a oneDNN
  * reorder into a per-thread buffer just before the primitive reads it
  * (the weights' conversion is the layout reorder they already take); the
@@ -313,9 +315,19 @@ static void md2(dnnl_memory_desc_t *md, int rows, int cols, int trans, int ld)
 	md2t(md, rows, cols, trans, ld, dnnl_f32);
 }
 
-static int bf16_of(const hy_nn_ctx *c)
+/* bf16 for a product of macs multiply-adds in context c: a bf16 context,
+ * and a product big enough that the conversions pay (at batch 1 the
+ * per-call conversion of the weights cost more than the bf16 kernels
+ * saved: bench/RESULTS.md) — 2^21 multiply-adds, a 3-tap convolution of
+ * `small` from batch 5 */
+static int bf16_for(const hy_nn_ctx *c, double macs)
 {
-	return c->precision == HY_NN_PREC_BF16;
+	return c->precision == HY_NN_PREC_BF16 && macs >= HY_NN_ONEDNN_BF16_MIN_MACS;
+}
+
+static double conv_macs(int B, int cin, int cout)
+{
+	return (double)B * HY_NN_TP * 3 * cin * cout;
 }
 
 /* The f32 matrix of P rows and Q columns at row stride ld, converted to a
@@ -405,7 +417,7 @@ static int mm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alp
 	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc,
 	const float *bias)
 {
-	if (!bf16_of(c))
+	if (!bf16_for(c, (double)M * N * K))
 		return mm_t(c, dnnl_f32, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
 			bias);
 	const int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
@@ -514,7 +526,7 @@ static dnnl_status_t fwd_pd(dnnl_primitive_desc_t *pd, cmds *m, dnnl_primitive_a
  * when the table was full (the caller frees it after use). */
 static const prim *conv_prim(const hy_nn_ctx *c, int kind, int B, int cin, int cout, prim *tmp)
 {
-	const int bf = bf16_of(c);
+	const int bf = bf16_for(c, conv_macs(B, cin, cout));
 	int key[NKEY] = {kind, threads_here(c), B, cin, cout, bf};
 	const prim *k = lookup(key);
 	if (k)
@@ -585,7 +597,7 @@ static int conv_run(const hy_nn_ctx *c, int kind, int B, int cin, int cout, cons
 	prim tmp = {0};
 	const prim *e = conv_prim(c, kind, B, cin, cout, &tmp);
 	cmds m;
-	conv_mds(&m, kind, bf16_of(c), B, cin, cout);
+	conv_mds(&m, kind, bf16_for(c, conv_macs(B, cin, cout)), B, cin, cout);
 	const void *wk = e ? weights_for(e, &m, w) : NULL;
 	const int fwd = kind == K_CF;
 	int ok = 0;
@@ -603,11 +615,14 @@ static int conv_run(const hy_nn_ctx *c, int kind, int B, int cin, int cout, cons
  * rows (the reference's decomposition) — on AVX2 oneDNN's direct
  * backward-weights kernel for nwc ran at half the GEMM rate (bench/RESULTS.md),
  * the matmuls at the GEMM's. */
-/* The activation [B][36][ch] as the convolutions read it: x itself, or
- * in a bf16 context converted into this thread's buffer `slot`. */
-static const void *act_in(const hy_nn_ctx *c, int slot, int B, int ch, const float *x)
+/* The activation [B][36][ch] as the convolution of cin → cout channels
+ * reads it: x itself, or where that convolution runs in bf16 converted
+ * into this thread's buffer `slot`. */
+static const void *act_in(const hy_nn_ctx *c, int slot, int B, int cin, int cout, int ch,
+	const float *x)
 {
-	return bf16_of(c) ? to_bf16(c, slot, B * HY_NN_TP, ch, ch, x) : x;
+	return bf16_for(c, conv_macs(B, cin, cout)) ? to_bf16(c, slot, B * HY_NN_TP, ch, ch, x)
+						    : x;
 }
 
 /* x and dy as act_in gives them (bf16 in slots 0 and 1 in a bf16
@@ -616,7 +631,7 @@ static int conv_bwd_weights(const hy_nn_ctx *c, int B, int cin, int cout, const 
 	const void *dy, float *dw)
 {
 	const int rows = B * HY_NN_TP - 2;
-	const int bf = bf16_of(c);
+	const int bf = bf16_for(c, conv_macs(B, cin, cout));
 	const dnnl_data_type_t dt = bf ? dnnl_bf16 : dnnl_f32;
 	const size_t es = bf ? 2 : 4;
 	for (int k = 0; k < 3; k++)
@@ -630,7 +645,7 @@ static int conv_bwd_weights(const hy_nn_ctx *c, int B, int cin, int cout, const 
 static void dn_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
 	const float *w, hy_nn_act *y)
 {
-	const void *in = usable && B > 0 ? act_in(c, 0, B, cin, CXF(x)) : NULL;
+	const void *in = usable && B > 0 ? act_in(c, 0, B, cin, cout, cin, CXF(x)) : NULL;
 	if (!in || !conv_run(c, K_CF, B, cin, cout, w, in, XF(y))) {
 		ref->conv3_fwd(c, B, cin, cout, x, w, y);
 		return;
@@ -643,8 +658,8 @@ static void dn_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_
 static void dn_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
 	const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw)
 {
-	const void *x_in = usable && B > 0 ? act_in(c, 0, B, cin, CXF(x)) : NULL;
-	const void *dy_in = x_in ? act_in(c, 1, B, cout, CXF(dy)) : NULL;
+	const void *x_in = usable && B > 0 ? act_in(c, 0, B, cin, cout, cin, CXF(x)) : NULL;
+	const void *dy_in = x_in ? act_in(c, 1, B, cin, cout, cout, CXF(dy)) : NULL;
 	int added = dy_in ? conv_bwd_weights(c, B, cin, cout, x_in, dy_in, dw) : 0;
 	if (added == 0) { /* nothing added: the reference does it all */
 		ref->conv3_bwd(c, B, cin, cout, x, w, dy, dx, dw);

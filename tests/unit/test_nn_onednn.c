@@ -9,9 +9,10 @@
  * game threads). The same cases again in a bf16 context: oneDNN reads the
  * operands as bf16 and accumulates in fp32, so its outputs must match the
  * reference run on the same operands rounded to bf16 (to nearest, ties to
- * even) at the fp32 tolerance — a path that ignored the precision, or
- * rounded differently, fails — while they differ from the unrounded fp32
- * reference. In a build without oneDNN only the path's refusal of
+ * even) at the fp32 tolerance where the product is over the path's bf16
+ * threshold, and the fp32 reference itself below it — a path that ignored
+ * the precision or the threshold, or rounded differently, fails — while
+ * the rounding moves the reference's outputs. In a build without oneDNN only the path's refusal of
  * "onednn" is checked. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,12 +54,19 @@ static float *dup(const float *v, size_t n)
 	return d;
 }
 
-/* v rounded to bf16 (to nearest, ties to even) when the cases run in bf16,
- * else a copy: the reference's operands */
-static float *rnd(const float *v, size_t n)
+/* 1 when a product of macs multiply-adds runs in bf16: a bf16 case big
+ * enough for the path's threshold (nn/cpupath.h) */
+static int on(double macs)
+{
+	return bf && macs >= HY_NN_ONEDNN_BF16_MIN_MACS;
+}
+
+/* v rounded to bf16 (to nearest, ties to even) when `round`, else a copy:
+ * the reference's operands */
+static float *rnd(const float *v, size_t n, int round)
 {
 	float *d = dup(v, n);
-	for (size_t i = 0; bf && i < n; i++) {
+	for (size_t i = 0; round && i < n; i++) {
 		uint32_t u;
 		memcpy(&u, &d[i], 4);
 		u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
@@ -132,7 +140,8 @@ static void conv3_case(int B, int cin, int cout, int want_dx)
 	size_t nx = (size_t)B * HY_NN_TP * cin, ny = (size_t)B * HY_NN_TP * cout;
 	size_t nw = (size_t)cout * 3 * cin;
 	float *x = randact(B, cin), *w = randv(nw), *dy = randact(B, cout);
-	float *rx = rnd(x, nx), *rw = rnd(w, nw), *rdy = rnd(dy, ny);
+	const int r = on((double)B * HY_NN_TP * 3 * cin * cout);
+	float *rx = rnd(x, nx, r), *rw = rnd(w, nw, r), *rdy = rnd(dy, ny, r);
 	float *y1 = randv(ny), *y2 = randv(ny), *y3 = randv(ny); /* overwritten */
 	dn->conv3_fwd(&ctx, B, cin, cout, ACT(x), w, ACT(y1));
 	ref->conv3_fwd(&ctx, B, cin, cout, ACT(rx), rw, ACT(y2));
@@ -172,12 +181,13 @@ static void linear_case(int rows, int in, int out, int ldx, int ldy, int bias, i
 {
 	size_t nx = (size_t)rows * ldx, ny = (size_t)rows * ldy, nw = (size_t)out * in;
 	float *x = randv(nx), *w = randv(nw), *b = bias ? randv(out) : NULL;
-	float *rx = rnd(x, nx), *rw = rnd(w, nw);
+	const int r = on((double)rows * in * out);
+	float *rx = rnd(x, nx, r), *rw = rnd(w, nw, r);
 	float *y1 = randv(ny), *y2 = dup(y1, ny);
 	dn->linear_fwd(&ctx, rows, in, out, x, ldx, w, b, y1, ldy, pad_B);
 	ref->linear_fwd(&ctx, rows, in, out, rx, ldx, rw, b, y2, ldy, pad_B);
 	close_to("linear_fwd", y1, y2, ny);
-	float *dy = randv(ny), *rdy = rnd(dy, ny), *dx1 = randv(nx), *dx2 = dup(dx1, nx);
+	float *dy = randv(ny), *rdy = rnd(dy, ny, r), *dx1 = randv(nx), *dx2 = dup(dx1, nx);
 	float *dw1 = randv(nw), *dw2 = dup(dw1, nw), *db1 = randv(out), *db2 = dup(db1, out);
 	dn->linear_bwd(&ctx, rows, in, out, x, ldx, w, dy, ldy, dx1, dx_acc, dw1, db1);
 	/* the bias gradient sums dy itself, unrounded, in both paths */
@@ -199,23 +209,21 @@ static void test_linear(void **state)
 	linear_case(37, 256, 64, 300, 70, 1, 0, 1);
 	linear_case(2 * HY_NN_TP, 64, 32, 64, 32, 1, 2, 0);
 	linear_case(5, 7, 3, 9, 4, 0, 0, 1);
+	linear_case(600, 256, 64, 260, 64, 1, 0, 1); /* over the bf16 threshold */
 }
 
-static void test_conv1(void **state)
+static void conv1_case(int B, int cin, int cout)
 {
-	(void)state;
-	if (!have())
-		skip();
-	int B = 6, cin = 64, cout = 8;
 	size_t nx = (size_t)B * HY_NN_TP * cin, ny = (size_t)B * HY_NN_TP * cout;
 	float *x = randact(B, cin), *w = randv((size_t)cout * cin), *b = randv(cout);
-	float *rx = rnd(x, nx), *rw = rnd(w, (size_t)cout * cin);
+	const int r = on((double)B * HY_NN_TP * cin * cout);
+	float *rx = rnd(x, nx, r), *rw = rnd(w, (size_t)cout * cin, r);
 	float *y1 = randv(ny), *y2 = randv(ny);
 	dn->conv1_fwd(&ctx, B, cin, cout, ACT(x), w, b, y1);
 	ref->conv1_fwd(&ctx, B, cin, cout, ACT(rx), rw, b, y2);
 	close_to("conv1_fwd", y1, y2, ny);
 	pads_zero("conv1_fwd", y1, B, cout);
-	float *dy = randact(B, cout), *rdy = rnd(dy, ny), *dx1 = randv(nx), *dx2 = dup(dx1, nx);
+	float *dy = randact(B, cout), *rdy = rnd(dy, ny, r), *dx1 = randv(nx), *dx2 = dup(dx1, nx);
 	float *dw1 = randv((size_t)cout * cin), *dw2 = dup(dw1, (size_t)cout * cin);
 	float *db1 = randv(cout), *db2 = dup(db1, cout);
 	dn->conv1_bwd(&ctx, B, cin, cout, ACT(x), w, dy, ACT(dx1), 1, dw1, db1);
@@ -228,12 +236,17 @@ static void test_conv1(void **state)
 	free(dw1), free(dw2), free(db1), free(db2), free(rx), free(rw), free(rdy);
 }
 
-static void test_gemm(void **state)
+static void test_conv1(void **state)
 {
 	(void)state;
 	if (!have())
 		skip();
-	int M = 13, N = 21, K = 17;
+	conv1_case(6, 64, 8);
+	conv1_case(64, 64, 64); /* over the bf16 threshold */
+}
+
+static void gemm_case(int M, int N, int K)
+{
 	for (int ta = 0; ta < 2; ta++)
 		for (int tb = 0; tb < 2; tb++)
 			for (int bt = 0; bt < 2; bt++) {
@@ -241,14 +254,24 @@ static void test_gemm(void **state)
 				float *A = randv((size_t)(ta ? K : M) * lda);
 				float *Bm = randv((size_t)(tb ? N : K) * ldb);
 				float *C1 = randv((size_t)M * ldc), *C2 = dup(C1, (size_t)M * ldc);
-				float *rA = rnd(A, (size_t)(ta ? K : M) * lda);
-				float *rB = rnd(Bm, (size_t)(tb ? N : K) * ldb);
+				const int r = on((double)M * N * K);
+				float *rA = rnd(A, (size_t)(ta ? K : M) * lda, r);
+				float *rB = rnd(Bm, (size_t)(tb ? N : K) * ldb, r);
 				float beta = bt ? 1.0f : 0.0f;
 				dn->gemm(&ctx, ta, tb, M, N, K, 0.5f, A, lda, Bm, ldb, beta, C1, ldc);
 				ref->gemm(&ctx, ta, tb, M, N, K, 0.5f, rA, lda, rB, ldb, beta, C2, ldc);
 				close_to("gemm", C1, C2, (size_t)M * ldc);
 				free(A), free(Bm), free(C1), free(C2), free(rA), free(rB);
 			}
+}
+
+static void test_gemm(void **state)
+{
+	(void)state;
+	if (!have())
+		skip();
+	gemm_case(13, 21, 17);
+	gemm_case(300, 64, 128); /* over the bf16 threshold */
 }
 
 /* Forwards from the threads of a parallel region at once, as lib/play's
@@ -261,13 +284,14 @@ static void test_threads(void **state)
 		skip();
 	enum { N = 8, CALLS = 4 * N, CIN = 64, COUT = 64 };
 	float *x[N], *w = randv((size_t)COUT * 3 * CIN), *y1[CALLS], *y2[N];
-	float *rw = rnd(w, (size_t)COUT * 3 * CIN);
 	for (int i = 0; i < N; i++) {
+		const int r = on((double)(i + 1) * HY_NN_TP * 3 * CIN * COUT);
 		x[i] = randact(i + 1, CIN);
 		y2[i] = randv((size_t)(i + 1) * HY_NN_TP * COUT);
-		float *rx = rnd(x[i], (size_t)(i + 1) * HY_NN_TP * CIN);
+		float *rx = rnd(x[i], (size_t)(i + 1) * HY_NN_TP * CIN, r);
+		float *rw = rnd(w, (size_t)COUT * 3 * CIN, r);
 		ref->conv3_fwd(&ctx, i + 1, CIN, COUT, ACT(rx), rw, ACT(y2[i]));
-		free(rx);
+		free(rx), free(rw);
 	}
 	for (int i = 0; i < CALLS; i++)
 		y1[i] = randv((size_t)(i % N + 1) * HY_NN_TP * COUT);
@@ -281,7 +305,7 @@ static void test_threads(void **state)
 	}
 	for (int i = 0; i < N; i++)
 		free(x[i]), free(y2[i]);
-	free(w), free(rw);
+	free(w);
 }
 
 static void test_path(void **state)
