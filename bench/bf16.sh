@@ -6,8 +6,8 @@
 #     run's samples/s and final validation loss on VAL_GAMES other games;
 #  2. agreement: the fp32 seed-1 model's greedy action in fp32 and in bf16
 #     on every decision of the real logs (LOGS, ../shared/data/logs beside
-#     the repository; skipped without) and of 200 rulebot self-play
-#     hanchan (bench/bf16_agree.c);
+#     the repository; skipped without) and of AGREE_GAMES (200) rulebot
+#     self-play hanchan (bench/bf16_agree.c);
 #  3. strength: that model against three rulebot at SEEDS seeds on each
 #     master seed of MASTERS, greedy (hydra-eval's default), played on the path onednn (fp32) and
 #     onednn-bf16 — the same seeds, so the two differ only by the
@@ -23,6 +23,7 @@ GAMES=${GAMES:-400}
 VAL_GAMES=${VAL_GAMES:-40}
 STEPS=${STEPS:-2000}
 SEEDS=${SEEDS:-400}
+AGREE_GAMES=${AGREE_GAMES:-200}
 MASTERS=${MASTERS:-31337 4242}
 LOGS=${LOGS:-$top/../shared/data/logs}
 J=${J:-2}
@@ -67,7 +68,7 @@ if [ ! -f "$OUT/agree.bin" ]; then
 	if [ -d "$LOGS" ]; then
 		"$BIN/mjai-parse" -k "$LOGS" 2>/dev/null | "$BIN/hydra-encode" -k > "$OUT/real.bin" 2>/dev/null || true
 	fi
-	"$BIN/hydra-sp" -q --policy rulebot --games 200 --seed 5900 -j "$J" -o "$OUT/sp.bin"
+	"$BIN/hydra-sp" -q --policy rulebot --games "$AGREE_GAMES" --seed 5900 -j "$J" -o "$OUT/sp.bin"
 	mv "$OUT/agree.bin.tmp" "$OUT/agree.bin"
 fi
 "$BUILD/bench/bf16_agree" "$OUT/fp32-1.h5" "$OUT/sp.bin" | sed 's/^/self-play: /'

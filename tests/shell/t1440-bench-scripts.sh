@@ -54,7 +54,7 @@ run_bench waits "SEEDS=3 ALPHAS=0 LOGIT_ALPHAS=1 SCOPES=riichi OUT=$T/wt" "\|"
 run_bench league "INIT=$T/w/latest GRP=$T/g/grp.h5 OUT=$T/lg GAMES=8 SEEDS=3 BATCH=32 MAXITERS=1 DEADLINE=600" "vs rulebot [0-9.]+ \\["
 run_bench ppo-signal "OUT=$T/ps ITERS=1 GAMES=8 GAMES_W=4 STEPS_W=4 SEEDS=3 BATCH=32" "^base[[:space:]]+0[[:space:]]+31337[[:space:]]+3[[:space:]]+[0-9.]+" base
 run_bench ppo-snr "OUT=$T/ps K=2 GAMES=8 BATCH=32" "all[[:space:]]+-?[0-9.]+$"
-run_bench bf16 "OUT=$T/bf GAMES=4 VAL_GAMES=2 STEPS=4 SEEDS=3 MASTERS=31337 LOGS=$T/none" "arena onednn-bf16, master seed 31337, 3 seeds: [0-9]+ games, mean rank [0-9.]+|skipped"
+run_bench bf16 "OUT=$T/bf GAMES=4 VAL_GAMES=2 AGREE_GAMES=2 STEPS=4 SEEDS=3 MASTERS=31337 LOGS=$T/none" "arena onednn-bf16, master seed 31337, 3 seeds: [0-9]+ games, mean rank [0-9.]+|skipped"
 run_bench ppo-update "GAMES=4 MODEL=$T/w/latest" "ppo-update, cpu path openblas: 4 games"
 run_bench ppo-flaw "OUT=$T/pf W=$T/w/latest ITERS=1 GAMES=8 SEEDS=3 MASTERS=31337 BATCH=32 REWARDS=kyoku" "^kyoku[[:space:]]+master 31337[[:space:]]+rank [0-9.]+ \\["
 

@@ -12,10 +12,11 @@
 . tests/shell/lib.sh
 need_cmd make
 B=$T/build-nodnnl
-# the sanitizer flags of the suite's own build, so SANITIZE=1 checks this one too
+# the sanitizer flags of the suite's own build, so SANITIZE=1 checks this one too;
+# MAKELEVEL=0: a top-level build, which prints what it found
 san=""
 grep -q fsanitize "${HY_BUILD:-$TOP/build}/.flags" 2>/dev/null && san="SANITIZE=1"
-make -C "$TOP" --no-print-directory -j2 NO_DNNL=1 NO_CUDA=1 $san BUILD="$B" all \
+MAKELEVEL=0 make -C "$TOP" --no-print-directory -j2 NO_DNNL=1 NO_CUDA=1 $san BUILD="$B" all \
 	"$B/tests/test_nn_onednn" > "$T/make.out" 2>&1 || { tail -40 "$T/make.out" >&2; fail "the NO_DNNL=1 build failed"; }
 grep -q "oneDNN CPU path: not built (NO_DNNL=1)" "$T/make.out" || fail "make did not say oneDNN is not built"
 grep -q HY_HAVE_DNNL "$B/.flags" && fail "NO_DNNL=1 still defines HY_HAVE_DNNL"
