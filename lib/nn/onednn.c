@@ -411,20 +411,28 @@ fail:
 	return 0;
 }
 
+/* An f32 operand (P rows, Q columns, row stride ld in memory) as a
+ * product reads it: x itself (*ld_out = ld), or when bf converted into
+ * this thread's buffer `slot` (*ld_out = Q); NULL when that failed. */
+static const void *operand(const hy_nn_ctx *c, int bf, int slot, int P, int Q, int ld,
+	const float *x, int *ld_out)
+{
+	*ld_out = bf ? Q : ld;
+	return bf ? to_bf16(c, slot, P, Q, ld, x) : x;
+}
+
 /* mm_t on f32 operands: in a bf16 context A and B are converted first
  * (each as the matrix it is in memory: op(A) transposed or not). */
 static int mm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
 	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc,
 	const float *bias)
 {
-	if (!bf16_for(c, (double)M * N * K))
-		return mm_t(c, dnnl_f32, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-			bias);
-	const int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
-	const void *a16 = to_bf16(c, 0, ar, ac, lda, A);
-	const void *b16 = a16 ? to_bf16(c, 1, br, bc, ldb, B) : NULL;
-	return b16 && mm_t(c, dnnl_bf16, ta, tb, M, N, K, alpha, a16, ac, b16, bc, beta, C, ldc,
-			      bias);
+	const int bf = bf16_for(c, (double)M * N * K);
+	int la, lb;
+	const void *a = operand(c, bf, 0, ta ? K : M, ta ? M : K, lda, A, &la);
+	const void *b = a ? operand(c, bf, 1, tb ? N : K, tb ? K : N, ldb, B, &lb) : NULL;
+	return b && mm_t(c, bf ? dnnl_bf16 : dnnl_f32, ta, tb, M, N, K, alpha, a, la, b, lb, beta,
+			    C, ldc, bias);
 }
 
 static int mm_ok(int M, int N, int K)
@@ -460,13 +468,20 @@ static void dn_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const f
 	int ldx, const float *w, const float *dy, int ldy, float *dx, int dx_acc, float *dw,
 	float *db)
 {
-	if (!mm_ok(rows, in, out) ||
-		!mm(c, 1, 0, out, in, rows, 1.0f, dy, ldy, x, ldx, 1.0f, dw, in, NULL)) {
+	/* dy is an operand of both products: converted once (slot 0) in bf16 */
+	const int bf = bf16_for(c, (double)rows * in * out);
+	const dnnl_data_type_t dt = bf ? dnnl_bf16 : dnnl_f32;
+	int l16, lx, lw;
+	const void *dy_in = mm_ok(rows, in, out) ? operand(c, bf, 0, rows, out, ldy, dy, &l16) : NULL;
+	const void *x_in = dy_in ? operand(c, bf, 1, rows, in, ldx, x, &lx) : NULL;
+	if (!x_in || !mm_t(c, dt, 1, 0, out, in, rows, 1.0f, dy_in, l16, x_in, lx, 1.0f, dw, in,
+			     NULL)) {
 		ref->linear_bwd(c, rows, in, out, x, ldx, w, dy, ldy, dx, dx_acc, dw, db);
 		return;
 	}
-	if (dx && !mm(c, 0, 0, rows, in, out, 1.0f, dy, ldy, w, in, dx_acc ? 1.0f : 0.0f, dx,
-			  ldx, NULL)) {
+	const void *w_in = dx ? operand(c, bf, 1, out, in, in, w, &lw) : NULL;
+	if (dx && (!w_in || !mm_t(c, dt, 0, 0, rows, in, out, 1.0f, dy_in, l16, w_in, lw,
+				    dx_acc ? 1.0f : 0.0f, dx, ldx, NULL))) {
 		float *scratch = calloc((size_t)out * in, sizeof *scratch);
 		if (scratch)
 			ref->linear_bwd(c, rows, in, out, x, ldx, w, dy, ldy, dx, dx_acc, scratch,
@@ -621,8 +636,8 @@ static int conv_run(const hy_nn_ctx *c, int kind, int B, int cin, int cout, cons
 static const void *act_in(const hy_nn_ctx *c, int slot, int B, int cin, int cout, int ch,
 	const float *x)
 {
-	return bf16_for(c, conv_macs(B, cin, cout)) ? to_bf16(c, slot, B * HY_NN_TP, ch, ch, x)
-						    : x;
+	int ld;
+	return operand(c, bf16_for(c, conv_macs(B, cin, cout)), slot, B * HY_NN_TP, ch, ch, x, &ld);
 }
 
 /* x and dy as act_in gives them (bf16 in slots 0 and 1 in a bf16

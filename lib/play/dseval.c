@@ -12,7 +12,6 @@
 #include "encode/obs.h"
 #include "engine/engine.h"
 #include "nn/checkpoint.h"
-#include "nn/cpupath.h"
 #include "nn/cuda/cuda.h"
 #include "samples/sample.h"
 #include "data/source.h"
