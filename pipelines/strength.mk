@@ -14,7 +14,8 @@
 #      TUNE_SWEEPS sweeps (OUT/tune/teacher.params, `rulebot:PARAMS`);
 #      DISTIL_GAMES games of that tuned teacher (hydra-sp samples, seed
 #      DISTIL_SEED) fine-tune the BC start for DISTIL_STEPS steps at
-#      DISTIL_LR: OUT/distil/model.h5, the league's start. The tuned
+#      DISTIL_LR: OUT/distil/model.h5, the league's start (TEACHER_PARAMS=FILE:
+#      a tuned teacher found before, bench/learn/t1.params, and no search). The tuned
 #      teacher is measured afresh on the final arenas' walls, since the
 #      search's own figure is biased low;
 #   5. the PPO league (pipelines/selfplay.mk) from the start: ITERS
@@ -68,6 +69,7 @@ GAMES   ?= 256
 LEAGUE_SEEDS ?= 400
 SEQUENTIAL ?=
 BATCH   ?= 4096
+TEACHER_PARAMS ?=
 PPO_FLAGS ?= --lr 1e-4
 SEEDS   ?= 400
 $(call one-path,OUT)
@@ -106,14 +108,21 @@ $(OUT)/grp/grp.h5: $(OUT)/teacher.done $(OUT)/.st-grp.settings
 	rm -rf $(OUT)/grp
 	$(P)hydra-fit --mode grp --epochs $(GRP_EPOCHS) -o $(OUT)/grp $(OUT)/teacher
 
-# the tuned teacher: hydra-tune writes the file atomically, none on failure
-TUNED := $(OUT)/tune/teacher.params
+# the tuned teacher: hydra-tune writes the file atomically, none on failure;
+# TEACHER_PARAMS=FILE takes a search done before (bench/learn/t1.params)
+# instead, and no stage writes it
+TUNED := $(if $(TEACHER_PARAMS),$(TEACHER_PARAMS),$(OUT)/tune/teacher.params)
 tune: $(if $(DISTIL),$(TUNED))
+ifeq ($(TEACHER_PARAMS),)
 $(TUNED): $(OUT)/.st-tune.settings
 	$(untmp)
 	@mkdir -p $(@D)
 	$(P)hydra-tune --opponent $(TEACHER) --seeds $(TUNE_SEEDS) --seed $(TUNE_SEED) \
 		--sweeps $(TUNE_SWEEPS) -j $(THREADS) -o $@
+else
+$(TUNED):
+	@test -s $@ || { echo "strength.mk: TEACHER_PARAMS '$@' is not a parameter file" >&2; exit 1; }
+endif
 
 # its games, then the BC start fine-tuned on them (a fresh run each time)
 distil: $(if $(DISTIL),$(OUT)/distil/model.h5)
