@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/models.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "core/num.h"
@@ -193,12 +194,15 @@ int main(int argc, char **argv)
 	uint64_t seed = 0;
 	int meta = 0;
 	const hy_opt table[] = { /* cli/opts.h */
-		{.type = HY_OPT_TEXT, .help = "usage: hydra-bot [options] CKPT.h5 | baseline | rulebot | random\n"
+		{.type = HY_OPT_TEXT, .help = "usage: hydra-bot [options] [CKPT.h5 | baseline | rulebot | random]\n"
 			 "Plays one seat as an mjai bot: reads lines of JSON arrays of mjai events\n"
 			 "(the events since its last answer, as its seat sees them; start_game\n"
 			 "carries the seat as \"id\") on standard input and answers each line with\n"
 			 "one JSON action line on standard output ({\"type\":\"none\"} when the seat\n"
-			 "has no decision), flushed at once.\n"},
+			 "has no decision), flushed at once. With no policy named it plays the\n"
+			 "shipped one: models/policy.h5 of the checkout, or\n"
+			 "PREFIX/share/hydra/models/policy.h5 of an installation (HYDRA_MODELS=DIR:\n"
+			 "DIR/policy.h5), and says so once on stderr (-q: not).\n"},
 		{.name = "temperature", .key = 'T', .type = HY_OPT_FLOAT, .dest = &po.temperature,
 		 .lo = 0, .hi = 1e6, .range = "a number >= 0",
 		 .arg = "X", .help = "sample a checkpoint's policy at temperature X\n"
@@ -232,9 +236,13 @@ int main(int argc, char **argv)
 	if (prc >= 0)
 		return prc;
 	optind = first;
-	if (argc - optind != 1)
+	if (argc - optind > 1)
 		return hy_cli_usage(&cli, "expected one policy (CKPT.h5, baseline, rulebot or random)");
-	const char *spec = argv[optind];
+	char shipped[4096];
+	if (argc == optind && (prc = hy_cli_model_default(&cli, HY_MODEL_POLICY, "policy",
+		"give CKPT.h5, baseline, rulebot or random", shipped, sizeof shipped)))
+		return prc;
+	const char *spec = argc > optind ? argv[optind] : shipped;
 	if (strncmp(spec, "mjai:", 5) == 0)
 		return hy_cli_usage(&cli, "policy '%s': an external bot cannot be served again", spec);
 	int rc = hy_cli_device_check(&cli, po.device, po.threads);

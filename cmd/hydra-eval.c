@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/models.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "core/num.h"
@@ -37,6 +38,7 @@ typedef struct opts {
 	uint64_t seeds, seed;
 	int tables, threads, batch, json, sequential, oracle;
 	double temperature, bot_timeout;
+	char shipped[4096]; /* the shipped policy, when none is named */
 } opts;
 
 /* ---------------------------------------------------------------- output */
@@ -332,8 +334,8 @@ static int eval_main(int argc, char **argv, opts *o)
 {
 	hy_cli *cli = o->cli;
 	const hy_opt table[] = { /* cli/opts.h */
-		{.type = HY_OPT_TEXT, .help = "usage: hydra-eval --challenger A --opponent B [options]\n"
-			 "       hydra-eval --model CKPT --data PATH [PATH...] [options]\n"
+		{.type = HY_OPT_TEXT, .help = "usage: hydra-eval [--challenger A] --opponent B [options]\n"
+			 "       hydra-eval [--model CKPT] --data PATH [PATH...] [options]\n"
 			 "Arena: the challenger plays against three copies of the opponent on seeded\n"
 			 "walls, each seed 4 times with the challenger rotating through the seats\n"
 			 "(duplicate). Dataset mode: policy accuracy per action type and per-head\n"
@@ -351,7 +353,7 @@ static int eval_main(int argc, char **argv, opts *o)
 			 "\n"
 			 "Arena:"},
 		{.name = "challenger", .type = HY_OPT_STR, .dest = &o->challenger,
-		 .arg = "A", .help = "the challenger's policy"},
+		 .arg = "A", .help = "the challenger's policy (" HY_CLI_MODEL_HELP ")"},
 		{.name = "opponent", .type = HY_OPT_STR, .dest = &o->opponent,
 		 .arg = "B", .help = "the opponents' policy (three seats)"},
 		{.name = "seeds", .type = HY_OPT_U64, .dest = &o->seeds, .min = 1, .max = 100000000,
@@ -385,7 +387,8 @@ static int eval_main(int argc, char **argv, opts *o)
 			 "a diagnostic, not a player's strength"},
 		{.type = HY_OPT_TEXT, .help = "Dataset mode:"},
 		{.name = "model", .type = HY_OPT_PATH, .dest = &o->model,
-		 .arg = "CKPT", .help = "the checkpoint to evaluate"},
+		 .arg = "CKPT", .help = "the checkpoint to evaluate (default: the shipped\n"
+			 "policy, as for --challenger)"},
 		{.name = "data", .type = HY_OPT_CALL, .dest = o, .call = opt_data,
 		 .arg = "PATH", .help = "samples (a stream, a shard, or - for stdin);\n"
 			 "repeatable, and further PATH arguments add more"},
@@ -425,8 +428,14 @@ static int eval_main(int argc, char **argv, opts *o)
 		return hy_cli_usage(cli, "nothing to do: give --challenger and --opponent, or "
 					 "--model and --data");
 	if (arena) {
-		if (!o->challenger || !o->opponent)
-			return hy_cli_usage(cli, "the arena needs both --challenger and --opponent");
+		if (!o->opponent)
+			return hy_cli_usage(cli, "the arena needs --opponent");
+		if (!o->challenger) {
+			if ((prc = hy_cli_model_default(cli, HY_MODEL_POLICY, "challenger",
+				"give --challenger A", o->shipped, sizeof o->shipped)))
+				return prc;
+			o->challenger = o->shipped;
+		}
 		if (optind < argc)
 			return hy_cli_usage(cli, "unexpected argument '%s'", argv[optind]);
 	} else {
@@ -434,8 +443,12 @@ static int eval_main(int argc, char **argv, opts *o)
 			return hy_cli_usage(cli, "--sequential belongs to the arena");
 		if (o->oracle)
 			return hy_cli_usage(cli, "--oracle belongs to the arena");
-		if (!o->model)
-			return hy_cli_usage(cli, "dataset mode needs --model CKPT");
+		if (!o->model) {
+			if ((prc = hy_cli_model_default(cli, HY_MODEL_POLICY, "model",
+				"give --model CKPT", o->shipped, sizeof o->shipped)))
+				return prc;
+			o->model = o->shipped;
+		}
 		if (o->log_dir)
 			return hy_cli_usage(cli, "--log-dir belongs to the arena");
 		while (optind < argc)

@@ -82,6 +82,20 @@ static hy_status read_samples(const char *const *paths, int npaths, size_t limit
 	return HY_OK;
 }
 
+/* --weights: the checkpoint without its moments (nn/checkpoint.h). */
+static int write_weights(hy_cli *cli, const char *ckpt, const char *outpath)
+{
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_nn_ckpt_reader *ck;
+	if (hy_nn_ckpt_open(ckpt, &ck, &d))
+		return fail(cli, &d);
+	hy_cleanup_install();
+	hy_status st = hy_nn_ckpt_save_weights(ck, outpath, &d);
+	hy_nn_ckpt_close(ck);
+	return st ? fail(cli, &d) : 0;
+}
+
 int main(int argc, char **argv)
 {
 	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
@@ -89,11 +103,12 @@ int main(int argc, char **argv)
 	hy_cli cli;
 	hy_cli_init(&cli, "hydra-export");
 	const char *outpath = NULL;
-	int reference = 0, threads = hy_cli_threads_default();
+	int reference = 0, weights = 0, threads = hy_cli_threads_default();
 	int64_t limit = 0; /* 0: not given (100) */
 	const hy_opt table[] = { /* cli/opts.h */
 		{.type = HY_OPT_TEXT, .help = "usage: hydra-export [options] CKPT\n"
 			 "       hydra-export --reference [options] CKPT [PATH...]\n"
+			 "       hydra-export --weights -o FILE.h5 CKPT\n"
 			 "Writes the inference network of a checkpoint of hydra-fit as an ONNX model\n"
 			 "(opset 17): inputs obs [N,85,34] float and legal [N,46] bool; outputs\n"
 			 "policy_logits [N,46] (-inf where illegal), value [N], grp_logits [N,24],\n"
@@ -101,12 +116,16 @@ int main(int argc, char **argv)
 			 "With --reference it runs the checkpoint's own forward pass instead (the\n"
 			 "CPU, fp32) on samples (streams or shards; PATH - or none: stdin) and writes\n"
 			 "one JSON line per sample with the graph's inputs and the outputs the ONNX\n"
-			 "model must reproduce.\n"},
+			 "model must reproduce. With --weights it writes the checkpoint without its\n"
+			 "optimiser moments (a third of the size; it plays, reads and starts a run\n"
+			 "with --init, and cannot be resumed): the files models/ ships.\n"},
 		{.name = "output", .key = 'o', .type = HY_OPT_PATH, .dest = &outpath,
 		 .arg = "FILE", .help = "where to write (default: standard output; the ONNX\n"
 			 "model is never written to a terminal)"},
 		{.name = "reference", .type = HY_OPT_FLAG, .dest = &reference,
 		 .help = "write the reference outputs instead of the model"},
+		{.name = "weights", .type = HY_OPT_FLAG, .dest = &weights,
+		 .help = "write the checkpoint with its weights alone (HDF5)"},
 		{.name = "limit", .type = HY_OPT_I64, .dest = &limit, .min = 1, .max = 100000,
 		 .range = "1 to 100000",
 		 .arg = "N", .help = "with --reference: the first N samples (default 100)"},
@@ -131,6 +150,10 @@ int main(int argc, char **argv)
 			"--reference", argv[optind + 1]);
 	if (!reference && limit)
 		return hy_cli_usage(&cli, "--limit is an option of --reference");
+	if (weights && reference)
+		return hy_cli_usage(&cli, "--weights and --reference are two outputs: give one");
+	if (weights && (!outpath || strcmp(outpath, "-") == 0))
+		return hy_cli_usage(&cli, "--weights writes an HDF5 file: give -o FILE.h5");
 	if (!limit)
 		limit = 100;
 	int to_stdout = !outpath || strcmp(outpath, "-") == 0;
@@ -147,6 +170,8 @@ int main(int argc, char **argv)
 	const char *ckpt = argv[optind];
 	hy_diag d;
 	hy_diag_init(&d, NULL);
+	if (weights)
+		return write_weights(&cli, ckpt, outpath);
 	if (!reference && !hy_export_onnx_built()) { /* before loading anything */
 		hy_export_onnx_save(NULL, NULL, NULL, -1, &d); /* says why */
 		return fail(&cli, &d);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/models.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "core/num.h"
@@ -18,6 +19,7 @@
 #include "io/output.h"
 #include "nn/threads.h"
 #include "play/policy.h"
+#include "play/policies/readercheck.h"
 #include "review/html.h"
 #include "review/json.h"
 #include "review/review.h"
@@ -149,7 +151,8 @@ static int opt_seat(hy_cli *cli, const char *arg, void *dest)
 
 static int review_main(int argc, char **argv, job *j)
 {
-	const char *model = NULL, *output = NULL;
+	const char *model = NULL, *output = NULL, *reader = NULL;
+	double threat = HY_REVIEW_THREAT;
 	hy_policy_opts po;
 	hy_policy_opts_default(&po);
 	po.temperature = 0.0f;
@@ -159,7 +162,7 @@ static int review_main(int argc, char **argv, job *j)
 	int json = 0;
 	j->want = 1;
 	const hy_opt table[] = { /* cli/opts.h */
-		{.type = HY_OPT_TEXT, .help = "usage: hydra-review --model POLICY [options] LOG...\n"
+		{.type = HY_OPT_TEXT, .help = "usage: hydra-review [--model POLICY] [options] LOG...\n"
 			 "Reviews one game with a policy: for every decision of the reviewed seats,\n"
 			 "the situation, the action played, the policy's most probable actions with\n"
 			 "their probabilities, its value, and a mark where the played action had a\n"
@@ -170,7 +173,17 @@ static int review_main(int argc, char **argv, job *j)
 			 "directories; - for standard input).\n"},
 		{.name = "model", .type = HY_OPT_STR, .dest = &model,
 		 .arg = "POLICY", .help = "the reviewer: a checkpoint PATH.h5, rulebot,\n"
-			 "baseline or random"},
+			 "baseline or random (" HY_CLI_MODEL_HELP ")"},
+		{.name = "reader", .type = HY_OPT_STR, .dest = &reader,
+		 .arg = "R.h5", .help = "the wait reader whose deal-in danger the page shows\n"
+			 "per tile against riichi and read tenpai (hydra-fit\n"
+			 "--mode reader; default: the shipped one,\n"
+			 "models/reader.h5, when there is one; none: no\n"
+			 "danger)"},
+		{.name = "threat", .type = HY_OPT_DOUBLE, .dest = &threat, .lo = 0, .hi = 1,
+		 .range = "0 to 1",
+		 .arg = "P", .help = "an opponent not in riichi threatens from this\n"
+			 "tenpai probability by the reader (default 0.5)"},
 		{.name = "seat", .type = HY_OPT_CALL, .dest = j, .call = opt_seat,
 		 .arg = "SEAT", .help = "review seat 0-3, or the seat of the player of that\n"
 			 "name (start_game names); repeatable (default:\n"
@@ -199,18 +212,36 @@ static int review_main(int argc, char **argv, job *j)
 			 "requested device unavailable."},
 		{.type = HY_OPT_END},
 	};
-	int first, prc = hy_cli_parse_opts(cli, table, 25, argc, argv, &first);
+	int first, prc = hy_cli_parse_opts(cli, table, 25, argc, argv, &first), rc;
 	if (prc >= 0)
 		return prc;
 	optind = first;
-	if (!model)
-		return hy_cli_usage(cli, "no reviewer: give --model CKPT.h5 (or rulebot, baseline, "
-			"random)");
-	if (strncmp(model, "mjai:", 5) == 0)
+	if (model && strncmp(model, "mjai:", 5) == 0)
 		return hy_cli_usage(cli, "--model '%s': an external bot gives no probabilities", model);
 	if (optind == argc)
 		return hy_cli_usage(cli, "no LOG to review");
-	int rc = hy_cli_device_check(cli, po.device, po.threads);
+	char shipped[4096];
+	if (!model) {
+		if ((rc = hy_cli_model_default(cli, HY_MODEL_POLICY, "reviewer",
+			"give --model CKPT.h5 (or rulebot, baseline, random)", shipped, sizeof shipped)))
+			return rc;
+		model = shipped;
+	}
+	char shipped_reader[4096];
+	if (!reader) {
+		if (hy_cli_model_find(HY_MODEL_READER, shipped_reader, sizeof shipped_reader)) {
+			reader = shipped_reader;
+			if (!hy_cli_quiet(cli))
+				hy_cli_say(cli, "no wait reader named: the shipped one, %s (models/README.md)",
+					reader);
+		} else if (!hy_cli_quiet(cli)) {
+			hy_cli_say(cli, "no wait reader named and none shipped (looked in %s): the "
+				"page shows no deal-in danger", shipped_reader);
+		}
+	} else if (!strcmp(reader, "none")) {
+		reader = NULL;
+	}
+	rc = hy_cli_device_check(cli, po.device, po.threads);
 	if (rc)
 		return rc;
 	if (hy_cli_paths(cli, (const char *const *)argv + optind, (size_t)(argc - optind),
@@ -225,6 +256,16 @@ static int review_main(int argc, char **argv, job *j)
 	if (st != HY_OK) {
 		hy_cli_diag(cli, &d);
 		return st == HY_EUSAGE ? 2 : hy_status_exit(st);
+	}
+	hy_reader_check *rck = NULL;
+	if (reader) {
+		hy_diag_init(&d, reader);
+		if ((st = hy_reader_check_open_as(&rck, reader, "--reader", &d)) != HY_OK) {
+			hy_cli_diag(cli, &d);
+			hy_policy_close(&j->pol);
+			return st == HY_EUSAGE ? 2 : hy_status_exit(st);
+		}
+		hy_review_set_reader(&j->r, rck, reader, threat);
 	}
 	hy_game_sink sink = {.game = on_game, .bad = NULL, .ctx = j};
 	hy_diag_init(&d, NULL);
@@ -242,6 +283,7 @@ static int review_main(int argc, char **argv, job *j)
 	if (rc == 0)
 		rc = write_out(j, output, json);
 	hy_policy_close(&j->pol);
+	hy_reader_check_close(rck);
 	return rc;
 }
 

@@ -393,6 +393,10 @@ static hy_status load(hy_nn_ckpt_reader *r, hy_nn_model *m, hy_nn_ckpt_meta *met
 		return hy_diag_set(d, HY_EFORMAT, 0,
 			"'%s': checkpoint architecture is %d blocks × %d channels, the model is %d × %d",
 			path, a.blocks, a.channels, m->arch.blocks, m->arch.channels);
+	if (!weights_only && hy_nn_ckpt_weights_only(r))
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s' holds the weights alone (hydra-export "
+			"--weights), no optimiser state: it can start a run (--init), not resume one",
+			path);
 	const hy_nn_params *p = &m->table;
 	const size_t bytes = p->total * sizeof(float);
 	static const char *const prefix[3] = {"params", "adam/m", "adam/v"};
@@ -451,4 +455,80 @@ hy_status hy_nn_ckpt_load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *met
 		st = hy_nn_ckpt_load_from(r, m, meta, weights_only, d);
 	hy_nn_ckpt_close(r);
 	return st;
+}
+
+/* ------------------------------------------------------------ weights only */
+
+/* One root attribute of the source into the copy (H5Aiterate2's callback:
+ * dst is the copy's file id). */
+static herr_t copy_attr(hid_t src, const char *name, const H5A_info_t *info, void *u)
+{
+	hid_t dst = *(hid_t *)u, a = -1, t = -1, s = -1, b = -1;
+	herr_t rc = -1;
+	void *buf = NULL;
+	(void)info;
+	if (!strcmp(name, "weights_only"))
+		return 0; /* written afresh */
+	if ((a = H5Aopen(src, name, H5P_DEFAULT)) < 0 || (t = H5Aget_type(a)) < 0 ||
+		(s = H5Aget_space(a)) < 0)
+		goto out;
+	hssize_t n = H5Sget_simple_extent_npoints(s);
+	size_t size = H5Tget_size(t);
+	if (n < 0 || !size || !(buf = calloc((size_t)n + 1, size)))
+		goto out;
+	if (H5Aread(a, t, buf) < 0 || (b = H5Acreate2(dst, name, t, s, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+		goto out;
+	rc = H5Awrite(b, t, buf);
+out:
+	free(buf);
+	if (b >= 0)
+		H5Aclose(b);
+	if (s >= 0)
+		H5Sclose(s);
+	if (t >= 0)
+		H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+	return rc;
+}
+
+typedef struct weights_job {
+	hy_nn_ckpt_reader *r;
+	const char *path;
+} weights_job;
+
+static hy_status weights_into(void *u, const char *tmp, hy_diag *d)
+{
+	const weights_job *j = u;
+	const char *path = j->path;
+	hy_status st = HY_OK;
+	hid_t f = hy_h5_create_v110(tmp);
+	if (f < 0)
+		return hy_h5_create_fail(d, path);
+	hsize_t at = 0;
+	int32_t one = 1;
+	H5CHK(H5Aiterate2(j->r->f, H5_INDEX_NAME, H5_ITER_INC, &at, copy_attr, &f));
+	H5CHK(hy_h5_put_attr(f, "weights_only", H5T_STD_I32LE, &one, 1));
+	H5CHK(H5Ocopy(j->r->f, "params", f, "params", H5P_DEFAULT, H5P_DEFAULT));
+	hid_t ff = f;
+	f = -1;
+	H5CHK(H5Fclose(ff));
+out:
+	if (f >= 0)
+		H5Fclose(f);
+	return st;
+}
+
+hy_status hy_nn_ckpt_save_weights(hy_nn_ckpt_reader *r, const char *path, hy_diag *d)
+{
+	if (H5Lexists(r->f, "params", H5P_DEFAULT) <= 0)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint has no parameters", r->path);
+	weights_job j = {r, path};
+	return hy_h5_save_staged(path, weights_into, &j, d);
+}
+
+int hy_nn_ckpt_weights_only(hy_nn_ckpt_reader *r)
+{
+	int32_t v = 0;
+	return hy_nn_ckpt_get(r, "weights_only", HY_NN_ATTR_I32, &v) == 1 && v == 1;
 }

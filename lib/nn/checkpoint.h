@@ -102,6 +102,17 @@ int hy_nn_ckpt_get_str(hy_nn_ckpt_reader *r, const char *name, char *out, size_t
 hy_status hy_nn_ckpt_load_from(hy_nn_ckpt_reader *r, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 	int weights_only, hy_diag *d);
 
+/* A copy of r at path with the weights alone: every root attribute (the
+ * architecture, obs_version, train_mode, the trainer's settings), the
+ * /params datasets as they are (checksummed), no AdamW moments, and the
+ * attribute weights_only = 1 (hydra-export --weights: the files models/
+ * ships). Written atomically. Such a file plays, reads, evaluates and
+ * starts a run (--init, weights_only loads); a load of the moments
+ * (a resume) refuses it with HY_EFORMAT. */
+hy_status hy_nn_ckpt_save_weights(hy_nn_ckpt_reader *r, const char *path, hy_diag *d);
+/* 1 when r was written by hy_nn_ckpt_save_weights. */
+int hy_nn_ckpt_weights_only(hy_nn_ckpt_reader *r);
+
 /* Reads the architecture recorded in a checkpoint. */
 hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d);
 

@@ -125,6 +125,31 @@ static json_t *player(jb *b, const hy_review_seat *p)
 	return o;
 }
 
+/* The threatening opponents of x: seat, riichi, the reader's tenpai and
+ * the deal-in probability of each tile kind (4 decimals). */
+static json_t *threats(jb *b, const hy_review_dec *x)
+{
+	json_t *a = json_array();
+	for (int i = 0; a && i < x->nthreat; i++) {
+		const hy_review_threat *t = &x->threat[i];
+		json_t *o = json_object(), *p = json_array();
+		if (!o || !p) {
+			json_decref(o);
+			json_decref(p);
+			b->ok = 0;
+			break;
+		}
+		put(b, o, "seat", json_integer(t->seat));
+		put(b, o, "riichi", json_boolean(t->riichi != 0));
+		put(b, o, "tenpai", json_real(round(1e4 * t->tenpai) / 1e4));
+		for (int k = 0; k < HY_TILE_KINDS; k++)
+			add(b, p, json_real(round(1e4 * t->deal_in[k]) / 1e4));
+		put(b, o, "deal_in", p);
+		add(b, a, o);
+	}
+	return a;
+}
+
 static json_t *decision(jb *b, const hy_review *r, size_t id)
 {
 	const hy_review_dec *x = &r->dec[id];
@@ -172,6 +197,8 @@ static json_t *decision(jb *b, const hy_review *r, size_t id)
 	put(b, o, "agree", json_boolean(x->ntop && x->top[0].index == x->played.index));
 	put(b, o, "low", json_boolean(x->played.prob < HY_REVIEW_LOW));
 	put(b, o, "cost", json_real(hy_review_cost(x)));
+	if (r->reader)
+		put(b, o, "threats", threats(b, x));
 	return o;
 }
 
@@ -254,6 +281,8 @@ hy_status hy_review_json(const hy_review *r, char **out, size_t *len, hy_diag *d
 	put(&b, o, "seats", seats);
 	put(&b, o, "names", names);
 	put(&b, o, "low_threshold", json_real(HY_REVIEW_LOW));
+	put(&b, o, "reader", r->reader ? str(r->reader_name) : json_null());
+	put(&b, o, "threat_threshold", json_real(r->threat_min));
 	put(&b, o, "final_scores", ints4(&b, r->final_scores));
 	put(&b, o, "summary", summary(&b, r));
 	json_t *ky = json_array();

@@ -8,6 +8,9 @@
  *   seats           the reviewed seats; names: the four start_game names
  *                   ("" when the log has none)
  *   low_threshold   HY_REVIEW_LOW; final_scores
+ *   reader          the wait reader's path (null: none, and no threats);
+ *                   threat_threshold: the tenpai probability from which
+ *                   an opponent not in riichi is listed
  *   summary         decisions, agree, agreement, mean_prob, low (the
  *                   reviewed seats together); per_seat: the same for each
  *                   reviewed seat; costliest: up to 10 {decision, cost},
@@ -29,7 +32,12 @@
  *                   reach, chi, pon, daiminkan, ankan, kakan, hora,
  *                   ryukyoku, none), pai, consumed, label, prob), probs
  *                   ([index, probability] of every legal action), value
- *                   (expected placement points, or null), agree, low, cost.
+ *                   (expected placement points, or null), agree, low, cost;
+ *                   with a reader, threats[]: the opponents in riichi or
+ *                   read tenpai at the threshold or more, in turn order
+ *                   ({seat, riichi, tenpai, deal_in: 34 probabilities by
+ *                   tile kind, 1m..9m 1p..9p 1s..9s E S W N P F C, that a
+ *                   discard of it deals in to that seat}; 4 decimals).
  * Probabilities and figures carry 6 significant digits. */
 #ifndef HY_REVIEW_JSON_H
 #define HY_REVIEW_JSON_H

@@ -10,18 +10,33 @@
 #include "core/tile.h"
 #include "hand/shanten.h"
 #include "play/mjaibot.h"
+#include "play/policies/readercheck.h"
 #include "play/seatview.h"
 
 void hy_review_init(hy_review *r)
 {
 	memset(r, 0, sizeof *r);
+	r->threat_min = HY_REVIEW_THREAT;
+}
+
+void hy_review_set_reader(hy_review *r, struct hy_reader_check *rc, const char *name,
+			  double threat)
+{
+	r->reader = rc;
+	snprintf(r->reader_name, sizeof r->reader_name, "%s", rc && name ? name : "");
+	r->threat_min = threat;
 }
 
 void hy_review_free(hy_review *r)
 {
 	free(r->dec);
 	free(r->ky);
+	struct hy_reader_check *rc = r->reader;
+	char name[sizeof r->reader_name];
+	memcpy(name, r->reader_name, sizeof name);
+	double t = r->threat_min;
 	hy_review_init(r);
+	hy_review_set_reader(r, rc, name, t); /* the caller's, kept for the next review */
 }
 
 int hy_review_seat_of(const hy_game *g, const char *name)
@@ -245,6 +260,30 @@ static void rank_top(const hy_engine *e, int seat, hy_review_dec *x)
 	}
 }
 
+/* The opponents who threaten the seat at x, by the reader (review.h). */
+static hy_status threats(const hy_review *r, const hy_seatview *v, hy_review_dec *x,
+			 hy_diag *d)
+{
+	double tau[4], q[4][34];
+	hy_status st = hy_reader_check_read(r->reader, &v->e, &v->trk, v->seat, tau, q, d);
+	if (st != HY_OK)
+		return st;
+	x->nthreat = 0;
+	for (int o = 1; o < 4; o++) {
+		int s = (v->seat + o) % 4;
+		int riichi = v->e.p[s].riichi;
+		if (!riichi && !(tau[s] >= r->threat_min))
+			continue;
+		hy_review_threat *t = &x->threat[x->nthreat++];
+		t->seat = (uint8_t)s;
+		t->riichi = (uint8_t)riichi;
+		t->tenpai = (float)tau[s];
+		for (int k = 0; k < HY_TILE_KINDS; k++)
+			t->deal_in[k] = (float)(tau[s] * q[s][k]);
+	}
+	return HY_OK;
+}
+
 /* One decision of seat: the situation, the policy's answer, the action
  * played (index a, by event ev). */
 static hy_status record(hy_review *r, const hy_seatview *v, const hy_game *log, hy_policy *p,
@@ -273,6 +312,8 @@ static hy_status record(hy_review *r, const hy_seatview *v, const hy_game *log, 
 	if (st != HY_OK)
 		return st;
 	x->value = 100.0f * c.value;
+	if (r->reader && (st = threats(r, v, x, d)) != HY_OK)
+		return st;
 	rank_top(&v->e, seat, x);
 	describe(&v->e, seat, a, &x->played);
 	x->played.prob = x->prob[a];

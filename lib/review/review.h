@@ -36,6 +36,11 @@
  * estimate ×100, in expected placement points (90, 45, 0, −135); a policy
  * without one (has_value 0) gives none.
  *
+ * The danger of each tile (a reader given, hy_review_set_reader): at every
+ * decision, each opponent in riichi, or whose P(tenpai) by the reader is
+ * at least threat_min, is listed with its deal-in probability per tile
+ * kind (hy_review_threat); a decision where nobody threatens lists none.
+ *
  * Kyoku whose events the seat view rejects are errors (HY_EDATA naming
  * the event): the review of a broken log stops there. */
 #ifndef HY_REVIEW_REVIEW_H
@@ -51,6 +56,9 @@
 
 /* A played action whose probability is below this is marked. */
 #define HY_REVIEW_LOW 0.10
+/* With a wait reader: an opponent is a threat when in riichi or when the
+ * reader's P(tenpai) is at least this (hydra-review --threat). */
+#define HY_REVIEW_THREAT 0.5
 /* Actions listed per decision, most probable first. */
 enum { HY_REVIEW_TOP = 5 };
 
@@ -76,6 +84,17 @@ typedef struct hy_review_act {
 	char label[40];
 } hy_review_act;
 
+/* An opponent who threatens at a decision, as the wait reader reads it
+ * from the deciding seat's observation alone (play/policies/readercheck.h):
+ * deal_in[k], the probability that a discard of tile kind k deals in to
+ * this seat, P(tenpai) × P(k completes its hand | tenpai). */
+typedef struct hy_review_threat {
+	uint8_t seat;              /* absolute                                 */
+	uint8_t riichi;            /* 1 declared, 2 accepted (0: by the reader) */
+	float tenpai;
+	float deal_in[HY_TILE_KINDS];
+} hy_review_threat;
+
 typedef struct hy_review_dec {
 	uint32_t kyoku;            /* index in hy_review.ky                    */
 	uint32_t event;            /* index of the game's event that played it */
@@ -99,6 +118,8 @@ typedef struct hy_review_dec {
 	hy_review_act played;
 	int ntop;
 	hy_review_act top[HY_REVIEW_TOP];
+	int nthreat;               /* threatening opponents (a reader given)   */
+	hy_review_threat threat[3]; /* in turn order from the seat             */
 } hy_review_dec;
 
 typedef struct hy_review_kyoku {
@@ -124,6 +145,10 @@ typedef struct hy_review {
 	size_t n, cap;
 	hy_review_kyoku *ky;
 	size_t nky, capky;
+	/* the wait reader, given before hy_review_game (NULL: no danger) */
+	struct hy_reader_check *reader;
+	char reader_name[256];
+	double threat_min;         /* HY_REVIEW_THREAT unless set              */
 } hy_review;
 
 typedef struct hy_review_stats {
@@ -133,6 +158,11 @@ typedef struct hy_review_stats {
 } hy_review_stats;
 
 void hy_review_init(hy_review *r);
+/* The wait reader of the next reviews (rc stays the caller's; NULL: none)
+ * and its name for the page; threat: the tenpai probability from which an
+ * opponent not in riichi threatens (0 to 1). */
+void hy_review_set_reader(hy_review *r, struct hy_reader_check *rc, const char *name,
+			  double threat);
 void hy_review_free(hy_review *r);
 
 /* Reviews game g for the seats in the mask `seats` (bits 0–3, not 0) with

@@ -20,7 +20,7 @@ sed 's/\\-/-/g' "$TOP/man/hydra-export.1" > "$T/man.txt"
 grep -q '^usage: hydra-export \[options\] CKPT$' "$T/out" || fail "--help usage line"
 grep -A1 '^\.B hydra-export$' "$TOP/man/hydra-export.1" | grep -q 'options.*CKPT' ||
 	fail "man SYNOPSIS"
-for o in output reference limit threads help version; do
+for o in output reference weights limit threads help version; do
 	grep -q -- "--$o" "$T/out" || fail "--help lacks --$o"
 	grep -q -- "--$o" "$T/man.txt" || fail "man page lacks --$o"
 done
@@ -42,6 +42,9 @@ expect_err "--limit is an option of --reference"
 expect_exit 2 "$X" --reference --limit 0 x.h5
 expect_exit 2 "$X" a.h5 b.h5
 expect_err "samples go with --reference"
+expect_exit 2 "$X" --weights x.h5
+expect_err "give -o FILE.h5"
+expect_exit 2 "$X" --weights --reference -o y.h5 x.h5
 expect_exit 1 "$X" "$T/missing.h5" -o "$T/m.onnx"
 [ ! -e "$T/m.onnx" ] || fail "a failed export left $T/m.onnx"
 
@@ -72,6 +75,22 @@ sed 's/,"policy_logits".*//' "$T/ref3.jsonl" | cmp -s - "$T/in100" ||
 	fail "--limit 3 does not give the first 3 samples"
 expect_exit 3 "$X" --reference "$CK3" "$CK2"
 expect_err "not a sample shard"
+
+# --weights: the weights alone, the same outputs, a run starts from it and
+# none resumes it
+expect_exit 0 "$X" --weights -o "$T/w.h5" "$CK3"
+[ "$(wc -c < "$T/w.h5")" -lt "$(($(wc -c < "$CK3") / 2))" ] || fail "--weights is not smaller"
+h5dump -a weights_only "$T/w.h5" 2>/dev/null | grep -q '(0): 1' || fail "no weights_only attribute"
+h5dump -a obs_version "$T/w.h5" > "$T/ov.w" 2>/dev/null && h5dump -a obs_version "$CK3" > "$T/ov.c" 2>/dev/null
+sed 1d "$T/ov.w" | cmp -s - "$(sed 1d "$T/ov.c" > "$T/ov.c2"; echo "$T/ov.c2")" || fail "obs_version not copied"
+! h5ls -r "$T/w.h5" | grep -q adam || fail "--weights kept the moments"
+expect_exit 0 "$X" --reference --limit 5 "$CK3" "$T/s.bin"
+mv "$T/out" "$T/ref5.jsonl"
+expect_exit 0 "$X" --reference --limit 5 "$T/w.h5" "$T/s.bin"
+cmp -s "$T/ref5.jsonl" "$T/out" || fail "--weights changed the outputs"
+expect_exit 0 "$BIN/hydra-fit" -q --init "$T/w.h5" --steps 1 --batch 32 --threads 1 --out "$T/run2" "$T/s.bin"
+expect_exit 3 "$BIN/hydra-fit" -q --resume "$T/w.h5" --steps 5 --batch 32 --threads 1 --out "$T/run3" "$T/s.bin"
+expect_err "weights alone"
 
 # the model, or a clear message where this build has no exporter
 "$X" "$CK3" -o "$T/m.onnx" 2>"$T/err"

@@ -23,9 +23,8 @@ need_cmd "$PY"
 # --help, man page, -V
 expect_exit 0 "$V" --help
 sed 's/\\-/-/g' "$TOP/man/hydra-eval.1" > "$T/man.txt"
-grep -q '^usage: hydra-eval --challenger A --opponent B \[options\]' "$T/out" || fail "--help usage"
-grep -q '^usage: hydra-eval --challenger A' "$T/out" && grep -A1 '^\.B hydra-eval' "$TOP/man/hydra-eval.1" |
-	grep -q 'challenger.*opponent' || fail "man SYNOPSIS"
+grep -q '^usage: hydra-eval \[--challenger A\] --opponent B \[options\]' "$T/out" || fail "--help usage"
+grep -A1 '^\.B hydra-eval' "$TOP/man/hydra-eval.1" | grep -q '\[.*challenger.*\].*opponent' || fail "man SYNOPSIS"
 for o in challenger opponent seeds seed tables threads temperature bot-timeout log-dir model data \
 	batch device json table-out quiet help version; do
 	grep -q -- "--$o" "$T/out" || fail "--help lacks --$o"
@@ -38,7 +37,11 @@ grep -q '^hydra-eval (hydra-c) ' "$T/out" || fail "-V"
 expect_exit 2 "$V"
 expect_err "nothing to do"
 expect_exit 2 "$V" --challenger baseline
-expect_err "needs both"
+expect_err "needs --opponent"
+expect_exit 2 env HYDRA_MODELS="$T/no-models" "$V" --opponent baseline
+expect_err "no challenger named, and no shipped policy.h5 \(looked in $T/no-models\): give --challenger A"
+expect_exit 2 env HYDRA_MODELS="$T/no-models" "$V" --data "$T/none.bin"
+expect_err "no model named, and no shipped policy.h5"
 expect_exit 2 "$V" --challenger baseline --opponent random --seeds 0
 expect_err "bad --seeds '0'"
 expect_exit 2 "$V" --challenger baseline --opponent random --tables x

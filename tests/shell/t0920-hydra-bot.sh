@@ -17,7 +17,7 @@ S="$BIN/hydra-sp"
 
 # --help, man page, -V
 expect_exit 0 "$H" --help
-grep -q '^usage: hydra-bot \[options\] CKPT.h5 | baseline | rulebot | random' "$T/out" || fail "--help usage line"
+grep -q '^usage: hydra-bot \[options\] \[CKPT.h5 | baseline | rulebot | random\]' "$T/out" || fail "--help usage line"
 grep -A2 '^\.B hydra-bot' "$TOP/man/hydra-bot.1" | grep -q 'baseline' || fail "man SYNOPSIS"
 sed 's/\\-/-/g' "$TOP/man/hydra-bot.1" > "$T/man.txt"
 for o in temperature seed meta help version; do
@@ -28,8 +28,8 @@ expect_exit 0 "$H" -V
 grep -q '^hydra-bot (hydra-c) ' "$T/out" || fail "-V"
 
 # usage errors
-expect_exit 2 "$H"
-expect_err "expected one policy"
+expect_exit 2 env HYDRA_MODELS="$T/no-models" "$H"
+expect_err "no policy named, and no shipped policy.h5 \(looked in $T/no-models\)"
 expect_exit 2 "$H" nonsense
 expect_err "unknown policy 'nonsense'"
 expect_exit 2 "$H" baseline random

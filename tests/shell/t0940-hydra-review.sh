@@ -14,10 +14,10 @@ need_cmd jq
 
 # --help, man page, -V
 expect_exit 0 "$R" --help
-grep -q '^usage: hydra-review --model POLICY \[options\] LOG\.\.\.' "$T/out" || fail "--help usage line"
+grep -q '^usage: hydra-review \[--model POLICY\] \[options\] LOG\.\.\.' "$T/out" || fail "--help usage line"
 grep -A3 '^\.B hydra-review' "$TOP/man/hydra-review.1" | grep -q 'model' || fail "man SYNOPSIS"
 sed 's/\\-/-/g' "$TOP/man/hydra-review.1" > "$T/man.txt"
-for o in model seat game json output threads device help version; do
+for o in model reader threat seat game json output threads device help version; do
 	grep -q -- "--$o" "$T/out" || fail "--help lacks --$o"
 	grep -q -- "--$o" "$T/man.txt" || fail "man page lacks --$o"
 done
@@ -29,8 +29,10 @@ expect_exit 0 "$BIN/hydra-sp" --games 2 --seed 5 --policy rulebot --log-dir "$T/
 G="$T/logs/game-00000000.json.gz"
 
 # usage errors
-expect_exit 2 "$R" "$G"
-expect_err "no reviewer"
+expect_exit 2 env HYDRA_MODELS="$T/no-models" "$R" "$G"
+expect_err "no reviewer named, and no shipped policy.h5 \(looked in $T/no-models\)"
+expect_exit 2 "$R" --model rulebot --threat 2 "$G"
+expect_exit 3 "$R" --model rulebot --reader "$G" "$G"
 expect_exit 2 "$R" --model rulebot
 expect_err "no LOG"
 expect_exit 2 "$R" --model nonsense "$G"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nn/checkpoint.h"
@@ -115,6 +116,58 @@ static void test_roundtrip_resume(void **state)
 	hy_nn_model_free(&m2);
 	hy_nn_work_free(&w, &m);
 	hy_nn_model_free(&m);
+}
+
+/* hy_nn_ckpt_save_weights: the weights and every attribute of the source
+ * (an extra one too), no moments, a third of the size; a weights-only load
+ * gives the same weights, a load of the moments refuses it by name. */
+static void test_weights_only(void **state)
+{
+	(void)state;
+	hy_nn_model m, m2;
+	model(&m, (hy_nn_arch){2, 32}, 21);
+	for (size_t i = 0; i < m.table.total; i++)
+		m.m[i] = m.v[i] = 0.5f; /* moments that must not travel */
+	int32_t obs = 7;
+	hy_nn_ckpt_attr attr = {"obs_version", HY_NN_ATTR_I32, &obs};
+	hy_nn_ckpt_meta meta = {.step = 5, .seed = 3, .extra = &attr, .nextra = 1};
+	hy_nn_optim_defaults(&meta.opt, 10);
+	char p[512], q[512];
+	path(p, "full.h5");
+	path(q, "weights.h5");
+	hy_diag d;
+	hy_diag_init(&d, "test");
+	assert_int_equal(hy_nn_ckpt_save(p, &m, &meta, &d), HY_OK);
+	hy_nn_ckpt_reader *r;
+	assert_int_equal(hy_nn_ckpt_open(p, &r, &d), HY_OK);
+	assert_false(hy_nn_ckpt_weights_only(r));
+	assert_int_equal(hy_nn_ckpt_save_weights(r, q, &d), HY_OK);
+	hy_nn_ckpt_close(r);
+	assert_int_equal(count_tmp(), 0);
+	struct stat sp, sq;
+	assert_int_equal(stat(p, &sp), 0);
+	assert_int_equal(stat(q, &sq), 0);
+	assert_true(sq.st_size * 2 < sp.st_size);
+
+	assert_int_equal(hy_nn_ckpt_open(q, &r, &d), HY_OK);
+	assert_true(hy_nn_ckpt_weights_only(r));
+	int v = 0;
+	assert_int_equal(hy_nn_ckpt_obs_of(r, &v, &d), HY_OK);
+	assert_int_equal(v, 7);
+	model(&m2, (hy_nn_arch){2, 32}, 999);
+	hy_nn_ckpt_meta got;
+	assert_int_equal(hy_nn_ckpt_load_from(r, &m2, &got, 1, &d), HY_OK);
+	assert_true(got.step == 5 && got.seed == 3);
+	assert_memory_equal(m.w, m2.w, m.table.total * sizeof(float));
+	assert_true(m2.m[0] == 0.0f && m2.v[0] == 0.0f);
+	hy_diag_init(&d, "test");
+	assert_int_equal(hy_nn_ckpt_load_from(r, &m2, &got, 0, &d), HY_EFORMAT);
+	assert_non_null(strstr(d.msg, "weights alone"));
+	hy_nn_ckpt_close(r);
+	hy_nn_model_free(&m2);
+	hy_nn_model_free(&m);
+	unlink(p);
+	unlink(q);
 }
 
 /* Every single-bit flip in a checkpoint is detected (load fails) or
@@ -364,6 +417,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_resume),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_weights_only),
 		cmocka_unit_test(test_bitflips),
 		cmocka_unit_test(test_checksum_message),
 		cmocka_unit_test(test_attr_ranges),

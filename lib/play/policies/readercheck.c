@@ -36,6 +36,12 @@ void hy_reader_check_close(hy_reader_check *rc)
 
 hy_status hy_reader_check_open(hy_reader_check **out, const char *path, hy_diag *d)
 {
+	return hy_reader_check_open_as(out, path, "reader=", d);
+}
+
+hy_status hy_reader_check_open_as(hy_reader_check **out, const char *path, const char *role,
+	hy_diag *d)
+{
 	*out = NULL;
 	hy_reader_check *rc = calloc(1, sizeof *rc);
 	if (!rc)
@@ -48,7 +54,7 @@ hy_status hy_reader_check_open(hy_reader_check **out, const char *path, hy_diag 
 	if (st == HY_OK)
 		st = hy_nn_ckpt_playable_of(ck, d); /* this build's observation */
 	if (st == HY_OK)
-		st = hy_nn_ckpt_want(ck, HY_NN_KIND_READER, "reader=", d);
+		st = hy_nn_ckpt_want(ck, HY_NN_KIND_READER, role, d);
 	if (st == HY_OK &&
 		(st = hy_nn_model_init(&rc->m, hy_nn_ckpt_arch_of(ck), hy_nn_backend_cpu(), &rc->ctx,
 			d)) == HY_OK)

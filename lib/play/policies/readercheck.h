@@ -16,8 +16,11 @@
 
 typedef struct hy_reader_check hy_reader_check;
 
-/* Opens the checkpoint (its observation version must be this build's). */
+/* Opens the checkpoint (its observation version must be this build's, its
+ * kind a wait reader's: the refusal names ROLE, "reader=" for the first). */
 hy_status hy_reader_check_open(hy_reader_check **rc, const char *path, hy_diag *d);
+hy_status hy_reader_check_open_as(hy_reader_check **rc, const char *path, const char *role,
+	hy_diag *d);
 /* One more holder of rc (returned): a reader opened once and played by
  * many policies, as hydra-tune's evaluations do; each holder closes it,
  * the last close frees it. Called while no game runs (not locked). */
