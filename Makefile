@@ -14,7 +14,8 @@
 #   make bench-gpu    GPU throughput and the data feed (skipped without a GPU)
 #   make gpu-acceptance  check-gpu, hydra-fit on the GPU and the benchmarks in
 #                     one run and one report (skipped without a GPU)
-#   make install      PREFIX=/usr/local: binaries and man pages
+#   make install      PREFIX=/usr/local: binaries, man pages, pipelines and the
+#                     shipped models (PREFIX/share/hydra/models)
 #   make clean
 #
 # Options: NO_CUDA=1, NO_MPI=1, NO_ONNX=1, NO_DNNL=1, SANITIZE=1, CC=..., OPT=...
@@ -269,6 +270,9 @@ install: $(BINS)
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 $(wildcard pipelines/*.mk pipelines/*.gp) $(DESTDIR)$(PREFIX)/share/hydra-c/pipelines
+	install -d $(DESTDIR)$(PREFIX)/share/hydra/models
+	install -m 644 $(wildcard models/*.h5 models/*.provenance models/README.md) \
+		$(DESTDIR)$(PREFIX)/share/hydra/models
 
 clean:
 	rm -rf build build-san

@@ -13,8 +13,9 @@
 # leave the checkpoints, plots and arena tables under OUT, with a review
 # of the first game's seat 0 by the best model (OUT/review.html, a page
 # for a browser: hydra-review), summarised in OUT/summary.txt, which ends
-# with a plain line on whether the model beat the rule bot. A second run
-# reuses what is done.
+# with a plain line on whether the model beat the rule bot and a
+# comparison with the shipped model (models/policy.h5) on the same arena's
+# seeds. A second run reuses what is done.
 #
 #   make -f pipelines/demo.mk OUT=demo-run [GAMES=100 STEPS=400 ITERS=2]
 #
@@ -132,6 +133,16 @@ $(OUT)/review.html: $(OUT)/sp/best.h5 $(OUT)/logs.done
 		$(OUT)/logs/game-00000000.json.gz > $@.tmp
 	$(commit)
 
+# the shipped model (models/README.md) in the arena the verdict's model
+# played: against rulebot on the same SP_SEEDS seeds at selfplay.mk's
+# master seed of the yardstick, 5000; hydra-eval finds the shipped policy
+# itself (no --challenger)
+$(OUT)/shipped-vs-rulebot.json: $(OUT)/sp/iter-$(ITERS)/yard.json
+	$(untmp)
+	$(P)hydra-eval -q --opponent rulebot --seeds $(SP_SEEDS) --seed 5000 --device $(DEVICE) \
+		-j $(THREADS) --json > $@.tmp
+	$(commit)
+
 # made by the recipe of bc/model.h5 and sp/league.jsonl
 $(OUT)/bc/eval.json: $(OUT)/bc/model.h5 ;
 $(OUT)/sp/best.h5: $(OUT)/sp/league.jsonl ;
@@ -139,10 +150,11 @@ $(OUT)/sp/iter-$(ITERS)/yard.json: $(OUT)/sp/league.jsonl ;
 
 # jq programs of the summary: a league line, and the plain verdict
 DEMO_LEAGUE := def r: if . == null then "n/a" else (. * 1000 | round / 1000) end; "  iteration \(.iter): vs best \(.rank|r) [\(.rank_lo|r), \(.rank_hi|r)] (\(.seeds) seeds), vs rulebot \(.yard_rank|r) [\(.yard_lo|r), \(.yard_hi|r)] (\(.yard_seeds) seeds)\(if .promoted then ", promoted" else "" end)"
+DEMO_VS := def r: . * 1000 | round / 1000; def ci: if .rank.hi == null then "no interval" else "[\(.rank.lo|r), \(.rank.hi|r)]" end; "  \(.challenger): mean rank \(.rank.mean|r) \(ci) against 3 x rulebot, \(.seeds_counted) seeds at master seed 5000"
 DEMO_VERDICT := def r: . * 1000 | round / 1000; if .rank.hi == null then "verdict: not decided: \(.seeds_counted) seeds give no interval" elif .rank.hi < 2.5 then "verdict: the model BEAT the rule bot rulebot (mean rank \(.rank.mean|r), 95% interval [\(.rank.lo|r), \(.rank.hi|r)] below 2.5, \(.seeds_counted) seeds)" else "verdict: the model did NOT beat the rule bot rulebot (mean rank \(.rank.mean|r), 95% interval [\(.rank.lo|r), \(.rank.hi|r)] not below 2.5, \(.seeds_counted) seeds)" end
 $(OUT)/summary.txt: $(OUT)/arena-random.json $(OUT)/bc/arena.json $(OUT)/bc/eval.json \
 		$(OUT)/sp/league.jsonl $(OUT)/sp/best.h5 $(OUT)/sp/iter-$(ITERS)/yard.json \
-		$(OUT)/review.html $(OUT)/tune/teacher.params
+		$(OUT)/review.html $(OUT)/tune/teacher.params $(OUT)/shipped-vs-rulebot.json
 	@echo "== 10/10 summary"
 	$(untmp)
 	{ echo "demo summary ($(OUT))"; \
@@ -166,5 +178,10 @@ $(OUT)/summary.txt: $(OUT)/arena-random.json $(OUT)/bc/arena.json $(OUT)/bc/eval
 	  echo "models: $(OUT)/bc/model.h5 (cloned), $(OUT)/distil/model.h5 (fine-tuned on the tuned teacher), $(OUT)/sp/best.h5 (best after self-play)"; \
 	  echo "tuned teacher: rulebot:$(OUT)/tune/teacher.params (play it: hydra-eval --challenger rulebot:$(OUT)/tune/teacher.params)"; \
 	  echo "review: $(OUT)/review.html (game 1, seat 0, by the best model: open it in a browser)"; \
+	  echo; \
+	  echo "this demo's model against the shipped one (models/README.md), the same arena and seeds (lower is better):"; \
+	  jq -r '$(DEMO_VS)' $(OUT)/sp/iter-$(ITERS)/yard.json $(OUT)/shipped-vs-rulebot.json; \
+	  jq -r -s 'def r: . * 1000 | round / 1000; (.[0].rank.mean - .[1].rank.mean) as $$d | "  the shipped model ranks \($$d|fabs|r) \(if $$d > 0 then "better" elif $$d < 0 then "worse" else "the same" end) on these seeds; models/README.md gives its figures at 400 seeds"' \
+	    $(OUT)/sp/iter-$(ITERS)/yard.json $(OUT)/shipped-vs-rulebot.json; \
 	} > $@.tmp
 	$(commit)

@@ -215,7 +215,7 @@ cmp -s sp/best.h5 sp/iter-2/best.h5 || fail "selfplay.mk: sp/best.h5"
 DEMO_T=".demo-logs.settings .demo-arena.settings .demo-grp.settings .demo-tune.settings
 .demo-distil.settings logs.done bc/model.h5 bc/eval.json bc/arena.json arena-random.json
 grp/grp.h5 tune/teacher.params distil/games.bin distil/model.h5 sp/league.jsonl sp/best.h5
-review.html summary.txt"
+review.html shipped-vs-rulebot.json summary.txt"
 chain demo.mk d "$DEMO_T" "$DEMO" <<'EOF'
 logs.done hydra-sp *--log-dir d/logs.tmp*
 arena-random.json hydra-eval *--opponent random*
@@ -224,6 +224,7 @@ tune/teacher.params hydra-tune *
 distil/games.bin hydra-sp *--policy rulebot:d/tune/teacher.params*
 distil/model.h5 hydra-fit *--init d/bc/model.h5*
 review.html hydra-review *
+shipped-vs-rulebot.json hydra-eval -q --opponent rulebot *
 summary.txt jq -r *validation top-1*
 EOF
 [ "$(ls d/logs | wc -l)" -eq 8 ] || fail "demo.mk: d/logs does not hold 8 games"
@@ -233,4 +234,7 @@ grep -q "^tuned teacher: .* against 3 x rulebot" d/summary.txt || fail "demo.mk:
 cmp -s d/distil/model.h5 d/sp/iter-0/model.h5 || fail "demo.mk: the league did not start from the distilled clone"
 grep -q "^<!doctype html>" d/review.html || fail "demo.mk: review.html is no page"
 grep -q "^review: d/review.html" d/summary.txt || fail "demo.mk: the summary does not name the review"
+grep -q "^this demo's model against the shipped one" d/summary.txt || fail "demo.mk: no comparison with the shipped model"
+grep -q "^  $(cd "$TOP" && pwd)/models/policy.h5: mean rank" d/summary.txt || fail "demo.mk: the shipped model's rank"
+grep -q "^  the shipped model ranks " d/summary.txt || fail "demo.mk: the shipped model's difference"
 exit 0

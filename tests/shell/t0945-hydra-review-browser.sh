@@ -4,7 +4,12 @@
 # DOM holds one decision per decision of --json and shows the summary
 # figures of --json; the keys move between decisions and kyoku as the man
 # page says; at a phone's width nothing is wider than the screen; a
-# screenshot is not blank (many colours, no colour over 95% of it).
+# screenshot is not blank (many colours, no colour over 95% of it). With
+# the shipped wait reader (models/reader.h5) the page draws one danger cell
+# per tile and threatening opponent, holding --json's percentage; and on a
+# real Tenhou game of the shared logs, converted by mjai-parse --format json
+# and reviewed with no --model (the shipped policy), every decision against
+# a riichi shows the danger.
 # Tiers: the fast tier starts the browser once, at a phone's width on the
 # page with the key script, and checks the DOM, the keys and the width on
 # what it drew; the full tier also draws the page as it is (the DOM checks
@@ -24,9 +29,11 @@ if [ -x "$BIN/hydra-fit" ]; then
 		{ cat "$T/fit" >&2; fail "hydra-fit"; }
 	M="$T/run/latest"
 fi
-expect_exit 0 "$R" --model "$M" --json "$G"
+RD="$TOP/models/reader.h5"
+[ -f "$RD" ] || fail "no shipped wait reader $RD (models/README.md)"
+expect_exit 0 "$R" --model "$M" --reader "$RD" --json "$G"
 mv "$T/out" "$T/r.json"
-expect_exit 0 "$R" --model "$M" -o "$T/review.html" "$G"
+expect_exit 0 "$R" --model "$M" --reader "$RD" -o "$T/review.html" "$G"
 
 # chrome URL [options]: the browser on a page, its own profile, a time limit
 chrome() {
@@ -73,6 +80,19 @@ want_low=$(jq '.summary.low' "$T/r.json")
 [ "$(grep -o '<li><a href="#d[0-9]*"' "$T/dom.html" | wc -l)" -eq "$(jq '.summary.costliest | length' "$T/r.json")" ] ||
 	fail "costliest departures listed"
 
+# the danger: a cell per tile of the hand (and the drawn one) and threat,
+# the first one's text the percentage of --json
+want_dg=$(jq '[.decisions[] | (.threats | length) * ((.hand | length) + (if .drawn then 1 else 0 end))] | add' "$T/r.json")
+[ "$want_dg" -gt 0 ] || fail "no decision with a threat in the game (seed 5)"
+[ "$(grep -o '<span class="dg"' "$T/dom.html" | wc -l)" -eq "$want_dg" ] ||
+	fail "$(grep -o '<span class="dg"' "$T/dom.html" | wc -l) danger cells drawn, $want_dg in --json"
+first=$(jq -r '[.decisions[] | select(.threats | length > 0)][0] | . as $x |
+	($x.hand[0] | sub("r$"; "")) as $t | ["1m","2m","3m","4m","5m","6m","7m","8m","9m","1p","2p","3p","4p","5p","6p","7p","8p","9p","1s","2s","3s","4s","5s","6s","7s","8s","9s","E","S","W","N","P","F","C"] |
+	index($t) as $k | $x.threats[0].deal_in[$k] | if . >= 0.005 then (. * 100 | round | tostring) else "0" end' "$T/r.json")
+grep -o '<span class="dg"[^<]*<' "$T/dom.html" | head -n 1 | sed 's/.*>\([^<]*\)<$/\1/' > "$T/dg1"
+[ "$(cat "$T/dg1")" = "$first" ] || fail "the first danger cell says '$(cat "$T/dg1")', --json $first"
+grep -q 'class="threats"' "$T/dom.html" || fail "no line naming the threats"
+
 # the keys went where the man page says, and nothing is wider than the phone
 k1=$(jq '.decisions[1].kyoku as $k | [.kyoku[] | select(.id > $k and .decisions > 0)][0].first' "$T/r.json")
 low=$(jq --argjson k "$k1" '[.decisions[] | select(.id > $k and .low) | .id][0] // $k' "$T/r.json")
@@ -80,6 +100,29 @@ want="#d1 #d2 #d1 #d$k1 #d$low #d$((n - 1)) #d$((n - 2))"
 got=$(sed -n 's|.*data-nav="\([^"]*\)".*|\1|p' "$T/nav.dom")
 [ "$got" = "$want" ] || fail "keys: went to '$got', expected '$want'"
 grep -q 'data-wide="false"' "$T/nav.dom" || fail "the page is wider than a phone's screen"
+
+# a real game, converted, reviewed with the shipped policy and reader
+REAL="$DATA/logs/tsubakisakura_mjlog2json/data"
+if [ -d "$REAL" ]; then
+	F=$(find "$REAL" -name '*.xml' | sort | head -n 1)
+	"$BIN/mjai-parse" --format json -o "$T/real.json" "$F" 2> "$T/p.err" || { cat "$T/p.err"; fail "mjai-parse --format json"; }
+	expect_exit 0 "$R" --json --seat 0 "$T/real.json"
+	grep -q "no reviewer named: the shipped one" "$T/err" || fail "real game: not the shipped policy"
+	mv "$T/out" "$T/real-r.json"
+	expect_exit 0 "$R" -q --seat 0 -o "$T/real.html" "$T/real.json"
+	jq -e '[.decisions[] | . as $x | [range(4)] | map(select(. != $x.seat and $x.players[.].riichi)) as $r |
+		select($r | length > 0) | ($r | all(. as $s | $x.threats | map(.seat) | index($s) != null))] |
+		length > 0 and all' "$T/real-r.json" > /dev/null || fail "real game: a decision against a riichi without its danger"
+	chrome "file://$T/real.html" --window-size=412,915 --virtual-time-budget=5000 --dump-dom > "$T/real.dom" ||
+		{ tail -n 5 "$T/chrome.err"; fail "chromium (real game)"; }
+	n=$(jq '.decisions | length' "$T/real-r.json")
+	grep -q "data-ready=\"$n\"" "$T/real.dom" || fail "real game: the page did not finish drawing"
+	want_dg=$(jq '[.decisions[] | (.threats | length) * ((.hand | length) + (if .drawn then 1 else 0 end))] | add' "$T/real-r.json")
+	[ "$(grep -o '<span class="dg"' "$T/real.dom" | wc -l)" -eq "$want_dg" ] || fail "real game: danger cells"
+	echo "real game $(basename "$F"): $n decisions of seat 0, $want_dg danger cells"
+else
+	echo "shared logs not found at $DATA/logs: no real game"
+fi
 
 in_full || exit 0
 # a screenshot that is not blank
