@@ -31,12 +31,10 @@ void hy_review_free(hy_review *r)
 {
 	free(r->dec);
 	free(r->ky);
-	struct hy_reader_check *rc = r->reader;
-	char name[sizeof r->reader_name];
-	memcpy(name, r->reader_name, sizeof name);
-	double t = r->threat_min;
-	hy_review_init(r);
-	hy_review_set_reader(r, rc, name, t); /* the caller's, kept for the next review */
+	r->dec = NULL;
+	r->ky = NULL;
+	r->n = r->cap = r->nky = r->capky = 0;
+	/* the reader stays set: it is the caller's (hy_review_set_reader) */
 }
 
 int hy_review_seat_of(const hy_game *g, const char *name)

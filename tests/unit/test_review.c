@@ -16,8 +16,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "encode/encode.h"
+#include "nn/checkpoint.h"
+#include "nn/model.h"
+#include "play/policies/readercheck.h"
 #include "play/mjaibot.h"
 #include "play/policy.h"
 #include "play/runner.h"
@@ -26,7 +30,57 @@
 
 typedef struct ctx {
 	int games;
+	hy_reader_check *reader;
 } ctx;
+
+/* A random-initialised tiny wait reader (train_mode 2) at path. */
+static void tiny_reader(char *path, size_t n)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(path, n, "%s/review-reader-%ld.h5", dir, (long)getpid());
+	hy_nn_ctx cx;
+	hy_nn_ctx_init(&cx, 1);
+	hy_nn_model m;
+	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){2, 32}, hy_nn_backend_cpu(), &cx, NULL),
+			 HY_OK);
+	hy_rng rng;
+	hy_rng_seed(&rng, 5);
+	assert_int_equal(hy_nn_model_init_params(&m, &rng, NULL), HY_OK);
+	int32_t obs = HY_OBS_VERSION, mode = 2;
+	hy_nn_ckpt_attr attr[2] = {{"obs_version", HY_NN_ATTR_I32, &obs},
+				   {"train_mode", HY_NN_ATTR_I32, &mode}};
+	hy_nn_ckpt_meta meta = {.extra = attr, .nextra = 2};
+	hy_nn_optim_defaults(&meta.opt, 10);
+	assert_int_equal(hy_nn_ckpt_save(path, &m, &meta, NULL), HY_OK);
+	hy_nn_model_free(&m);
+}
+
+/* The threats of a review with a reader at threshold t: every opponent in
+ * riichi is listed, an opponent not in riichi only at tenpai >= t, each
+ * deal-in a probability no larger than its tenpai (no reader: none);
+ * returns the threats. */
+static size_t check_threats(const hy_review *r, double t)
+{
+	size_t all = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const hy_review_dec *x = &r->dec[i];
+		int listed[4] = {0};
+		for (int k = 0; k < x->nthreat; k++) {
+			const hy_review_threat *th = &x->threat[k];
+			assert_true(th->seat < 4 && th->seat != x->seat);
+			assert_int_equal(th->riichi, x->pl[th->seat].riichi);
+			assert_true(th->riichi || th->tenpai >= t);
+			for (int q = 0; q < 34; q++)
+				assert_true(th->deal_in[q] >= 0 && th->deal_in[q] <= th->tenpai + 1e-6f);
+			listed[th->seat] = 1;
+		}
+		for (int s = 0; s < 4; s++)
+			if (r->reader && s != x->seat && x->pl[s].riichi)
+				assert_true(listed[s]);
+		all += (size_t)x->nthreat;
+	}
+	return all;
+}
 
 /* Reviews the finished game with rulebot and random. */
 static hy_status on_game(void *p, const hy_play_game *g, hy_diag *d)
@@ -78,6 +132,22 @@ static hy_status on_game(void *p, const hy_play_game *g, hy_diag *d)
 	}
 	assert_int_equal(sum, r.n);
 
+	/* a reader: at threshold 0 every opponent threatens at every decision;
+	 * at 1 only those in riichi; none without a reader */
+	hy_review_set_reader(&r, c->reader, "tiny", 0.0);
+	assert_int_equal(hy_review_game(&r, g->log, 15, &rb, d), HY_OK);
+	assert_int_equal(check_threats(&r, 0.0), 3 * r.n);
+	hy_review_set_reader(&r, c->reader, "tiny", 1.0);
+	assert_int_equal(hy_review_game(&r, g->log, 15, &rb, d), HY_OK);
+	size_t riichi = 0;
+	for (size_t i = 0; i < r.n; i++)
+		for (int q = 0; q < 4; q++)
+			riichi += q != r.dec[i].seat && r.dec[i].pl[q].riichi;
+	assert_int_equal(check_threats(&r, 1.0), riichi);
+	hy_review_set_reader(&r, NULL, NULL, HY_REVIEW_THREAT);
+	assert_int_equal(hy_review_game(&r, g->log, 15, &rb, d), HY_OK);
+	assert_int_equal(check_threats(&r, 0.0), 0);
+
 	/* random: uniform over the legal actions */
 	assert_int_equal(hy_review_game(&r, g->log, 1, &rnd, d), HY_OK);
 	assert_true(r.n > 0);
@@ -117,8 +187,13 @@ static void test_review_game(void **state)
 	o.count = 1;
 	hy_policy *pol[1] = {&rb};
 	ctx c = {0};
+	char path[512];
+	tiny_reader(path, sizeof path);
+	assert_int_equal(hy_reader_check_open(&c.reader, path, &d), HY_OK);
 	assert_int_equal(hy_play_run(&o, pol, 1, on_game, &c, &d), HY_OK);
 	assert_int_equal(c.games, 1);
+	hy_reader_check_close(c.reader);
+	unlink(path);
 	hy_policy_close(&rb);
 }
 
