@@ -330,6 +330,52 @@ static int opt_data(hy_cli *cli, const char *arg, void *dest)
 	return 0;
 }
 
+/* The arena's operands: the opponent, the challenger (the shipped policy
+ * when none is named); 0 or a usage error. */
+static int arena_args(opts *o, int argc, char **argv)
+{
+	hy_cli *cli = o->cli;
+	int prc;
+	if (!o->opponent)
+		return hy_cli_usage(cli, "the arena needs --opponent");
+	if (optind < argc)
+		return hy_cli_usage(cli, "unexpected argument '%s'", argv[optind]);
+	if (!o->challenger) {
+		if ((prc = hy_cli_model_default(cli, HY_MODEL_POLICY, "challenger",
+			"give --challenger A", o->shipped, sizeof o->shipped)))
+			return prc;
+		o->challenger = o->shipped;
+	}
+	return 0;
+}
+
+/* Dataset mode's operands: the model (the shipped policy when none is
+ * named) and the data; 0 or a usage error. */
+static int dataset_args(opts *o, int argc, char **argv)
+{
+	hy_cli *cli = o->cli;
+	int prc;
+	if (o->sequential)
+		return hy_cli_usage(cli, "--sequential belongs to the arena");
+	if (o->oracle)
+		return hy_cli_usage(cli, "--oracle belongs to the arena");
+	if (o->log_dir)
+		return hy_cli_usage(cli, "--log-dir belongs to the arena");
+	while (optind < argc)
+		o->data[o->ndata++] = argv[optind++];
+	if (!o->ndata)
+		return hy_cli_usage(cli, "dataset mode needs --data PATH");
+	if (hy_cli_paths(cli, o->data, o->ndata, "--data path"))
+		return 2;
+	if (!o->model) {
+		if ((prc = hy_cli_model_default(cli, HY_MODEL_POLICY, "model",
+			"give --model CKPT", o->shipped, sizeof o->shipped)))
+			return prc;
+		o->model = o->shipped;
+	}
+	return 0;
+}
+
 static int eval_main(int argc, char **argv, opts *o)
 {
 	hy_cli *cli = o->cli;
@@ -427,37 +473,8 @@ static int eval_main(int argc, char **argv, opts *o)
 	if (!arena && !dataset)
 		return hy_cli_usage(cli, "nothing to do: give --challenger and --opponent, or "
 					 "--model and --data");
-	if (arena) {
-		if (!o->opponent)
-			return hy_cli_usage(cli, "the arena needs --opponent");
-		if (!o->challenger) {
-			if ((prc = hy_cli_model_default(cli, HY_MODEL_POLICY, "challenger",
-				"give --challenger A", o->shipped, sizeof o->shipped)))
-				return prc;
-			o->challenger = o->shipped;
-		}
-		if (optind < argc)
-			return hy_cli_usage(cli, "unexpected argument '%s'", argv[optind]);
-	} else {
-		if (o->sequential)
-			return hy_cli_usage(cli, "--sequential belongs to the arena");
-		if (o->oracle)
-			return hy_cli_usage(cli, "--oracle belongs to the arena");
-		if (!o->model) {
-			if ((prc = hy_cli_model_default(cli, HY_MODEL_POLICY, "model",
-				"give --model CKPT", o->shipped, sizeof o->shipped)))
-				return prc;
-			o->model = o->shipped;
-		}
-		if (o->log_dir)
-			return hy_cli_usage(cli, "--log-dir belongs to the arena");
-		while (optind < argc)
-			o->data[o->ndata++] = argv[optind++];
-		if (!o->ndata)
-			return hy_cli_usage(cli, "dataset mode needs --data PATH");
-		if (hy_cli_paths(cli, o->data, o->ndata, "--data path"))
-			return 2;
-	}
+	if ((prc = arena ? arena_args(o, argc, argv) : dataset_args(o, argc, argv)))
+		return prc;
 	int rc = hy_cli_device_check(cli, o->device, o->threads);
 	if (rc)
 		return rc;

@@ -82,6 +82,24 @@ static hy_status read_samples(const char *const *paths, int npaths, size_t limit
 	return HY_OK;
 }
 
+/* The rules between the options and the operands: 0, or a usage error. */
+static int check_args(hy_cli *cli, int argc, char **argv, int reference, int weights,
+	int64_t limit, const char *outpath)
+{
+	if (optind >= argc)
+		return hy_cli_usage(cli, "no checkpoint given");
+	if (!reference && argc - optind > 1)
+		return hy_cli_usage(cli, "more than one checkpoint ('%s'): samples go with "
+			"--reference", argv[optind + 1]);
+	if (!reference && limit)
+		return hy_cli_usage(cli, "--limit is an option of --reference");
+	if (weights && reference)
+		return hy_cli_usage(cli, "--weights and --reference are two outputs: give one");
+	if (weights && (!outpath || strcmp(outpath, "-") == 0))
+		return hy_cli_usage(cli, "--weights writes an HDF5 file: give -o FILE.h5");
+	return 0;
+}
+
 /* --weights: the checkpoint without its moments (nn/checkpoint.h). */
 static int write_weights(hy_cli *cli, const char *ckpt, const char *outpath)
 {
@@ -143,17 +161,8 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	optind = first;
-	if (optind >= argc)
-		return hy_cli_usage(&cli, "no checkpoint given");
-	if (!reference && argc - optind > 1)
-		return hy_cli_usage(&cli, "more than one checkpoint ('%s'): samples go with "
-			"--reference", argv[optind + 1]);
-	if (!reference && limit)
-		return hy_cli_usage(&cli, "--limit is an option of --reference");
-	if (weights && reference)
-		return hy_cli_usage(&cli, "--weights and --reference are two outputs: give one");
-	if (weights && (!outpath || strcmp(outpath, "-") == 0))
-		return hy_cli_usage(&cli, "--weights writes an HDF5 file: give -o FILE.h5");
+	if ((rc = check_args(&cli, argc, argv, reference, weights, limit, outpath)))
+		return rc;
 	if (!limit)
 		limit = 100;
 	int to_stdout = !outpath || strcmp(outpath, "-") == 0;

@@ -36,6 +36,8 @@ typedef struct job {
 	uint64_t seen;     /* games delivered */
 	int done, rc;
 	hy_review r;
+	hy_reader_check *reader;       /* --reader's, opened once          */
+	char shipped[4096], shipped_reader[4096];
 } job;
 
 /* The seats to review in g, from the --seat arguments; -1 with a message
@@ -137,6 +139,58 @@ static int write_out(job *j, const char *path, int json)
 }
 
 
+/* The shipped policy when no --model is given (a usage error when there
+ * is none), the shipped reader when no --reader is given (none when there
+ * is none: said), no reader for "none". */
+static int shipped_models(job *j, const char **model, const char **reader)
+{
+	hy_cli *cli = &j->cli;
+	int rc;
+	if (!*model) {
+		if ((rc = hy_cli_model_default(cli, HY_MODEL_POLICY, "reviewer",
+			"give --model CKPT.h5 (or rulebot, baseline, random)", j->shipped,
+			sizeof j->shipped)))
+			return rc;
+		*model = j->shipped;
+	}
+	if (*reader && !strcmp(*reader, "none")) {
+		*reader = NULL;
+	} else if (!*reader) {
+		int found = hy_cli_model_find(HY_MODEL_READER, j->shipped_reader,
+			sizeof j->shipped_reader);
+		if (found)
+			*reader = j->shipped_reader;
+		if (!hy_cli_quiet(cli) && found)
+			hy_cli_say(cli, "no wait reader named: the shipped one, %s (models/README.md)",
+				*reader);
+		else if (!hy_cli_quiet(cli))
+			hy_cli_say(cli, "no wait reader named and none shipped (looked in %s): the "
+				"page shows no deal-in danger", j->shipped_reader);
+	}
+	return 0;
+}
+
+/* The reviewer and the wait reader (NULL: none), each opened once. */
+static int open_models(job *j, const char *model, const hy_policy_opts *po, const char *reader,
+	double threat)
+{
+	hy_diag d;
+	hy_diag_init(&d, model);
+	hy_status st = hy_policy_open(&j->pol, model, po, &d);
+	if (st == HY_OK && reader) {
+		hy_diag_init(&d, reader);
+		if ((st = hy_reader_check_open_as(&j->reader, reader, "--reader", &d)) != HY_OK)
+			hy_policy_close(&j->pol);
+		else
+			hy_review_set_reader(&j->r, j->reader, reader, threat);
+	}
+	if (st != HY_OK) {
+		hy_cli_diag(&j->cli, &d);
+		return st == HY_EUSAGE ? 2 : hy_status_exit(st);
+	}
+	return 0;
+}
+
 /* --seat's row (cli/opts.h): a seat or a name, repeatable. */
 static int opt_seat(hy_cli *cli, const char *arg, void *dest)
 {
@@ -220,27 +274,8 @@ static int review_main(int argc, char **argv, job *j)
 		return hy_cli_usage(cli, "--model '%s': an external bot gives no probabilities", model);
 	if (optind == argc)
 		return hy_cli_usage(cli, "no LOG to review");
-	char shipped[4096];
-	if (!model) {
-		if ((rc = hy_cli_model_default(cli, HY_MODEL_POLICY, "reviewer",
-			"give --model CKPT.h5 (or rulebot, baseline, random)", shipped, sizeof shipped)))
-			return rc;
-		model = shipped;
-	}
-	char shipped_reader[4096];
-	if (!reader) {
-		if (hy_cli_model_find(HY_MODEL_READER, shipped_reader, sizeof shipped_reader)) {
-			reader = shipped_reader;
-			if (!hy_cli_quiet(cli))
-				hy_cli_say(cli, "no wait reader named: the shipped one, %s (models/README.md)",
-					reader);
-		} else if (!hy_cli_quiet(cli)) {
-			hy_cli_say(cli, "no wait reader named and none shipped (looked in %s): the "
-				"page shows no deal-in danger", shipped_reader);
-		}
-	} else if (!strcmp(reader, "none")) {
-		reader = NULL;
-	}
+	if ((rc = shipped_models(j, &model, &reader)))
+		return rc;
 	rc = hy_cli_device_check(cli, po.device, po.threads);
 	if (rc)
 		return rc;
@@ -250,27 +285,13 @@ static int review_main(int argc, char **argv, job *j)
 	hy_cli_stdin(cli, (const char *const *)argv + optind, (size_t)(argc - optind), 0,
 		"a game log");
 	hy_cleanup_install();
-	hy_diag d;
-	hy_diag_init(&d, model);
-	hy_status st = hy_policy_open(&j->pol, model, &po, &d);
-	if (st != HY_OK) {
-		hy_cli_diag(cli, &d);
-		return st == HY_EUSAGE ? 2 : hy_status_exit(st);
-	}
-	hy_reader_check *rck = NULL;
-	if (reader) {
-		hy_diag_init(&d, reader);
-		if ((st = hy_reader_check_open_as(&rck, reader, "--reader", &d)) != HY_OK) {
-			hy_cli_diag(cli, &d);
-			hy_policy_close(&j->pol);
-			return st == HY_EUSAGE ? 2 : hy_status_exit(st);
-		}
-		hy_review_set_reader(&j->r, rck, reader, threat);
-	}
+	if ((rc = open_models(j, model, &po, reader, threat)))
+		return rc;
 	hy_game_sink sink = {.game = on_game, .bad = NULL, .ctx = j};
+	hy_diag d;
 	hy_diag_init(&d, NULL);
-	st = hy_source_parse_paths((const char *const *)argv + optind, (size_t)(argc - optind),
-				   &sink, NULL, &d);
+	hy_status st = hy_source_parse_paths((const char *const *)argv + optind,
+		(size_t)(argc - optind), &sink, NULL, &d);
 	rc = j->rc;
 	if (st != HY_OK && st != HY_STOP && rc == 0) {
 		hy_cli_diag(cli, &d);
@@ -283,7 +304,7 @@ static int review_main(int argc, char **argv, job *j)
 	if (rc == 0)
 		rc = write_out(j, output, json);
 	hy_policy_close(&j->pol);
-	hy_reader_check_close(rck);
+	hy_reader_check_close(j->reader);
 	return rc;
 }
 

@@ -30,18 +30,17 @@ typedef struct hy_cli {
 
 void hy_cli_init(hy_cli *c, const char *prog);
 
-/* The options every program has, for its getopt_long table (with "qvhV" in
- * its short options): -q/--quiet, -v/--verbose, -h/--help, -V/--version. */
+/* The options every program has: -q/--quiet, -v/--verbose, -h/--help,
+ * -V/--version. A program does not handle them: the options table
+ * (opts.h, hy_cli_parse_opts) adds them to every table and answers them
+ * through hy_cli_opt_common — -q and -v set the level and return -1
+ * (parsing goes on); --help and --version return their exit status
+ * (hy_cli_help, hy_cli_version); anything else, getopt's '?' after its
+ * message about an unknown option or a missing argument, is a usage error
+ * (hy_cli_try_help: 2). */
 #define HY_CLI_OPTIONS                                                         \
 	{"quiet", no_argument, 0, 'q'}, {"verbose", no_argument, 0, 'v'},      \
 	{"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}
-
-/* The default case of a program's option switch: one of HY_CLI_OPTIONS, or
- * getopt's '?' after its message about an unknown option or a missing
- * argument. -q and -v set the level and return -1 (parsing goes on);
- * --help and --version return their exit status (hy_cli_help,
- * hy_cli_version); anything else is a usage error (hy_cli_try_help: 2).
- * So: default: if ((c = hy_cli_opt_common(&cli, c, usage)) >= 0) return c; */
 int hy_cli_opt_common(hy_cli *c, int opt, const char *usage);
 
 /* getopt's 'q' (-q, --quiet) or 'v' (-v, --verbose). */

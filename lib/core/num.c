@@ -1,3 +1,4 @@
+/* Strict parsing of numbers from command-line text (num.h). */
 #include "core/num.h"
 
 #include <ctype.h>

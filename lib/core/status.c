@@ -1,3 +1,5 @@
+/* Status codes and the diagnostic record: hy_diag_set, the status names and
+ * exit codes (status.h). */
 #include "core/status.h"
 
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* Tile codes and their notations: mjai names, kinds, red fives (tile.h). */
 #include "core/tile.h"
 
 #include <stdio.h>

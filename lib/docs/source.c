@@ -1,3 +1,5 @@
+/* Any log document to games: the format detected by content and handed to its
+ * parser (source.h). */
 #include "docs/source.h"
 
 #include <jansson.h>

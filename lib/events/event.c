@@ -1,3 +1,5 @@
+/* In-memory mjai events and games: their types, names, growth and copies
+ * (event.h). */
 #include "events/event.h"
 #include "core/grow.h"
 

@@ -1,3 +1,5 @@
+/* The reference outputs an exported graph must reproduce: the forward pass on
+ * samples as JSON lines (reference.h). */
 #include "export/reference.h"
 
 #include <stdlib.h>

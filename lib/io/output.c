@@ -1,3 +1,5 @@
+/* Output files that never survive half-written: staged temporary, commit or
+ * abort (output.h). */
 #include "io/output.h"
 
 #include <errno.h>

@@ -1,3 +1,5 @@
+/* Checkpoints: the HDF5 writer and the one reader of the format, the kind and
+ * version checks, weights-only copies (checkpoint.h). */
 #include "nn/checkpoint.h"
 
 #include "nn/h5tensor.h"

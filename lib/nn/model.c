@@ -1,3 +1,5 @@
+/* The SE-ResNet and its heads: forward, backward and the masked losses on any
+ * backend (model.h). */
 #include "nn/model.h"
 
 #include <assert.h>

@@ -1,3 +1,4 @@
+/* AdamW, the learning-rate schedule and gradient-norm clipping (optim.h). */
 #include "nn/optim.h"
 
 #include <math.h>

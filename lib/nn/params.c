@@ -1,3 +1,4 @@
+/* The named-parameter table: layout, initialisation and lookups (params.h). */
 #include "nn/params.h"
 
 #include <math.h>

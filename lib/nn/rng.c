@@ -1,3 +1,4 @@
+/* The explicit-state PRNG: xoshiro256** seeded by splitmix64 (rng.h). */
 #include "nn/rng.h"
 
 #include <math.h>

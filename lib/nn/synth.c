@@ -1,3 +1,4 @@
+/* Synthetic, well-formed samples for tests and benchmarks (synth.h). */
 #include "nn/synth.h"
 
 #include <string.h>

@@ -97,9 +97,4 @@ hy_status hy_mjaibot_parse_answer(const hy_engine *e, int seat, const char *line
 				  hy_game *scratch, hy_action *a, int *index, int *illegal,
 				  hy_diag *d);
 
-/* The external policy "mjai:COMMAND" (hy_policy_open calls this with the
- * COMMAND part). logp and value of its choices are 0. */
-hy_status hy_mjaibot_policy_open(hy_policy *p, const char *command, const hy_policy_opts *o,
-				 hy_diag *d);
-
 #endif

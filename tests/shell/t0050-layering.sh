@@ -2,7 +2,8 @@
 # The layering of lib/ (ARCHITECTURE.md §11) holds: tests/layering.sh finds
 # no include of a module above, and none of another module's private header;
 # and it does catch each kind of violation, in a copy of lib/ broken on
-# purpose, and a loop in its own table.
+# purpose, and a loop in its own table; every file of lib/ and cmd/ opens
+# with its comment.
 . tests/shell/lib.sh
 L="$TOP/tests/layering.sh"
 
@@ -59,4 +60,10 @@ expect_err 'the table has a loop'
 
 # and the copy, restored, passes again
 expect_exit 0 sh "$L" "$T/top"
+
+# every source file of lib/ and cmd/ opens with the comment that says what
+# it holds (STYLE.md)
+bare=$(cd "$TOP" && find lib cmd \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) -print | sort |
+	while read -r f; do head -c 2 "$f" | grep -q '^/\*' || echo "$f"; done)
+[ -z "$bare" ] || fail "these files do not open with a comment: $bare"
 echo "layering: ok"

@@ -40,7 +40,7 @@ expect_exit 2 "$V" --challenger baseline
 expect_err "needs --opponent"
 expect_exit 2 env HYDRA_MODELS="$T/no-models" "$V" --opponent baseline
 expect_err "no challenger named, and no shipped policy.h5 \(looked in $T/no-models\): give --challenger A"
-expect_exit 2 env HYDRA_MODELS="$T/no-models" "$V" --data "$T/none.bin"
+expect_exit 2 env HYDRA_MODELS="$T/no-models" "$V" --data "$T"
 expect_err "no model named, and no shipped policy.h5"
 expect_exit 2 "$V" --challenger baseline --opponent random --seeds 0
 expect_err "bad --seeds '0'"

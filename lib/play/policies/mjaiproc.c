@@ -1,6 +1,9 @@
-/* The external-bot policy "mjai:COMMAND" (see mjaibot.h): one child process
- * per (table, seat), fed its seat's view of the table log at each decision,
- * one answer line read per decision under a timeout. */
+/* The external-bot policy "mjai:COMMAND" (policies.h; the protocol's
+ * pieces are play/mjaibot.h): one child process per (table, seat), fed its
+ * seat's view of the table log at each decision, one answer line read per
+ * decision under a timeout. */
+#include "play/policies/policies.h"
+
 #include "play/mjaibot.h"
 
 #include <errno.h>
@@ -534,7 +537,7 @@ static const hy_policy_ops mjaibot_ops = {
 	.free = policy_free,
 };
 
-hy_status hy_mjaibot_policy_open(hy_policy *p, const char *command, const hy_policy_opts *o,
+hy_status hy_policy_open_mjai(hy_policy *p, const char *command, const hy_policy_opts *o,
 				 hy_diag *d)
 {
 	if (!command || !*command)

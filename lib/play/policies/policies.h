@@ -55,6 +55,11 @@ hy_status hy_rulebot_read_using(hy_policy *p, struct hy_reader_check *rc, const 
  * r->seat. For measurements beside a reader (bench/waits_logs.c). */
 void hy_rulebot_belief(const struct hy_rule_params *P, const hy_decision *r, double tau[4],
 	double q[4][34]);
+/* The external policy "mjai:COMMAND", a bot speaking the mjai protocol in
+ * a child process (mjaiproc.c; the protocol's pieces are play/mjaibot.h):
+ * arg is the COMMAND; logp and value of its choices are 0. */
+hy_status hy_policy_open_mjai(hy_policy *p, const char *command, const hy_policy_opts *o,
+	hy_diag *d);
 /* A checkpoint (nn/checkpoint.h) on the CPU backend or a GPU (model.c). */
 hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_opts *o,
 			       hy_diag *d);

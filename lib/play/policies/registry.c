@@ -31,7 +31,7 @@ static const row table[] = {
 	 "rulebot-waits:ALPHA[,riichi|tenpai][,logit][,PARAMS]"},
 	{"search", 1, hy_policy_open_search, "search:GRP.h5[,K][,DEAL]"},
 	{"qlabel", 1, hy_policy_open_qlabel, "qlabel:GRP.h5[,K]"},
-	{"mjai", 1, hy_mjaibot_policy_open, "mjai:COMMAND"},
+	{"mjai", 1, hy_policy_open_mjai, "mjai:COMMAND"},
 };
 
 static int ends_with(const char *s, const char *suf)
