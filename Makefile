@@ -49,7 +49,7 @@ HAVE_CUDA := $(if $(and $(NVCC),$(HAVE_CUDNN),$(HAVE_CUBLAS)),y)
 # libdnnl-dev; NO_DNNL=1 leaves it out (the OpenBLAS path builds as ever)
 HAVE_DNNL := $(if $(NO_DNNL),,$(if $(wildcard /usr/include/dnnl.h /usr/include/oneapi/dnnl/dnnl.h),y))
 
-# MPI (lib/dist, OpenMPI): pkg-config ompi-c, else mpicc --showme; NO_MPI=1 leaves it out
+# MPI (lib/mpi, OpenMPI): pkg-config ompi-c, else mpicc --showme; NO_MPI=1 leaves it out
 MPI_PC := $(if $(NO_MPI),,$(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c))
 MPI_CFLAGS := $(if $(NO_MPI),,$(if $(MPI_PC),$(shell pkg-config --cflags ompi-c),$(shell mpicc --showme:compile 2>/dev/null)))
 MPI_LIBS := $(if $(NO_MPI),,$(if $(MPI_PC),$(shell pkg-config --libs ompi-c),$(shell mpicc --showme:link 2>/dev/null)))

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Multi-process hydra-fit (issue 13, lib/dist): the cost of the gradient
+# Multi-process hydra-fit (issue 13, lib/mpi): the cost of the gradient
 # all-reduce per step for `small` and `full` between 2 ranks on this
 # machine (shared memory, then TCP over loopback), the compute of one
 # training step (nn_bench, 1 thread), whole data-parallel steps with the

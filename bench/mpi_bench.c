@@ -1,7 +1,7 @@
-/* Cost of the gradient all-reduce of data-parallel hydra-fit (lib/dist):
+/* Cost of the gradient all-reduce of data-parallel hydra-fit (lib/mpi):
  *   mpirun -np N mpi_bench ARCH [ITERS]      (default 20)
  * The model's whole gradient buffer (fp32, every tensor of the table,
- * alignment padding included: what hy_dist_grad_sum reduces) summed over
+ * alignment padding included: what hy_mpi_grad_sum reduces) summed over
  * the ranks ITERS times after 2 warm-up sums; rank 0 prints the gradient
  * size, the median and minimum time of one sum, and the bus bandwidth
  * 2(N−1)/N · bytes / time (the bytes a ring all-reduce moves per rank).
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "dist/dist.h"
-#include "dist/grad.h"
+#include "mpi/mpi.h"
+#include "mpi/grad.h"
 #include "nn/model.h"
 #include "nn/optim.h"
 #include "nn/synth.h"
@@ -39,21 +39,21 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int die(const hy_dist *ds, const hy_diag *d)
+static int die(const hy_mpi *ds, const hy_diag *d)
 {
 	fprintf(stderr, "mpi_bench: %s\n", d->msg);
-	hy_dist_abort(ds, 1);
+	hy_mpi_abort(ds, 1);
 	return 1;
 }
 
 /* The step mode (see the top). */
-static int steps(hy_dist *ds, hy_nn_model *m, hy_nn_ctx *ctx, const char *arch, int iters,
+static int steps(hy_mpi *ds, hy_nn_model *m, hy_nn_ctx *ctx, const char *arch, int iters,
 	int batch)
 {
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	uint64_t lo, hi;
-	hy_dist_range(ds, (uint64_t)batch, &lo, &hi);
+	hy_mpi_range(ds, (uint64_t)batch, &lo, &hi);
 	const int k = (int)(hi - lo);
 	hy_rng r;
 	hy_rng_seed(&r, 7 + (uint64_t)ds->rank);
@@ -78,7 +78,7 @@ static int steps(hy_dist *ds, hy_nn_model *m, hy_nn_ctx *ctx, const char *arch, 
 		for (int ov = 0; ov < 2; ov++) {
 			hy_nn_losses l;
 			hy_nn_step_info info;
-			if (hy_dist_barrier(ds, &d))
+			if (hy_mpi_barrier(ds, &d))
 				return die(ds, &d);
 			double t0 = now();
 			if (hy_train_step(&net.L, rk[ov], k, &opt, &step, &l, &info, &d))
@@ -122,8 +122,8 @@ int main(int argc, char **argv)
 	}
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	hy_dist ds;
-	if (hy_dist_init(&ds, &d))
+	hy_mpi ds;
+	if (hy_mpi_init(&ds, &d))
 		return die(&ds, &d);
 	int step_mode = argc > 3 && strcmp(argv[3], "step") == 0;
 	int batch = step_mode && argc > 4 ? atoi(argv[4]) : 0;
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 	if (step_mode) {
 		int rc = steps(&ds, &m, &ctx, argv[1], iters, batch);
 		hy_nn_model_free(&m);
-		hy_dist_free(&ds);
+		hy_mpi_free(&ds);
 		return rc;
 	}
 	for (size_t i = 0; i < m.table.total; i++)
@@ -151,10 +151,10 @@ int main(int argc, char **argv)
 	if (!t)
 		return 1;
 	for (int i = -2; i < iters; i++) {
-		if (hy_dist_barrier(&ds, &d))
+		if (hy_mpi_barrier(&ds, &d))
 			return die(&ds, &d);
 		double t0 = now();
-		if (hy_dist_grad_sum(&ds, &m, &d))
+		if (hy_mpi_grad_sum(&ds, &m, &d))
 			return die(&ds, &d);
 		if (i >= 0)
 			t[i] = now() - t0;
@@ -169,6 +169,6 @@ int main(int argc, char **argv)
 		       ds.size > 1 ? 2.0 * (ds.size - 1) / ds.size * bytes / med / 1e9 : 0.0);
 	free(t);
 	hy_nn_model_free(&m);
-	hy_dist_free(&ds);
+	hy_mpi_free(&ds);
 	return 0;
 }

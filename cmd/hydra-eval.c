@@ -19,7 +19,7 @@
 #include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
-#include "dist/dist.h"
+#include "mpi/mpi.h"
 #include "io/cleanup.h"
 #include "io/output.h"
 #include "nn/threads.h"
@@ -142,26 +142,26 @@ static int open_policy(const opts *o, hy_policy *p, const char *spec, const hy_p
 }
 
 /* A failed rank ends the job (the others would wait for its results). */
-static int rank_failed(const opts *o, const hy_dist *ds, int rc)
+static int rank_failed(const opts *o, const hy_mpi *ds, int rc)
 {
 	if (rc && ds->size > 1) {
 		hy_cli_say(o->cli, "rank %d of %d failed; ending all ranks", ds->rank, ds->size);
-		hy_dist_abort(ds, rc);
+		hy_mpi_abort(ds, rc);
 	}
 	return rc;
 }
 
-static int run_arena_ranks(const opts *o, const hy_dist *ds);
+static int run_arena_ranks(const opts *o, const hy_mpi *ds);
 
 /* Under mpirun the seeds are shared out by index (seed k on rank k mod N,
- * lib/dist), every rank writes the logs of its games, and rank 0 gathers
+ * lib/mpi), every rank writes the logs of its games, and rank 0 gathers
  * the results and reports on all of them. */
 static int run_arena(const opts *o)
 {
-	hy_dist ds;
+	hy_mpi ds;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	if (hy_dist_init(&ds, &d)) {
+	if (hy_mpi_init(&ds, &d)) {
 		hy_cli_diag(o->cli, &d);
 		return 1;
 	}
@@ -169,11 +169,11 @@ static int run_arena(const opts *o)
 		? hy_cli_usage(o->cli, "--sequential decides after each look in one process: run it "
 			"without mpirun (or give --seeds without --sequential)")
 		: rank_failed(o, &ds, run_arena_ranks(o, &ds));
-	hy_dist_free(&ds);
+	hy_mpi_free(&ds);
 	return rc;
 }
 
-static int run_arena_ranks(const opts *o, const hy_dist *ds)
+static int run_arena_ranks(const opts *o, const hy_mpi *ds)
 {
 	hy_policy_opts po;
 	hy_policy_opts_default(&po);
@@ -204,7 +204,7 @@ static int run_arena_ranks(const opts *o, const hy_dist *ds)
 		o->cli->tty = 0;
 	hy_cli_progress_start(o->cli);
 	/* this rank's seeds: rank, rank + N, rank + 2N, ... */
-	uint64_t mine = hy_dist_stride_count(ds->rank, ds->size, o->seeds);
+	uint64_t mine = hy_mpi_stride_count(ds->rank, ds->size, o->seeds);
 	arena_ui u = {.o = o, .total = mine * HY_ARENA_ROTATIONS};
 	hy_arena_opts ao = {.seed = o->seed, .nseeds = o->seeds, .tables = o->tables,
 			    .threads = o->threads, .on_game = on_game, .ctx = &u,

@@ -21,7 +21,7 @@
 #include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
-#include "dist/dist.h"
+#include "mpi/mpi.h"
 #include "train/ckptdir.h"
 #include "train/prov.h"
 #include "io/cleanup.h"
@@ -528,16 +528,16 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 		return rc;
 	if (cfg.cuda) {
 		cfg.cuda_device = ordinal;
-		if (strncmp(device, "cuda:", 5) && hy_dist_launched() && hy_dist_env_rank() == 0 &&
+		if (strncmp(device, "cuda:", 5) && hy_mpi_launched() && hy_mpi_env_rank() == 0 &&
 			!quiet)
 			hy_cli_say(cli, "cuda: each rank takes GPU (node-local rank mod %d visible); "
 				"--device cuda:N names one", hy_nn_cuda_count());
 		cfg.precision = F.precision >= 0 ? F.precision : HY_NN_PREC_BF16;
 		cfg.fast = F.fast;
-	} else if (why[0] && !quiet && hy_dist_env_rank() == 0) {
+	} else if (why[0] && !quiet && hy_mpi_env_rank() == 0) {
 		hy_cli_say(cli, "no usable GPU (%s): training on the CPU", why);
 	}
-	if (hy_dist_env_rank() == 0)
+	if (hy_mpi_env_rank() == 0)
 		hy_cli_setup_info(cli, cfg.cuda, ordinal, why, cfg.threads > 0 || cfg.resume ?
 			cfg.threads : hy_cli_threads_default());
 	if (!cfg.cuda && F.precision == HY_NN_PREC_BF16) { /* bf16 GEMMs, fp32 master weights */
@@ -596,7 +596,7 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 		return hy_status_exit(st);
 	}
 	hy_cli_progress_end(cli);
-	if (!quiet && hy_dist_env_rank() == 0) { /* one summary for an MPI job */
+	if (!quiet && hy_mpi_env_rank() == 0) { /* one summary for an MPI job */
 		char secs[32], best[64] = "";
 		hy_cli_hms(res.seconds, secs, sizeof secs);
 		if (!isnan(res.best_val))

@@ -16,8 +16,8 @@
 #include "cli/opts.h"
 #include "core/num.h"
 #include "core/status.h"
-#include "dist/dist.h"
-#include "dist/ordered.h"
+#include "mpi/mpi.h"
+#include "mpi/ordered.h"
 #include "io/cleanup.h"
 #include "io/output.h"
 #include "io/staged.h"
@@ -53,8 +53,8 @@ typedef struct sp {
 	/* ranks (mpirun): rank r of N plays games r, r + N, r + 2N, ... of
 	 * the run; every rank keeps its samples game by game, and after the
 	 * games rank 0 writes them in game order */
-	hy_dist ds;
-	hy_dist_ordered kept;   /* this rank's samples by game (dist/ordered.h) */
+	hy_mpi ds;
+	hy_mpi_ordered kept;   /* this rank's samples by game (mpi/ordered.h) */
 } sp;
 
 static int seat_policy(void *ctx, uint64_t game, int seat)
@@ -95,7 +95,7 @@ static void progress(sp *s, int final)
 			hy_cli_now() - s->cli->t0);
 }
 
-/* Rank 0's writer of a game's samples, in game order (dist/ordered.h). */
+/* Rank 0's writer of a game's samples, in game order (mpi/ordered.h). */
 static hy_status write_game(void *u, uint64_t game, const void *items, size_t n, hy_diag *d)
 {
 	(void)game;
@@ -113,7 +113,7 @@ static hy_status write_game(void *u, uint64_t game, const void *items, size_t n,
 static hy_status gather(sp *s, uint64_t count, hy_diag *d)
 {
 	double c[3] = {(double)s->played, (double)s->aborted, (double)s->nsamples};
-	hy_status st = hy_dist_sum_f64(&s->ds, c, 3, d);
+	hy_status st = hy_mpi_sum_f64(&s->ds, c, 3, d);
 	if (st != HY_OK)
 		return st;
 	s->played = (uint64_t)c[0];
@@ -121,7 +121,7 @@ static hy_status gather(sp *s, uint64_t count, hy_diag *d)
 	s->nsamples = (uint64_t)c[2];
 	if (!s->samples)
 		return HY_OK;
-	return hy_dist_ordered_gather(&s->kept, &s->ds, count, write_game, s, d);
+	return hy_mpi_ordered_gather(&s->kept, &s->ds, count, write_game, s, d);
 }
 
 static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
@@ -143,7 +143,7 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 			g->game, hy_diag_format(&g->d, buf, sizeof buf));
 		progress(s, 0);
 		/* no samples, but a place in the game order */
-		return s->samples && s->ds.size > 1 ? hy_dist_ordered_end_game(&s->kept, s->ds.rank, d)
+		return s->samples && s->ds.size > 1 ? hy_mpi_ordered_end_game(&s->kept, s->ds.rank, d)
 						    : HY_OK;
 	}
 	if (s->log_dir && (st = write_log(s, g, d)) != HY_OK)
@@ -153,12 +153,12 @@ static hy_status on_game(void *ctx, const hy_play_game *g, hy_diag *d)
 			for (size_t i = 0; i < g->nsteps; i++) {
 				if (s->learner && g->steps[i].policy != 0)
 					continue;
-				if ((st = hy_dist_ordered_add(&s->kept, &g->steps[i].s, s->ds.rank,
+				if ((st = hy_mpi_ordered_add(&s->kept, &g->steps[i].s, s->ds.rank,
 					     d)) != HY_OK)
 					return st;
 				s->nsamples++;
 			}
-			if ((st = hy_dist_ordered_end_game(&s->kept, s->ds.rank, d)) != HY_OK)
+			if ((st = hy_mpi_ordered_end_game(&s->kept, s->ds.rank, d)) != HY_OK)
 				return st;
 		}
 	} else if (s->w) {
@@ -479,7 +479,7 @@ static int open_policies(hy_cli *cli, sp_pols *P, const char *spec[], int nspec)
 		return 0;
 	close_policies(P);
 	int rc = st == HY_EUNSUP ? 4 : hy_status_exit(st);
-	hy_dist_abort(&S.ds, rc);
+	hy_mpi_abort(&S.ds, rc);
 	return rc;
 }
 
@@ -519,7 +519,7 @@ static hy_status play(hy_cli *cli, sp_pols *P, const char *outname, hy_diag *d)
 	hy_diag_init(d, NULL);
 	const uint64_t count = po.count;
 	po.first += (uint64_t)S.ds.rank;
-	po.count = hy_dist_stride_count(S.ds.rank, S.ds.size, count);
+	po.count = hy_mpi_stride_count(S.ds.rank, S.ds.size, count);
 	po.stride = (uint64_t)S.ds.size;
 	if (po.count)
 		st = hy_play_run(&po, P->pp, P->npol, on_game, &S, d);
@@ -600,7 +600,7 @@ int main(int argc, char **argv)
 	hy_cli_init(&cli, "hydra-sp");
 	S.cli = &cli;
 	S.samples = 1;
-	hy_dist_ordered_init(&S.kept, sizeof(hy_sample));
+	hy_mpi_ordered_init(&S.kept, sizeof(hy_sample));
 	hy_play_opts_default(&A.po);
 	A.po.tables = 16;
 	A.po.threads = hy_cli_threads_default();
@@ -619,7 +619,7 @@ int main(int argc, char **argv)
 		return rc;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	if (hy_dist_init(&S.ds, &d) != HY_OK) {
+	if (hy_mpi_init(&S.ds, &d) != HY_OK) {
 		hy_cli_diag(&cli, &d);
 		return 1;
 	}
@@ -629,21 +629,21 @@ int main(int argc, char **argv)
 	if (S.samples && !outname && S.ds.rank == 0 &&
 		hy_cli_stdout_binary(&cli, "a binary sample stream", "use -o FILE, a pipe, or "
 			"--no-samples")) {
-		hy_dist_abort(&S.ds, 2);
+		hy_mpi_abort(&S.ds, 2);
 		return 2;
 	}
 	if (A.grp_path && S.ds.size > 1) { /* the normalisation runs in game order */
 		if (S.ds.rank == 0)
 			hy_cli_say(&cli, "--reward grp runs in one process, not under mpirun "
 				"(its running normalisation follows the game order)");
-		hy_dist_abort(&S.ds, 2);
+		hy_mpi_abort(&S.ds, 2);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
 	sp_pols P;
 	if ((rc = open_policies(&cli, &P, spec, nspec)) != 0) {
-		hy_dist_free(&S.ds);
+		hy_mpi_free(&S.ds);
 		return rc;
 	}
 	hy_status st = play(&cli, &P, outname, &d);
@@ -668,11 +668,11 @@ int main(int argc, char **argv)
 		report(&cli, &P);
 	if (st != HY_OK && S.ds.size > 1 && !all_aborted) { /* the others would wait for it */
 		hy_cli_say(&cli, "rank %d of %d failed; ending all ranks", S.ds.rank, S.ds.size);
-		hy_dist_abort(&S.ds, st == HY_EUNSUP ? 4 : hy_status_exit(st));
+		hy_mpi_abort(&S.ds, st == HY_EUNSUP ? 4 : hy_status_exit(st));
 	}
 	close_policies(&P);
 	hy_gamelog_free(&S.jbuf);
-	hy_dist_ordered_free(&S.kept);
-	hy_dist_free(&S.ds);
+	hy_mpi_ordered_free(&S.kept);
+	hy_mpi_free(&S.ds);
 	return st == HY_EUNSUP ? 4 : hy_status_exit(st);
 }

@@ -24,10 +24,10 @@ samples: core io events
 docs:    core io events mjai tenhou
 encode:  core hand events engine samples
 nn:      core io samples
-dist:    core nn
-data:    core io samples nn dist
-train:   core events samples encode nn dist data
-play:    core io hand events mjai engine samples encode nn dist train data
+mpi:     core nn
+data:    core io samples nn mpi
+train:   core events samples encode nn mpi data
+play:    core io hand events mjai engine samples encode nn mpi train data
 export:  core io samples nn
 review:  core events hand engine play
 cli:     core io nn

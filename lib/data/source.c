@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/dist.h"
+#include "mpi/mpi.h"
 #include "nn/rng.h"
 #include "samples/reader.h"
 
@@ -504,7 +504,7 @@ static hy_status stream_next(hy_data *td, hy_sample *s, size_t max, size_t *n,
 {
 	uint64_t lo = 0, hi = max;
 	if (td->ranks > 1)
-		hy_dist_range_of(td->rank, td->ranks, max, &lo, &hi);
+		hy_mpi_range_of(td->rank, td->ranks, max, &lo, &hi);
 	*n = *mine = 0;
 	while (*n < max) {
 		int keep = *n >= lo && *n < hi;

@@ -23,7 +23,7 @@
  * sequence from there exactly (streams are re-read and the draws replayed,
  * so a resumed stream must be the same stream).
  *
- * Several ranks (mpirun, lib/dist; cfg rank of ranks > 1). Every rank
+ * Several ranks (mpirun, lib/mpi; cfg rank of ranks > 1). Every rank
  * follows the same global sequence and cursor — the one of a single
  * process, so a checkpoint resumes with any rank count — and
  * hy_data_next_part gives each rank its part of a batch, in the
@@ -45,7 +45,7 @@
  *    each still read and decompress every chunk.
  *  - streams (files): a stream is read sequentially into the shuffle
  *    buffer, so every rank reads all of it and replays every draw; its part
- *    is its block of the batch's positions (dist.h hy_dist_range_of of the
+ *    is its block of the batch's positions (mpi/mpi.h hy_mpi_range_of of the
  *    batch size asked for), the rest is dropped unused. Standard input
  *    cannot be read by several processes (mpirun gives it to rank 0
  *    alone): hydra-fit refuses it under mpirun with several ranks. */

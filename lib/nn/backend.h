@@ -32,7 +32,7 @@ enum {
 	HY_NN_MARKS = 4096, /* timer slots (backend mark)  */
 	HY_NN_COPY_FENCES = 64, /* copy fences (backend copy_mark):             */
 	HY_NN_FENCE_FEED = 0,   /* 0, 1: the feed's slots (train/feed.c)        */
-	HY_NN_FENCE_GRAD = 2,   /* 2 … 63: gradient buckets' downloads (dist/grad.c) */
+	HY_NN_FENCE_GRAD = 2,   /* 2 … 63: gradient buckets' downloads (mpi/grad.c) */
 };
 
 /* Arithmetic precision of a context (ARCHITECTURE.md §8). FP32: every op in fp32.
@@ -218,7 +218,7 @@ typedef struct hy_nn_backend {
 	/* to_host_async: queues a device→host copy into page-locked dst
 	 * (host_alloc) on the copy stream, after every op queued before it;
 	 * dst holds the values once a fence marked after it has passed (the
-	 * gradient buckets of an overlapped sum, dist/grad.h).
+	 * gradient buckets of an overlapped sum, mpi/grad.h).
 	 * Fences of the copy stream: a host buffer goes back to its writers
 	 * (the feed's slots), or to MPI (a downloaded bucket), only once its
 	 * copy has passed. copy_mark: records fence k (0 ≤ k <

@@ -123,7 +123,7 @@ typedef struct hy_nn_work {
 	 * Called after the heads and the trunk's GroupNorm, after each block
 	 * (from N−1 down to 0) and last with from = 0, so a data-parallel
 	 * caller can start summing the finished layers' gradients while the
-	 * earlier ones are still being computed (lib/dist/grad.h). */
+	 * earlier ones are still being computed (lib/mpi/grad.h). */
 	void (*ready)(void *arg, size_t from);
 	void *ready_arg;
 	/* host staging for labels */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/dist.h"
+#include "mpi/mpi.h"
 
 int hy_arena_challenger_seat(int rotation)
 {
@@ -305,7 +305,7 @@ hy_status hy_arena_run(const hy_arena_opts *o, hy_policy *challenger, hy_policy 
  * and a packed buffer of their count (to_acc: into the accumulator). */
 static void stride_copy(hy_arena_acc *a, int r, int size, hy_arena_result *packed, int to_acc)
 {
-	uint64_t n = hy_dist_stride_count(r, size, a->nseeds);
+	uint64_t n = hy_mpi_stride_count(r, size, a->nseeds);
 	for (uint64_t k = 0; k < n; k++) {
 		hy_arena_result *x = &a->res[((uint64_t)r + k * (uint64_t)size) * HY_ARENA_ROTATIONS];
 		hy_arena_result *y = &packed[k * HY_ARENA_ROTATIONS];
@@ -316,13 +316,13 @@ static void stride_copy(hy_arena_acc *a, int r, int size, hy_arena_result *packe
 	}
 }
 
-hy_status hy_arena_gather(const hy_dist *ds, hy_arena_acc *a, hy_diag *d)
+hy_status hy_arena_gather(const hy_mpi *ds, hy_arena_acc *a, hy_diag *d)
 {
 	if (ds->size < 2)
 		return HY_OK;
 	const size_t per = HY_ARENA_ROTATIONS * sizeof *a->res;
 	/* rank 1 has the most seeds of the ranks that send */
-	size_t most = (size_t)hy_dist_stride_count(1, ds->size, a->nseeds);
+	size_t most = (size_t)hy_mpi_stride_count(1, ds->size, a->nseeds);
 	hy_arena_result *buf = malloc(most ? most * per : 1);
 	if (!buf)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (%zu arena results)",
@@ -330,16 +330,16 @@ hy_status hy_arena_gather(const hy_dist *ds, hy_arena_acc *a, hy_diag *d)
 	size_t cap = most * per, n = 0;
 	hy_status st = HY_OK;
 	if (ds->rank > 0) {
-		size_t mine = (size_t)hy_dist_stride_count(ds->rank, ds->size, a->nseeds);
+		size_t mine = (size_t)hy_mpi_stride_count(ds->rank, ds->size, a->nseeds);
 		stride_copy(a, ds->rank, ds->size, buf, 0);
-		st = hy_dist_send_msg(ds, 0, buf, mine * per, d);
+		st = hy_mpi_send_msg(ds, 0, buf, mine * per, d);
 		free(buf);
 		return st;
 	}
 	void *p = buf;
 	for (int r = 1; r < ds->size && !st; r++) {
-		size_t want = (size_t)hy_dist_stride_count(r, ds->size, a->nseeds) * per;
-		if ((st = hy_dist_recv_msg(ds, r, &p, &cap, &n, d)))
+		size_t want = (size_t)hy_mpi_stride_count(r, ds->size, a->nseeds) * per;
+		if ((st = hy_mpi_recv_msg(ds, r, &p, &cap, &n, d)))
 			break;
 		if (n != want)
 			st = hy_diag_set(d, HY_EDATA, 0, "arena: rank %d sent %zu bytes of results, "

@@ -161,7 +161,7 @@ typedef struct hy_arena_opts {
 	hy_arena_game_fn on_game; /* optional: every game, in order        */
 	void *ctx;
 	/* Seeds first + k·stride, k < count, only (count 0: all; stride 0 or
-	 * 1: consecutive): one rank's share of a multi-process run (lib/dist:
+	 * 1: consecutive): one rank's share of a multi-process run (lib/mpi:
 	 * first = rank, stride = ranks); the others stay unplayed. */
 	uint64_t first, count, stride;
 	int allow_oracle; /* hy_play_opts.allow_oracle (hydra-eval --oracle) */
@@ -176,11 +176,11 @@ hy_status hy_arena_run(const hy_arena_opts *o, hy_policy *challenger, hy_policy 
 
 /* After every rank of ds played its share of the seeds (seed k on rank
  * k mod size: hy_arena_opts first = rank, stride = size, count =
- * hy_dist_stride_count): rank 0 receives the other ranks' results into a,
+ * hy_mpi_stride_count): rank 0 receives the other ranks' results into a,
  * so that hy_arena_summarise (the confidence intervals included) covers
  * every rank's seeds; the other ranks send theirs (one message of their
  * results, packed in seed order). */
-struct hy_dist;
-hy_status hy_arena_gather(const struct hy_dist *ds, hy_arena_acc *a, hy_diag *d);
+struct hy_mpi;
+hy_status hy_arena_gather(const struct hy_mpi *ds, hy_arena_acc *a, hy_diag *d);
 
 #endif

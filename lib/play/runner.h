@@ -5,7 +5,7 @@
  *
  * Games first + k·stride, k = 0 … count−1, are played (stride 0 or 1:
  * the consecutive games [first, first + count); a larger stride gives one
- * rank's share of a multi-process run, lib/dist); game i uses the walls
+ * rank's share of a multi-process run, lib/mpi); game i uses the walls
  * of (seed, i) (ARCHITECTURE.md §9 walls: engine/wall.h), so a game is a
  * function of the seed, its index and the seat policies alone. Up to `tables` games run at
  * once; each round of the runner collects the pending decisions of every

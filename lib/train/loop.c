@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dist/grad.h"
+#include "mpi/grad.h"
 #include "nn/checkpoint.h"
 #include "nn/evalacc.h"
 #include "nn/cuda/cuda.h"
@@ -88,7 +88,7 @@ typedef struct run {
 	double save_loss_sum;
 	int64_t save_loss_n;
 	double t0;
-	hy_dist dist; /* ranks of an mpirun launch (lib/dist); rank 0 writes */
+	hy_mpi dist; /* ranks of an mpirun launch (lib/mpi); rank 0 writes */
 	hy_train_ranks *ranks; /* several ranks: the data-parallel step (ranks.h) */
 } run;
 
@@ -779,7 +779,7 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 	hy_status st = HY_OK;
 	while (total <= 0 || r->step < total) {
 		int stop = c->stop && *c->stop; /* all ranks stop at the same step */
-		if ((st = hy_dist_max_int(&r->dist, &stop, 1, d)))
+		if ((st = hy_mpi_max_int(&r->dist, &stop, 1, d)))
 			return st;
 		if (stop) {
 			res->stopped = 1;
@@ -923,7 +923,7 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 	r->hk = hooks;
 	r->val_obs = -1;
 	r->t0 = now_s();
-	hy_status st = hy_dist_init(&r->dist, d);
+	hy_status st = hy_mpi_init(&r->dist, d);
 	if (!st)
 		st = setup(r, d);
 	if (!st)
@@ -935,7 +935,7 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 			fs.threads > 1 ? "s" : "", fs.wait_s);
 	}
 	if ((!st || st == HY_STOP) && r->dist.size > 1) /* every rank reports rank 0's */
-		st = hy_dist_bcast(&r->dist, r->last_ckpt, sizeof r->last_ckpt, d) ? HY_EIO : st;
+		st = hy_mpi_bcast(&r->dist, r->last_ckpt, sizeof r->last_ckpt, d) ? HY_EIO : st;
 	if ((!st || st == HY_STOP) && r->ranks) { /* each rank's reads, the sums */
 		hy_data_stats ds;
 		hy_data_get_stats(r->data, &ds);
@@ -961,7 +961,7 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 		hy_train_ranks_fail(&r->dist, st, d, r->hk ? r->hk->notice : NULL,
 			r->hk ? r->hk->u : NULL);
 	hy_train_ranks_close(r->ranks);
-	hy_dist_free(&r->dist);
+	hy_mpi_free(&r->dist);
 	hy_nn_ckpt_close(r->ck);
 	free(r->buf);
 	hy_train_ppo_free(r->ppo);

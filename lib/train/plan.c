@@ -284,7 +284,7 @@ hy_status hy_train_plan_make(const hy_train_cfg *c, const hy_train_facts *f, hy_
 			return st;
 		p->part = p->ppo_minibatch;
 	} else if (f->ranks > 1 && f->streams) {
-		/* streams: a rank's block of each batch (dist.h hy_dist_range_of) */
+		/* streams: a rank's block of each batch (mpi/mpi.h hy_mpi_range_of) */
 		p->part = (p->batch + f->ranks - 1) / f->ranks;
 	}
 	if ((st = plan_schedule(c, f, p, d)))

@@ -6,15 +6,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "dist/grad.h"
+#include "mpi/grad.h"
 
 struct hy_train_ranks {
-	const hy_dist *ds;
-	hy_dist_overlap *ov; /* NULL: the sum after the backward pass */
+	const hy_mpi *ds;
+	hy_mpi_overlap *ov; /* NULL: the sum after the backward pass */
 	uint64_t steps;
 	double sum_s;        /* time in the sum after backward returned */
 	/* this rank's and the whole batch's loss normalisers of the step */
-	double v[HY_DIST_LOSS_N], g[HY_DIST_LOSS_N];
+	double v[HY_MPI_LOSS_N], g[HY_MPI_LOSS_N];
 };
 
 static double now_s(void)
@@ -24,7 +24,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-hy_status hy_train_ranks_open(hy_train_ranks **out, const hy_dist *ds, const hy_nn_model *m,
+hy_status hy_train_ranks_open(hy_train_ranks **out, const hy_mpi *ds, const hy_nn_model *m,
 	int overlap, hy_diag *d)
 {
 	*out = NULL;
@@ -32,7 +32,7 @@ hy_status hy_train_ranks_open(hy_train_ranks **out, const hy_dist *ds, const hy_
 	if (!rk)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	rk->ds = ds;
-	hy_status st = overlap ? hy_dist_overlap_init(&rk->ov, ds, m, d) : HY_OK;
+	hy_status st = overlap ? hy_mpi_overlap_init(&rk->ov, ds, m, d) : HY_OK;
 	if (st) {
 		free(rk);
 		return st;
@@ -45,34 +45,34 @@ void hy_train_ranks_close(hy_train_ranks *rk)
 {
 	if (!rk)
 		return;
-	hy_dist_overlap_free(rk->ov);
+	hy_mpi_overlap_free(rk->ov);
 	free(rk);
 }
 
 hy_status hy_train_ranks_losses(hy_train_ranks *rk, const hy_nn_model *m, const hy_nn_work *w,
 	const hy_nn_losses *mine, int k, hy_nn_losses *l, hy_diag *d)
 {
-	hy_dist_loss_local(w, mine, k, rk->v);
+	hy_mpi_loss_local(w, mine, k, rk->v);
 	memcpy(rk->g, rk->v, sizeof rk->g);
-	hy_status st = hy_dist_sum_f64(rk->ds, rk->g, HY_DIST_LOSS_N, d);
+	hy_status st = hy_mpi_sum_f64(rk->ds, rk->g, HY_MPI_LOSS_N, d);
 	if (!st)
-		hy_dist_loss_global(rk->g, &m->lw, l);
+		hy_mpi_loss_global(rk->g, &m->lw, l);
 	return st;
 }
 
 void hy_train_ranks_begin(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_work *w, int k)
 {
 	if (rk->ov)
-		hy_dist_overlap_begin(rk->ov, w);
+		hy_mpi_overlap_begin(rk->ov, w);
 	if (k > 0)
-		hy_dist_loss_rescale(m, w, rk->v, rk->g);
+		hy_mpi_loss_rescale(m, w, rk->v, rk->g);
 }
 
 hy_status hy_train_ranks_end(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_work *w,
 	hy_diag *d)
 {
 	double t0 = now_s();
-	hy_status st = rk->ov ? hy_dist_overlap_end(rk->ov, w, d) : hy_dist_grad_sum(rk->ds, m, d);
+	hy_status st = rk->ov ? hy_mpi_overlap_end(rk->ov, w, d) : hy_mpi_grad_sum(rk->ds, m, d);
 	rk->sum_s += now_s() - t0;
 	if (!st)
 		rk->steps++;
@@ -82,7 +82,7 @@ hy_status hy_train_ranks_end(hy_train_ranks *rk, const hy_nn_model *m, hy_nn_wor
 hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_data_stats *mine,
 	uint64_t samples, char *line1, char *line2, size_t size, hy_diag *d)
 {
-	const hy_dist *ds = rk->ds;
+	const hy_mpi *ds = rk->ds;
 	const int n = ds->size;
 	line1[0] = line2[0] = '\0';
 	double *v = calloc(2 * (size_t)n, sizeof *v);
@@ -90,7 +90,7 @@ hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_data_stats *m
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	v[2 * ds->rank] = (double)mine->samples_read;
 	v[2 * ds->rank + 1] = (double)mine->chunks_read;
-	hy_status st = hy_dist_sum_f64(ds, v, 2 * (size_t)n, d);
+	hy_status st = hy_mpi_sum_f64(ds, v, 2 * (size_t)n, d);
 	if (st || ds->rank != 0) {
 		free(v);
 		return st;
@@ -120,8 +120,8 @@ hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_data_stats *m
 
 	double ms = rk->steps ? 1e3 * rk->sum_s / (double)rk->steps : 0;
 	if (rk->ov) {
-		hy_dist_overlap_stats os;
-		hy_dist_overlap_get_stats(rk->ov, &os);
+		hy_mpi_overlap_stats os;
+		hy_mpi_overlap_get_stats(rk->ov, &os);
 		snprintf(line2, size, "ranks: gradient sum during the backward pass%s: %.1f buckets a "
 			"step, %.1f started before it ended; %.3f ms a step waiting for the sums "
 			"after it", os.staged ? " (through page-locked host memory)" : "",
@@ -134,7 +134,7 @@ hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_data_stats *m
 	return HY_OK;
 }
 
-void hy_train_ranks_fail(const hy_dist *ds, hy_status st, const hy_diag *d,
+void hy_train_ranks_fail(const hy_mpi *ds, hy_status st, const hy_diag *d,
 	void (*notice)(void *u, const char *msg), void *u)
 {
 	if (ds->size < 2)
@@ -146,5 +146,5 @@ void hy_train_ranks_fail(const hy_dist *ds, hy_status st, const hy_diag *d,
 				? hy_diag_format(d, buf, sizeof buf) : d->msg);
 		notice(u, msg);
 	}
-	hy_dist_abort(ds, hy_status_exit(st));
+	hy_mpi_abort(ds, hy_status_exit(st));
 }

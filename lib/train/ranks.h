@@ -3,11 +3,11 @@
  * rank trains on its part of each global batch (data.h
  * hy_data_next_part: disjoint parts, together the batch a single
  * process would take, read from disjoint shard chunks), the loss
- * normalisers and the gradients are summed over the ranks (dist/grad.h),
+ * normalisers and the gradients are summed over the ranks (mpi/grad.h),
  * and every rank takes the same optimiser step. The gradient sum runs
- * during the backward pass by default (hy_dist_overlap: buckets of the
+ * during the backward pass by default (hy_mpi_overlap: buckets of the
  * finished layers start while the earlier ones are computed), or after it
- * (hy_dist_grad_sum) when asked.
+ * (hy_mpi_grad_sum) when asked.
  *
  *   hy_train_ranks_open(&rk, ds, m, overlap)        after the model is made
  *   hy_train_step(learner, rk, k, ...)              once a global batch
@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
-#include "dist/dist.h"
+#include "mpi/mpi.h"
 #include "nn/model.h"
 #include "nn/optim.h"
 #include "data/source.h"
@@ -35,7 +35,7 @@ typedef struct hy_train_ranks hy_train_ranks;
 
 /* For model m on ds (not owned; both outlive rk). overlap: 1 to sum the
  * gradients during the backward pass, 0 after it. */
-hy_status hy_train_ranks_open(hy_train_ranks **rk, const hy_dist *ds, const hy_nn_model *m,
+hy_status hy_train_ranks_open(hy_train_ranks **rk, const hy_mpi *ds, const hy_nn_model *m,
 	int overlap, hy_diag *d);
 void hy_train_ranks_close(hy_train_ranks *rk); /* NULL is fine */
 
@@ -62,9 +62,9 @@ hy_status hy_train_ranks_report(const hy_train_ranks *rk, const hy_data_stats *m
 
 /* After a failure on this rank: says which rank failed and why through
  * notice (every rank's, not only rank 0's), then ends every rank of the job
- * (hy_dist_abort: the others would wait forever in the next sum). Returns
+ * (hy_mpi_abort: the others would wait forever in the next sum). Returns
  * without doing anything for a single rank. */
-void hy_train_ranks_fail(const hy_dist *ds, hy_status st, const hy_diag *d,
+void hy_train_ranks_fail(const hy_mpi *ds, hy_status st, const hy_diag *d,
 	void (*notice)(void *u, const char *msg), void *u);
 
 #endif

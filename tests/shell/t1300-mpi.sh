@@ -1,5 +1,5 @@
 #!/bin/sh
-# Multi-process runs over MPI (lib/dist, issue 13), two and three ranks on
+# Multi-process runs over MPI (lib/mpi, issue 13), two and three ranks on
 # this machine (mpirun --oversubscribe): hydra-sp and hydra-eval give the
 # same output as one process, with game (seed) i played by rank i mod N
 # also when N does not divide the games; hydra-fit with 2 ranks matches 1

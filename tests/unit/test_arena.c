@@ -1,7 +1,7 @@
 /* lib/play/arena: seat rotation, Student's t quantile, confidence intervals
  * from per-seed means (against a direct computation), rank distribution,
  * rates, aborted games leaving their seed out; the strided share of the
- * games of one rank (lib/dist, issue 13): the runner's games first +
+ * games of one rank (lib/mpi, issue 13): the runner's games first +
  * k·stride are the games of a consecutive run, and the arena's seeds
  * r, r + N, ... of N ranks together give one process's results. */
 #include <math.h>
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "dist/dist.h"
+#include "mpi/mpi.h"
 #include "mjai/mjai.h"
 #include "nn/rng.h"
 #include "play/arena.h"
@@ -405,7 +405,7 @@ static void test_runner_stride(void **state)
 		memset(&u, 0, sizeof u);
 		uint64_t total = 0;
 		for (int rk = 0; rk < size; rk++) {
-			uint64_t n = hy_dist_stride_count(rk, size, NGAMES);
+			uint64_t n = hy_mpi_stride_count(rk, size, NGAMES);
 			size_t before = u.n;
 			play(pol, (uint64_t)rk, n, (uint64_t)size, 1 + rk % 3, &u);
 			assert_int_equal(u.n - before, n);
@@ -450,7 +450,7 @@ static void test_stride_count(void **state)
 				uint64_t want = 0;
 				for (uint64_t i = 0; i < n; i++)
 					want += i % (uint64_t)size == (uint64_t)r;
-				assert_int_equal(hy_dist_stride_count(r, size, n), want);
+				assert_int_equal(hy_mpi_stride_count(r, size, n), want);
 				sum += want;
 			}
 			assert_int_equal(sum, n);
@@ -476,7 +476,7 @@ static void test_arena_stride(void **state)
 		assert_int_equal(hy_arena_acc_init(&a, nseeds, &d), HY_OK);
 		hy_arena_opts ro = o;
 		ro.first = (uint64_t)rk;
-		ro.count = hy_dist_stride_count(rk, 3, nseeds);
+		ro.count = hy_mpi_stride_count(rk, 3, nseeds);
 		ro.stride = 3;
 		assert_int_equal(hy_arena_run(&ro, &r, &b, &a, &d), HY_OK);
 		for (uint64_t k = 0; k < nseeds; k++)

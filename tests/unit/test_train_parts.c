@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dist/dist.h"
+#include "mpi/mpi.h"
 #include "nn/synth.h"
 #include "samples/shard.h"
 #include "samples/stream.h"
@@ -110,7 +110,7 @@ static void check_parts(const char *const *in, size_t nin, int ranks, size_t bat
 			}
 			if (blocks) { /* streams: rank r's block of positions */
 				uint64_t lo, hi;
-				hy_dist_range_of(r, ranks, batch, &lo, &hi);
+				hy_mpi_range_of(r, ranks, batch, &lo, &hi);
 				assert_int_equal(k, hi - lo);
 				for (uint64_t i = lo; i < hi; i++)
 					assert_int_equal(owner[i], (uint64_t)r);

@@ -67,7 +67,7 @@ int cu_fail(cu_ctx *x, hy_status st, const char *call, const char *why, const ch
  * reserves and whose high-water mark is the peak reported), on the thread's
  * current device, in the legacy default stream; NULL on failure (the model
  * reports it as out of memory). Pool memory cannot be mapped by CUDA IPC,
- * so no device pointer is handed to MPI (dist/grad.c stages through
+ * so no device pointer is handed to MPI (mpi/grad.c stages through
  * page-locked host memory: finding 7). */
 static void *cu_alloc(size_t bytes)
 {

@@ -1,6 +1,6 @@
-/* Rank setup, sums and transfers over MPI (see dist.h). Without
+/* Rank setup, sums and transfers over MPI (see mpi.h). Without
  * HY_HAVE_MPI every function is the single-rank case. */
-#include "dist/dist.h"
+#include "mpi/mpi.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #endif
 #endif
 
-/* Message chunks of hy_dist_send_msg: MPI counts are ints. */
+/* Message chunks of hy_mpi_send_msg: MPI counts are ints. */
 #define CHUNK ((size_t)1 << 30)
 #define TAG_LEN 7101
 #define TAG_DATA 7102
@@ -31,13 +31,13 @@ static int env_int(const char *name)
 	return *end || v < 0 || v > 1 << 24 ? -1 : (int)v;
 }
 
-int hy_dist_launched(void)
+int hy_mpi_launched(void)
 {
 	return env_int("OMPI_COMM_WORLD_SIZE") >= 0 || env_int("PMI_SIZE") >= 0 ||
 	       env_int("PMIX_RANK") >= 0;
 }
 
-int hy_dist_env_rank(void)
+int hy_mpi_env_rank(void)
 {
 	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
 	for (int i = 0; i < 3; i++) {
@@ -48,27 +48,27 @@ int hy_dist_env_rank(void)
 	return 0;
 }
 
-void hy_dist_range_of(int r, int size, uint64_t n, uint64_t *lo, uint64_t *hi)
+void hy_mpi_range_of(int r, int size, uint64_t n, uint64_t *lo, uint64_t *hi)
 {
 	uint64_t q = n / (uint64_t)size, m = n % (uint64_t)size, u = (uint64_t)r;
 	*lo = u * q + (u < m ? u : m);
 	*hi = *lo + q + (u < m);
 }
 
-uint64_t hy_dist_stride_count(int r, int size, uint64_t n)
+uint64_t hy_mpi_stride_count(int r, int size, uint64_t n)
 {
 	uint64_t u = (uint64_t)r, m = (uint64_t)size;
 	return n / m + (u < n % m);
 }
 
-void hy_dist_range(const hy_dist *ds, uint64_t n, uint64_t *lo, uint64_t *hi)
+void hy_mpi_range(const hy_mpi *ds, uint64_t n, uint64_t *lo, uint64_t *hi)
 {
-	hy_dist_range_of(ds->rank, ds->size, n, lo, hi);
+	hy_mpi_range_of(ds->rank, ds->size, n, lo, hi);
 }
 
 #ifdef HY_HAVE_MPI
 
-static hy_status mpi_fail(const hy_dist *ds, int rc, const char *call, hy_diag *d)
+static hy_status mpi_fail(const hy_mpi *ds, int rc, const char *call, hy_diag *d)
 {
 	char msg[MPI_MAX_ERROR_STRING] = "";
 	int len = 0;
@@ -84,11 +84,11 @@ static hy_status mpi_fail(const hy_dist *ds, int rc, const char *call, hy_diag *
 			return mpi_fail(ds, rc_, name, d); \
 	} while (0)
 
-hy_status hy_dist_init(hy_dist *ds, hy_diag *d)
+hy_status hy_mpi_init(hy_mpi *ds, hy_diag *d)
 {
 	memset(ds, 0, sizeof *ds);
 	ds->size = 1;
-	if (!hy_dist_launched())
+	if (!hy_mpi_launched())
 		return HY_OK;
 	int init = 0, fin = 0;
 	MPI_Initialized(&init);
@@ -108,7 +108,7 @@ hy_status hy_dist_init(hy_dist *ds, hy_diag *d)
 	return HY_OK;
 }
 
-void hy_dist_free(hy_dist *ds)
+void hy_mpi_free(hy_mpi *ds)
 {
 	if (ds->mpi) {
 		MPI_Barrier(MPI_COMM_WORLD);
@@ -117,27 +117,27 @@ void hy_dist_free(hy_dist *ds)
 	ds->mpi = 0;
 }
 
-void hy_dist_abort(const hy_dist *ds, int code)
+void hy_mpi_abort(const hy_mpi *ds, int code)
 {
 	int init = 0;
 	if (ds->size > 1 && MPI_Initialized(&init) == MPI_SUCCESS && init)
 		MPI_Abort(MPI_COMM_WORLD, code ? code : 1);
 }
 
-hy_status hy_dist_sum_f32(const hy_dist *ds, float *buf, size_t n, hy_diag *d)
+hy_status hy_mpi_sum_f32(const hy_mpi *ds, float *buf, size_t n, hy_diag *d)
 {
 	if (ds->size < 2)
 		return HY_OK;
 	/* fixed buckets in a fixed order: the same reduction every run */
-	for (size_t o = 0; o < n; o += HY_DIST_BUCKET) {
-		size_t k = n - o < HY_DIST_BUCKET ? n - o : HY_DIST_BUCKET;
+	for (size_t o = 0; o < n; o += HY_MPI_BUCKET) {
+		size_t k = n - o < HY_MPI_BUCKET ? n - o : HY_MPI_BUCKET;
 		MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, buf + o, (int)k, MPI_FLOAT, MPI_SUM,
 				  MPI_COMM_WORLD), "MPI_Allreduce");
 	}
 	return HY_OK;
 }
 
-hy_status hy_dist_sum_f64(const hy_dist *ds, double *buf, size_t n, hy_diag *d)
+hy_status hy_mpi_sum_f64(const hy_mpi *ds, double *buf, size_t n, hy_diag *d)
 {
 	if (ds->size < 2)
 		return HY_OK;
@@ -146,7 +146,7 @@ hy_status hy_dist_sum_f64(const hy_dist *ds, double *buf, size_t n, hy_diag *d)
 	return HY_OK;
 }
 
-hy_status hy_dist_max_int(const hy_dist *ds, int *buf, size_t n, hy_diag *d)
+hy_status hy_mpi_max_int(const hy_mpi *ds, int *buf, size_t n, hy_diag *d)
 {
 	if (ds->size < 2)
 		return HY_OK;
@@ -155,7 +155,7 @@ hy_status hy_dist_max_int(const hy_dist *ds, int *buf, size_t n, hy_diag *d)
 	return HY_OK;
 }
 
-hy_status hy_dist_bcast(const hy_dist *ds, void *buf, size_t n, hy_diag *d)
+hy_status hy_mpi_bcast(const hy_mpi *ds, void *buf, size_t n, hy_diag *d)
 {
 	if (ds->size < 2)
 		return HY_OK;
@@ -167,7 +167,7 @@ hy_status hy_dist_bcast(const hy_dist *ds, void *buf, size_t n, hy_diag *d)
 	return HY_OK;
 }
 
-hy_status hy_dist_barrier(const hy_dist *ds, hy_diag *d)
+hy_status hy_mpi_barrier(const hy_mpi *ds, hy_diag *d)
 {
 	if (ds->size < 2)
 		return HY_OK;
@@ -175,7 +175,7 @@ hy_status hy_dist_barrier(const hy_dist *ds, hy_diag *d)
 	return HY_OK;
 }
 
-hy_status hy_dist_send_msg(const hy_dist *ds, int to, const void *buf, size_t n, hy_diag *d)
+hy_status hy_mpi_send_msg(const hy_mpi *ds, int to, const void *buf, size_t n, hy_diag *d)
 {
 	uint64_t len = n;
 	MPI_CHECK(MPI_Send(&len, 1, MPI_UINT64_T, to, TAG_LEN, MPI_COMM_WORLD), "MPI_Send");
@@ -187,7 +187,7 @@ hy_status hy_dist_send_msg(const hy_dist *ds, int to, const void *buf, size_t n,
 	return HY_OK;
 }
 
-hy_status hy_dist_recv_msg(const hy_dist *ds, int from, void **buf, size_t *cap, size_t *n,
+hy_status hy_mpi_recv_msg(const hy_mpi *ds, int from, void **buf, size_t *cap, size_t *n,
 	hy_diag *d)
 {
 	uint64_t len = 0;
@@ -215,7 +215,7 @@ hy_status hy_dist_recv_msg(const hy_dist *ds, int from, void **buf, size_t *cap,
 
 #else /* single rank: no MPI in this build */
 
-hy_status hy_dist_init(hy_dist *ds, hy_diag *d)
+hy_status hy_mpi_init(hy_mpi *ds, hy_diag *d)
 {
 	memset(ds, 0, sizeof *ds);
 	ds->size = 1;
@@ -229,46 +229,46 @@ hy_status hy_dist_init(hy_dist *ds, hy_diag *d)
 	return HY_OK;
 }
 
-void hy_dist_free(hy_dist *ds)
+void hy_mpi_free(hy_mpi *ds)
 {
 	ds->mpi = 0;
 }
 
-void hy_dist_abort(const hy_dist *ds, int code)
+void hy_mpi_abort(const hy_mpi *ds, int code)
 {
 }
 
-hy_status hy_dist_sum_f32(const hy_dist *ds, float *buf, size_t n, hy_diag *d)
-{
-	return HY_OK;
-}
-
-hy_status hy_dist_sum_f64(const hy_dist *ds, double *buf, size_t n, hy_diag *d)
+hy_status hy_mpi_sum_f32(const hy_mpi *ds, float *buf, size_t n, hy_diag *d)
 {
 	return HY_OK;
 }
 
-hy_status hy_dist_max_int(const hy_dist *ds, int *buf, size_t n, hy_diag *d)
+hy_status hy_mpi_sum_f64(const hy_mpi *ds, double *buf, size_t n, hy_diag *d)
 {
 	return HY_OK;
 }
 
-hy_status hy_dist_bcast(const hy_dist *ds, void *buf, size_t n, hy_diag *d)
+hy_status hy_mpi_max_int(const hy_mpi *ds, int *buf, size_t n, hy_diag *d)
 {
 	return HY_OK;
 }
 
-hy_status hy_dist_barrier(const hy_dist *ds, hy_diag *d)
+hy_status hy_mpi_bcast(const hy_mpi *ds, void *buf, size_t n, hy_diag *d)
 {
 	return HY_OK;
 }
 
-hy_status hy_dist_send_msg(const hy_dist *ds, int to, const void *buf, size_t n, hy_diag *d)
+hy_status hy_mpi_barrier(const hy_mpi *ds, hy_diag *d)
+{
+	return HY_OK;
+}
+
+hy_status hy_mpi_send_msg(const hy_mpi *ds, int to, const void *buf, size_t n, hy_diag *d)
 {
 	return hy_diag_set(d, HY_EUSAGE, 0, "no rank %d: a single process", to);
 }
 
-hy_status hy_dist_recv_msg(const hy_dist *ds, int from, void **buf, size_t *cap, size_t *n,
+hy_status hy_mpi_recv_msg(const hy_mpi *ds, int from, void **buf, size_t *cap, size_t *n,
 	hy_diag *d)
 {
 	return hy_diag_set(d, HY_EUSAGE, 0, "no rank %d: a single process", from);
@@ -280,14 +280,14 @@ hy_status hy_dist_recv_msg(const hy_dist *ds, int from, void **buf, size_t *cap,
 
 #ifdef HY_HAVE_MPI
 
-struct hy_dist_reqs {
+struct hy_mpi_reqs {
 	size_t n, hi; /* hi: one past the highest sum started since the last wait */
 	MPI_Request *r;
 };
 
-hy_status hy_dist_reqs_init(hy_dist_reqs **out, size_t n, hy_diag *d)
+hy_status hy_mpi_reqs_init(hy_mpi_reqs **out, size_t n, hy_diag *d)
 {
-	hy_dist_reqs *q = calloc(1, sizeof *q);
+	hy_mpi_reqs *q = calloc(1, sizeof *q);
 	if (q)
 		q->r = malloc((n ? n : 1) * sizeof *q->r);
 	if (!q || !q->r) {
@@ -302,7 +302,7 @@ hy_status hy_dist_reqs_init(hy_dist_reqs **out, size_t n, hy_diag *d)
 	return HY_OK;
 }
 
-void hy_dist_reqs_free(hy_dist_reqs *q)
+void hy_mpi_reqs_free(hy_mpi_reqs *q)
 {
 	if (!q)
 		return;
@@ -310,7 +310,7 @@ void hy_dist_reqs_free(hy_dist_reqs *q)
 	free(q);
 }
 
-hy_status hy_dist_isum_f32(const hy_dist *ds, hy_dist_reqs *q, size_t i, float *buf,
+hy_status hy_mpi_isum_f32(const hy_mpi *ds, hy_mpi_reqs *q, size_t i, float *buf,
 	size_t count, hy_diag *d)
 {
 	if (ds->size < 2)
@@ -325,7 +325,7 @@ hy_status hy_dist_isum_f32(const hy_dist *ds, hy_dist_reqs *q, size_t i, float *
 	return HY_OK;
 }
 
-hy_status hy_dist_test(const hy_dist *ds, hy_dist_reqs *q, int *done, hy_diag *d)
+hy_status hy_mpi_test(const hy_mpi *ds, hy_mpi_reqs *q, int *done, hy_diag *d)
 {
 	*done = 1;
 	if (ds->size < 2 || q->hi == 0)
@@ -334,7 +334,7 @@ hy_status hy_dist_test(const hy_dist *ds, hy_dist_reqs *q, int *done, hy_diag *d
 	return HY_OK;
 }
 
-hy_status hy_dist_wait(const hy_dist *ds, hy_dist_reqs *q, hy_diag *d)
+hy_status hy_mpi_wait(const hy_mpi *ds, hy_mpi_reqs *q, hy_diag *d)
 {
 	if (ds->size < 2 || q->hi == 0)
 		return HY_OK;
@@ -347,11 +347,11 @@ hy_status hy_dist_wait(const hy_dist *ds, hy_dist_reqs *q, hy_diag *d)
 
 #else /* single rank: the sums are the identity */
 
-struct hy_dist_reqs {
+struct hy_mpi_reqs {
 	size_t n;
 };
 
-hy_status hy_dist_reqs_init(hy_dist_reqs **out, size_t n, hy_diag *d)
+hy_status hy_mpi_reqs_init(hy_mpi_reqs **out, size_t n, hy_diag *d)
 {
 	*out = calloc(1, sizeof **out);
 	if (!*out)
@@ -360,24 +360,24 @@ hy_status hy_dist_reqs_init(hy_dist_reqs **out, size_t n, hy_diag *d)
 	return HY_OK;
 }
 
-void hy_dist_reqs_free(hy_dist_reqs *q)
+void hy_mpi_reqs_free(hy_mpi_reqs *q)
 {
 	free(q);
 }
 
-hy_status hy_dist_isum_f32(const hy_dist *ds, hy_dist_reqs *q, size_t i, float *buf,
+hy_status hy_mpi_isum_f32(const hy_mpi *ds, hy_mpi_reqs *q, size_t i, float *buf,
 	size_t count, hy_diag *d)
 {
 	return HY_OK;
 }
 
-hy_status hy_dist_test(const hy_dist *ds, hy_dist_reqs *q, int *done, hy_diag *d)
+hy_status hy_mpi_test(const hy_mpi *ds, hy_mpi_reqs *q, int *done, hy_diag *d)
 {
 	*done = 1;
 	return HY_OK;
 }
 
-hy_status hy_dist_wait(const hy_dist *ds, hy_dist_reqs *q, hy_diag *d)
+hy_status hy_mpi_wait(const hy_mpi *ds, hy_mpi_reqs *q, hy_diag *d)
 {
 	return HY_OK;
 }

@@ -1,5 +1,5 @@
 /* Data-parallel loss normalisation and gradient sum (see grad.h). */
-#include "dist/grad.h"
+#include "mpi/grad.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,10 +7,10 @@
 #include "nn/backend.h"
 #include "nn/cpupath.h"
 
-void hy_dist_loss_local(const hy_nn_work *w, const hy_nn_losses *l, int nslice,
-	double v[HY_DIST_LOSS_N])
+void hy_mpi_loss_local(const hy_nn_work *w, const hy_nn_losses *l, int nslice,
+	double v[HY_MPI_LOSS_N])
 {
-	memset(v, 0, HY_DIST_LOSS_N * sizeof *v);
+	memset(v, 0, HY_MPI_LOSS_N * sizeof *v);
 	if (nslice <= 0)
 		return;
 	double b = nslice, nt = (double)w->n_known * HY_NN_OPP,
@@ -27,7 +27,7 @@ void hy_dist_loss_local(const hy_nn_work *w, const hy_nn_losses *l, int nslice,
 	v[9] = l->n;
 }
 
-void hy_dist_loss_global(const double g[HY_DIST_LOSS_N], const hy_nn_loss_w *lw,
+void hy_mpi_loss_global(const double g[HY_MPI_LOSS_N], const hy_nn_loss_w *lw,
 	hy_nn_losses *l)
 {
 	memset(l, 0, sizeof *l);
@@ -42,8 +42,8 @@ void hy_dist_loss_global(const double g[HY_DIST_LOSS_N], const hy_nn_loss_w *lw,
 	l->total = hy_nn_loss_total(lw, l);
 }
 
-void hy_dist_loss_rescale(const hy_nn_model *m, hy_nn_work *w,
-	const double local[HY_DIST_LOSS_N], const double global[HY_DIST_LOSS_N])
+void hy_mpi_loss_rescale(const hy_nn_model *m, hy_nn_work *w,
+	const double local[HY_MPI_LOSS_N], const double global[HY_MPI_LOSS_N])
 {
 	const hy_nn_backend *be = m->be;
 	const hy_nn_ctx *c = m->ctx;
@@ -61,13 +61,13 @@ void hy_dist_loss_rescale(const hy_nn_model *m, hy_nn_work *w,
 		be->scale(c, B * HY_NN_TP * HY_NN_OPP, w->ddan, (float)(local[2] / global[2]));
 }
 
-hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d)
+hy_status hy_mpi_grad_sum(const hy_mpi *ds, const hy_nn_model *m, hy_diag *d)
 {
 	if (ds->size < 2)
 		return HY_OK;
 	const size_t n = m->table.total;
 	if (hy_nn_backend_is_host(m->be)) /* host memory: in place */
-		return hy_dist_sum_f32(ds, m->g, n, d);
+		return hy_mpi_sum_f32(ds, m->g, n, d);
 	/* device memory: the backend's queued work must be done first */
 	hy_status st = m->be->sync ? m->be->sync(m->ctx, d) : HY_OK;
 	if (st)
@@ -77,7 +77,7 @@ hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d)
 	 * MPI: the backend's device memory comes from the stream-ordered pool,
 	 * which CUDA IPC (how a CUDA-aware MPI reaches a peer's buffer on the
 	 * same node) cannot map */
-	size_t nb = n < HY_DIST_BUCKET ? n : HY_DIST_BUCKET;
+	size_t nb = n < HY_MPI_BUCKET ? n : HY_MPI_BUCKET;
 	int pinned = m->be->host_alloc && m->be->host_free;
 	float *h = pinned ? m->be->host_alloc(nb * sizeof *h) : malloc(nb * sizeof *h);
 	if (!h)
@@ -85,7 +85,7 @@ hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d)
 	for (size_t o = 0; o < n && !st; o += nb) {
 		size_t k = n - o < nb ? n - o : nb;
 		m->be->to_host(h, m->g + o, k * sizeof *h);
-		st = hy_dist_sum_f32(ds, h, k, d);
+		st = hy_mpi_sum_f32(ds, h, k, d);
 		if (!st)
 			m->be->to_dev(m->g + o, h, k * sizeof *h);
 	}
@@ -98,32 +98,32 @@ hy_status hy_dist_grad_sum(const hy_dist *ds, const hy_nn_model *m, hy_diag *d)
 
 /* ---------------------------------------------------------------- overlapped sum */
 
-size_t hy_dist_overlap_bucket(size_t total)
+size_t hy_mpi_overlap_bucket(size_t total)
 {
 	size_t b = (total + 7) / 8;
 	b = (b + 1023) / 1024 * 1024;
-	if (b < HY_DIST_OVERLAP_MIN)
-		b = HY_DIST_OVERLAP_MIN;
-	if (b > HY_DIST_BUCKET)
-		b = HY_DIST_BUCKET;
+	if (b < HY_MPI_OVERLAP_MIN)
+		b = HY_MPI_OVERLAP_MIN;
+	if (b > HY_MPI_BUCKET)
+		b = HY_MPI_BUCKET;
 	return b;
 }
 
-size_t hy_dist_buckets(size_t total, size_t bucket)
+size_t hy_mpi_buckets(size_t total, size_t bucket)
 {
 	return (total + bucket - 1) / bucket;
 }
 
-void hy_dist_bucket_range(size_t total, size_t bucket, size_t i, size_t *lo, size_t *hi)
+void hy_mpi_bucket_range(size_t total, size_t bucket, size_t i, size_t *lo, size_t *hi)
 {
 	size_t off = i * bucket; /* from the end */
 	*hi = off < total ? total - off : 0;
 	*lo = *hi > bucket ? *hi - bucket : 0;
 }
 
-size_t hy_dist_buckets_ready(size_t total, size_t bucket, size_t from)
+size_t hy_mpi_buckets_ready(size_t total, size_t bucket, size_t from)
 {
-	size_t nb = hy_dist_buckets(total, bucket);
+	size_t nb = hy_mpi_buckets(total, bucket);
 	if (from == 0)
 		return nb;
 	if (from >= total)
@@ -133,8 +133,8 @@ size_t hy_dist_buckets_ready(size_t total, size_t bucket, size_t from)
 	return k < nb ? k : nb;
 }
 
-struct hy_dist_overlap {
-	const hy_dist *ds;
+struct hy_mpi_overlap {
+	const hy_mpi *ds;
 	const hy_nn_model *m;
 	size_t total, bucket, nb;
 	size_t started; /* buckets 0 .. started−1 are summing */
@@ -144,17 +144,17 @@ struct hy_dist_overlap {
 			 * and fences): no wait for the whole queue a bucket */
 	float *h;       /* staging: page-locked copy of the gradient, or NULL */
 	int pinned;
-	hy_dist_reqs *q;
+	hy_mpi_reqs *q;
 	int in_backward; /* between begin and end: a start is "early" */
 	hy_status st;    /* the first failure of this step */
 	hy_diag d;
-	hy_dist_overlap_stats stats;
+	hy_mpi_overlap_stats stats;
 };
 
 /* The sum of bucket i over the ranks, its floats in buf. */
-static hy_status start_one(hy_dist_overlap *o, size_t i, float *buf, size_t n)
+static hy_status start_one(hy_mpi_overlap *o, size_t i, float *buf, size_t n)
 {
-	hy_status st = hy_dist_isum_f32(o->ds, o->q, i, buf, n, &o->d);
+	hy_status st = hy_mpi_isum_f32(o->ds, o->q, i, buf, n, &o->d);
 	if (st)
 		return st;
 	o->started = i + 1;
@@ -166,7 +166,7 @@ static hy_status start_one(hy_dist_overlap *o, size_t i, float *buf, size_t n)
 /* Starts buckets started .. upto−1 (upto > started), waiting for the
  * queued work that wrote them and copying them down one after the other
  * (host memory, or a backend without downloads behind the ops). */
-static hy_status start_buckets(hy_dist_overlap *o, size_t upto)
+static hy_status start_buckets(hy_mpi_overlap *o, size_t upto)
 {
 	const hy_nn_model *m = o->m;
 	hy_status st;
@@ -174,7 +174,7 @@ static hy_status start_buckets(hy_dist_overlap *o, size_t upto)
 		return st; /* the queued backward ops that wrote these buckets */
 	for (size_t i = o->started; i < upto; i++) {
 		size_t lo, hi;
-		hy_dist_bucket_range(o->total, o->bucket, i, &lo, &hi);
+		hy_mpi_bucket_range(o->total, o->bucket, i, &lo, &hi);
 		float *buf = m->g + lo;
 		if (o->h) { /* device gradients: through host memory */
 			m->be->to_host(o->h + lo, m->g + lo, (hi - lo) * sizeof(float));
@@ -196,7 +196,7 @@ static int fence_of(size_t i)
 
 /* Starts the downloaded buckets in order: those whose fence has passed
  * (wait 0: without waiting), or all of them (wait 1). */
-static hy_status start_downloaded(hy_dist_overlap *o, int wait)
+static hy_status start_downloaded(hy_mpi_overlap *o, int wait)
 {
 	const hy_nn_model *m = o->m;
 	while (o->started < o->queued) {
@@ -205,7 +205,7 @@ static hy_status start_downloaded(hy_dist_overlap *o, int wait)
 			m->be->copy_wait(m->ctx, fence_of(i));
 		else if (!m->be->copy_done(m->ctx, fence_of(i)))
 			break;
-		hy_dist_bucket_range(o->total, o->bucket, i, &lo, &hi);
+		hy_mpi_bucket_range(o->total, o->bucket, i, &lo, &hi);
 		hy_status st = start_one(o, i, o->h + lo, hi - lo);
 		if (st)
 			return st;
@@ -216,7 +216,7 @@ static hy_status start_downloaded(hy_dist_overlap *o, int wait)
 /* Queues the downloads of buckets queued .. upto−1 behind the ops that
  * wrote them, each with its fence; the host goes on queueing the backward
  * pass meanwhile. A fence is reused only after its bucket has started. */
-static hy_status queue_downloads(hy_dist_overlap *o, size_t upto)
+static hy_status queue_downloads(hy_mpi_overlap *o, size_t upto)
 {
 	const hy_nn_model *m = o->m;
 	for (size_t i = o->queued; i < upto; i++) {
@@ -227,7 +227,7 @@ static hy_status queue_downloads(hy_dist_overlap *o, size_t upto)
 				return st;
 		}
 		size_t lo, hi;
-		hy_dist_bucket_range(o->total, o->bucket, i, &lo, &hi);
+		hy_mpi_bucket_range(o->total, o->bucket, i, &lo, &hi);
 		m->be->to_host_async(m->ctx, o->h + lo, m->g + lo, (hi - lo) * sizeof(float));
 		m->be->copy_mark(m->ctx, fence_of(i));
 		o->queued = i + 1;
@@ -238,10 +238,10 @@ static hy_status queue_downloads(hy_dist_overlap *o, size_t upto)
 /* w->ready: [from, total) of m->g is final. */
 static void on_ready(void *arg, size_t from)
 {
-	hy_dist_overlap *o = arg;
-	if (o->st || from == 0) /* 0: the end; hy_dist_overlap_end starts the rest */
+	hy_mpi_overlap *o = arg;
+	if (o->st || from == 0) /* 0: the end; hy_mpi_overlap_end starts the rest */
 		return;
-	size_t k = hy_dist_buckets_ready(o->total, o->bucket, from);
+	size_t k = hy_mpi_buckets_ready(o->total, o->bucket, from);
 	if (o->async) {
 		if ((k > o->queued && (o->st = queue_downloads(o, k))) ||
 			(o->st = start_downloaded(o, 0)))
@@ -250,29 +250,29 @@ static void on_ready(void *arg, size_t from)
 		return;
 	}
 	int done;
-	o->st = hy_dist_test(o->ds, o->q, &done, &o->d);
+	o->st = hy_mpi_test(o->ds, o->q, &done, &o->d);
 }
 
-hy_status hy_dist_overlap_init(hy_dist_overlap **out, const hy_dist *ds, const hy_nn_model *m,
+hy_status hy_mpi_overlap_init(hy_mpi_overlap **out, const hy_mpi *ds, const hy_nn_model *m,
 	hy_diag *d)
 {
 	*out = NULL;
-	hy_dist_overlap *o = calloc(1, sizeof *o);
+	hy_mpi_overlap *o = calloc(1, sizeof *o);
 	if (!o)
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory");
 	o->ds = ds;
 	o->m = m;
 	o->total = m->table.total;
-	o->bucket = hy_dist_overlap_bucket(o->total);
-	o->nb = hy_dist_buckets(o->total, o->bucket);
+	o->bucket = hy_mpi_overlap_bucket(o->total);
+	o->nb = hy_mpi_buckets(o->total, o->bucket);
 	o->device = !hy_nn_backend_is_host(m->be);
-	hy_status st = hy_dist_reqs_init(&o->q, o->nb, d);
+	hy_status st = hy_mpi_reqs_init(&o->q, o->nb, d);
 	if (!st && o->device && ds->size > 1) {
 		/* one page-locked copy of the whole gradient (plain memory when
 		 * the backend has no host_alloc), also under a CUDA-aware MPI:
 		 * Open MPI's CUDA support covers point-to-point and blocking
 		 * collectives, not the non-blocking MPI_Iallreduce this uses, so
-		 * device pointers go to MPI only in the blocking hy_dist_grad_sum */
+		 * device pointers go to MPI only in the blocking hy_mpi_grad_sum */
 		size_t bytes = o->total * sizeof(float);
 		o->pinned = m->be->host_alloc && m->be->host_free;
 		o->h = o->pinned ? m->be->host_alloc(bytes) : malloc(bytes);
@@ -285,14 +285,14 @@ hy_status hy_dist_overlap_init(hy_dist_overlap **out, const hy_dist *ds, const h
 			   m->be->copy_wait && m->be->copy_done;
 	}
 	if (st) {
-		hy_dist_overlap_free(o);
+		hy_mpi_overlap_free(o);
 		return st;
 	}
 	*out = o;
 	return HY_OK;
 }
 
-void hy_dist_overlap_free(hy_dist_overlap *o)
+void hy_mpi_overlap_free(hy_mpi_overlap *o)
 {
 	if (!o)
 		return;
@@ -300,11 +300,11 @@ void hy_dist_overlap_free(hy_dist_overlap *o)
 		o->m->be->host_free(o->h);
 	else
 		free(o->h);
-	hy_dist_reqs_free(o->q);
+	hy_mpi_reqs_free(o->q);
 	free(o);
 }
 
-void hy_dist_overlap_begin(hy_dist_overlap *o, hy_nn_work *w)
+void hy_mpi_overlap_begin(hy_mpi_overlap *o, hy_nn_work *w)
 {
 	o->started = o->queued = 0;
 	o->st = HY_OK;
@@ -316,7 +316,7 @@ void hy_dist_overlap_begin(hy_dist_overlap *o, hy_nn_work *w)
 	}
 }
 
-hy_status hy_dist_overlap_end(hy_dist_overlap *o, hy_nn_work *w, hy_diag *d)
+hy_status hy_mpi_overlap_end(hy_mpi_overlap *o, hy_nn_work *w, hy_diag *d)
 {
 	w->ready = NULL;
 	w->ready_arg = NULL;
@@ -332,7 +332,7 @@ hy_status hy_dist_overlap_end(hy_dist_overlap *o, hy_nn_work *w, hy_diag *d)
 	}
 	/* every started sum ends before the buffers are touched, even after a
 	 * failure (the caller then ends the job) */
-	hy_status ws = hy_dist_wait(o->ds, o->q, st ? NULL : &o->d);
+	hy_status ws = hy_mpi_wait(o->ds, o->q, st ? NULL : &o->d);
 	if (!st)
 		st = ws;
 	if (!st && o->h)
@@ -344,7 +344,7 @@ hy_status hy_dist_overlap_end(hy_dist_overlap *o, hy_nn_work *w, hy_diag *d)
 	return st;
 }
 
-void hy_dist_overlap_get_stats(const hy_dist_overlap *o, hy_dist_overlap_stats *s)
+void hy_mpi_overlap_get_stats(const hy_mpi_overlap *o, hy_mpi_overlap_stats *s)
 {
 	*s = o->stats;
 }

@@ -1,5 +1,5 @@
 /* Items made by game across ranks, written in game order (see ordered.h). */
-#include "dist/ordered.h"
+#include "mpi/ordered.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -7,20 +7,20 @@
 
 #include "core/grow.h"
 
-void hy_dist_ordered_init(hy_dist_ordered *o, size_t size)
+void hy_mpi_ordered_init(hy_mpi_ordered *o, size_t size)
 {
 	memset(o, 0, sizeof *o);
 	o->size = size;
 }
 
-void hy_dist_ordered_free(hy_dist_ordered *o)
+void hy_mpi_ordered_free(hy_mpi_ordered *o)
 {
 	free(o->items);
 	free(o->gend);
 	memset(o, 0, sizeof *o);
 }
 
-hy_status hy_dist_ordered_add(hy_dist_ordered *o, const void *item, int rank, hy_diag *d)
+hy_status hy_mpi_ordered_add(hy_mpi_ordered *o, const void *item, int rank, hy_diag *d)
 {
 	if (hy_grow((void **)&o->items, &o->cap, o->n + 1, o->size, 1024))
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (rank %d: %zu items)", rank,
@@ -30,7 +30,7 @@ hy_status hy_dist_ordered_add(hy_dist_ordered *o, const void *item, int rank, hy
 	return HY_OK;
 }
 
-hy_status hy_dist_ordered_end_game(hy_dist_ordered *o, int rank, hy_diag *d)
+hy_status hy_mpi_ordered_end_game(hy_mpi_ordered *o, int rank, hy_diag *d)
 {
 	if (HY_GROW(o->gend, o->capgames, o->ngames + 1, 256))
 		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (rank %d: %zu games)", rank,
@@ -40,17 +40,17 @@ hy_status hy_dist_ordered_end_game(hy_dist_ordered *o, int rank, hy_diag *d)
 }
 
 /* The items of this rank's k-th game. */
-static const void *game_items(const hy_dist_ordered *o, size_t k, size_t *n)
+static const void *game_items(const hy_mpi_ordered *o, size_t k, size_t *n)
 {
 	size_t a = k ? o->gend[k - 1] : 0;
 	*n = o->gend[k] - a;
 	return o->items + a * o->size;
 }
 
-hy_status hy_dist_ordered_gather(hy_dist_ordered *o, const hy_dist *ds, uint64_t count,
-	hy_dist_ordered_fn fn, void *u, hy_diag *d)
+hy_status hy_mpi_ordered_gather(hy_mpi_ordered *o, const hy_mpi *ds, uint64_t count,
+	hy_mpi_ordered_fn fn, void *u, hy_diag *d)
 {
-	const uint64_t want = hy_dist_stride_count(ds->rank, ds->size, count);
+	const uint64_t want = hy_mpi_stride_count(ds->rank, ds->size, count);
 	if (o->ngames != want)
 		return hy_diag_set(d, HY_EDATA, 0, "rank %d of %d: %zu games kept, expected %"
 			PRIu64, ds->rank, ds->size, o->ngames, want);
@@ -59,7 +59,7 @@ hy_status hy_dist_ordered_gather(hy_dist_ordered *o, const hy_dist *ds, uint64_t
 	if (ds->rank > 0) {
 		for (size_t k = 0; k < o->ngames && st == HY_OK; k++) {
 			const void *x = game_items(o, k, &n);
-			st = hy_dist_send_msg(ds, 0, x, n * o->size, d);
+			st = hy_mpi_send_msg(ds, 0, x, n * o->size, d);
 		}
 		return st;
 	}
@@ -72,7 +72,7 @@ hy_status hy_dist_ordered_gather(hy_dist_ordered *o, const hy_dist *ds, uint64_t
 		if (r == 0) {
 			x = game_items(o, (size_t)(i / size), &n);
 		} else {
-			if ((st = hy_dist_recv_msg(ds, r, &buf, &cap, &n, d)) != HY_OK)
+			if ((st = hy_mpi_recv_msg(ds, r, &buf, &cap, &n, d)) != HY_OK)
 				break;
 			if (n % o->size) {
 				st = hy_diag_set(d, HY_EDATA, 0, "rank %d sent %zu bytes: not whole "

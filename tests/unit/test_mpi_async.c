@@ -1,5 +1,5 @@
 /* The overlapped gradient sum on a device backend that downloads behind
- * the ops (dist/grad.h; backend to_host_async and the copy fences), on two
+ * the ops (mpi/grad.h; backend to_host_async and the copy fences), on two
  * ranks: an emulated device — the CPU backend's ops, with downloads that
  * land only when their fence is found passed or waited for, and a fence
  * found "not yet" the first time it is asked — gives the gradient of the
@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dist/grad.h"
+#include "mpi/grad.h"
 #include "nn/backend.h"
 #include "nn/synth.h"
 
@@ -114,7 +114,7 @@ static void backends(void)
 
 /* ---- one rank's step */
 
-static hy_dist ds;
+static hy_mpi ds;
 
 static void setup_model(hy_nn_ctx *ctx, hy_nn_model *m, hy_nn_work *w, const hy_nn_backend *be,
 	int B)
@@ -138,7 +138,7 @@ static void setup_model(hy_nn_ctx *ctx, hy_nn_model *m, hy_nn_work *w, const hy_
 }
 
 /* The summed gradient of one step: overlapped (o) or blocking. */
-static float *step(hy_nn_model *m, hy_nn_work *w, hy_dist_overlap *o)
+static float *step(hy_nn_model *m, hy_nn_work *w, hy_mpi_overlap *o)
 {
 	hy_diag d;
 	hy_diag_init(&d, NULL);
@@ -146,9 +146,9 @@ static float *step(hy_nn_model *m, hy_nn_work *w, hy_dist_overlap *o)
 	hy_nn_forward(m, w);
 	hy_nn_loss(m, w, &l);
 	if (o)
-		hy_dist_overlap_begin(o, w);
+		hy_mpi_overlap_begin(o, w);
 	hy_nn_backward(m, w);
-	hy_status st = o ? hy_dist_overlap_end(o, w, &d) : hy_dist_grad_sum(&ds, m, &d);
+	hy_status st = o ? hy_mpi_overlap_end(o, w, &d) : hy_mpi_grad_sum(&ds, m, &d);
 	if (st)
 		fail_msg("rank %d: %s", ds.rank, d.msg);
 	float *g = malloc(m->table.total * sizeof *g);
@@ -169,8 +169,8 @@ static void test_two_ranks(void **state)
 	setup_model(&ctx, &m, &w, &emul, B);
 	const size_t n = m.table.total;
 	float *want = step(&m, &w, NULL);
-	hy_dist_overlap *o;
-	assert_int_equal(hy_dist_overlap_init(&o, &ds, &m, &d), HY_OK);
+	hy_mpi_overlap *o;
+	assert_int_equal(hy_mpi_overlap_init(&o, &ds, &m, &d), HY_OK);
 	for (int k = 0; k < 2; k++) { /* twice: the second over the first's sums */
 		memset(&E, 0, sizeof E);
 		float *got = step(&m, &w, o);
@@ -179,25 +179,25 @@ static void test_two_ranks(void **state)
 		assert_true(E.polls > 0);
 		free(got);
 	}
-	hy_dist_overlap_stats s;
-	hy_dist_overlap_get_stats(o, &s);
+	hy_mpi_overlap_stats s;
+	hy_mpi_overlap_get_stats(o, &s);
 	assert_int_equal(s.steps, 2);
 	assert_true(s.staged);
 	assert_true(s.early > 0); /* some bucket started before backward ended */
-	hy_dist_overlap_free(o);
+	hy_mpi_overlap_free(o);
 	hy_nn_work_free(&w, &m);
 	hy_nn_model_free(&m);
 
 	/* the synchronous path gives the same */
 	setup_model(&ctx, &m, &w, &plain, B);
-	assert_int_equal(hy_dist_overlap_init(&o, &ds, &m, &d), HY_OK);
+	assert_int_equal(hy_mpi_overlap_init(&o, &ds, &m, &d), HY_OK);
 	memset(&E, 0, sizeof E);
 	float *got = step(&m, &w, o);
 	assert_memory_equal(got, want, n * sizeof *got);
 	assert_int_equal(E.n, 0);
 	free(got);
 	free(want);
-	hy_dist_overlap_free(o);
+	hy_mpi_overlap_free(o);
 	hy_nn_work_free(&w, &m);
 	hy_nn_model_free(&m);
 }
@@ -226,7 +226,7 @@ static void test_under_mpirun(void **state)
 	snprintf(cmd, sizeof cmd, "OMPI_MCA_btl_vader_single_copy_mechanism=none "
 		"ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} timeout 120 "
 		"mpirun --oversubscribe --allow-run-as-root -np 2 '%s' >/dev/null 2>&1 || "
-		"{ echo 'test_dist_async: under mpirun -np 2:'; OMPI_MCA_btl_vader_single_copy_"
+		"{ echo 'test_mpi_async: under mpirun -np 2:'; OMPI_MCA_btl_vader_single_copy_"
 		"mechanism=none ASAN_OPTIONS=detect_leaks=0 timeout 120 mpirun --oversubscribe "
 		"--allow-run-as-root -np 2 '%s'; exit 1; }", self, self);
 	assert_int_equal(system(cmd), 0);
@@ -237,8 +237,8 @@ int main(void)
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	backends();
-	if (hy_dist_init(&ds, &d)) {
-		fprintf(stderr, "test_dist_async: %s\n", d.msg);
+	if (hy_mpi_init(&ds, &d)) {
+		fprintf(stderr, "test_mpi_async: %s\n", d.msg);
 		return 1;
 	}
 	int rc;
@@ -253,9 +253,9 @@ int main(void)
 #endif
 		rc = cmocka_run_group_tests(tests, NULL, NULL);
 	} else {
-		fprintf(stderr, "test_dist_async: runs on 1 or 2 ranks, not %d\n", ds.size);
+		fprintf(stderr, "test_mpi_async: runs on 1 or 2 ranks, not %d\n", ds.size);
 		rc = 1;
 	}
-	hy_dist_free(&ds);
+	hy_mpi_free(&ds);
 	return rc;
 }

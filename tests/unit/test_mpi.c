@@ -1,4 +1,4 @@
-/* lib/dist without a launcher (the multi-rank paths are tested under
+/* lib/mpi without a launcher (the multi-rank paths are tested under
  * mpirun by tests/shell/t1300-mpi.sh): block partitions cover every index
  * once, in rank order, sizes differing by at most one; a plain process is
  * rank 0 of 1 and never starts MPI; the split loss statistics of two
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/dist.h"
-#include "dist/grad.h"
-#include "dist/ordered.h"
+#include "mpi/mpi.h"
+#include "mpi/grad.h"
+#include "mpi/ordered.h"
 
 static void test_ranges(void **state)
 {
@@ -26,7 +26,7 @@ static void test_ranges(void **state)
 			uint64_t next = 0, mn = UINT64_MAX, mx = 0;
 			for (int r = 0; r < size; r++) {
 				uint64_t lo, hi;
-				hy_dist_range_of(r, size, n, &lo, &hi);
+				hy_mpi_range_of(r, size, n, &lo, &hi);
 				assert_int_equal(lo, next); /* contiguous, in rank order */
 				assert_true(hi >= lo);
 				next = hi;
@@ -36,10 +36,10 @@ static void test_ranges(void **state)
 			assert_int_equal(next, n);
 			assert_true(mx - mn <= 1);
 		}
-	hy_dist ds = {.rank = 2, .size = 3};
-	assert_int_equal(hy_dist_owner(&ds, 7), 1);
+	hy_mpi ds = {.rank = 2, .size = 3};
+	assert_int_equal(hy_mpi_owner(&ds, 7), 1);
 	uint64_t lo, hi;
-	hy_dist_range(&ds, 10, &lo, &hi);
+	hy_mpi_range(&ds, 10, &lo, &hi);
 	assert_int_equal(lo, 7);
 	assert_int_equal(hi, 10);
 }
@@ -50,23 +50,23 @@ static void test_single_process(void **state)
 	unsetenv("OMPI_COMM_WORLD_SIZE");
 	unsetenv("PMI_SIZE");
 	unsetenv("PMIX_RANK");
-	assert_false(hy_dist_launched());
-	hy_dist ds;
+	assert_false(hy_mpi_launched());
+	hy_mpi ds;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_dist_init(&ds, &d), HY_OK);
+	assert_int_equal(hy_mpi_init(&ds, &d), HY_OK);
 	assert_int_equal(ds.rank, 0);
 	assert_int_equal(ds.size, 1);
 	assert_int_equal(ds.mpi, 0);
 	float f[3] = {1, 2, 3};
 	double g[2] = {4, 5};
 	int m = 6;
-	assert_int_equal(hy_dist_sum_f32(&ds, f, 3, &d), HY_OK);
-	assert_int_equal(hy_dist_sum_f64(&ds, g, 2, &d), HY_OK);
-	assert_int_equal(hy_dist_max_int(&ds, &m, 1, &d), HY_OK);
+	assert_int_equal(hy_mpi_sum_f32(&ds, f, 3, &d), HY_OK);
+	assert_int_equal(hy_mpi_sum_f64(&ds, g, 2, &d), HY_OK);
+	assert_int_equal(hy_mpi_max_int(&ds, &m, 1, &d), HY_OK);
 	assert_true(f[2] == 3 && g[1] == 5 && m == 6);
-	hy_dist_abort(&ds, 1); /* a single rank: returns */
-	hy_dist_free(&ds);
+	hy_mpi_abort(&ds, 1); /* a single rank: returns */
+	hy_mpi_free(&ds);
 }
 
 #ifndef HY_HAVE_MPI
@@ -74,10 +74,10 @@ static void test_no_mpi_build(void **state)
 {
 	(void)state;
 	setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
-	hy_dist ds;
+	hy_mpi ds;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_dist_init(&ds, &d), HY_EUNSUP);
+	assert_int_equal(hy_mpi_init(&ds, &d), HY_EUNSUP);
 	assert_non_null(strstr(d.msg, "built without MPI"));
 	unsetenv("OMPI_COMM_WORLD_SIZE");
 }
@@ -94,18 +94,18 @@ static void test_loss_split(void **state)
 			  .correct = 2, .n = 3};
 	hy_nn_losses b = {.policy = 6, .value = 5, .grp = 7, .tenpai = 1.5, .danger = 0,
 			  .correct = 1, .n = 1};
-	double va[HY_DIST_LOSS_N], vb[HY_DIST_LOSS_N], ve[HY_DIST_LOSS_N];
+	double va[HY_MPI_LOSS_N], vb[HY_MPI_LOSS_N], ve[HY_MPI_LOSS_N];
 	w.n_known = 2, w.n_danger = 1;
-	hy_dist_loss_local(&w, &a, 3, va);
+	hy_mpi_loss_local(&w, &a, 3, va);
 	w.n_known = 1, w.n_danger = 0;
-	hy_dist_loss_local(&w, &b, 1, vb);
-	hy_dist_loss_local(&w, &b, 0, ve);
-	for (int i = 0; i < HY_DIST_LOSS_N; i++) {
+	hy_mpi_loss_local(&w, &b, 1, vb);
+	hy_mpi_loss_local(&w, &b, 0, ve);
+	for (int i = 0; i < HY_MPI_LOSS_N; i++) {
 		assert_true(ve[i] == 0);
 		va[i] += vb[i] + ve[i];
 	}
 	hy_nn_losses l;
-	hy_dist_loss_global(va, &hy_nn_loss_w_policy, &l);
+	hy_mpi_loss_global(va, &hy_nn_loss_w_policy, &l);
 	assert_float_equal(l.policy, (2 * 3 + 6) / 4.0, 1e-12);
 	assert_float_equal(l.value, (1 * 3 + 5) / 4.0, 1e-12);
 	assert_float_equal(l.tenpai, (0.5 * 6 + 1.5 * 3) / 9.0, 1e-12); /* 3 opponents a sample */
@@ -135,9 +135,9 @@ static hy_status take_game(void *u, uint64_t game, const void *items, size_t n, 
 static void test_ordered(void **state)
 {
 	(void)state;
-	hy_dist ds = {.rank = 0, .size = 1};
-	hy_dist_ordered o;
-	hy_dist_ordered_init(&o, sizeof(int));
+	hy_mpi ds = {.rank = 0, .size = 1};
+	hy_mpi_ordered o;
+	hy_mpi_ordered_init(&o, sizeof(int));
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	/* three games: 2 items, none (an aborted game), 1500 (past the first
@@ -146,23 +146,23 @@ static void test_ordered(void **state)
 	for (int g = 0; g < 3; g++) {
 		int n = g == 0 ? 2 : g == 1 ? 0 : 1500;
 		for (int i = 0; i < n; i++, v++)
-			assert_int_equal(hy_dist_ordered_add(&o, &v, 0, &d), HY_OK);
-		assert_int_equal(hy_dist_ordered_end_game(&o, 0, &d), HY_OK);
+			assert_int_equal(hy_mpi_ordered_add(&o, &v, 0, &d), HY_OK);
+		assert_int_equal(hy_mpi_ordered_end_game(&o, 0, &d), HY_OK);
 	}
 	seen s = {0};
 	/* a count that is not this rank's share of games */
-	assert_int_equal(hy_dist_ordered_gather(&o, &ds, 4, take_game, &s, &d), HY_EDATA);
+	assert_int_equal(hy_mpi_ordered_gather(&o, &ds, 4, take_game, &s, &d), HY_EDATA);
 	assert_non_null(strstr(d.msg, "3 games kept, expected 4"));
 	assert_int_equal(s.ngames, 0);
-	hy_dist_ordered o2;
-	hy_dist_ordered_init(&o2, sizeof(int));
+	hy_mpi_ordered o2;
+	hy_mpi_ordered_init(&o2, sizeof(int));
 	for (int g = 0; g < 3; g++) {
 		v = 10 * g;
 		for (int i = 0; i < g; i++, v++)
-			assert_int_equal(hy_dist_ordered_add(&o2, &v, 0, &d), HY_OK);
-		assert_int_equal(hy_dist_ordered_end_game(&o2, 0, &d), HY_OK);
+			assert_int_equal(hy_mpi_ordered_add(&o2, &v, 0, &d), HY_OK);
+		assert_int_equal(hy_mpi_ordered_end_game(&o2, 0, &d), HY_OK);
 	}
-	assert_int_equal(hy_dist_ordered_gather(&o2, &ds, 3, take_game, &s, &d), HY_OK);
+	assert_int_equal(hy_mpi_ordered_gather(&o2, &ds, 3, take_game, &s, &d), HY_OK);
 	assert_int_equal(s.ngames, 3);
 	assert_true(s.games[0] == 0 && s.games[1] == 1 && s.games[2] == 2);
 	assert_int_equal(s.nitems, 3);
@@ -170,16 +170,16 @@ static void test_ordered(void **state)
 	assert_int_equal(o.n, 1502);
 	assert_int_equal(o.gend[0], 2);
 	assert_int_equal(o.gend[1], 2);
-	hy_dist_ordered_free(&o);
-	hy_dist_ordered_free(&o2);
+	hy_mpi_ordered_free(&o);
+	hy_mpi_ordered_free(&o2);
 	/* the writer's status ends the gather at its game */
-	hy_dist_ordered_init(&o, sizeof(int));
+	hy_mpi_ordered_init(&o, sizeof(int));
 	for (int g = 0; g < 8; g++)
-		assert_int_equal(hy_dist_ordered_end_game(&o, 0, &d), HY_OK);
+		assert_int_equal(hy_mpi_ordered_end_game(&o, 0, &d), HY_OK);
 	memset(&s, 0, sizeof s);
-	assert_int_equal(hy_dist_ordered_gather(&o, &ds, 8, take_game, &s, &d), HY_EIO);
+	assert_int_equal(hy_mpi_ordered_gather(&o, &ds, 8, take_game, &s, &d), HY_EIO);
 	assert_int_equal(s.ngames, 7);
-	hy_dist_ordered_free(&o);
+	hy_mpi_ordered_free(&o);
 }
 
 int main(void)
