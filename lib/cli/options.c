@@ -38,12 +38,9 @@ hy_status hy_cli_parse_seed(const char *arg, uint64_t max, uint64_t *seed, hy_di
 
 hy_status hy_cli_parse_device(const char *arg, hy_diag *d)
 {
-	int64_t v;
-	if (!strcmp(arg, "auto") || !strcmp(arg, "cpu") || !strcmp(arg, "cuda") ||
-		(!strncmp(arg, "cuda:", 5) && !hy_parse_i64(arg + 5, 0, HY_CLI_CUDA_MAX, &v)))
-		return HY_OK;
-	return hy_diag_set(d, HY_EUSAGE, 0, "bad --device '%s': auto, cpu, cuda or cuda:N (N from "
-		"0 to %d)", arg, HY_CLI_CUDA_MAX);
+	hy_nn_device_kind kind;
+	int ordinal;
+	return hy_nn_device_parse(arg, &kind, &ordinal, d); /* the one parser */
 }
 
 hy_status hy_cli_parse_precision(const char *arg, int *prec, hy_diag *d)

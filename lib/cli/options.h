@@ -13,7 +13,7 @@
 #include "cli/cli.h"
 #include "core/status.h"
 
-enum { HY_CLI_THREADS_MAX = 1024, HY_CLI_CUDA_MAX = 1023 };
+enum { HY_CLI_THREADS_MAX = 1024 };
 
 /* -j, --threads N: 1 to 1024. */
 hy_status hy_cli_parse_threads(const char *arg, int *n, hy_diag *d);
@@ -25,7 +25,8 @@ int hy_cli_threads_default(void);
  * where the seed is written into JSON logs as a signed number). */
 hy_status hy_cli_parse_seed(const char *arg, uint64_t max, uint64_t *seed, hy_diag *d);
 
-/* --device DEV: auto, cpu, cuda or cuda:N (N 0 to 1023). */
+/* --device DEV: auto, cpu, cuda or cuda:N (N 0 to 1023), by the one parser
+ * of the name (nn/cuda/cuda.h hy_nn_device_parse). */
 hy_status hy_cli_parse_device(const char *arg, hy_diag *d);
 
 /* --precision P: bf16 or fp32 (*prec: HY_NN_PREC_BF16 or _FP32). */

@@ -323,6 +323,27 @@ static void test_device_pick(void **state)
 	assert_int_equal(hy_nn_device_pick("gpu", &cuda, &ord, why, sizeof why, &d), HY_EUSAGE);
 	assert_int_equal(hy_nn_device_pick("cuda:x", &cuda, &ord, why, sizeof why, &d), HY_EUSAGE);
 	assert_int_equal(hy_nn_device_pick("cuda:-1", &cuda, &ord, why, sizeof why, &d), HY_EUSAGE);
+	/* the one parser: the same names and message as the options' */
+	const char *bad[] = {"gpu", "cuda:", "cuda:x", "cuda:-1", "cuda:1024", "cuda: 1", "cuda:1 ",
+		"CPU", ""};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		hy_nn_device_kind k;
+		hy_diag_init(&d, "test");
+		assert_int_equal(hy_nn_device_parse(bad[i], &k, &ord, &d), HY_EUSAGE);
+		char want[128];
+		snprintf(want, sizeof want, "bad --device '%s': auto, cpu, cuda or cuda:N (N from 0 "
+			"to 1023)", bad[i]);
+		assert_string_equal(d.msg, want);
+	}
+	hy_nn_device_kind k;
+	assert_int_equal(hy_nn_device_parse("cuda:17", &k, &ord, &d), HY_OK);
+	assert_true(k == HY_NN_DEV_CUDA_N && ord == 17);
+	assert_int_equal(hy_nn_device_parse("auto", &k, &ord, &d), HY_OK);
+	assert_true(k == HY_NN_DEV_AUTO && ord == 0);
+	assert_int_equal(hy_nn_device_parse("cuda", &k, &ord, &d), HY_OK);
+	assert_true(k == HY_NN_DEV_CUDA);
+	assert_int_equal(hy_nn_device_parse("cpu", &k, &ord, &d), HY_OK);
+	assert_true(k == HY_NN_DEV_CPU);
 	int gpu = hy_nn_cuda_probe(0, NULL, &d) == HY_OK;
 	assert_int_equal(hy_nn_device_pick("auto", &cuda, &ord, why, sizeof why, &d), HY_OK);
 	assert_int_equal(cuda, gpu);

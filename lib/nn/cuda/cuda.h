@@ -70,7 +70,20 @@ int hy_nn_cuda_built(void);
  * HY_EUNSUP with the reason otherwise (no backend in this build, no
  * driver, no such device, compute capability below 8.0). */
 hy_status hy_nn_cuda_probe(int device, hy_nn_cuda_info *info, hy_diag *d);
-/* The backend a --device name asks for: "cpu"; "cuda" or "cuda:N" (that
+/* The one parser of a --device name: "cpu", "auto", "cuda" or "cuda:N" (N
+ * from 0 to HY_NN_CUDA_MAX, decimal, the whole text). HY_OK with *kind and,
+ * for cuda:N, *ordinal N (else 0); HY_EUSAGE "bad --device 'NAME': auto,
+ * cpu, cuda or cuda:N (N from 0 to 1023)" otherwise. No probe. */
+enum { HY_NN_CUDA_MAX = 1023 };
+typedef enum hy_nn_device_kind {
+	HY_NN_DEV_CPU,
+	HY_NN_DEV_AUTO,
+	HY_NN_DEV_CUDA,   /* the GPU of the node-local rank */
+	HY_NN_DEV_CUDA_N, /* GPU *ordinal                    */
+} hy_nn_device_kind;
+hy_status hy_nn_device_parse(const char *name, hy_nn_device_kind *kind, int *ordinal,
+	hy_diag *d);
+/* The backend a --device name asks for (parsed by hy_nn_device_parse): "cpu"; "cuda" or "cuda:N" (that
  * GPU, HY_EUNSUP "requested device unavailable: --device NAME: reason"
  * without it; "cuda" is the GPU of the node-local rank, GPU 0 outside
  * mpirun); "auto" (that GPU when usable, else the CPU with the reason in

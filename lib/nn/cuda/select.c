@@ -6,6 +6,8 @@
 
 #include "nn/cuda/cuda.h"
 
+#include "core/num.h"
+
 int hy_nn_device_for_rank(int local_rank, int ndev)
 {
 	return ndev < 1 || local_rank < 1 ? 0 : local_rank % ndev;
@@ -25,6 +27,25 @@ int hy_nn_local_rank_env(void)
 	return 0;
 }
 
+hy_status hy_nn_device_parse(const char *name, hy_nn_device_kind *kind, int *ordinal,
+	hy_diag *d)
+{
+	int64_t v = 0;
+	*ordinal = 0;
+	if (!strcmp(name, "cpu"))
+		*kind = HY_NN_DEV_CPU;
+	else if (!strcmp(name, "auto"))
+		*kind = HY_NN_DEV_AUTO;
+	else if (!strcmp(name, "cuda"))
+		*kind = HY_NN_DEV_CUDA;
+	else if (!strncmp(name, "cuda:", 5) && !hy_parse_i64(name + 5, 0, HY_NN_CUDA_MAX, &v))
+		*kind = HY_NN_DEV_CUDA_N, *ordinal = (int)v;
+	else
+		return hy_diag_set(d, HY_EUSAGE, 0, "bad --device '%s': auto, cpu, cuda or cuda:N "
+			"(N from 0 to %d)", name, HY_NN_CUDA_MAX);
+	return HY_OK;
+}
+
 hy_status hy_nn_device_pick(const char *name, int *cuda, int *ordinal, char *why, size_t whyn,
 	hy_diag *d)
 {
@@ -32,22 +53,15 @@ hy_status hy_nn_device_pick(const char *name, int *cuda, int *ordinal, char *why
 	*ordinal = 0;
 	if (whyn)
 		why[0] = '\0';
-	if (!name || !strcmp(name, "cpu"))
+	if (!name)
 		return HY_OK;
-	int dev = 0;
-	if (!strncmp(name, "cuda:", 5)) {
-		char *end;
-		long v = strtol(name + 5, &end, 10);
-		if (end == name + 5 || *end || v < 0 || v > 1023)
-			return hy_diag_set(d, HY_EUSAGE, 0, "bad device '%s' (want cpu, auto, cuda or "
-				"cuda:N)", name);
-		dev = (int)v;
-	} else if (strcmp(name, "cuda") && strcmp(name, "auto")) {
-		return hy_diag_set(d, HY_EUSAGE, 0, "bad device '%s' (want cpu, auto, cuda or cuda:N)",
-			name);
-	} else {
+	hy_nn_device_kind kind;
+	int dev;
+	hy_status st = hy_nn_device_parse(name, &kind, &dev, d);
+	if (st != HY_OK || kind == HY_NN_DEV_CPU)
+		return st;
+	if (kind != HY_NN_DEV_CUDA_N)
 		dev = hy_nn_device_for_rank(hy_nn_local_rank_env(), hy_nn_cuda_count());
-	}
 	hy_diag pd;
 	hy_diag_init(&pd, NULL);
 	if (hy_nn_cuda_probe(dev, NULL, &pd) == HY_OK) {
@@ -55,7 +69,7 @@ hy_status hy_nn_device_pick(const char *name, int *cuda, int *ordinal, char *why
 		*ordinal = dev;
 		return HY_OK;
 	}
-	if (!strcmp(name, "auto")) {
+	if (kind == HY_NN_DEV_AUTO) {
 		if (whyn)
 			snprintf(why, whyn, "%s", pd.msg);
 		return HY_OK;
