@@ -201,7 +201,6 @@ static const hy_opt grp_table[] = {
 };
 
 
-enum { NPPO = 13 }; /* the PPO options (pbit) */
 
 /* The options of --mode bc and ppo, where fit_table writes them. */
 typedef struct fit_args {
@@ -212,7 +211,7 @@ typedef struct fit_args {
 	int64_t blocks, channels; /* -1: not given */
 	int ppo_mode, feed_only;
 	const char **val; /* --val PATH..., argc + 1 slots */
-	int pseen[NPPO]; /* the PPO options given, in pbit's order */
+	int pseen[HY_PPO_NBITS]; /* the PPO options given, by HY_PPO_BIT_* (train/ppo.h) */
 } fit_args;
 
 static fit_args F;
@@ -271,22 +270,6 @@ static int opt_progress(hy_cli *cli, const char *arg, void *dest)
 	ppo->progress1 = (float)b;
 	return 0;
 }
-
-/* the PPO options: each sets its bit of ppo_given (what a resume keeps)
- * and is an error without --mode ppo */
-static const struct {
-	const char *name;
-	unsigned bit;
-} pbit[NPPO] = {
-	{"--ppo-epochs", HY_PPO_GIVEN_EPOCHS}, {"--minibatch", HY_PPO_GIVEN_MINIBATCH},
-	{"--clip", HY_PPO_GIVEN_CLIP}, {"--vf-coef", HY_PPO_GIVEN_VF},
-	{"--ent-coef", HY_PPO_GIVEN_ENT}, {"--ent-end", HY_PPO_GIVEN_ENT_END},
-	{"--kl-stop", HY_PPO_GIVEN_KL_STOP}, {"--value-warmup", HY_PPO_GIVEN_VALUE_WARMUP},
-	{"--anchor", HY_PPO_GIVEN_ANCHOR}, {"--anchor-coef", HY_PPO_GIVEN_ANCHOR_COEF},
-	{"--anchor-frac", HY_PPO_GIVEN_ANCHOR_FRAC}, {"--no-adv-norm", HY_PPO_GIVEN_NORM_ADV},
-	{"--progress", HY_PPO_GIVEN_PROGRESS},
-};
-
 
 static const hy_opt fit_table[] = {
 	{.type = HY_OPT_TEXT, .help = "usage: hydra-fit [options] [PATH...]\n"
@@ -371,45 +354,45 @@ static const hy_opt fit_table[] = {
 		 "evaluation, e.g. to refresh plots"},
 	{.type = HY_OPT_TEXT, .help = "PPO (--mode ppo; --batch is the rollout batch):"},
 	{.name = "ppo-epochs", .type = HY_OPT_INT, .dest = &F.ppo.epochs, .min = 1, .max = 1000,
-	 .range = "1 to 1000", .seen = &F.pseen[0],
+	 .range = "1 to 1000", .seen = &F.pseen[HY_PPO_BIT_EPOCHS],
 	 .arg = "N", .help = "passes over each rollout batch (default 3)"},
 	{.name = "minibatch", .type = HY_OPT_INT, .dest = &F.ppo.minibatch, .min = 1,
-	 .max = 1 << 20, .range = "1 to 1048576", .seen = &F.pseen[1],
+	 .max = 1 << 20, .range = "1 to 1048576", .seen = &F.pseen[HY_PPO_BIT_MINIBATCH],
 	 .arg = "N", .help = "samples per optimiser step (default batch/4)"},
 	{.name = "clip", .type = HY_OPT_FLOAT, .dest = &F.ppo.loss.clip, .lo = 0, .hi = 1,
-	 .open_lo = 1, .open_hi = 1, .range = "a number between 0 and 1", .seen = &F.pseen[2],
+	 .open_lo = 1, .open_hi = 1, .range = "a number between 0 and 1", .seen = &F.pseen[HY_PPO_BIT_CLIP],
 	 .arg = "X", .help = "surrogate clip range epsilon (default 0.1)"},
 	{.name = "vf-coef", .type = HY_OPT_FLOAT, .dest = &F.ppo.loss.vf_coef, .lo = 0,
-	 .hi = 100, .range = "0 to 100", .seen = &F.pseen[3],
+	 .hi = 100, .range = "0 to 100", .seen = &F.pseen[HY_PPO_BIT_VF],
 	 .arg = "X", .help = "value loss weight (default 0.5)"},
 	{.name = "ent-coef", .type = HY_OPT_FLOAT, .dest = &F.ppo.loss.ent_coef, .lo = 0,
-	 .hi = 100, .range = "0 to 100", .seen = &F.pseen[4],
+	 .hi = 100, .range = "0 to 100", .seen = &F.pseen[HY_PPO_BIT_ENT],
 	 .arg = "X", .help = "entropy bonus weight at the start (default 0.01)"},
 	{.name = "ent-end", .type = HY_OPT_CALL, .dest = &F.ppo.ent_end, .call = opt_ent_end,
-	 .seen = &F.pseen[5],
+	 .seen = &F.pseen[HY_PPO_BIT_ENT_END],
 	 .arg = "X", .help = "... annealed linearly to X at the end (default\n"
 		 "0.005; -1: constant)"},
 	{.name = "kl-stop", .type = HY_OPT_FLOAT, .dest = &F.ppo.kl_stop, .lo = 0, .hi = 100,
-	 .range = "0 to 100", .seen = &F.pseen[6],
+	 .range = "0 to 100", .seen = &F.pseen[HY_PPO_BIT_KL_STOP],
 	 .arg = "X", .help = "end a rollout batch's passes when one's mean\n"
 		 "approx-KL passes X (default 0.03; 0: never)"},
 	{.name = "value-warmup", .type = HY_OPT_I64, .dest = &F.ppo.value_warmup, .min = 0,
-	 .max = INT64_MAX / 2, .range = "steps, 0 or more", .seen = &F.pseen[7],
+	 .max = INT64_MAX / 2, .range = "steps, 0 or more", .seen = &F.pseen[HY_PPO_BIT_VALUE_WARMUP],
 	 .arg = "N", .help = "the first N steps train the value head alone"},
-	{.name = "anchor", .type = HY_OPT_PATH, .dest = &F.ppo.anchor, .seen = &F.pseen[8],
+	{.name = "anchor", .type = HY_OPT_PATH, .dest = &F.ppo.anchor, .seen = &F.pseen[HY_PPO_BIT_ANCHOR],
 	 .arg = "CKPT", .help = "KL anchor: penalise KL(CKPT's policy || policy)"},
 	{.name = "anchor-coef", .type = HY_OPT_FLOAT, .dest = &F.ppo.anchor_coef, .lo = 0,
-	 .hi = 100, .range = "0 to 100", .seen = &F.pseen[9],
+	 .hi = 100, .range = "0 to 100", .seen = &F.pseen[HY_PPO_BIT_ANCHOR_COEF],
 	 .arg = "X", .help = "its weight at the start (default 0.05)"},
 	{.name = "anchor-frac", .type = HY_OPT_FLOAT, .dest = &F.ppo.anchor_frac, .lo = 0,
-	 .hi = 1, .range = "0 to 1", .seen = &F.pseen[10],
+	 .hi = 1, .range = "0 to 1", .seen = &F.pseen[HY_PPO_BIT_ANCHOR_FRAC],
 	 .arg = "X", .help = "annealed to 0 over this share of the run (0.3)"},
 	{.name = "no-adv-norm", .type = HY_OPT_SET, .dest = &F.ppo.loss.norm_adv, .min = 0,
-	 .seen = &F.pseen[11],
+	 .seen = &F.pseen[HY_PPO_BIT_NORM_ADV],
 	 .help = "take the advantages as they are, not normalised\n"
 		 "per batch (hydra-sp --label-adv's samples)"},
 	{.name = "progress", .type = HY_OPT_CALL, .dest = &F.ppo, .call = opt_progress,
-	 .seen = &F.pseen[12],
+	 .seen = &F.pseen[HY_PPO_BIT_PROGRESS],
 	 .arg = "A:B", .help = "the schedule's progress over this run (default\n"
 		 "0:1; a league iteration i of n: (i-1)/n:i/n)"},
 	{.type = HY_OPT_TEXT, .help = "Output:"},
@@ -441,6 +424,25 @@ static const hy_opt fit_table[] = {
 		 "4 requested device unavailable, 130 interrupted (a checkpoint is saved)."},
 	{.type = HY_OPT_END},
 };
+
+/* The PPO options given: each row's .seen is its bit's slot of F.pseen
+ * (HY_PPO_BIT_*), so the mask of HY_PPO_GIVEN_* comes from the rows, and
+ * *name is one of them ("--NAME", an error without --mode ppo) or NULL. */
+static unsigned ppo_given(const char **name)
+{
+	static char buf[64];
+	unsigned given = 0;
+	*name = NULL;
+	for (const hy_opt *o = fit_table; o->type != HY_OPT_END; o++) {
+		if (!o->seen || o->seen < F.pseen || o->seen >= F.pseen + HY_PPO_NBITS || !*o->seen)
+			continue;
+		given |= 1u << (o->seen - F.pseen);
+		snprintf(buf, sizeof buf, "--%s", o->name);
+		*name = buf;
+	}
+	return given;
+}
+
 
 /* The output directory when --out is not given: a resumed run's own (the
  * directory, or the checkpoint's), else runs/YYYYmmdd-HHMMSS. */
@@ -488,11 +490,7 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 	const int ppo_mode = F.ppo_mode;
 	const int64_t blocks = F.blocks, channels = F.channels;
 	const char *ppo_opt = NULL; /* a PPO option given (an error without --mode ppo) */
-	for (int k = 0; k < NPPO; k++)
-		if (F.pseen[k]) {
-			ppo_opt = pbit[k].name;
-			cfg.ppo_given |= pbit[k].bit;
-		}
+	cfg.ppo_given |= ppo_given(&ppo_opt);
 	const int quiet = hy_cli_quiet(cli);
 	hy_diag d;
 	hy_diag_init(&d, NULL);

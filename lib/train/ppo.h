@@ -54,15 +54,29 @@ typedef struct hy_train_ppo_cfg {
 void hy_train_ppo_defaults(hy_train_ppo_cfg *c);
 
 /* Which fields a command line gave (hy_train_cfg.ppo_given): on --resume
- * the others come from the checkpoint, where every field is stored. */
+ * the others come from the checkpoint, where every field is stored. Each
+ * field's bit is 1 << its HY_PPO_BIT_* (hydra-fit's option rows are
+ * indexed by the bit numbers: their names are written once, in the rows). */
 enum {
-	HY_PPO_GIVEN_EPOCHS = 1 << 0, HY_PPO_GIVEN_MINIBATCH = 1 << 1, HY_PPO_GIVEN_CLIP = 1 << 2,
-	HY_PPO_GIVEN_VF = 1 << 3, HY_PPO_GIVEN_ENT = 1 << 4, HY_PPO_GIVEN_ENT_END = 1 << 5,
-	HY_PPO_GIVEN_KL_STOP = 1 << 6, HY_PPO_GIVEN_VALUE_WARMUP = 1 << 7,
-	HY_PPO_GIVEN_ANCHOR = 1 << 8, HY_PPO_GIVEN_ANCHOR_COEF = 1 << 9,
-	HY_PPO_GIVEN_ANCHOR_FRAC = 1 << 10, HY_PPO_GIVEN_PROGRESS = 1 << 11,
-	HY_PPO_GIVEN_NORM_ADV = 1 << 12,
+	HY_PPO_BIT_EPOCHS, HY_PPO_BIT_MINIBATCH, HY_PPO_BIT_CLIP, HY_PPO_BIT_VF, HY_PPO_BIT_ENT,
+	HY_PPO_BIT_ENT_END, HY_PPO_BIT_KL_STOP, HY_PPO_BIT_VALUE_WARMUP, HY_PPO_BIT_ANCHOR,
+	HY_PPO_BIT_ANCHOR_COEF, HY_PPO_BIT_ANCHOR_FRAC, HY_PPO_BIT_PROGRESS, HY_PPO_BIT_NORM_ADV,
+	HY_PPO_NBITS
 };
+enum {
+	HY_PPO_GIVEN_EPOCHS = 1 << HY_PPO_BIT_EPOCHS, HY_PPO_GIVEN_MINIBATCH = 1 << HY_PPO_BIT_MINIBATCH,
+	HY_PPO_GIVEN_CLIP = 1 << HY_PPO_BIT_CLIP, HY_PPO_GIVEN_VF = 1 << HY_PPO_BIT_VF,
+	HY_PPO_GIVEN_ENT = 1 << HY_PPO_BIT_ENT, HY_PPO_GIVEN_ENT_END = 1 << HY_PPO_BIT_ENT_END,
+	HY_PPO_GIVEN_KL_STOP = 1 << HY_PPO_BIT_KL_STOP,
+	HY_PPO_GIVEN_VALUE_WARMUP = 1 << HY_PPO_BIT_VALUE_WARMUP,
+	HY_PPO_GIVEN_ANCHOR = 1 << HY_PPO_BIT_ANCHOR,
+	HY_PPO_GIVEN_ANCHOR_COEF = 1 << HY_PPO_BIT_ANCHOR_COEF,
+	HY_PPO_GIVEN_ANCHOR_FRAC = 1 << HY_PPO_BIT_ANCHOR_FRAC,
+	HY_PPO_GIVEN_PROGRESS = 1 << HY_PPO_BIT_PROGRESS,
+	HY_PPO_GIVEN_NORM_ADV = 1 << HY_PPO_BIT_NORM_ADV,
+};
+_Static_assert(HY_PPO_GIVEN_PROGRESS == 1 << 11 && HY_PPO_GIVEN_NORM_ADV == 1 << 12,
+	"the bits are stored in checkpoints: they keep their values");
 
 /* a = the fields of `given` (a mask of HY_PPO_GIVEN_*) from cli, the rest
  * from stored. */
