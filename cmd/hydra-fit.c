@@ -35,6 +35,7 @@
 #include "train/feed.h"
 #include "train/grp.h"
 #include "train/loop.h"
+#include "train/plan.h"
 
 
 static volatile sig_atomic_t stop_flag;
@@ -506,16 +507,15 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 	}
 	if (cfg.steps && cfg.epochs > 0)
 		return hy_cli_usage(cli, "--steps and --epochs exclude each other");
-	if (cfg.resume && cfg.init)
-		return hy_cli_usage(cli, "--resume and --init exclude each other");
 	if (ppo_opt && !ppo_mode)
 		return hy_cli_usage(cli, "%s is an option of --mode ppo", ppo_opt);
-	if (ppo_mode && !cfg.resume && !cfg.init)
-		return hy_cli_usage(cli, "--mode ppo improves a trained model: give --init CKPT "
-			"(the policy that played the games) or --resume");
+	cfg.ppo = ppo_mode ? &ppo : NULL;
+	/* the rules between options, in one place (train/plan.h; the ranks'
+	 * rule again when the run knows them) */
+	if (hy_train_plan_usage(&cfg, 1, &d) != HY_OK)
+		return hy_cli_usage(cli, "%s", d.msg);
 	if (ppo_mode && ppo.minibatch > (cfg.batch > 0 ? cfg.batch : 256) && !cfg.resume)
 		return hy_cli_usage(cli, "--minibatch is larger than the rollout --batch");
-	cfg.ppo = ppo_mode ? &ppo : NULL;
 
 	/* device: a usable GPU (nn/cuda/cuda.h says why not), else the CPU; under
 	 * mpirun each rank of a node takes its own GPU (modulo the visible ones)
