@@ -139,19 +139,20 @@ static int feed_only(hy_cli *cli, const hy_train_cfg *cfg)
 }
 
 /* Whether the checkpoint a --resume names recorded input files (not
- * standard input) for the run to read again (train/prov.h). */
-static int resume_has_files(const char *resume)
+ * standard input) for the run to read again (train/prov.h). The checkpoint
+ * stays open in *ck for the run (hy_train_cfg.resume_ck: one open of it);
+ * NULL when it cannot be opened (the run then says why). */
+static int resume_has_files(const char *resume, hy_nn_ckpt_reader **ck)
 {
 	char path[PATH_MAX], *desc = malloc(HY_PROV_MAX);
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	int found = 0, files = 0;
-	hy_nn_ckpt_reader *ck = NULL;
+	*ck = NULL;
 	if (desc && !hy_train_resolve_ckpt(resume, path, sizeof path, &d) &&
-		!hy_nn_ckpt_open(path, &ck, &d) &&
-		!hy_ckdir_read_str(ck, "train_inputs", desc, HY_PROV_MAX, &found, &d) && found)
+		!hy_nn_ckpt_open(path, ck, &d) &&
+		!hy_ckdir_read_str(*ck, "train_inputs", desc, HY_PROV_MAX, &found, &d) && found)
 		files = desc[0] && strncmp(desc, "-\t", 2) != 0;
-	hy_nn_ckpt_close(ck);
 	free(desc);
 	return files;
 }
@@ -473,6 +474,8 @@ static void default_out(hy_cli *cli, hy_train_cfg *cfg, char *buf, size_t size)
 	}
 }
 
+static int train_with(hy_cli *cli, hy_train_cfg *c, const char *arch_name);
+
 static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 {
 	memset(&F, 0, sizeof F);
@@ -558,12 +561,29 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 	for (size_t i = 0; i < cfg.ninputs; i++)
 		if (strcmp(cfg.inputs[i], "-") == 0)
 			reads_stdin = 1;
-	if (reads_stdin && cfg.ninputs == 0 && cfg.resume && resume_has_files(cfg.resume))
+	hy_nn_ckpt_reader *rck = NULL; /* --resume's, when read here first */
+	if (reads_stdin && cfg.ninputs == 0 && cfg.resume && resume_has_files(cfg.resume, &rck))
 		reads_stdin = 0; /* the run reads the inputs its checkpoint recorded */
+	cfg.resume_ck = rck;
+	rc = 0;
 	if (reads_stdin && hy_cli_stdin(cli, NULL, 0, 1, "sample streams or shards"))
-		return 2;
-	if (F.feed_only)
-		return feed_only(cli, &cfg);
+		rc = 2;
+	else if (F.feed_only)
+		rc = feed_only(cli, &cfg);
+	else
+		rc = train_with(cli, &cfg, arch_name);
+	hy_nn_ckpt_close(rck);
+	return rc;
+}
+
+/* The run itself: the output directory, the signals, the progress lines
+ * and the summary of hy_train_run. */
+static int train_with(hy_cli *cli, hy_train_cfg *c, const char *arch_name)
+{
+	hy_train_cfg cfg = *c;
+	const int quiet = hy_cli_quiet(cli);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
 
 	char outbuf[PATH_MAX];
 	default_out(cli, &cfg, outbuf, sizeof outbuf);

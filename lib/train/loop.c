@@ -67,9 +67,10 @@ typedef struct run {
 	hy_data_cursor fcur; /* with the feed: the cursor after the last batch */
 	hy_train_ppo *ppo; /* --mode ppo */
 	hy_train_facts facts; /* what the files said (train/plan.h)      */
-	hy_nn_ckpt_reader *ck; /* --resume's checkpoint, opened once for
-				* everything read from it (nn/checkpoint.h);
-				* closed when the weights are in */
+	hy_nn_ckpt_reader *ck; /* --resume's or --init's checkpoint, opened once
+				* for everything read from it (nn/checkpoint.h);
+				* closed when the weights are in (close_ck) */
+	int ck_borrowed;      /* ck is the caller's (cfg.resume_ck): not closed */
 	hy_train_plan plan;   /* every figure of the run                 */
 	hy_train_net net;     /* the learner of the one step (step.h)    */
 	/* observation versions (samples/sample.h): the checkpoint the weights
@@ -346,10 +347,7 @@ static hy_status check_obs(run *r, hy_diag *d)
 	r->obs_checked = 1;
 	/* PPO's KL anchor reads the same samples as the learner */
 	const char *an = r->ppo ? r->plan.ppo.anchor : NULL;
-	int av = 0;
-	hy_status st;
-	if (an && (st = hy_nn_ckpt_obs_version(an, &av, d)))
-		return st;
+	int av = r->ppo ? hy_train_ppo_anchor_obs(r->ppo) : 0;
 	if (an && !hy_obs_compatible(av, dv))
 		return hy_diag_set(d, HY_EFORMAT, 0, "--anchor '%s' was trained on observation "
 			"version %d (0: unmarked, %d or older), the inputs are version %d "
@@ -504,17 +502,30 @@ static hy_status describe_inputs(run *r, hy_diag *d)
 	return HY_OK;
 }
 
+/* The checkpoint read at the start, closed (the caller's left open). */
+static void close_ck(run *r)
+{
+	if (!r->ck_borrowed)
+		hy_nn_ckpt_close(r->ck);
+	r->ck = NULL;
+}
+
 /* The run: the plan (train/plan.h) made real — context, model, data,
  * workspace, the feed, the output directory. */
 static hy_status setup(run *r, hy_diag *d)
 {
 	const hy_train_cfg *c = r->cfg;
 	hy_status st = HY_OK;
-	if (c->resume) { /* PATH or a run directory's latest */
+	if (c->resume && c->resume_ck) { /* opened by the caller (loop.h) */
+		r->ck = c->resume_ck;
+		r->ck_borrowed = 1;
+	} else if (c->resume) { /* PATH or a run directory's latest */
 		char path[PATH_MAX];
 		if ((st = hy_train_resolve_ckpt(c->resume, path, sizeof path, d)) ||
 			(st = hy_nn_ckpt_open(path, &r->ck, d)))
 			return st;
+	} else if (c->init && (st = hy_nn_ckpt_open(c->init, &r->ck, d))) {
+		return st; /* --init's file, opened once: architecture, weights, version */
 	}
 	if ((st = restore_inputs(r, d)))
 		return st;
@@ -574,16 +585,21 @@ static hy_status setup(run *r, hy_diag *d)
 		if ((st = hy_nn_ckpt_load_from(r->ck, &r->m, &meta, 0, d)) ||
 			(st = hy_nn_ckpt_obs_of(r->ck, &r->ck_obs, d)))
 			return st;
-		hy_nn_ckpt_close(r->ck); /* all of it read */
-		r->ck = NULL;
 		r->rng = meta.rng;
 	} else {
 		hy_rng_seed(&r->rng, hy_data_mix(r->seed, MODEL_TAG, 0));
 		if ((st = hy_nn_model_init_params(&r->m, &r->rng, d)))
 			return st;
-		if (c->init && (st = hy_nn_ckpt_load(c->init, &r->m, NULL, 1, d)))
+		if (c->init && ((st = hy_nn_ckpt_load_from(r->ck, &r->m, NULL, 1, d)) ||
+			(st = hy_nn_ckpt_obs_of(r->ck, &r->ck_obs, d))))
 			return st;
 	}
+	close_ck(r); /* all of it read */
+	/* the PPO schedule runs over the run's steps (a resumed run keeps its
+	 * place); the anchor policy shares the learner's backend, its file
+	 * opened once (its observation version is checked with the inputs') */
+	if (r->ppo && (st = hy_train_ppo_start(r->ppo, &r->m, 0, r->opt.total, d)))
+		return st;
 
 	/* data; without a planned total (no --steps, no checkpoint's), a stream
 	 * is read once (shards have a length: the total is one epoch's) */
@@ -593,8 +609,6 @@ static hy_status setup(run *r, hy_diag *d)
 	if ((st = hy_data_open(&r->data, &dc, d)))
 		return st;
 	r->ck_path = f->resuming ? f->ckpt : c->init;
-	if (c->init && !f->resuming && (st = hy_nn_ckpt_obs_version(c->init, &r->ck_obs, d)))
-		return st;
 	if ((st = check_obs(r, d)))
 		return st;
 	int vv = hy_data_obs_version(r->data);
@@ -614,10 +628,6 @@ static hy_status setup(run *r, hy_diag *d)
 			return st;
 	}
 
-	/* the PPO schedule runs over the run's steps (a resumed run keeps its
-	 * place); the anchor policy shares the learner's backend */
-	if (r->ppo && (st = hy_train_ppo_start(r->ppo, &r->m, 0, r->opt.total, d)))
-		return st;
 	/* the workspace holds this process's part of a batch (plan.h) */
 	if ((st = hy_nn_work_init(&r->w, &r->m, p->part, d)))
 		return st;
@@ -962,7 +972,7 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 			r->hk ? r->hk->u : NULL);
 	hy_train_ranks_close(r->ranks);
 	hy_mpi_free(&r->dist);
-	hy_nn_ckpt_close(r->ck);
+	close_ck(r);
 	free(r->buf);
 	hy_train_ppo_free(r->ppo);
 	hy_train_feed_close(r->feed); /* before the source and the device it uses */

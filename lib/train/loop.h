@@ -57,6 +57,11 @@ typedef struct hy_train_cfg {
 	size_t shuffle_buffer;      /* 0: 8192                                       */
 	const char *out;            /* output directory (required)                  */
 	const char *resume;         /* directory (its `latest`) or checkpoint       */
+	/* --resume's checkpoint when the caller opened it already (it read
+	 * something of it first: hydra-fit, the recorded inputs): the run reads
+	 * everything else from this handle and the caller closes it; NULL: the
+	 * run opens it. One open of each file a run reads (nn/checkpoint.h). */
+	struct hy_nn_ckpt_reader *resume_ck;
 	const char *init;           /* weights-only initialisation                   */
 	int64_t save_every;         /* 0: 1000                                       */
 	int64_t eval_every;         /* 0: a 20th of the run (500 when unknown)       */

@@ -109,8 +109,11 @@ hy_status hy_train_facts_read(const hy_train_cfg *c, hy_nn_ckpt_reader *ck, int 
 			sizeof f->ppo_anchor, &f->ppo_stored, d)))
 			return st;
 	} else {
-		if (c->init && !c->arch.channels && (st = hy_nn_ckpt_arch(c->init, &f->init_arch, d)))
-			return st;
+		if (c->init && !c->arch.channels) {
+			if (!ck)
+				return hy_diag_set(d, HY_EUSAGE, 0, "--init: the checkpoint is not open");
+			f->init_arch = hy_nn_ckpt_arch_of(ck);
+		}
 		f->out_has_ckpts = dir_has_ckpts(c->out);
 	}
 	/* the total from the inputs' length (shards), and what several ranks

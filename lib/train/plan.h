@@ -83,10 +83,11 @@ typedef struct hy_train_plan {
  * read): HY_EUSAGE naming them. */
 hy_status hy_train_plan_usage(const hy_train_cfg *c, int ranks, hy_diag *d);
 
-/* Reads what the plan needs from the files: the checkpoint of --resume (its
- * architecture, train_* state, optimiser, PPO settings), --init's
- * architecture, whether --out holds checkpoints, and the epoch size when
- * the total comes from --epochs or one epoch. */
+/* Reads what the plan needs from the files: ck is the open checkpoint of
+ * --resume (its architecture, train_* state, optimiser, PPO settings) or
+ * of --init (its architecture), opened once by the run; whether --out
+ * holds checkpoints, and the epoch size when the total comes from
+ * --epochs or one epoch. */
 hy_status hy_train_facts_read(const hy_train_cfg *c, hy_nn_ckpt_reader *ck, int rank,
 	int ranks, hy_train_facts *f,
 	hy_diag *d);

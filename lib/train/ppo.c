@@ -30,6 +30,7 @@ struct hy_train_ppo {
 	float *logp, *adv, *ret;
 	/* the anchor policy (cfg anchor) and its logits [mb][46], host */
 	int have_anchor;
+	int anchor_obs; /* the anchor's obs_version (hy_train_ppo_anchor_obs) */
 	hy_nn_model am;
 	hy_nn_work aw;
 	float *alogits;
@@ -197,6 +198,11 @@ void hy_train_ppo_free(hy_train_ppo *p)
 	free(p);
 }
 
+int hy_train_ppo_anchor_obs(const hy_train_ppo *p)
+{
+	return p->have_anchor ? p->anchor_obs : 0;
+}
+
 hy_status hy_train_ppo_start(hy_train_ppo *p, const hy_nn_model *m, int64_t step0,
 	int64_t total, hy_diag *d)
 {
@@ -216,6 +222,8 @@ hy_status hy_train_ppo_start(hy_train_ppo *p, const hy_nn_model *m, int64_t step
 		return st;
 	}
 	st = hy_nn_ckpt_load_from(ck, &p->am, NULL, 1, d);
+	if (st == HY_OK)
+		st = hy_nn_ckpt_obs_of(ck, &p->anchor_obs, d);
 	hy_nn_ckpt_close(ck);
 	if (st || (st = hy_nn_work_init_infer(&p->aw, &p->am, p->mb, d))) {
 		hy_nn_model_free(&p->am);

@@ -107,6 +107,9 @@ const hy_train_ppo_cfg *hy_train_ppo_config(const hy_train_ppo *p);
 /* Loads the anchor policy c->anchor for a learner m (its backend and
  * context; the anchor's own architecture from its file) and sets the run's
  * first step and planned total for the schedule. Call once after init. */
+/* The anchor's observation version, read with its weights by
+ * hy_train_ppo_start (0: no anchor, or an unmarked one). */
+int hy_train_ppo_anchor_obs(const hy_train_ppo *p);
 hy_status hy_train_ppo_start(hy_train_ppo *p, const hy_nn_model *m, int64_t step0,
 	int64_t total, hy_diag *d);
 
