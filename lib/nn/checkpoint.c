@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FORMAT_NAME "hydra-checkpoint"
 
 static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	const hy_nn_ckpt_meta *meta, float *host, hy_diag *d)
@@ -31,9 +30,8 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	}
 	H5CHK(lcpl = H5Pcreate(H5P_LINK_CREATE));
 	H5CHK(H5Pset_create_intermediate_group(lcpl, 1));
-	int32_t ver = HY_NN_CKPT_VERSION, blocks = m->arch.blocks, ch = m->arch.channels;
-	H5CHK(hy_h5_put_str(f, "format", FORMAT_NAME));
-	H5CHK(hy_h5_put_attr(f, "version", H5T_STD_I32LE, &ver, 1));
+	int32_t blocks = m->arch.blocks, ch = m->arch.channels;
+	H5CHK(hy_h5_put_header(f, NULL, HY_NN_CKPT_VERSION));
 	H5CHK(hy_h5_put_attr(f, "blocks", H5T_STD_I32LE, &blocks, 1));
 	H5CHK(hy_h5_put_attr(f, "channels", H5T_STD_I32LE, &ch, 1));
 	H5CHK(hy_h5_put_attr(f, "step", H5T_STD_I64LE, &meta->step, 1));
@@ -61,16 +59,14 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 						    : H5T_IEEE_F64LE;
 		H5CHK(hy_h5_put_attr(f, x->name, t, x->value, 1));
 	}
-	static const char *const prefix[3] = {"params", "adam/m", "adam/v"};
-	float *const src[3] = {m->w, m->m, m->v};
-	for (int k = 0; k < 3; k++) {
+	float *const src[HY_H5_NGROUPS] = {m->w, m->m, m->v};
+	for (int k = 0; k < HY_H5_NGROUPS; k++) {
 		m->be->to_host(host, src[k], bytes);
 		/* the copy is done and did not fail before a byte of it is
 		 * written: a device's copy reports through sync (backend.h) */
 		if (m->be->sync && (st = m->be->sync(m->ctx, d)) != HY_OK)
 			goto out;
-		for (int i = 0; i < p->count; i++)
-			H5CHK(hy_h5_write_tensor(f, lcpl, prefix[k], &p->t[i], host + p->t[i].offset));
+		H5CHK(hy_h5_write_group(f, lcpl, k, p, host));
 	}
 	hid_t ff = f;
 	f = -1;
@@ -110,15 +106,12 @@ hy_status hy_nn_ckpt_save(const char *path, const hy_nn_model *m, const hy_nn_ck
 /* Opens and checks the format attributes; fills the architecture. */
 static hy_status open_ckpt(const char *path, hid_t *fp, hy_nn_arch *a, hy_diag *d)
 {
-	int64_t f64;
-	hy_status st = hy_h5_open_read(path, 0, "checkpoint", &f64, d);
+	hid_t f;
+	hy_status st = hy_h5_open_checkpoint(path, &f, d);
 	if (st)
 		return st;
-	hid_t f = (hid_t)f64;
 	int32_t ver = 0, blocks = 0, ch = 0;
-	if ((st = hy_h5_check_format(f, path, FORMAT_NAME, d)) != HY_OK) {
-		/* (said) */
-	} else if (H5Aexists(f, "kind") > 0) { /* another model's checkpoint (nn/grp.h) */
+	if (H5Aexists(f, "kind") > 0) { /* another model's checkpoint (nn/grp.h) */
 		st = hy_nn_kind_refuse(d, path, HY_NN_KIND_GRP, HY_NN_KIND_NET, NULL);
 	} else if (hy_h5_get_attr(f, "version", H5T_NATIVE_INT32, &ver, 1) < 0 ||
 		hy_h5_get_attr(f, "blocks", H5T_NATIVE_INT32, &blocks, 1) < 0 ||
@@ -401,15 +394,12 @@ static hy_status load(hy_nn_ckpt_reader *r, hy_nn_model *m, hy_nn_ckpt_meta *met
 			path);
 	const hy_nn_params *p = &m->table;
 	const size_t bytes = p->total * sizeof(float);
-	static const char *const prefix[3] = {"params", "adam/m", "adam/v"};
-	float *const dst[3] = {m->w, m->m, m->v};
+	float *const dst[HY_H5_NGROUPS] = {m->w, m->m, m->v};
 	hy_status st = HY_OK;
-	for (int k = 0; k < (weights_only ? 1 : 3); k++) {
+	for (int k = 0; k < (weights_only ? 1 : HY_H5_NGROUPS); k++) {
 		memset(host, 0, bytes);
-		for (int i = 0; i < p->count; i++)
-			if ((st = hy_h5_read_tensor(r->f, path, prefix[k], &p->t[i],
-				host + p->t[i].offset, 1, d)))
-				return st;
+		if ((st = hy_h5_read_group(r->f, path, k, p, host, 1, d)))
+			return st;
 		m->be->to_dev(dst[k], host, bytes);
 	}
 	if (weights_only) {
@@ -511,7 +501,8 @@ static hy_status weights_into(void *u, const char *tmp, hy_diag *d)
 	int32_t one = 1;
 	H5CHK(H5Aiterate2(j->r->f, H5_INDEX_NAME, H5_ITER_INC, &at, copy_attr, &f));
 	H5CHK(hy_h5_put_attr(f, "weights_only", H5T_STD_I32LE, &one, 1));
-	H5CHK(H5Ocopy(j->r->f, "params", f, "params", H5P_DEFAULT, H5P_DEFAULT));
+	H5CHK(H5Ocopy(j->r->f, hy_h5_group[HY_H5_PARAMS], f, hy_h5_group[HY_H5_PARAMS],
+		H5P_DEFAULT, H5P_DEFAULT));
 	hid_t ff = f;
 	f = -1;
 	H5CHK(H5Fclose(ff));
@@ -523,7 +514,7 @@ out:
 
 hy_status hy_nn_ckpt_save_weights(hy_nn_ckpt_reader *r, const char *path, hy_diag *d)
 {
-	if (H5Lexists(r->f, "params", H5P_DEFAULT) <= 0)
+	if (H5Lexists(r->f, hy_h5_group[HY_H5_PARAMS], H5P_DEFAULT) <= 0)
 		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': checkpoint has no parameters", r->path);
 	weights_job j = {r, path};
 	return hy_h5_save_staged(path, weights_into, &j, d);

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FORMAT_NAME "hydra-checkpoint"
 #define KIND_NAME "grp"
 
 /* ------------------------------------------------------------ features */
@@ -300,10 +299,8 @@ static hy_status save(const char *path, const char *tmp, const hy_grp *m,
 	}
 	H5CHK(lcpl = H5Pcreate(H5P_LINK_CREATE));
 	H5CHK(H5Pset_create_intermediate_group(lcpl, 1));
-	int32_t ver = HY_GRP_CKPT_VERSION, nin = HY_GRP_NIN, hid = m->hidden, nout = HY_GRP_NOUT;
-	H5CHK(hy_h5_put_str(f, "format", FORMAT_NAME));
-	H5CHK(hy_h5_put_str(f, "kind", KIND_NAME));
-	H5CHK(hy_h5_put_attr(f, "version", H5T_STD_I32LE, &ver, 1));
+	int32_t nin = HY_GRP_NIN, hid = m->hidden, nout = HY_GRP_NOUT;
+	H5CHK(hy_h5_put_header(f, KIND_NAME, HY_GRP_CKPT_VERSION));
 	H5CHK(hy_h5_put_attr(f, "inputs", H5T_STD_I32LE, &nin, 1));
 	H5CHK(hy_h5_put_attr(f, "hidden", H5T_STD_I32LE, &hid, 1));
 	H5CHK(hy_h5_put_attr(f, "outputs", H5T_STD_I32LE, &nout, 1));
@@ -311,11 +308,9 @@ static hy_status save(const char *path, const char *tmp, const hy_grp *m,
 	H5CHK(hy_h5_put_attr(f, "seed", H5T_STD_U64LE, &m->seed, 1));
 	for (int i = 0; i < nextra; i++)
 		H5CHK(hy_h5_put_attr(f, extra[i].name, H5T_IEEE_F64LE, &extra[i].value, 1));
-	static const char *const prefix[3] = {"params", "adam/m", "adam/v"};
-	const float *src[3] = {m->p, m->m, m->v};
-	for (int k = 0; k < 3; k++)
-		for (int i = 0; i < m->table.count; i++)
-			H5CHK(hy_h5_write_tensor(f, lcpl, prefix[k], &m->table.t[i], src[k] + m->table.t[i].offset));
+	const float *src[HY_H5_NGROUPS] = {m->p, m->m, m->v};
+	for (int k = 0; k < HY_H5_NGROUPS; k++)
+		H5CHK(hy_h5_write_group(f, lcpl, k, &m->table, src[k]));
 	hid_t ff = f;
 	f = -1;
 	H5CHK(H5Fclose(ff));
@@ -354,9 +349,6 @@ static hy_status load(const char *path, hid_t f, hy_grp *m, hy_diag *d)
 	int32_t ver = 0, nin = 0, hid = 0, nout = 0;
 	int64_t step = 0;
 	uint64_t seed = 0;
-	hy_status fst = hy_h5_check_format(f, path, FORMAT_NAME, d);
-	if (fst)
-		return fst;
 	if (strcmp(kind, KIND_NAME)) {
 		int32_t mode = 0; /* a network's: hy_nn_ckpt_kind_of's reading */
 		if (!kind[0] && H5Aexists(f, "train_mode") > 0)
@@ -385,11 +377,9 @@ static hy_status load(const char *path, hid_t f, hy_grp *m, hy_diag *d)
 	if (st != HY_OK)
 		return st;
 	m->step = step;
-	static const char *const prefix[3] = {"params", "adam/m", "adam/v"};
-	float *dst[3] = {m->p, m->m, m->v};
-	for (int k = 0; k < 3 && st == HY_OK; k++)
-		for (int i = 0; i < m->table.count && st == HY_OK; i++)
-			st = hy_h5_read_tensor(f, path, prefix[k], &m->table.t[i], dst[k] + m->table.t[i].offset, 1, d);
+	float *dst[HY_H5_NGROUPS] = {m->p, m->m, m->v};
+	for (int k = 0; k < HY_H5_NGROUPS && st == HY_OK; k++)
+		st = hy_h5_read_group(f, path, k, &m->table, dst[k], 1, d);
 	if (st != HY_OK)
 		hy_grp_free(m);
 	return st;
@@ -399,14 +389,14 @@ hy_status hy_grp_load(const char *path, hy_grp *m, hy_diag *d)
 {
 	memset(m, 0, sizeof *m);
 	hy_h5_init();
-	int64_t f;
-	hy_status st = hy_h5_open_read(path, 0, "checkpoint", &f, d);
+	hid_t f;
+	hy_status st = hy_h5_open_checkpoint(path, &f, d); /* the one format check */
 	if (st)
 		return st;
 	H5E_BEGIN_TRY
 	{
-		st = load(path, (hid_t)f, m, d);
-		H5Fclose((hid_t)f);
+		st = load(path, f, m, d);
+		H5Fclose(f);
 	}
 	H5E_END_TRY;
 	return st;

@@ -186,3 +186,53 @@ hy_status hy_h5_read_tensor(hid_t f, const char *path, const char *prefix, const
 	H5Dclose(ds);
 	return st;
 }
+
+/* ------------------------------------------------------------ what the kinds share */
+
+const char *const hy_h5_group[HY_H5_NGROUPS] = {"params", "adam/m", "adam/v"};
+
+herr_t hy_h5_put_header(hid_t f, const char *kind, int32_t version)
+{
+	if (hy_h5_put_str(f, "format", HY_H5_FORMAT) < 0 ||
+		(kind && hy_h5_put_str(f, "kind", kind) < 0))
+		return -1;
+	return hy_h5_put_attr(f, "version", H5T_STD_I32LE, &version, 1);
+}
+
+hy_status hy_h5_open_checkpoint(const char *path, hid_t *f, hy_diag *d)
+{
+	int64_t f64;
+	*f = -1;
+	hy_status st = hy_h5_open_read(path, 0, "checkpoint", &f64, d);
+	if (st)
+		return st;
+	H5E_BEGIN_TRY /* HDF5's own printing off: the message is ours */
+	{
+		st = hy_h5_check_format((hid_t)f64, path, HY_H5_FORMAT, d);
+	}
+	H5E_END_TRY;
+	if (st != HY_OK) {
+		H5Fclose((hid_t)f64);
+		return st;
+	}
+	*f = (hid_t)f64;
+	return HY_OK;
+}
+
+herr_t hy_h5_write_group(hid_t f, hid_t lcpl, int g, const hy_nn_params *t, const float *data)
+{
+	for (int i = 0; i < t->count; i++)
+		if (hy_h5_write_tensor(f, lcpl, hy_h5_group[g], &t->t[i], data + t->t[i].offset) < 0)
+			return -1;
+	return 0;
+}
+
+hy_status hy_h5_read_group(hid_t f, const char *path, int g, const hy_nn_params *t, float *data,
+	int finite, hy_diag *d)
+{
+	hy_status st = HY_OK;
+	for (int i = 0; i < t->count && st == HY_OK; i++)
+		st = hy_h5_read_tensor(f, path, hy_h5_group[g], &t->t[i], data + t->t[i].offset,
+			finite, d);
+	return st;
+}

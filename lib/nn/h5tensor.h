@@ -30,6 +30,24 @@
 		}                                                                               \
 	} while (0)
 
+/* What every kind of checkpoint shares (formats/checkpoint.md), written and
+ * checked here only: the root attribute format "hydra-checkpoint", a kind
+ * (none for a network's; "grp" for the GRP's), a version; and the three
+ * groups of a model's arrays, one dataset per tensor of its table. */
+#define HY_H5_FORMAT "hydra-checkpoint"
+enum { HY_H5_PARAMS, HY_H5_ADAM_M, HY_H5_ADAM_V, HY_H5_NGROUPS };
+extern const char *const hy_h5_group[HY_H5_NGROUPS]; /* "params", "adam/m", "adam/v" */
+/* The header: format, kind (NULL: none) and version. */
+herr_t hy_h5_put_header(hid_t f, const char *kind, int32_t version);
+/* Opens a checkpoint of any kind for reading and checks its format (the one
+ * check; HY_EFORMAT as hy_h5_check_format); *f to close with H5Fclose. */
+hy_status hy_h5_open_checkpoint(const char *path, hid_t *f, hy_diag *d);
+/* Every tensor of table t from data, or into data (the reads as
+ * hy_h5_read_tensor), under group g (HY_H5_PARAMS ...). */
+herr_t hy_h5_write_group(hid_t f, hid_t lcpl, int g, const hy_nn_params *t, const float *data);
+hy_status hy_h5_read_group(hid_t f, const char *path, int g, const hy_nn_params *t, float *data,
+	int finite, hy_diag *d);
+
 /* Creates (truncating) a file in the HDF5 1.10 format, whose metadata
  * carries checksums; −1 on failure. */
 hid_t hy_h5_create_v110(const char *path);
