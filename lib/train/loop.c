@@ -510,9 +510,9 @@ static void close_ck(run *r)
 	r->ck = NULL;
 }
 
-/* The run: the plan (train/plan.h) made real — context, model, data,
- * workspace, the feed, the output directory. */
-static hy_status setup(run *r, hy_diag *d)
+/* The plan (train/plan.h): the checkpoint opened once, the inputs a
+ * resume recorded, the rules, the files' facts, the figures; the context. */
+static hy_status setup_plan(run *r, hy_diag *d)
 {
 	const hy_train_cfg *c = r->cfg;
 	hy_status st = HY_OK;
@@ -548,7 +548,17 @@ static hy_status setup(run *r, hy_diag *d)
 		r->ctx.precision = c->precision;
 	r->batch = p->batch;
 	r->shuffle_buffer = p->shuffle_buffer;
+	return HY_OK;
+}
 
+/* The model: the mode's inputs refused early, the PPO state, the backend,
+ * the weights (the checkpoint's, --init's or fresh) and the anchor. */
+static hy_status setup_model(run *r, hy_diag *d)
+{
+	const hy_train_cfg *c = r->cfg;
+	const hy_train_facts *f = &r->facts;
+	const hy_train_plan *p = &r->plan;
+	hy_status st;
 	/* refuse inputs the mode learns nothing from, early (train/inputs.h) */
 	if (c->reader && (st = hy_train_reader_check_inputs(c->inputs, c->ninputs, d)))
 		return st;
@@ -601,6 +611,17 @@ static hy_status setup(run *r, hy_diag *d)
 	if (r->ppo && (st = hy_train_ppo_start(r->ppo, &r->m, 0, r->opt.total, d)))
 		return st;
 
+	return HY_OK;
+}
+
+/* The data (this rank's part), the observation versions, the validation
+ * inputs, the descriptions a checkpoint records, a resume's place. */
+static hy_status setup_data(run *r, hy_diag *d)
+{
+	const hy_train_cfg *c = r->cfg;
+	const hy_train_facts *f = &r->facts;
+	const hy_train_plan *p = &r->plan;
+	hy_status st;
 	/* data; without a planned total (no --steps, no checkpoint's), a stream
 	 * is read once (shards have a length: the total is one epoch's) */
 	hy_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
@@ -628,6 +649,15 @@ static hy_status setup(run *r, hy_diag *d)
 			return st;
 	}
 
+	return HY_OK;
+}
+
+/* The workspace, the ranks' sums, the batch buffer and the feed. */
+static hy_status setup_work(run *r, hy_diag *d)
+{
+	const hy_train_cfg *c = r->cfg;
+	const hy_train_plan *p = &r->plan;
+	hy_status st;
 	/* the workspace holds this process's part of a batch (plan.h) */
 	if ((st = hy_nn_work_init(&r->w, &r->m, p->part, d)))
 		return st;
@@ -650,6 +680,16 @@ static hy_status setup(run *r, hy_diag *d)
 			return st;
 	}
 
+	return HY_OK;
+}
+
+/* The output directory, its metrics and the intervals. */
+static hy_status setup_out(run *r, hy_diag *d)
+{
+	const hy_train_cfg *c = r->cfg;
+	const hy_train_facts *f = &r->facts;
+	const hy_train_plan *p = &r->plan;
+	hy_status st;
 	/* output directory */
 	r->out = c->out;
 	if (!r->out)
@@ -674,6 +714,17 @@ static hy_status setup(run *r, hy_diag *d)
 	r->eval_every = p->eval_every;
 	r->log_every = p->log_every;
 	return HY_OK;
+}
+
+/* The run: the plan (train/plan.h) made real — context, model, data,
+ * workspace, the feed, the output directory. */
+static hy_status setup(run *r, hy_diag *d)
+{
+	hy_status st;
+	if ((st = setup_plan(r, d)) || (st = setup_model(r, d)) || (st = setup_data(r, d)) ||
+		(st = setup_work(r, d)))
+		return st;
+	return setup_out(r, d);
 }
 
 /* --on-eval: the command, through sh, with RUN=the output directory, once
