@@ -823,13 +823,102 @@ static hy_status step_failed(const run *r, hy_status st, hy_diag *d)
 	return st;
 }
 
+/* The window of steps since the last logged line: its start (training
+ * time only), summed loss, steps and samples; the last rate logged. */
+typedef struct step_window {
+	double t, loss, last_sps;
+	int64_t steps, samples;
+} step_window;
+
+/* The next global batch (n samples, k of them this rank's): from the feed
+ * (into the workspace) or read; HY_STOP at the end of the input. */
+static hy_status next_batch(run *r, size_t *n, size_t *k, hy_diag *d)
+{
+	hy_status st;
+	*n = *k = 0;
+	if (r->feed) { /* the batch goes straight into the workspace */
+		const hy_train_batch *fb;
+		st = hy_train_feed_load(r->feed, &r->w, &r->m, &fb, d);
+		if (!st) {
+			*n = (size_t)fb->n_global;
+			*k = (size_t)fb->info.n;
+			r->fcur = fb->cursor;
+		}
+	} else {
+		st = hy_data_next_part(r->data, r->buf, (size_t)r->batch, n, k, d);
+	}
+	if (!st && !r->obs_checked)
+		st = check_obs(r, d);
+	return st;
+}
+
+/* After the step from prev to r->step (loss l, figures info, n samples):
+ * the evaluation, the metrics line, the progress hook, the checkpoint;
+ * *logged: whether the step got a metrics line. */
+static hy_status after_step(run *r, step_window *w, int64_t prev, const hy_nn_losses *l,
+	const hy_nn_step_info *info, int *logged_out, hy_diag *d)
+{
+	const hy_train_cfg *c = r->cfg;
+	const int64_t total = r->opt.total;
+	hy_status st;
+	int last = r->step == total;
+	double val[7];
+	int evaluated = 0;
+	if (c->nval && r->dist.rank == 0 && (crossed(prev, r->step, r->eval_every) || last)) {
+		double te = now_s();
+		if ((st = evaluate(r, val, d)))
+			return st;
+		evaluated = 1;
+		w->t += now_s() - te; /* samples/s counts training time only */
+	}
+	int logged = evaluated || last || crossed(prev, r->step, r->log_every);
+	hy_train_progress p = {.step = r->step, .total = total, .loss = l->total,
+		.eta_s = -1, .logged = logged, .evaluated = evaluated,
+		.val_loss = evaluated ? val[0] : 0};
+	uint64_t es = hy_data_epoch_size(r->data);
+	hy_data_cursor cur;
+	get_cursor(r, &cur);
+	p.epoch = es ? (double)cur.epoch + (double)cur.pos / (double)es : (double)cur.epoch;
+	double t = now_s();
+	p.samples_per_s = t > w->t ? (double)w->samples / (t - w->t) : 0;
+	p.loss_avg = w->loss / (double)w->steps;
+	if (t > w->t && total > 0)
+		p.eta_s = (double)(total - r->step) * (t - w->t) / (double)w->steps;
+	if (logged && r->metrics) {
+		w->last_sps = p.samples_per_s;
+		write_metrics(r, l, info, w->last_sps, evaluated ? val : NULL);
+		if (ferror(r->metrics))
+			return hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'", r->out);
+	}
+	if (evaluated) {
+		memcpy(r->last_val, val, sizeof r->last_val);
+		r->have_val = 1;
+		double te = now_s();
+		run_on_eval(r);
+		w->t += now_s() - te;
+	}
+	if (r->hk && r->hk->progress && r->dist.rank == 0)
+		r->hk->progress(r->hk->u, &p);
+	if (logged) {
+		w->t = t;
+		w->loss = 0;
+		w->steps = w->samples = 0;
+	}
+	*logged_out = logged;
+	double ts = now_s();
+	if (r->dist.rank == 0 &&
+	    (st = checkpoint_step(r, crossed(prev, r->step, r->save_every) || last,
+		     evaluated ? val : NULL, d)))
+		return st;
+	w->t += now_s() - ts;
+	return HY_OK;
+}
+
 static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 {
 	const hy_train_cfg *c = r->cfg;
 	const int64_t total = r->opt.total;
-	double win_t = now_s(), win_loss = 0;
-	int64_t win_steps = 0, win_samples = 0;
-	double last_sps = 0;
+	step_window w = {.t = now_s()};
 	/* the last step's figures, for the closing metrics line of a run whose
 	 * input ended between two logged steps */
 	hy_nn_losses last_l;
@@ -847,20 +936,8 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 			notice(r, "interrupted at step %lld", (long long)r->step);
 			break;
 		}
-		size_t n = 0, k = 0; /* the global batch, this rank's part of it */
-		if (r->feed) { /* the batch goes straight into the workspace */
-			const hy_train_batch *fb;
-			st = hy_train_feed_load(r->feed, &r->w, &r->m, &fb, d);
-			if (!st) {
-				n = (size_t)fb->n_global;
-				k = (size_t)fb->info.n;
-				r->fcur = fb->cursor;
-			}
-		} else {
-			st = hy_data_next_part(r->data, r->buf, (size_t)r->batch, &n, &k, d);
-		}
-		if (!st && !r->obs_checked)
-			st = check_obs(r, d);
+		size_t n, k; /* the global batch, this rank's part of it */
+		st = next_batch(r, &n, &k, d);
 		if (st == HY_STOP) {
 			st = HY_OK;
 			res->input_ended = 1;
@@ -895,72 +972,23 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		res->samples += (int64_t)n;
 		if (r->hk && r->hk->step && r->dist.rank == 0)
 			r->hk->step(r->hk->u, r->step, &l);
-		win_loss += l.total * (double)(r->step - prev);
-		win_steps += r->step - prev;
-		win_samples += (int64_t)n;
+		w.loss += l.total * (double)(r->step - prev);
+		w.steps += r->step - prev;
+		w.samples += (int64_t)n;
 		r->save_loss_sum += l.total;
 		r->save_loss_n++;
-
-		int last = r->step == total;
-		double val[7];
-		int evaluated = 0;
-		if (c->nval && r->dist.rank == 0 && (crossed(prev, r->step, r->eval_every) || last)) {
-			double te = now_s();
-			if ((st = evaluate(r, val, d)))
-				return st;
-			evaluated = 1;
-			win_t += now_s() - te; /* samples/s counts training time only */
-		}
-		int logged = evaluated || last || crossed(prev, r->step, r->log_every);
-		hy_train_progress p = {.step = r->step, .total = total, .loss = l.total,
-			.eta_s = -1, .logged = logged, .evaluated = evaluated,
-			.val_loss = evaluated ? val[0] : 0};
-		uint64_t es = hy_data_epoch_size(r->data);
-		hy_data_cursor cur;
-		get_cursor(r, &cur);
-		p.epoch = es ? (double)cur.epoch + (double)cur.pos / (double)es : (double)cur.epoch;
-		double t = now_s();
-		p.samples_per_s = t > win_t ? (double)win_samples / (t - win_t) : 0;
-		p.loss_avg = win_loss / (double)win_steps;
-		if (t > win_t && total > 0)
-			p.eta_s = (double)(total - r->step) * (t - win_t) / (double)win_steps;
 		last_l = l;
 		last_info = info;
+		int logged = 0;
+		if ((st = after_step(r, &w, prev, &l, &info, &logged, d)))
+			return st;
 		if (logged)
 			logged_step = r->step;
-		if (logged && r->metrics) {
-			last_sps = p.samples_per_s;
-			write_metrics(r, &l, &info, last_sps, evaluated ? val : NULL);
-			if (ferror(r->metrics))
-				return hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'",
-					r->out);
-		}
-		if (evaluated) {
-			memcpy(r->last_val, val, sizeof r->last_val);
-			r->have_val = 1;
-			double te = now_s();
-			run_on_eval(r);
-			win_t += now_s() - te;
-		}
-		if (r->hk && r->hk->progress && r->dist.rank == 0)
-			r->hk->progress(r->hk->u, &p);
-		if (logged) {
-			win_t = t;
-			win_loss = 0;
-			win_steps = win_samples = 0;
-		}
-
-		double ts = now_s();
-		if (r->dist.rank == 0 &&
-		    (st = checkpoint_step(r, crossed(prev, r->step, r->save_every) || last,
-			     evaluated ? val : NULL, d)))
-			return st;
-		win_t += now_s() - ts;
 	}
 	if (logged_step != r->step && r->metrics) { /* the run's last step is always a line */
 		double t = now_s();
 		write_metrics(r, &last_l, &last_info,
-			t > win_t ? (double)win_samples / (t - win_t) : last_sps, NULL);
+			t > w.t ? (double)w.samples / (t - w.t) : w.last_sps, NULL);
 		if (ferror(r->metrics))
 			return hy_diag_set(d, HY_EIO, 0, "cannot write metrics.jsonl in '%s'", r->out);
 	}
