@@ -196,6 +196,43 @@ static const hy_opt aug_table[] = {
 	{.type = HY_OPT_END},
 };
 
+/* Every input's samples, augmented, to the writer; the first failure's
+ * status (said), HY_OK when every input ended whole. */
+static hy_status augment_inputs(hy_cli *cli, const char *const *paths, int npaths,
+	const char *out_name)
+{
+	hy_status st = HY_OK;
+	hy_diag d;
+	for (int i = 0; i < npaths && !st; i++) {
+		hy_sample_reader *in = NULL;
+		hy_diag_init(&d, NULL);
+		st = hy_sample_reader_open(&in, paths[i], &d);
+		if (st) {
+			hy_cli_diag(cli, &d);
+			break;
+		}
+		hy_sample s;
+		uint64_t first = R.in;
+		while ((st = hy_sample_read(in, &s, &d)) == HY_OK) {
+			if (R.in == first && (st = keep_obs_version(&R, in, &d)) != HY_OK)
+				break;
+			R.in++;
+			hy_diag wd;
+			hy_diag_init(&wd, out_name);
+			if ((st = augment_one(&R, &s, &wd)) != HY_OK) {
+				hy_cli_diag(cli, &wd);
+				break;
+			}
+		}
+		if (st == HY_STOP)
+			st = keep_obs_version(&R, in, &d);
+		if (st && d.status)
+			hy_cli_diag(cli, &d);
+		hy_sample_reader_close(in);
+	}
+	return st;
+}
+
 int main(int argc, char **argv)
 {
 	hy_cli cli;
@@ -262,33 +299,7 @@ int main(int argc, char **argv)
 		return hy_status_exit(st);
 	}
 
-	for (int i = 0; i < npaths && !st; i++) {
-		hy_sample_reader *in = NULL;
-		hy_diag_init(&d, NULL);
-		st = hy_sample_reader_open(&in, paths[i], &d);
-		if (st) {
-			hy_cli_diag(&cli, &d);
-			break;
-		}
-		hy_sample s;
-		uint64_t first = R.in;
-		while ((st = hy_sample_read(in, &s, &d)) == HY_OK) {
-			if (R.in == first && (st = keep_obs_version(&R, in, &d)) != HY_OK)
-				break;
-			R.in++;
-			hy_diag wd;
-			hy_diag_init(&wd, to_stdout ? "standard output" : A.outpath);
-			if ((st = augment_one(&R, &s, &wd)) != HY_OK) {
-				hy_cli_diag(&cli, &wd);
-				break;
-			}
-		}
-		if (st == HY_STOP)
-			st = keep_obs_version(&R, in, &d);
-		if (st && d.status)
-			hy_cli_diag(&cli, &d);
-		hy_sample_reader_close(in);
-	}
+	st = augment_inputs(&cli, paths, npaths, to_stdout ? "standard output" : A.outpath);
 
 	if (R.hw) {
 		if (!st) {

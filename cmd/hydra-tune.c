@@ -63,6 +63,59 @@ static int opt_freeze(hy_cli *cli, const char *arg, void *dest)
 	return parse_freeze(cli, arg, dest);
 }
 
+/* The yardstick: a deterministic policy (equal parameters must score
+ * alike); 0, or the exit status with the message said. */
+static int open_yardstick(hy_cli *cli, const char *opponent, hy_policy *opp)
+{
+	hy_diag d;
+	hy_diag_init(&d, opponent);
+	if (hy_policy_open(opp, opponent, NULL, &d) != HY_OK) {
+		hy_cli_say(cli, "--opponent '%s': %s", opponent, d.msg);
+		return hy_status_exit(d.status);
+	}
+	if (opp->stochastic) {
+		hy_policy_close(opp);
+		return hy_cli_usage(cli, "--opponent '%s' samples its moves: the yardstick must be "
+				    "deterministic, or equal parameters would score differently",
+				    opponent);
+	}
+	return 0;
+}
+
+/* The parameters found, with the search's summary as a comment, atomically
+ * to outpath (- for standard output); 0 or the exit status. */
+static int write_params(hy_cli *cli, const char *outpath, const hy_ruletune_opts *o,
+	const run *r, const char *opponent, const char *reader, double rank,
+	const hy_rule_params *best)
+{
+	hy_output out;
+	hy_diag d;
+	hy_status st;
+	hy_diag_init(&d, strcmp(outpath, "-") ? outpath : NULL);
+	if ((st = hy_output_open(&out, outpath, &d)) != HY_OK) {
+		hy_cli_diag(cli, &d);
+		return hy_status_exit(st);
+	}
+	fprintf(out.f, "# hydra-tune: %d evaluations of %llu seeds (master seed %llu) against "
+		"3 x %s; mean rank %.4f on those walls (biased low)\n",
+		r->evals, (unsigned long long)o->nseeds, (unsigned long long)o->seed, opponent, rank);
+	if (reader)
+		fprintf(out.f, "# for rulebot reading with reader=%s,read=%s: play it as "
+			"rulebot:PARAMS,reader=R.h5,read=%s\n", reader, o->read ? o->read : "all",
+			o->read ? o->read : "all");
+	if (hy_rule_params_write(best, out.f)) {
+		hy_output_abort(&out);
+		hy_diag_set(&d, HY_EIO, 0, "write error");
+		hy_cli_diag(cli, &d);
+		return 1;
+	}
+	if ((st = hy_output_commit(&out, &d)) != HY_OK) {
+		hy_cli_diag(cli, &d);
+		return hy_status_exit(st);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	hy_cli cli;
@@ -154,18 +207,9 @@ int main(int argc, char **argv)
 		}
 	}
 	hy_policy opp;
-	hy_diag_init(&d, opponent);
-	if (hy_policy_open(&opp, opponent, NULL, &d) != HY_OK) {
-		hy_cli_say(&cli, "--opponent '%s': %s", opponent, d.msg);
+	if ((rc = open_yardstick(&cli, opponent, &opp))) {
 		hy_ruletune_close_reader(&o);
-		return hy_status_exit(d.status);
-	}
-	if (opp.stochastic) {
-		hy_policy_close(&opp);
-		hy_ruletune_close_reader(&o);
-		return hy_cli_usage(&cli, "--opponent '%s' samples its moves: the yardstick must be "
-				    "deterministic, or equal parameters would score differently",
-				    opponent);
+		return rc;
 	}
 	signal(SIGPIPE, SIG_DFL);
 	hy_cleanup_install();
@@ -182,29 +226,8 @@ int main(int argc, char **argv)
 		hy_cli_diag(&cli, &d);
 		return hy_status_exit(st);
 	}
-	hy_output out;
-	hy_diag_init(&d, strcmp(outpath, "-") ? outpath : NULL);
-	if ((st = hy_output_open(&out, outpath, &d)) != HY_OK) {
-		hy_cli_diag(&cli, &d);
-		return hy_status_exit(st);
-	}
-	fprintf(out.f, "# hydra-tune: %d evaluations of %llu seeds (master seed %llu) against "
-		"3 x %s; mean rank %.4f on those walls (biased low)\n",
-		r.evals, (unsigned long long)o.nseeds, (unsigned long long)o.seed, opponent, rank);
-	if (reader)
-		fprintf(out.f, "# for rulebot reading with reader=%s,read=%s: play it as "
-			"rulebot:PARAMS,reader=R.h5,read=%s\n", reader, o.read ? o.read : "all",
-			o.read ? o.read : "all");
-	if (hy_rule_params_write(&best, out.f)) {
-		hy_output_abort(&out);
-		hy_diag_set(&d, HY_EIO, 0, "write error");
-		hy_cli_diag(&cli, &d);
-		return 1;
-	}
-	if ((st = hy_output_commit(&out, &d)) != HY_OK) {
-		hy_cli_diag(&cli, &d);
-		return hy_status_exit(st);
-	}
+	if ((rc = write_params(&cli, outpath, &o, &r, opponent, reader, rank, &best)))
+		return rc;
 	if (!hy_cli_quiet(&cli))
 		hy_cli_say(&cli, "%d evaluations; mean rank %.4f on the tuning walls", r.evals, rank);
 	return hy_cli_finish(&cli, 0);

@@ -177,6 +177,58 @@ static int opt_format(hy_cli *cli, const char *arg, void *dest)
 	return 0;
 }
 
+/* The output after the inputs: the stream's trailer and the commit, or,
+ * after a failure, never a trailer (the next stage must fail too) and the
+ * temporary removed; the first failure's status. */
+static hy_status finish_output(run *r, hy_cli *cli, hy_status first, hy_diag *dp)
+{
+	hy_diag d = *dp;
+	if (first == HY_OK && r->w) {
+		hy_evs_writer *w = r->w;
+		r->w = NULL;
+		first = hy_evs_writer_close(w, &r->err);
+		if (first != HY_OK)
+			hy_cli_diag(cli, &r->err);
+	}
+	if (first == HY_OK) {
+		hy_diag_init(&d, NULL);
+		first = hy_output_commit(&r->out, &d);
+		if (first != HY_OK && d.msg[0])
+			hy_cli_diag(cli, &d);
+	} else {
+		/* never a trailer after a failure: the next stage must fail too */
+		if (r->w) {
+			char why[1400], buf[1200];
+			const hy_diag *e = r->err.status ? &r->err : &d;
+			snprintf(why, sizeof why, "%s failed: %s", cli->prog,
+				 hy_cli_diag_text(e, buf, sizeof buf));
+			hy_evs_writer_abort(r->w, why);
+		}
+		hy_output_abort(&r->out);
+	}
+	return first;
+}
+
+/* --check's report (on stderr); 1 when the inputs were read whole and some
+ * game broke the rules. */
+static int print_check(const run *r, const hy_cli *cli, hy_status first)
+{
+	if (first != HY_OK)
+		fprintf(stderr,
+			"%s: check STOPPED after %llu games: the game above failed, and the "
+			"inputs after it were not checked; this is not a complete check\n",
+			cli->prog, (unsigned long long)r->rep.games);
+	fprintf(stderr,
+		"%s: check%s: %llu games, %llu kyoku (%llu skipped: hidden hands), %llu hora, "
+		"%llu ryukyoku: %llu illegal events, %llu score mismatches in %llu games\n",
+		cli->prog, first != HY_OK ? " (incomplete)" : "",
+		(unsigned long long)r->rep.games, (unsigned long long)r->rep.kyoku,
+		(unsigned long long)r->rep.skipped_kyoku, (unsigned long long)r->rep.hora,
+		(unsigned long long)r->rep.ryukyoku, (unsigned long long)r->rep.illegal,
+		(unsigned long long)r->rep.mismatch, (unsigned long long)r->bad_games);
+	return first == HY_OK && r->bad_games;
+}
+
 int main(int argc, char **argv)
 {
 	hy_cli cli;
@@ -269,47 +321,10 @@ int main(int argc, char **argv)
 		hy_cli_say(&cli, "%s", d.msg);
 	}
 
-	if (first == HY_OK && r.w) {
-		hy_evs_writer *w = r.w;
-		r.w = NULL;
-		first = hy_evs_writer_close(w, &r.err);
-		if (first != HY_OK)
-			hy_cli_diag(&cli, &r.err);
-	}
-	if (first == HY_OK) {
-		hy_diag_init(&d, NULL);
-		first = hy_output_commit(&r.out, &d);
-		if (first != HY_OK && d.msg[0])
-			hy_cli_diag(&cli, &d);
-	} else {
-		/* never a trailer after a failure: the next stage must fail too */
-		if (r.w) {
-			char why[1400], buf[1200];
-			const hy_diag *e = r.err.status ? &r.err : &d;
-			snprintf(why, sizeof why, "%s failed: %s", cli.prog,
-				 hy_cli_diag_text(e, buf, sizeof buf));
-			hy_evs_writer_abort(r.w, why);
-		}
-		hy_output_abort(&r.out);
-	}
+	first = finish_output(&r, &cli, first, &d);
 	if (r.stats || r.skipped || hy_cli_verbose(&cli))
 		print_stats(&r, r.stats || r.skipped);
-	if (r.check) {
-		if (first != HY_OK)
-			fprintf(stderr,
-				"%s: check STOPPED after %llu games: the game above failed, and the "
-				"inputs after it were not checked; this is not a complete check\n",
-				cli.prog, (unsigned long long)r.rep.games);
-		fprintf(stderr,
-			"%s: check%s: %llu games, %llu kyoku (%llu skipped: hidden hands), %llu hora, "
-			"%llu ryukyoku: %llu illegal events, %llu score mismatches in %llu games\n",
-			cli.prog, first != HY_OK ? " (incomplete)" : "",
-			(unsigned long long)r.rep.games, (unsigned long long)r.rep.kyoku,
-			(unsigned long long)r.rep.skipped_kyoku, (unsigned long long)r.rep.hora,
-			(unsigned long long)r.rep.ryukyoku, (unsigned long long)r.rep.illegal,
-			(unsigned long long)r.rep.mismatch, (unsigned long long)r.bad_games);
-		if (first == HY_OK && r.bad_games)
-			return 1;
-	}
+	if (r.check && print_check(&r, &cli, first))
+		return 1;
 	return hy_status_exit(first);
 }
