@@ -219,6 +219,78 @@ static void best_discards(uint16_t *obs, const hy_player *me, const int8_t after
 				0.25f + 0.75f * (most > 0 ? (float)acc[k] / (float)most : 1.0f));
 }
 
+/* Per relative player p (0 the seat): river, melds, riichi, score, open
+ * melds; the tiles each shows counted into vis. */
+static void players(uint16_t *obs, const hy_engine *e, const hy_obs_track *t, int seat,
+	uint8_t vis[34])
+{
+	for (int p = 0; p < 4; p++) {
+		int q = (seat + p) % 4;
+		const hy_player *pl = &e->p[q];
+		river(obs, e, t, q, p);
+		for (int j = 0; j < pl->nriver; j++)
+			if (!(pl->river_flags[j] & HY_RIVER_CALLED))
+				vis[hy_tile_kind(pl->river[j])]++;
+		int open = 0;
+		for (int i = 0; i < pl->nmelds; i++) {
+			const hy_meld *m = &pl->melds[i];
+			int c = m->type == HY_MELD_CHI ? HY_OBS_MELD_CHI
+				: m->type == HY_MELD_PON ? HY_OBS_MELD_CHI + 1
+							 : HY_OBS_MELD_CHI + 2;
+			for (int j = 0; j < m->ntiles; j++) {
+				int k = hy_tile_kind(m->tiles[j]);
+				obs[(c + 3 * p) * 34 + k] = H_ONE;
+				vis[k]++;
+			}
+			open += m->type != HY_MELD_ANKAN;
+		}
+		if (pl->riichi)
+			fill(obs, HY_OBS_RIICHI + p, H_ONE);
+		fillf(obs, HY_OBS_SCORE + p, (float)e->scores[q] / 100000.0f);
+		if (p > 0)
+			fillf(obs, HY_OBS_OPEN_MELDS + p - 1, (float)open / 4.0f);
+	}
+}
+
+/* The safety planes against each opponent o (seat + o + 1): declared tiles,
+ * riichi-safe tiles, suji and matagi from its genbutsu (the river planes
+ * already filled). */
+static void safety(uint16_t *obs, const hy_engine *e, const hy_obs_track *t, int seat)
+{
+	for (int o = 0; o < 3; o++) {
+		int q = (seat + o + 1) % 4;
+		const uint16_t *gen = obs + (HY_OBS_RIVER + 3 * (o + 1)) * 34; /* genbutsu */
+		const uint16_t *gted = gen + 34;
+		declared(obs, e, t, q, o);
+		if (e->p[q].riichi) {
+			uint64_t m = t->riichi_safe[q];
+			for (; m; m &= m - 1)
+				obs[(HY_OBS_RIICHI_SAFE + o) * 34 + __builtin_ctzll(m)] = H_ONE;
+		}
+		uint16_t *suji = obs + (HY_OBS_SUJI + o) * 34;
+		uint16_t *mat = obs + (HY_OBS_MATAGI + o) * 34;
+		for (int k = 0; k < 27; k++) {
+			int n = k % 9; /* 0-based number */
+			int lo = n >= 3 ? gen[k - 3] != 0 : -1;
+			int hi = n <= 5 ? gen[k + 3] != 0 : -1;
+			if (lo >= 0 && hi >= 0) {
+				if (lo && hi)
+					suji[k] = H_ONE;
+				else if (lo || hi)
+					suji[k] = H_HALF;
+			} else if (lo > 0 || hi > 0) {
+				suji[k] = H_ONE;
+			}
+			if (gted[k]) {
+				if (n > 0)
+					mat[k - 1] = H_ONE;
+				if (n < 8)
+					mat[k + 1] = H_ONE;
+			}
+		}
+}
+}
+
 void hy_obs_encode(const hy_engine *e, const hy_obs_track *t, int seat,
 		   uint16_t obs[HY_OBS_SIZE])
 {
@@ -263,35 +335,10 @@ void hy_obs_encode(const hy_engine *e, const hy_obs_track *t, int seat,
 	}
 	fill(obs, HY_OBS_SHANTEN + (sh <= 0 ? 0 : sh >= 3 ? 3 : sh), H_ONE);
 
-	/* per relative player: rivers, melds, riichi, score */
+	/* per relative player: rivers, melds, riichi, score; the copies in sight */
 	uint8_t vis[34];
 	memcpy(vis, me->cnt, 34);
-	for (int p = 0; p < 4; p++) {
-		int q = (seat + p) % 4;
-		const hy_player *pl = &e->p[q];
-		river(obs, e, t, q, p);
-		for (int j = 0; j < pl->nriver; j++)
-			if (!(pl->river_flags[j] & HY_RIVER_CALLED))
-				vis[hy_tile_kind(pl->river[j])]++;
-		int open = 0;
-		for (int i = 0; i < pl->nmelds; i++) {
-			const hy_meld *m = &pl->melds[i];
-			int c = m->type == HY_MELD_CHI ? HY_OBS_MELD_CHI
-				: m->type == HY_MELD_PON ? HY_OBS_MELD_CHI + 1
-							 : HY_OBS_MELD_CHI + 2;
-			for (int j = 0; j < m->ntiles; j++) {
-				int k = hy_tile_kind(m->tiles[j]);
-				obs[(c + 3 * p) * 34 + k] = H_ONE;
-				vis[k]++;
-			}
-			open += m->type != HY_MELD_ANKAN;
-		}
-		if (pl->riichi)
-			fill(obs, HY_OBS_RIICHI + p, H_ONE);
-		fillf(obs, HY_OBS_SCORE + p, (float)e->scores[q] / 100000.0f);
-		if (p > 0)
-			fillf(obs, HY_OBS_OPEN_MELDS + p - 1, (float)open / 4.0f);
-	}
+	players(obs, e, t, seat, vis);
 
 	/* dora */
 	uint8_t dc[34] = {0};
@@ -324,39 +371,7 @@ void hy_obs_encode(const hy_engine *e, const hy_obs_track *t, int seat,
 	if (hy_player_furiten(me))
 		fill(obs, HY_OBS_FURITEN, H_ONE);
 
-	/* safety against each opponent */
-	for (int o = 0; o < 3; o++) {
-		int q = (seat + o + 1) % 4;
-		const uint16_t *gen = obs + (HY_OBS_RIVER + 3 * (o + 1)) * 34; /* genbutsu */
-		const uint16_t *gted = gen + 34;
-		declared(obs, e, t, q, o);
-		if (e->p[q].riichi) {
-			uint64_t m = t->riichi_safe[q];
-			for (; m; m &= m - 1)
-				obs[(HY_OBS_RIICHI_SAFE + o) * 34 + __builtin_ctzll(m)] = H_ONE;
-		}
-		uint16_t *suji = obs + (HY_OBS_SUJI + o) * 34;
-		uint16_t *mat = obs + (HY_OBS_MATAGI + o) * 34;
-		for (int k = 0; k < 27; k++) {
-			int n = k % 9; /* 0-based number */
-			int lo = n >= 3 ? gen[k - 3] != 0 : -1;
-			int hi = n <= 5 ? gen[k + 3] != 0 : -1;
-			if (lo >= 0 && hi >= 0) {
-				if (lo && hi)
-					suji[k] = H_ONE;
-				else if (lo || hi)
-					suji[k] = H_HALF;
-			} else if (lo > 0 || hi > 0) {
-				suji[k] = H_ONE;
-			}
-			if (gted[k]) {
-				if (n > 0)
-					mat[k - 1] = H_ONE;
-				if (n < 8)
-					mat[k + 1] = H_ONE;
-			}
-		}
-	}
+	safety(obs, e, t, seat);
 
 	/* kabe / one-chance */
 	for (int k = 0; k < 34; k++) {
