@@ -262,6 +262,57 @@ static size_t rons(rctx *c, size_t i)
 	return j - 1;
 }
 
+/* A hora event: a tsumo on the seat's turn, else the ron(s) of a window;
+ * the index of the last event it took. */
+static size_t hora(rctx *c, size_t i)
+{
+	const hy_event *ev = &c->g->ev[i];
+	hy_engine *e = &c->e;
+	if (ev->actor == ev->target || ev->target > 3) {
+		if (ev->flags & HY_EVF_URA)
+			hy_engine_set_ura(e, ev->ura, ev->nura);
+		hy_action a = {.type = HY_ACT_TSUMO, .tile = ev->pai};
+		if (e->phase != HY_PH_TURN || ev->actor != e->actor) {
+			illegal(c, i, "not this seat's turn");
+			return i;
+		}
+		if (act(c, i, ev->actor, &a))
+			check_hora(c, i);
+		return i;
+	}
+	if (!in_window(e)) {
+		illegal(c, i, "no discard or kan to win on");
+		return i;
+	}
+	return rons(c, i);
+}
+
+/* A ryukyoku event: nine terminals on a turn, or the end of the wall
+ * (a window's triple ron first, when the log shows the abortive draw). */
+static void ryukyoku(rctx *c, size_t i)
+{
+	hy_engine *e = &c->e;
+	if (e->phase == HY_PH_TURN) {
+		hy_action a = {.type = HY_ACT_KYUUSHU};
+		if (!act(c, i, e->actor, &a))
+			return;
+	} else if (in_window(e)) {
+		int n = 0;
+		for (int s = 0; s < 4; s++)
+			n += (e->call_pending >> s & 1) && (e->call_opts[s] & 1);
+		if (n == 3) {
+			hy_action a = {.type = HY_ACT_RON, .tile = e->last_tile};
+			for (int s = 0; s < 4 && !c->skipping; s++)
+				if ((e->call_pending >> s & 1) && (e->call_opts[s] & 1))
+					act(c, i, s, &a);
+		}
+		if (!c->skipping && !pass_all(c, i))
+			return;
+	}
+	if (!c->skipping)
+		check_ryukyoku(c, i);
+}
+
 static size_t step(rctx *c, size_t i)
 {
 	const hy_event *ev = &c->g->ev[i];
@@ -350,43 +401,9 @@ static size_t step(rctx *c, size_t i)
 		break;
 	}
 	case HY_EV_HORA:
-		if (ev->actor == ev->target || ev->target > 3) {
-			if (ev->flags & HY_EVF_URA)
-				hy_engine_set_ura(e, ev->ura, ev->nura);
-			hy_action a = {.type = HY_ACT_TSUMO, .tile = ev->pai};
-			if (e->phase != HY_PH_TURN || ev->actor != e->actor) {
-				illegal(c, i, "not this seat's turn");
-				break;
-			}
-			if (act(c, i, ev->actor, &a))
-				check_hora(c, i);
-			break;
-		}
-		if (!in_window(e)) {
-			illegal(c, i, "no discard or kan to win on");
-			break;
-		}
-		return rons(c, i);
+		return hora(c, i);
 	case HY_EV_RYUKYOKU:
-		if (e->phase == HY_PH_TURN) {
-			hy_action a = {.type = HY_ACT_KYUUSHU};
-			if (!act(c, i, e->actor, &a))
-				break;
-		} else if (in_window(e)) {
-			int n = 0;
-			for (int s = 0; s < 4; s++)
-				n += (e->call_pending >> s & 1) && (e->call_opts[s] & 1);
-			if (n == 3) {
-				hy_action a = {.type = HY_ACT_RON, .tile = e->last_tile};
-				for (int s = 0; s < 4 && !c->skipping; s++)
-					if ((e->call_pending >> s & 1) && (e->call_opts[s] & 1))
-						act(c, i, s, &a);
-			}
-			if (!c->skipping && !pass_all(c, i))
-				break;
-		}
-		if (!c->skipping)
-			check_ryukyoku(c, i);
+		ryukyoku(c, i);
 		break;
 	case HY_EV_END_KYOKU:
 		if (e->phase != HY_PH_KYOKU_END)
