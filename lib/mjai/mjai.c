@@ -652,6 +652,61 @@ static void put_extra(wbuf *w, const char *x)
 	put(w, x, n);
 }
 
+/* start_kyoku's own fields, in mjai's order. */
+static void start_kyoku_fields(wbuf *wp, const hy_event *e)
+{
+	if (e->flags & HY_EVF_BAKAZE) {
+		PUTS(wp, ",\"bakaze\":");
+		put_tile(wp, e->bakaze);
+	}
+	PUTS(wp, ",\"dora_marker\":");
+	put_tile(wp, e->dora_marker);
+	if (e->flags & HY_EVF_KYOKU)
+		SEAT(wp, ",\"kyoku\":", e->kyoku);
+	if (e->flags & HY_EVF_HONBA)
+		SEAT(wp, ",\"honba\":", e->honba);
+	if (e->flags & HY_EVF_KYOTAKU)
+		SEAT(wp, ",\"kyotaku\":", e->kyotaku);
+	SEAT(wp, ",\"oya\":", e->oya);
+	if (e->flags & HY_EVF_SCORES) {
+		PUTS(wp, ",\"scores\":");
+		put_4ints(wp, e->scores);
+	}
+	if (e->flags & HY_EVF_TEHAIS) {
+		PUTS(wp, ",\"tehais\":[");
+		for (int p = 0; p < 4; p++) {
+			if (p)
+				put(wp, ",", 1);
+			put_tiles(wp, e->tehais[p], 13);
+		}
+		put(wp, "]", 1);
+	}
+}
+
+/* The fields any event may carry, after its own: deltas, ura markers (a
+ * hora's, under the name the log gave), scores (but start_kyoku's), extra. */
+static void common_fields(wbuf *wp, const hy_event *e)
+{
+	const int t = e->type;
+	if (e->flags & HY_EVF_DELTAS) {
+		PUTS(wp, ",\"deltas\":");
+		put_4ints(wp, e->deltas);
+	}
+	if (t == HY_EV_HORA && (e->flags & HY_EVF_URA)) {
+		if (e->flags & HY_EVF_URA_ALIAS)
+			PUTS(wp, ",\"uradora_markers\":");
+		else
+			PUTS(wp, ",\"ura_markers\":");
+		put_tiles(wp, e->ura, e->nura > 5 ? 5 : e->nura);
+	}
+	if ((e->flags & HY_EVF_SCORES) && t != HY_EV_START_KYOKU) {
+		PUTS(wp, ",\"scores\":");
+		put_4ints(wp, e->scores);
+	}
+	if (e->extra)
+		put_extra(wp, e->extra);
+}
+
 int hy_mjai_format_event(const hy_event *e, char *buf, size_t size)
 {
 	wbuf w = {buf, buf + size, 0};
@@ -677,32 +732,7 @@ int hy_mjai_format_event(const hy_event *e, char *buf, size_t size)
 		}
 		break;
 	case HY_EV_START_KYOKU:
-		if (e->flags & HY_EVF_BAKAZE) {
-			PUTS(&w, ",\"bakaze\":");
-			put_tile(&w, e->bakaze);
-		}
-		PUTS(&w, ",\"dora_marker\":");
-		put_tile(&w, e->dora_marker);
-		if (e->flags & HY_EVF_KYOKU)
-			SEAT(&w, ",\"kyoku\":", e->kyoku);
-		if (e->flags & HY_EVF_HONBA)
-			SEAT(&w, ",\"honba\":", e->honba);
-		if (e->flags & HY_EVF_KYOTAKU)
-			SEAT(&w, ",\"kyotaku\":", e->kyotaku);
-		SEAT(&w, ",\"oya\":", e->oya);
-		if (e->flags & HY_EVF_SCORES) {
-			PUTS(&w, ",\"scores\":");
-			put_4ints(&w, e->scores);
-		}
-		if (e->flags & HY_EVF_TEHAIS) {
-			PUTS(&w, ",\"tehais\":[");
-			for (int p = 0; p < 4; p++) {
-				if (p)
-					put(&w, ",", 1);
-				put_tiles(&w, e->tehais[p], 13);
-			}
-			put(&w, "]", 1);
-		}
+		start_kyoku_fields(&w, e);
 		break;
 	case HY_EV_TSUMO:
 	case HY_EV_DAHAI:
@@ -754,23 +784,7 @@ int hy_mjai_format_event(const hy_event *e, char *buf, size_t size)
 	default:
 		break;
 	}
-	if (e->flags & HY_EVF_DELTAS) {
-		PUTS(&w, ",\"deltas\":");
-		put_4ints(&w, e->deltas);
-	}
-	if (t == HY_EV_HORA && (e->flags & HY_EVF_URA)) {
-		if (e->flags & HY_EVF_URA_ALIAS)
-			PUTS(&w, ",\"uradora_markers\":");
-		else
-			PUTS(&w, ",\"ura_markers\":");
-		put_tiles(&w, e->ura, e->nura > 5 ? 5 : e->nura);
-	}
-	if ((e->flags & HY_EVF_SCORES) && t != HY_EV_START_KYOKU) {
-		PUTS(&w, ",\"scores\":");
-		put_4ints(&w, e->scores);
-	}
-	if (e->extra)
-		put_extra(&w, e->extra);
+	common_fields(&w, e);
 	put(&w, "}", 1);
 	if (w.over || w.p - buf > (ptrdiff_t)INT32_MAX)
 		return -1;
