@@ -209,6 +209,40 @@ static void grp_update(hy_train_learner *L, const hy_nn_optim_cfg *opt, int64_t 
 	*step = m->step;
 }
 
+/* The calibration of the trained model on the validation samples: its
+ * log-loss and top-1 beside the uniform and the training orders'
+ * frequencies (Laplace-smoothed). */
+static void calibrate(hy_grp *m, const hy_grp_data *D, const uint8_t *ty, size_t nt,
+	const float *vx, const uint8_t *vy, size_t nv, hy_grp_calib *cal)
+{
+	double freq[HY_GRP_NOUT];
+	for (int k = 0; k < HY_GRP_NOUT; k++)
+		freq[k] = 1.0; /* Laplace */
+	for (size_t i = 0; i < nt; i++)
+		freq[ty[i]] += 1.0;
+	int mode = 0;
+	for (int k = 0; k < HY_GRP_NOUT; k++) {
+		freq[k] /= (double)nt + HY_GRP_NOUT;
+		mode = freq[k] > freq[mode] ? k : mode;
+	}
+	cal->samples = nv;
+	cal->games = D->val_games;
+	cal->uniform = log((double)HY_GRP_NOUT);
+	cal->loss = cal->top1 = cal->empirical = cal->emp_top1 = NAN;
+	if (nv) {
+		size_t vh = 0, eh = 0;
+		cal->loss = hy_grp_loss(m, vx, vy, nv, 0, &vh);
+		cal->top1 = (double)vh / (double)nv;
+		double el = 0;
+		for (size_t i = 0; i < nv; i++) {
+			el -= log(freq[vy[i]]);
+			eh += vy[i] == mode;
+		}
+		cal->empirical = el / (double)nv;
+		cal->emp_top1 = (double)eh / (double)nv;
+	}
+}
+
 hy_status hy_grp_train(const hy_grp_train_cfg *c, const hy_grp_data *D, hy_grp *m,
 	void (*epoch)(void *u, const hy_grp_epoch *e), void *u, hy_grp_calib *cal, hy_diag *d)
 {
@@ -296,33 +330,7 @@ hy_status hy_grp_train(const hy_grp_train_cfg *c, const hy_grp_data *D, hy_grp *
 	}
 	if (nv)
 		memcpy(m->p, best, m->table.total * sizeof *best);
-	/* calibration on the validation samples */
-	double freq[HY_GRP_NOUT];
-	for (int k = 0; k < HY_GRP_NOUT; k++)
-		freq[k] = 1.0; /* Laplace */
-	for (size_t i = 0; i < nt; i++)
-		freq[ty[i]] += 1.0;
-	int mode = 0;
-	for (int k = 0; k < HY_GRP_NOUT; k++) {
-		freq[k] /= (double)nt + HY_GRP_NOUT;
-		mode = freq[k] > freq[mode] ? k : mode;
-	}
-	cal->samples = nv;
-	cal->games = D->val_games;
-	cal->uniform = log((double)HY_GRP_NOUT);
-	cal->loss = cal->top1 = cal->empirical = cal->emp_top1 = NAN;
-	if (nv) {
-		size_t vh = 0, eh = 0;
-		cal->loss = hy_grp_loss(m, vx, vy, nv, 0, &vh);
-		cal->top1 = (double)vh / (double)nv;
-		double el = 0;
-		for (size_t i = 0; i < nv; i++) {
-			el -= log(freq[vy[i]]);
-			eh += vy[i] == mode;
-		}
-		cal->empirical = el / (double)nv;
-		cal->emp_top1 = (double)eh / (double)nv;
-	}
+	calibrate(m, D, ty, nt, vx, vy, nv, cal);
 out:
 	free(tx);
 	free(ty);

@@ -3,7 +3,7 @@
 # no include of a module above, and none of another module's private header;
 # and it does catch each kind of violation, in a copy of lib/ broken on
 # purpose, and a loop in its own table; every file of lib/ and cmd/ opens
-# with its comment.
+# with its comment, and none of their functions is over 120 lines.
 . tests/shell/lib.sh
 L="$TOP/tests/layering.sh"
 
@@ -66,4 +66,10 @@ expect_exit 0 sh "$L" "$T/top"
 bare=$(cd "$TOP" && find lib cmd \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) -print | sort |
 	while read -r f; do head -c 2 "$f" | grep -q '^/\*' || echo "$f"; done)
 [ -z "$bare" ] || fail "these files do not open with a comment: $bare"
+# and no function of lib/ or cmd/ is over 120 lines (STYLE.md; a body runs
+# from a '{' to a '}' at the start of a line)
+long=$(cd "$TOP" && find lib cmd \( -name '*.c' -o -name '*.cu' \) -print | sort | while read -r f; do
+	awk -v f="$f" '/^\{/ { s = NR; name = prev } /^\}/ && s { if (NR - s > 120) print f ": " name " (" NR - s " lines)"; s = 0 } { prev = $0 }' "$f"
+done)
+[ -z "$long" ] || fail "functions over 120 lines: $long"
 echo "layering: ok"
