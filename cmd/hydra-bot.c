@@ -245,7 +245,9 @@ int main(int argc, char **argv)
 	const char *spec = argc > optind ? argv[optind] : shipped;
 	if (strncmp(spec, "mjai:", 5) == 0)
 		return hy_cli_usage(&cli, "policy '%s': an external bot cannot be served again", spec);
-	int rc = hy_cli_device_check(&cli, po.device, po.threads);
+	hy_nn_device dev; /* resolved once, handed down */
+	int rc = hy_cli_device_resolve(&cli, po.device, po.threads, &dev);
+	po.dev = &dev;
 	if (rc)
 		return rc;
 	hy_cli_stdin(&cli, NULL, 0, 0, "mjai events");

@@ -39,6 +39,7 @@ typedef struct opts {
 	int tables, threads, batch, json, sequential, oracle;
 	double temperature, bot_timeout;
 	char shipped[4096]; /* the shipped policy, when none is named */
+	hy_nn_device dev;    /* --device, resolved once (cli/options.h) */
 } opts;
 
 /* ---------------------------------------------------------------- output */
@@ -181,6 +182,7 @@ static int run_arena_ranks(const opts *o, const hy_mpi *ds)
 	po.threads = o->threads;
 	po.bot_timeout = o->bot_timeout;
 	po.device = o->device;
+	po.dev = &o->dev;
 	po.hidden = 1; /* the arena deals the hidden tiles (--oracle gates who reads them) */
 	hy_policy chal, opp;
 	int rc = open_policy(o, &chal, o->challenger, &po);
@@ -306,7 +308,7 @@ static int run_dataset(const opts *o)
 		return 2;
 	hy_dseval_cfg c = {.ckpt = o->model, .paths = o->data, .npaths = o->ndata,
 			   .batch = o->batch, .threads = o->threads, .device = o->device,
-			   .progress = ds_progress, .u = o->cli};
+			   .dev = &o->dev, .progress = ds_progress, .u = o->cli};
 	ds_report r = {.model = o->model};
 	hy_diag d;
 	hy_diag_init(&d, NULL);
@@ -475,7 +477,7 @@ static int eval_main(int argc, char **argv, opts *o)
 					 "--model and --data");
 	if ((prc = arena ? arena_args(o, argc, argv) : dataset_args(o, argc, argv)))
 		return prc;
-	int rc = hy_cli_device_check(cli, o->device, o->threads);
+	int rc = hy_cli_device_resolve(cli, o->device, o->threads, &o->dev);
 	if (rc)
 		return rc;
 	hy_cleanup_install();

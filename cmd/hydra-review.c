@@ -274,10 +274,11 @@ static int review_main(int argc, char **argv, job *j)
 		return hy_cli_usage(cli, "--model '%s': an external bot gives no probabilities", model);
 	if (optind == argc)
 		return hy_cli_usage(cli, "no LOG to review");
-	if ((rc = shipped_models(j, &model, &reader)))
+	hy_nn_device dev; /* resolved once, handed down */
+	if ((rc = hy_cli_device_resolve(cli, po.device, po.threads, &dev)))
 		return rc;
-	rc = hy_cli_device_check(cli, po.device, po.threads);
-	if (rc)
+	po.dev = &dev;
+	if ((rc = shipped_models(j, &model, &reader)))
 		return rc;
 	if (hy_cli_paths(cli, (const char *const *)argv + optind, (size_t)(argc - optind),
 		"LOG path"))

@@ -204,6 +204,7 @@ static sp S;
 static struct sp_args {
 	hy_play_opts po;
 	hy_policy_opts pol_o;
+	hy_nn_device dev; /* --device, resolved once (cli/options.h) */
 	const char *policy, *seat0, *others, *outpath, *start, *mix, *label_by;
 	const char *grp_path, *reward_state;
 	int reward_kyoku; /* --reward kyoku (play/reward.h hy_reward_score) */
@@ -615,8 +616,9 @@ int main(int argc, char **argv)
 	const char *spec[MAXPOL];
 	int nspec = 0;
 	if ((rc = check_options(&cli)) != 0 || (rc = seats(&cli, spec, &nspec)) != 0 ||
-		(rc = hy_cli_device_check(&cli, A.pol_o.device, A.po.threads)) != 0)
+		(rc = hy_cli_device_resolve(&cli, A.pol_o.device, A.po.threads, &A.dev)) != 0)
 		return rc;
+	A.pol_o.dev = &A.dev;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	if (hy_mpi_init(&S.ds, &d) != HY_OK) {

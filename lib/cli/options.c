@@ -116,6 +116,19 @@ int hy_cli_device_check(hy_cli *c, const char *name, int threads)
 	return 0;
 }
 
+int hy_cli_device_resolve(hy_cli *c, const char *name, int threads, hy_nn_device *out)
+{
+	char why[512] = "";
+	out->cuda = out->ordinal = 0;
+	int rc = hy_cli_device_pick(c, name ? name : "cpu", &out->cuda, &out->ordinal, why,
+		sizeof why);
+	if (rc)
+		return rc;
+	if (hy_cli_verbose(c))
+		hy_cli_setup_info(c, out->cuda, out->ordinal, why, threads);
+	return 0;
+}
+
 void hy_cli_setup_info(hy_cli *c, int cuda, int ordinal, const char *why, int threads)
 {
 	char dev[600], thr[64];

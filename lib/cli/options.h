@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "core/status.h"
+#include "nn/cuda/cuda.h"
 
 enum { HY_CLI_THREADS_MAX = 1024 };
 
@@ -72,6 +73,10 @@ int hy_cli_device_pick(hy_cli *c, const char *name, int *cuda, int *ordinal, cha
  * where: "prog: device cpu (auto: no usable GPU: REASON), 2 threads of 2
  * usable CPUs". Returns 0 or 4. */
 int hy_cli_device_check(hy_cli *c, const char *name, int threads);
+/* The same, resolving name always (parsed and probed once: "auto" the GPU
+ * when usable, else the CPU) into *out, for the program to hand down
+ * (play/policy.h hy_policy_opts.dev): 0, 4 (unavailable) or 2 (a bad name). */
+int hy_cli_device_resolve(hy_cli *c, const char *name, int threads, hy_nn_device *out);
 /* That -v line for a device already chosen (cuda, ordinal; why: auto's
  * reason for the CPU, or NULL); threads 0: a resumed run's, as its
  * checkpoint recorded. */

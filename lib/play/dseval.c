@@ -246,8 +246,8 @@ hy_status hy_dseval_run(const hy_dseval_cfg *c, hy_dseval_result *res, hy_diag *
 		return st;
 	}
 	/* the device: the CPU, or a GPU context made for this batch */
-	int cuda, ordinal;
-	if ((st = hy_nn_device_pick(c->device, &cuda, &ordinal, NULL, 0, d))) {
+	int cuda = c->dev ? c->dev->cuda : 0, ordinal = c->dev ? c->dev->ordinal : 0;
+	if (!c->dev && (st = hy_nn_device_pick(c->device, &cuda, &ordinal, NULL, 0, d))) {
 		hy_nn_ckpt_close(ck);
 		return st;
 	}

@@ -136,6 +136,8 @@ typedef struct hy_dseval_cfg {
 	int threads;              /* ≥ 1 */
 	const char *device;       /* "cpu" (NULL), "auto", "cuda" or "cuda:N"
 				   * (nn/cuda/cuda.h hy_nn_device_pick)   */
+	const struct hy_nn_device *dev; /* resolved once by the program (then
+				   * device is not read); NULL: resolved here */
 	/* optional: called after every batch with the samples done so far */
 	void (*progress)(void *u, uint64_t done);
 	void *u;

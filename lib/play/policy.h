@@ -93,6 +93,9 @@ typedef struct hy_policy_opts {
 	int threads;          /* model forward pass threads (0 = default)       */
 	double bot_timeout;   /* seconds an external bot may take per answer    */
 	const char *device;   /* "cpu", "cuda" or "auto" for a model            */
+	const struct hy_nn_device *dev; /* that name resolved once by the program
+			       * (cli/options.h hy_cli_device_resolve); NULL:
+			       * a model resolves `device` itself              */
 	int hidden;           /* 1 where the caller deals the hidden tiles (the
 			       * runner: self-play, the arena); elsewhere (a
 			       * bot, a review) a policy that reads them

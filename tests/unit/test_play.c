@@ -27,6 +27,7 @@
 #include "mjai/mjai.h"
 #include "nn/checkpoint.h"
 #include "nn/model.h"
+#include "nn/cuda/cuda.h"
 #include "play/policy.h"
 #include "play/runner.h"
 #include "samples/stream.h"
@@ -556,6 +557,32 @@ static void test_model_policy(void **state)
  * open, naming the file and the dataset; one with finite parameters whose
  * output overflows is an error at the decision naming the model, never the
  * first legal action. */
+/* The device goes down resolved (nn/cuda/cuda.h hy_nn_device): a model
+ * given one opens there and neither parses nor probes its name again — an
+ * unusable name resolved to the CPU by the program opens on the CPU, and
+ * the same name unresolved is refused by the model. */
+static void test_model_device_resolved(void **state)
+{
+	(void)state;
+	char path[512];
+	tiny_ckpt(path, sizeof path, "test_play_dev", 5);
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	hy_policy p;
+	hy_policy_opts o;
+	hy_policy_opts_default(&o);
+	o.device = "cuda:1023"; /* no machine has it */
+	assert_int_equal(hy_policy_open(&p, path, &o, &d), HY_EUNSUP);
+	hy_nn_device cpu = {0, 0};
+	o.dev = &cpu;
+	assert_int_equal(hy_policy_open(&p, path, &o, &d), HY_OK);
+	hy_policy_close(&p);
+	o.device = "no such device"; /* not parsed either */
+	assert_int_equal(hy_policy_open(&p, path, &o, &d), HY_OK);
+	hy_policy_close(&p);
+	unlink(path);
+}
+
 static void test_model_nonfinite(void **state)
 {
 	(void)state;
@@ -653,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_runner_aborts),
 		cmocka_unit_test(test_model_policy),
 		cmocka_unit_test(test_model_nonfinite),
+		cmocka_unit_test(test_model_device_resolved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

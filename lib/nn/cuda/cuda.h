@@ -83,6 +83,14 @@ typedef enum hy_nn_device_kind {
 } hy_nn_device_kind;
 hy_status hy_nn_device_parse(const char *name, hy_nn_device_kind *kind, int *ordinal,
 	hy_diag *d);
+/* A --device resolved: parsed and probed once, at the program's edge
+ * (hy_nn_device_pick into it), and handed down to whatever opens a model
+ * (play/policy.h hy_policy_opts.dev, play/dseval.h), which then neither
+ * parses nor probes again. */
+typedef struct hy_nn_device {
+	int cuda;    /* 1: the GPU ordinal; 0: the CPU */
+	int ordinal;
+} hy_nn_device;
 /* The backend a --device name asks for (parsed by hy_nn_device_parse): "cpu"; "cuda" or "cuda:N" (that
  * GPU, HY_EUNSUP "requested device unavailable: --device NAME: reason"
  * without it; "cuda" is the GPU of the node-local rank, GPU 0 outside

@@ -268,9 +268,13 @@ hy_status hy_policy_open_model(hy_policy *p, const char *path, const hy_policy_o
 	 * reported as such before the file is read */
 	const char *dev = o && o->device ? o->device : "cpu";
 	int cuda, ordinal;
-	hy_status st = hy_nn_device_pick(dev, &cuda, &ordinal, NULL, 0, d);
-	if (st != HY_OK)
+	hy_status st = HY_OK;
+	if (o && o->dev) { /* resolved by the program (nn/cuda/cuda.h) */
+		cuda = o->dev->cuda;
+		ordinal = o->dev->ordinal;
+	} else if ((st = hy_nn_device_pick(dev, &cuda, &ordinal, NULL, 0, d)) != HY_OK) {
 		return st;
+	}
 	if (o && !(o->temperature >= 0.0f && isfinite(o->temperature)))
 		return hy_diag_set(d, HY_EUSAGE, 0, "temperature must be a finite number >= 0");
 	hy_nn_ckpt_reader *ck;

@@ -87,8 +87,8 @@ hy_status hy_policy_open(hy_policy *p, const char *spec, const hy_policy_opts *o
 	memset(p, 0, sizeof *p);
 	if (!spec || !*spec)
 		return hy_diag_set(d, HY_EUSAGE, 0, "empty policy spec");
-	const char *arg;
-	hy_policy_opener open;
+	const char *arg = NULL;
+	hy_policy_opener open = NULL; /* (find sets both, or fails) */
 	hy_status st = find(spec, &open, &arg, d);
 	if (st == HY_OK)
 		st = open(p, arg, o, d);
