@@ -610,7 +610,6 @@ static hy_status setup_model(run *r, hy_diag *d)
 	 * opened once (its observation version is checked with the inputs') */
 	if (r->ppo && (st = hy_train_ppo_start(r->ppo, &r->m, 0, r->opt.total, d)))
 		return st;
-
 	return HY_OK;
 }
 
@@ -648,7 +647,6 @@ static hy_status setup_data(run *r, hy_diag *d)
 		if (st)
 			return st;
 	}
-
 	return HY_OK;
 }
 
@@ -679,7 +677,6 @@ static hy_status setup_work(run *r, hy_diag *d)
 		if ((st = hy_train_feed_open(&r->feed, r->data, &fc, d)))
 			return st;
 	}
-
 	return HY_OK;
 }
 
