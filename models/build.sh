@@ -13,7 +13,9 @@
 #   INSTALL=1 models/build.sh    # and then replace models/*.h5 and models/*.provenance
 #
 # Variables: W (the work directory, default models-run), BIN (build/bin),
-# J (the usable CPUs), SELECT_SEEDS (800), SEEDS (400), INSTALL. A second
+# J (the usable CPUs), SELECT_SEEDS (800), SEEDS (400), READER_GAMES and
+# READER_PASSES (the reader's games and passes: 1500 and 2), INSTALL
+# (then models/provenance.sh writes the provenance files too). A second
 # run reuses every stage that is done (strength.mk's stamps, reader.sh's
 # shards, the arenas' JSON files); W/times.tsv keeps each stage's wall time.
 set -e
@@ -23,6 +25,8 @@ W=${W:-models-run}
 J=${J:-$(nproc)}
 SELECT_SEEDS=${SELECT_SEEDS:-800}
 SEEDS=${SEEDS:-400}
+READER_GAMES=${READER_GAMES:-1500}
+READER_PASSES=${READER_PASSES:-2}
 T1=$top/bench/learn/t1.params
 mkdir -p "$W"
 W=$(cd "$W" && pwd)
@@ -61,7 +65,15 @@ stage distil-long long
 
 # 2. the wait reader and its scores beside t1's model (in play; real logs
 #    when ../shared/data/logs is there)
-stage reader env OUT="$W/reader" GAMES=1500 PASSES=2 BIN="$BIN" J="$J" sh "$top/bench/reader.sh"
+reader() { # bench/reader.sh, unless its run and its row of curve.tsv are there
+	[ -e "$W/reader/run-$READER_GAMES-$READER_PASSES-small/latest" ] &&
+		awk -F'\t' -v g="$READER_GAMES" -v p="$READER_PASSES" \
+			'$1 == g && $2 == p && $3 == "small" { f = 1 } END { exit !f }' \
+			"$W/reader/curve.tsv" 2> /dev/null && return 0
+	env OUT="$W/reader" GAMES="$READER_GAMES" PASSES="$READER_PASSES" BIN="$BIN" J="$J" \
+		sh "$top/bench/reader.sh"
+}
+stage reader reader
 
 # 3. the selection: every candidate against three rulebot, one master seed
 arena() { # CHALLENGER OPPONENT SEEDS MASTER FILE
@@ -101,8 +113,10 @@ echo "$best" > "$W/chosen"
 
 # 5. the shipped files: weights only
 "$BIN/hydra-export" --weights -q -o "$W/policy.h5" "$policy"
-"$BIN/hydra-export" --weights -q -o "$W/reader.h5" "$W/reader/run-1500-2-small/latest"
+"$BIN/hydra-export" --weights -q -o "$W/reader.h5" \
+	"$W/reader/run-$READER_GAMES-$READER_PASSES-small/latest"
 if [ -n "$INSTALL" ]; then
 	cp "$W/policy.h5" "$top/models/policy.h5"
 	cp "$W/reader.h5" "$top/models/reader.h5"
+	W="$W" READER_GAMES="$READER_GAMES" READER_PASSES="$READER_PASSES" sh "$top/models/provenance.sh"
 fi

@@ -12,6 +12,7 @@
 #   W=models-run COMMIT=364d898 models/provenance.sh   # after models/build.sh
 #
 # Variables: W (the work directory of models/build.sh, default models-run),
+# READER_GAMES and READER_PASSES (the reader.sh row shipped: 1500 and 2),
 # COMMIT (the commit the programs of the run were built from; default the
 # checkout's HEAD), OUT (where to write, default models/).
 set -e
@@ -27,7 +28,10 @@ attr() { h5dump -a "$1" "$2" 2>/dev/null | sed -n 's/.*(0): \(.*\)$/\1/p' | head
 ci() { # an arena's JSON as "MEAN [LO, HI], N seeds x 4 rotations"
 	jq -r 'def r: . * 10000 | round / 10000; "\(.rank.mean|r) [\(.rank.lo|r), \(.rank.hi|r)], \(.seeds_counted) seeds x 4 rotations, placement points \(.points.mean * 100 | round / 100), deal-in \(.rates.challenger.deal_in * 10000 | round / 10000)"' "$1"
 }
-secs() { awk -F'\t' -v s="$1" '$1 == s { printf "%d min %02d s", $2 / 60, $2 % 60 }' "$W/times.tsv"; }
+secs() { # the stage's wall time: its longest row (a rerun that reused it adds a short one)
+	awk -F'\t' -v s="$1" '$1 == s && $2 + 0 >= m { m = $2 + 0 } END { printf "%d min %02d s", m / 60, m % 60 }' \
+		"$W/times.tsv"
+}
 file_lines() { # FILE: its size, checksum, architecture, observation version
 	f=$1
 	echo "file: $(basename "$f"), $(wc -c < "$f") bytes, sha256 $(sha256sum "$f" | cut -d' ' -f1)"
@@ -78,21 +82,22 @@ file_lines() { # FILE: its size, checksum, architecture, observation version
 	done
 } > "$OUT/policy.provenance"
 
-row=$(awk -F'\t' '$1 == 1500 && $2 == 2 && $3 == "small"' "$W/reader/curve.tsv" | tail -n 1)
-[ -n "$row" ] || { echo "provenance.sh: no 1500-game two-pass row in $W/reader/curve.tsv" >&2; exit 1; }
+RG=${READER_GAMES:-1500} RP=${READER_PASSES:-2}
+row=$(awk -F'\t' -v g="$RG" -v p="$RP" '$1 == g && $2 == p && $3 == "small"' "$W/reader/curve.tsv" | tail -n 1)
+[ -n "$row" ] || { echo "provenance.sh: no $RG-game $RP-pass row in $W/reader/curve.tsv" >&2; exit 1; }
 col() { echo "$row" | cut -f"$1"; }
 {
 	echo "# models/reader.h5: the shipped wait reader (models/README.md)"
 	echo
 	file_lines "$OUT/reader.h5"
 	echo "commit of the programs that made it: $COMMIT"
-	echo "made by: models/build.sh (W=$W) through bench/reader.sh GAMES=1500 PASSES=2, on $(nproc) CPUs, CPU only"
+	echo "made by: models/build.sh (W=$W) through bench/reader.sh GAMES=$RG PASSES=$RP, on $(nproc) CPUs, CPU only"
 	echo
 	echo "## the commands"
 	echo
-	echo "1. games of t1 and rulebot: hydra-sp --rotate rulebot:bench/learn/t1.params,rulebot --games 1500 --seed 60000,"
+	echo "1. games of t1 and rulebot: hydra-sp --rotate rulebot:bench/learn/t1.params,rulebot --games $RG --seed 60000,"
 	echo "   hydra-augment --perms 0 (the training shard); the same, 200 games at seed 61000 (the validation shard)"
-	echo "2. hydra-fit --mode reader --arch small --lr 1e-3 --batch 256 --epochs 2 --val VAL: $(col 4) samples seen, validation loss $(col 5)"
+	echo "2. hydra-fit --mode reader --arch small --lr 1e-3 --batch 256 --epochs $RP --val VAL: $(col 4) samples seen, validation loss $(col 5)"
 	echo "3. scored beside t1's own model on the same cells: hydra-eval --oracle --challenger"
 	echo "   'rulebot-waits:0,SCOPE,reader=R,bench/learn/t1.params' --opponent rulebot --seeds 400 --seed 9100 (SCOPE tenpai, riichi);"
 	echo "   on the revealed hands of the shared real logs: build/bench/waits_logs R bench/learn/t1.params ../shared/data/logs"
