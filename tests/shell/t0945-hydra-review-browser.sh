@@ -4,14 +4,18 @@
 # DOM holds one decision per decision of --json and shows the summary
 # figures of --json; the keys move between decisions and kyoku as the man
 # page says; at a phone's width nothing is wider than the screen; a
-# screenshot is not blank (many colours, no colour over 95% of it). With
-# the shipped wait reader (models/reader.h5) the page draws one danger cell
-# per tile and threatening opponent, holding --json's percentage; and on a
+# screenshot is not blank (many colours, no colour over 95% of it). The page
+# is a self-play game reviewed with no --model and no --reader, so by the
+# shipped policy and wait reader (models/: what a fresh clone has); it draws
+# one danger cell per tile and threatening opponent, holding --json's
+# percentage; and on a
 # real Tenhou game of the shared logs, converted by mjai-parse --format json
 # and reviewed with no --model (the shipped policy), every decision against
 # a riichi shows the danger.
-# Tiers: the fast tier starts the browser once, at a phone's width on the
-# page with the key script, and checks the DOM, the keys and the width on
+# Tiers: the fast tier starts the browser once on the self-play page (and
+# once more on the real game when the shared logs are there), at a phone's
+# width on the page with the key script, and checks the DOM, the keys and
+# the width on
 # what it drew; the full tier also draws the page as it is (the DOM checks
 # on it) and takes the screenshot.
 . tests/shell/lib.sh
@@ -21,19 +25,17 @@ CHROME=$(command -v chromium || command -v chromium-browser || command -v google
 [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 not installed (skipped)"
 R="$BIN/hydra-review"
 
-expect_exit 0 "$BIN/hydra-sp" --games 1 --seed 5 --policy rulebot --log-dir "$T/logs" -o "$T/s.bin"
+expect_exit 0 "$BIN/hydra-sp" --games 1 --seed 5 --policy rulebot --log-dir "$T/logs" --no-samples
 G="$T/logs/game-00000000.json.gz"
-M=baseline
-if [ -x "$BIN/hydra-fit" ]; then
-	"$BIN/hydra-fit" --arch tiny --steps 2 --batch 32 --out "$T/run" "$T/s.bin" 2> "$T/fit" ||
-		{ cat "$T/fit" >&2; fail "hydra-fit"; }
-	M="$T/run/latest"
-fi
-RD="$TOP/models/reader.h5"
-[ -f "$RD" ] || fail "no shipped wait reader $RD (models/README.md)"
-expect_exit 0 "$R" --model "$M" --reader "$RD" --json "$G"
+# no --model, no --reader: the shipped policy and wait reader (models/), as a
+# fresh clone with no trained model and no shared data reviews
+[ -f "$TOP/models/policy.h5" ] && [ -f "$TOP/models/reader.h5" ] ||
+	fail "no shipped models in $TOP/models (models/README.md)"
+expect_exit 0 "$R" --json "$G"
+grep -q "no reviewer named: the shipped one" "$T/err" || fail "not the shipped policy"
+grep -q "no wait reader named: the shipped one" "$T/err" || fail "not the shipped reader"
 mv "$T/out" "$T/r.json"
-expect_exit 0 "$R" --model "$M" --reader "$RD" -o "$T/review.html" "$G"
+expect_exit 0 "$R" -q -o "$T/review.html" "$G"
 
 # chrome URL [options]: the browser on a page, its own profile, a time limit
 chrome() {
