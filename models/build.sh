@@ -3,8 +3,8 @@
 # them again: the strength recipe's policy candidates (pipelines/strength.mk:
 # rulebot's games, the behaviour-cloned start, that start distilled from the
 # tuned teacher bench/learn/t1.params; and a distillation twice as long),
-# the wait reader of bench/reader.sh (1,500 games of t1 and rulebot, two
-# passes), the selection arena (each candidate against three rulebot at
+# the wait reader of bench/reader.sh (6,000 games of t1 and rulebot, one
+# pass), the selection arena (each candidate against three rulebot at
 # SELECT_SEEDS seeds), the chosen policy's arenas (against three rulebot
 # and three baseline, SEEDS seeds at master seeds 31337 and 4242), and the
 # weights-only files (hydra-export --weights) with their provenance.
@@ -14,7 +14,8 @@
 #
 # Variables: W (the work directory, default models-run), BIN (build/bin),
 # J (the usable CPUs), SELECT_SEEDS (800), SEEDS (400), READER_GAMES and
-# READER_PASSES (the reader's games and passes: 1500 and 2), INSTALL
+# READER_PASSES (the reader's games and passes: 6000 and 1, the shipped
+# one; 1500 and 2 the other the record kept), INSTALL
 # (then models/provenance.sh writes the provenance files too). A second
 # run reuses every stage that is done (strength.mk's stamps, reader.sh's
 # shards, the arenas' JSON files); W/times.tsv keeps each stage's wall time.
@@ -25,8 +26,8 @@ W=${W:-models-run}
 J=${J:-$(nproc)}
 SELECT_SEEDS=${SELECT_SEEDS:-800}
 SEEDS=${SEEDS:-400}
-READER_GAMES=${READER_GAMES:-1500}
-READER_PASSES=${READER_PASSES:-2}
+READER_GAMES=${READER_GAMES:-6000}
+READER_PASSES=${READER_PASSES:-1}
 T1=$top/bench/learn/t1.params
 mkdir -p "$W"
 W=$(cd "$W" && pwd)

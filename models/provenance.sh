@@ -12,7 +12,7 @@
 #   W=models-run COMMIT=364d898 models/provenance.sh   # after models/build.sh
 #
 # Variables: W (the work directory of models/build.sh, default models-run),
-# READER_GAMES and READER_PASSES (the reader.sh row shipped: 1500 and 2),
+# READER_GAMES and READER_PASSES (the reader.sh row shipped: 6000 and 1),
 # COMMIT (the commit the programs of the run were built from; default the
 # checkout's HEAD), OUT (where to write, default models/).
 set -e
@@ -82,7 +82,7 @@ file_lines() { # FILE: its size, checksum, architecture, observation version
 	done
 } > "$OUT/policy.provenance"
 
-RG=${READER_GAMES:-1500} RP=${READER_PASSES:-2}
+RG=${READER_GAMES:-6000} RP=${READER_PASSES:-1}
 row=$(awk -F'\t' -v g="$RG" -v p="$RP" '$1 == g && $2 == p && $3 == "small"' "$W/reader/curve.tsv" | tail -n 1)
 [ -n "$row" ] || { echo "provenance.sh: no $RG-game $RP-pass row in $W/reader/curve.tsv" >&2; exit 1; }
 col() { echo "$row" | cut -f"$1"; }
