@@ -239,10 +239,10 @@ int main(int argc, char **argv)
 	if (argc - optind > 1)
 		return hy_cli_usage(&cli, "expected one policy (CKPT.h5, baseline, rulebot or random)");
 	char shipped[4096];
-	if (argc == optind && (prc = hy_cli_model_default(&cli, HY_MODEL_POLICY, "policy",
+	const char *spec = argc > optind ? argv[optind] : NULL;
+	if ((prc = hy_cli_model_default(&cli, &spec, HY_MODEL_POLICY, "policy",
 		"give CKPT.h5, baseline, rulebot or random", shipped, sizeof shipped)))
 		return prc;
-	const char *spec = argc > optind ? argv[optind] : shipped;
 	if (strncmp(spec, "mjai:", 5) == 0)
 		return hy_cli_usage(&cli, "policy '%s': an external bot cannot be served again", spec);
 	hy_nn_device dev; /* resolved once, handed down */

@@ -128,7 +128,7 @@ static hy_status arena_json(FILE *f, const void *u, hy_diag *d)
 	return hy_report_arena_json(f, &r->info, &r->s, d);
 }
 
-/* (an explicit --device was checked before: hy_cli_device_check) */
+/* (the device was resolved before: hy_cli_device_resolve, in po->dev) */
 static int open_policy(const opts *o, hy_policy *p, const char *spec, const hy_policy_opts *po)
 {
 	hy_diag d;
@@ -337,18 +337,12 @@ static int opt_data(hy_cli *cli, const char *arg, void *dest)
 static int arena_args(opts *o, int argc, char **argv)
 {
 	hy_cli *cli = o->cli;
-	int prc;
 	if (!o->opponent)
 		return hy_cli_usage(cli, "the arena needs --opponent");
 	if (optind < argc)
 		return hy_cli_usage(cli, "unexpected argument '%s'", argv[optind]);
-	if (!o->challenger) {
-		if ((prc = hy_cli_model_default(cli, HY_MODEL_POLICY, "challenger",
-			"give --challenger A", o->shipped, sizeof o->shipped)))
-			return prc;
-		o->challenger = o->shipped;
-	}
-	return 0;
+	return hy_cli_model_default(cli, &o->challenger, HY_MODEL_POLICY, "challenger",
+		"give --challenger A", o->shipped, sizeof o->shipped);
 }
 
 /* Dataset mode's operands: the model (the shipped policy when none is
@@ -356,7 +350,6 @@ static int arena_args(opts *o, int argc, char **argv)
 static int dataset_args(opts *o, int argc, char **argv)
 {
 	hy_cli *cli = o->cli;
-	int prc;
 	if (o->sequential)
 		return hy_cli_usage(cli, "--sequential belongs to the arena");
 	if (o->oracle)
@@ -369,13 +362,8 @@ static int dataset_args(opts *o, int argc, char **argv)
 		return hy_cli_usage(cli, "dataset mode needs --data PATH");
 	if (hy_cli_paths(cli, o->data, o->ndata, "--data path"))
 		return 2;
-	if (!o->model) {
-		if ((prc = hy_cli_model_default(cli, HY_MODEL_POLICY, "model",
-			"give --model CKPT", o->shipped, sizeof o->shipped)))
-			return prc;
-		o->model = o->shipped;
-	}
-	return 0;
+	return hy_cli_model_default(cli, &o->model, HY_MODEL_POLICY, "model", "give --model CKPT",
+		o->shipped, sizeof o->shipped);
 }
 
 static int eval_main(int argc, char **argv, opts *o)

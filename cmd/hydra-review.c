@@ -146,13 +146,10 @@ static int shipped_models(job *j, const char **model, const char **reader)
 {
 	hy_cli *cli = &j->cli;
 	int rc;
-	if (!*model) {
-		if ((rc = hy_cli_model_default(cli, HY_MODEL_POLICY, "reviewer",
-			"give --model CKPT.h5 (or rulebot, baseline, random)", j->shipped,
-			sizeof j->shipped)))
-			return rc;
-		*model = j->shipped;
-	}
+	if ((rc = hy_cli_model_default(cli, model, HY_MODEL_POLICY, "reviewer",
+		"give --model CKPT.h5 (or rulebot, baseline, random)", j->shipped,
+		sizeof j->shipped)))
+		return rc;
 	if (*reader && !strcmp(*reader, "none")) {
 		*reader = NULL;
 	} else if (!*reader) {

@@ -66,13 +66,16 @@ int hy_cli_model_find(const char *file, char *out, size_t n)
 	return found;
 }
 
-int hy_cli_model_default(hy_cli *c, const char *file, const char *role, const char *hint,
-	char *out, size_t n)
+int hy_cli_model_default(hy_cli *c, const char **spec, const char *file, const char *role,
+	const char *hint, char *out, size_t n)
 {
+	if (*spec)
+		return 0;
 	if (!hy_cli_model_find(file, out, n))
 		return hy_cli_usage(c, "no %s named, and no shipped %s (looked in %s): %s", role,
 			file, out, hint);
 	if (!hy_cli_quiet(c))
 		hy_cli_say(c, "no %s named: the shipped one, %s (models/README.md)", role, out);
+	*spec = out;
 	return 0;
 }

@@ -26,11 +26,13 @@
  * (out then lists the places looked in, separated by ", "). */
 int hy_cli_model_find(const char *file, char *out, size_t n);
 
-/* For a program given no ROLE ("policy", "reader"): the shipped FILE into
- * out, said once on stderr unless -q ("prog: no policy named: the shipped
- * one, PATH (models/README.md)"); returns 0. Not found: a usage error that
- * names the places looked in and how to name one (hint), returning 2. */
-int hy_cli_model_default(hy_cli *c, const char *file, const char *role, const char *hint,
-	char *out, size_t n);
+/* *spec, or, when the program was given no ROLE ("policy", "reviewer")
+ * and *spec is NULL, the shipped FILE: its path into out (n bytes), *spec
+ * pointed at it, said once on stderr unless -q ("prog: no policy named: the
+ * shipped one, PATH (models/README.md)"); returns 0. Not found: a usage
+ * error that names the places looked in and how to name one (hint),
+ * returning 2. */
+int hy_cli_model_default(hy_cli *c, const char **spec, const char *file, const char *role,
+	const char *hint, char *out, size_t n);
 
 #endif

@@ -105,15 +105,8 @@ int hy_cli_device_pick(hy_cli *c, const char *name, int *cuda, int *ordinal, cha
 
 int hy_cli_device_check(hy_cli *c, const char *name, int threads)
 {
-	const int explicit = name && strcmp(name, "cpu") && strcmp(name, "auto");
-	if (!explicit && !hy_cli_verbose(c))
-		return 0;
-	int cuda = 0, ordinal = 0, rc;
-	char why[512] = "";
-	if (name && (rc = hy_cli_device_pick(c, name, &cuda, &ordinal, why, sizeof why)) != 0)
-		return rc;
-	hy_cli_setup_info(c, cuda, ordinal, why, threads);
-	return 0;
+	hy_nn_device dev;
+	return hy_cli_device_resolve(c, name, threads, &dev);
 }
 
 int hy_cli_device_resolve(hy_cli *c, const char *name, int threads, hy_nn_device *out)

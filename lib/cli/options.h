@@ -66,17 +66,15 @@ int hy_cli_opt_precision(const hy_cli *c, const char *arg, int *prec);
 int hy_cli_device_pick(hy_cli *c, const char *name, int *cuda, int *ordinal, char *why,
 	size_t whyn);
 
-/* For a program whose checkpoints open their device later (lib/play, at
- * the first model): an explicit cuda or cuda:N is checked now, before any
- * input is read (hy_cli_device_pick: 4 when unavailable); "auto" is left to
- * the model. name NULL: a CPU-only program. With -v, one line of what runs
+/* The device a program's models run on, resolved once before any input is
+ * read (parsed and probed: "auto" the GPU when usable, else the CPU; name
+ * NULL: a CPU-only program) into *out, for the program to hand down
+ * (play/policy.h hy_policy_opts.dev). With -v, one line of what runs
  * where: "prog: device cpu (auto: no usable GPU: REASON), 2 threads of 2
- * usable CPUs". Returns 0 or 4. */
-int hy_cli_device_check(hy_cli *c, const char *name, int threads);
-/* The same, resolving name always (parsed and probed once: "auto" the GPU
- * when usable, else the CPU) into *out, for the program to hand down
- * (play/policy.h hy_policy_opts.dev): 0, 4 (unavailable) or 2 (a bad name). */
+ * usable CPUs". Returns 0, 4 (unavailable: hy_cli_device_pick) or 2 (a
+ * bad name). hy_cli_device_check: the same, the result not kept. */
 int hy_cli_device_resolve(hy_cli *c, const char *name, int threads, hy_nn_device *out);
+int hy_cli_device_check(hy_cli *c, const char *name, int threads);
 /* That -v line for a device already chosen (cuda, ordinal; why: auto's
  * reason for the CPU, or NULL); threads 0: a resumed run's, as its
  * checkpoint recorded. */

@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	const hy_nn_ckpt_meta *meta, float *host, hy_diag *d)
 {
