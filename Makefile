@@ -218,7 +218,7 @@ check-full: deps
 	@$(MAKE) --no-print-directory test-run TIER=full
 
 # the benchmark drivers too: a benchmark is a test (t1430, t1440 run them)
-test-run: $(BINS) $(UNITS) $(BENCHES)
+test-run: $(BINS) $(UNITS) $(BENCHES) $(BUILD)/tests/check_gpu
 	@BUILD=$(BUILD) SHARED=$(SHARED) TIER=$(TIER) T='$(T)' J=$(J) sh tests/run.sh
 
 # the CUDA backend against the CPU (tests/gpu/check_gpu.c; says "skipped"

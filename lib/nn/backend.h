@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/status.h"
+#include "nn/ops.h"
 #include "nn/params.h"
 
 enum {
@@ -87,134 +88,30 @@ typedef struct hy_nn_backend {
 	void (*to_host)(void *dst, const void *src, size_t bytes);
 	void (*zero)(void *p, size_t bytes);
 
-	/* Row-major C[M][N] = alpha·op(A)·op(B) + beta·C. */
-	void (*gemm)(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
-		const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+	/* The computing ops, one member each: nn/ops.h's list (its docs there),
+	 * the core ops then the optional device ones (NULL where a backend has
+	 * no use for them, as on the CPU). */
+	HY_NN_OPS(HY_NN_OP_MEMBER)
 
-	/* 3-tap, pad-1 convolution, no bias: x [B][36][cin] → y [B][36][cout]. */
-	void (*conv3_fwd)(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
-		const float *w, hy_nn_act *y);
-	/* dx (NULL: not wanted) = conv3ᵀ(dy), overwritten; dw += ∂/∂w. */
-	void (*conv3_bwd)(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
-		const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw);
-	/* 1×1 convolution with bias from activation storage to an fp32 head
-	 * tensor: y [B][36][cout] = x·wᵀ + b per row, pad rows zero. */
-	void (*conv1_fwd)(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
-		const float *w, const float *b, float *y);
-	/* From dy [B][36][cout] fp32 (zero pads): dx (= or += per dx_acc) =
-	 * dy·w, dw += dyᵀx, db += Σ_r dy. */
-	void (*conv1_bwd)(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
-		const float *w, const float *dy, hy_nn_act *dx, int dx_acc, float *dw, float *db);
-
-	/* Linear over fp32 rows: y[r][out] = x[r]·wᵀ + b (b may be NULL);
-	 * ldx/ldy row strides; when pad_B > 0 the rows are pad_B samples of 36
-	 * rows whose pad rows are zeroed afterwards. */
-	void (*linear_fwd)(const hy_nn_ctx *c, int rows, int in, int out, const float *x, int ldx,
-		const float *w, const float *b, float *y, int ldy, int pad_B);
-	/* dx (NULL: not wanted) = dy·w (beta 0 or 1 per dx_acc); dw += dyᵀx;
-	 * db += Σ_r dy (db may be NULL). */
-	void (*linear_bwd)(const hy_nn_ctx *c, int rows, int in, int out, const float *x, int ldx,
-		const float *w, const float *dy, int ldy, float *dx, int dx_acc, float *dw, float *db);
-
-	/* Fused GroupNorm (32 groups, eps 1e-5, affine) + Mish over [B][36][C]:
-	 * z = GN(x), a = Mish(z); mean/rstd [B][32] saved for backward. */
-	void (*gn_mish_fwd)(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x,
-		const float *gamma, const float *beta, hy_nn_act *z, hy_nn_act *a, float *mean,
-		float *rstd);
-	/* From da = ∂L/∂a: dx (= or += per dx_acc), dgamma += , dbeta += .
-	 * scratch: 2·B·C floats. */
-	void (*gn_mish_bwd)(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x,
-		const hy_nn_act *z, const float *gamma, const float *mean, const float *rstd,
-		const hy_nn_act *da, hy_nn_act *dx, int dx_acc, float *dgamma, float *dbeta,
-		float *scratch);
-
-	/* Elementwise: a = Mish(z) over n; dz = da·Mish'(z). */
-	void (*mish_fwd)(const hy_nn_ctx *c, size_t n, const float *z, float *a);
-	void (*mish_bwd)(const hy_nn_ctx *c, size_t n, const float *z, const float *da, float *dz);
-	/* In place ReLU, and dh *= (h > 0). */
-	void (*relu_fwd)(const hy_nn_ctx *c, size_t n, float *h);
-	void (*relu_bwd)(const hy_nn_ctx *c, size_t n, const float *h, float *dh);
-
-	/* Pools over the 34 tiles: avg[b][c] and max[b][c] (argmax tile in
-	 * arg, may be NULL for avg-only: max is skipped when max == NULL).
-	 * avg/max rows have stride ldp. */
-	void (*pool_fwd)(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, float *avg,
-		float *max, uint8_t *arg, int ldp);
-	/* dx += davg/34 broadcast (+ dmax at the argmax when dmax != NULL). */
-	void (*pool_bwd)(const hy_nn_ctx *c, int B, int C, const float *davg, const float *dmax,
-		const uint8_t *arg, int ldp, hy_nn_act *dx);
-
-	/* Squeeze-excitation gate: e2 [2B][C] = MLP(avg) rows then MLP(max)
-	 * rows; s = σ(e2[b] + e2[B+b]) [B][C]; out = x + y·s. */
-	void (*se_fwd)(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, const hy_nn_act *y,
-		const float *e2, float *s, hy_nn_act *out);
-	/* From dout: dy = dout·s (overwritten), de2[b] = de2[B+b] = Σ_t dout·y·s(1−s). */
-	void (*se_bwd)(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s,
-		const hy_nn_act *dout, hy_nn_act *dy, float *de2);
-
-	/* Losses. Each sets *sum to Σ of per-item losses and writes
-	 * dlogits = scale·∂(Σ)/∂logits (so scale = weight / count gives the
-	 * gradient of weight·mean). The CPU sets *sum at once; a device
-	 * backend queues the loss with the ops and sets *sum (and adds to
-	 * *correct) at the next sync, so that a step's losses are read with
-	 * one wait (sum and correct must stay valid until then; NAN after a
-	 * failure). */
-	/* Softmax cross-entropy over n classes, restricted to the legal classes
-	 * of mask[b] (mask NULL: all legal); correct (if not NULL) += argmax ==
-	 * label. */
-	void (*softmax_ce)(const hy_nn_ctx *c, int B, int n, const float *logits,
-		const uint64_t *mask, const uint8_t *label, float scale, float *dlogits,
-		double *sum, int *correct);
-	/* Sigmoid BCE with per-element weights w ∈ {0, 1} (NULL: all 1). */
-	void (*bce)(const hy_nn_ctx *c, size_t n, const float *logits, const float *target,
-		const float *w, float scale, float *dlogits, double *sum);
-	void (*mse)(const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
-		float scale, float *dpred, double *sum);
-
-	/* Optimiser pieces: Σ g² (double, fixed order); g *= s; AdamW step
-	 * (see hy_nn_adamw_elem) with bc1 = 1 − β1^t, sqrt_bc2 = √(1 − β2^t). */
-	double (*sumsq)(const hy_nn_ctx *c, size_t n, const float *g);
-	void (*scale)(const hy_nn_ctx *c, size_t n, float *g, float s);
-	void (*adamw)(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m, float *v,
-		float lr, float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2);
-
-	/* Optional (NULL where the backend has no use for them, as on the CPU). */
-	/* AdamW over the count tensors of a parameter table in one pass (one
-	 * launch on a GPU instead of one per tensor): tensor i is the n = t[i].size
-	 * floats at t[i].offset of p, g, m, v, with weight decay wd where
-	 * t[i].decay and 0 elsewhere; the same per-element update as adamw. */
-	void (*adamw_tensors)(const hy_nn_ctx *c, const hy_nn_tensor *t, int count, float *p,
-		const float *g, float *m, float *v, float lr, float b1, float b2, float eps, float wd,
-		float bc1, float sqrt_bc2);
-	/* Widens B compact samples: obs [B][85·34] binary16 bits, channel-major
-	 * as a sample stores them (samples/sample.h), into the model's input
-	 * x [B][36][85] (activation storage) with zero pad rows. Lets a feed
-	 * move half the bytes to a GPU and skip the widening on the host
-	 * (model.h, the compact batch). Queued as dev_copy is: after every
-	 * to_dev_async before it, so obs may be a staging buffer. */
-	void (*expand_obs)(const hy_nn_ctx *c, int B, const uint16_t *obs, hy_nn_act *x);
+	/* The members below are optional too (NULL on the CPU). */
 	/* Activation storage other than fp32 (NULL: fp32, as on the CPU).
 	 * act_size: bytes of an element in this context. act_put / act_get:
 	 * n fp32 host values into / out of activation storage (synchronous, as
-	 * to_dev / to_host). act_from_f32: n fp32 values in the backend's
-	 * memory into activation storage, queued with the ops. */
+	 * to_dev / to_host). (act_from_f32, queued with the ops, is in the
+	 * op list.) */
 	size_t (*act_size)(const hy_nn_ctx *c);
 	void (*act_put)(const hy_nn_ctx *c, size_t n, const float *host, hy_nn_act *dst);
 	void (*act_get)(const hy_nn_ctx *c, size_t n, const hy_nn_act *src, float *host);
-	void (*act_from_f32)(const hy_nn_ctx *c, size_t n, const float *src, hy_nn_act *dst);
 	/* The feed's copies (train/feed.h). host_alloc/host_free: zeroed
 	 * page-locked host memory for batches (NULL: malloc/free).
 	 * to_dev_async: queues a host→device copy on the context's copy stream
 	 * (its own, so that it overlaps the ops queued meanwhile), after every
 	 * dev_copy queued before it (so a staging buffer is not overwritten
 	 * while an earlier dev_copy still reads it); src must stay untouched
-	 * until a sync after the dev_copy that reads dst. dev_copy: a
-	 * device→device copy queued with the ops, after every to_dev_async
-	 * queued before it. */
+	 * until a sync after the dev_copy (the op list) that reads dst. */
 	void *(*host_alloc)(size_t bytes);
 	void (*host_free)(void *p);
 	void (*to_dev_async)(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes);
-	void (*dev_copy)(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes);
 	/* to_host_async: queues a device→host copy into page-locked dst
 	 * (host_alloc) on the copy stream, after every op queued before it;
 	 * dst holds the values once a fence marked after it has passed (the

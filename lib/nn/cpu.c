@@ -784,29 +784,10 @@ static const hy_nn_backend cpu_backend = {
 	.to_dev = cpu_copy,
 	.to_host = cpu_copy,
 	.zero = cpu_zero,
-	.gemm = cpu_gemm,
-	.conv3_fwd = cpu_conv3_fwd,
-	.conv3_bwd = cpu_conv3_bwd,
-	.conv1_fwd = cpu_conv1_fwd,
-	.conv1_bwd = cpu_conv1_bwd,
-	.linear_fwd = cpu_linear_fwd,
-	.linear_bwd = cpu_linear_bwd,
-	.gn_mish_fwd = cpu_gn_mish_fwd,
-	.gn_mish_bwd = cpu_gn_mish_bwd,
-	.mish_fwd = cpu_mish_fwd,
-	.mish_bwd = cpu_mish_bwd,
-	.relu_fwd = cpu_relu_fwd,
-	.relu_bwd = cpu_relu_bwd,
-	.pool_fwd = cpu_pool_fwd,
-	.pool_bwd = cpu_pool_bwd,
-	.se_fwd = cpu_se_fwd,
-	.se_bwd = cpu_se_bwd,
-	.softmax_ce = cpu_softmax_ce,
-	.bce = cpu_bce,
-	.mse = cpu_mse,
-	.sumsq = cpu_sumsq,
-	.scale = cpu_scale,
-	.adamw = cpu_adamw,
+/* every core op of nn/ops.h as cpu_NAME above; the device ops stay NULL */
+#define CPU_ENTRY(kind, ret, name, params, args, check) .name = cpu_##name,
+	HY_NN_OPS_CORE(CPU_ENTRY)
+#undef CPU_ENTRY
 };
 
 const hy_nn_backend *hy_nn_backend_cpu_openblas(void)

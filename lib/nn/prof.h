@@ -28,6 +28,9 @@ typedef struct hy_nn_prof_row {
 /* The wrapped backend of inner (which must outlive it). ctx: the context
  * whose marks are used (ops must be called with it). Resets the counts. */
 const hy_nn_backend *hy_nn_prof_wrap(const hy_nn_backend *inner, const hy_nn_ctx *ctx);
+/* The name of timed op i (0 ≤ i: nn/ops.h's rows in order), NULL past
+ * the last. */
+const char *hy_nn_prof_op_name(int i);
 /* Reads back pending marks into the totals (waits for the queued work). */
 void hy_nn_prof_flush(void);
 /* Zeroes the totals (after a warm-up). */

@@ -24,6 +24,7 @@
  * scale); every tolerance is justified where it is defined. Random inputs
  * come from a seed printed at the start (CHECK_GPU_SEED overrides it). */
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@
 #include "nn/math.h"
 #include "nn/model.h"
 #include "nn/optim.h"
+#include "nn/prof.h"
 #include "nn/synth.h"
 #include "train/ppo.h"
 
@@ -85,35 +87,52 @@ static uint64_t seed;
  * compared on the CPU's results in fp32 and bf16, with the GEMM and the
  * cuDNN convolution, at the sizes and tolerances its check function states —
  * or NULL for the memory and queue members that every comparison uses and
- * that have no result of their own. A member added to backend.h without a
- * row fails to compile (the assertion below); a row whose comparisons did
- * not run fails the check at the end. */
+ * that have no result of their own. The ops' rows come from nn/ops.h (its
+ * check column), so an op added there is a case here; a member added to
+ * backend.h outside the list without a row fails to compile (the assertion
+ * below); a row whose comparisons did not run fails the check at the end.
+ * `check_gpu --list` prints the table (no GPU needed). */
 typedef struct op_row {
 	const char *op, *by;
+	size_t at; /* offsetof the member in hy_nn_backend */
 } op_row;
+#define MEMBER(name, by) {#name, by, offsetof(hy_nn_backend, name)}
 static const op_row OPS[] = {
-	{"name", NULL}, {"alloc", NULL}, {"free", NULL}, {"to_dev", NULL}, {"to_host", NULL},
-	{"zero", NULL}, {"gemm", "gemm"}, {"conv3_fwd", "conv3_fwd"},
-	{"conv3_bwd", "conv3_bwd"}, {"conv1_fwd", "conv1_fwd"}, {"conv1_bwd", "conv1_bwd"},
-	{"linear_fwd", "linear_fwd"}, {"linear_bwd", "linear_bwd"},
-	{"gn_mish_fwd", "gn_mish_fwd"}, {"gn_mish_bwd", "gn_mish_bwd"}, {"mish_fwd", "mish_fwd"},
-	{"mish_bwd", "mish_bwd"}, {"relu_fwd", "relu_fwd"}, {"relu_bwd", "relu_bwd"},
-	{"pool_fwd", "pool_fwd"}, {"pool_bwd", "pool_bwd"}, {"se_fwd", "se_fwd"},
-	{"se_bwd", "se_bwd"}, {"softmax_ce", "softmax_ce"}, {"bce", "bce"}, {"mse", "mse"},
-	{"sumsq", "sumsq"}, {"scale", "adamw + scale"}, {"adamw", "adamw"},
-	{"adamw_tensors", "adamw_tensors"}, {"expand_obs", "expand_obs"},
-	{"act_size", NULL}, {"act_put", NULL}, {"act_get", NULL},
-	{"act_from_f32", "act_from_f32"}, {"host_alloc", NULL}, {"host_free", NULL},
-	{"to_dev_async", "inference"}, {"dev_copy", "inference"}, {"to_host_async", "copy fence"},
-	{"copy_mark", "copy fence"}, {"copy_wait", "copy fence"}, {"copy_done", "copy fence"},
-	{"sync", NULL},
-	{"mark", "mark"}, {"mark_ms", "mark"},
-	{"graph_begin", "graph"}, {"graph_end", "graph"}, {"graph_reset", "graph"},
+#define OP_ROW(kind, ret, name, params, args, check) MEMBER(name, check),
+	HY_NN_OPS(OP_ROW)
+#undef OP_ROW
+	MEMBER(name, NULL), MEMBER(alloc, NULL), MEMBER(free, NULL), MEMBER(to_dev, NULL),
+	MEMBER(to_host, NULL), MEMBER(zero, NULL), MEMBER(act_size, NULL),
+	MEMBER(act_put, NULL), MEMBER(act_get, NULL), MEMBER(host_alloc, NULL),
+	MEMBER(host_free, NULL), MEMBER(to_dev_async, "inference"),
+	MEMBER(to_host_async, "copy fence"), MEMBER(copy_mark, "copy fence"),
+	MEMBER(copy_wait, "copy fence"), MEMBER(copy_done, "copy fence"), MEMBER(sync, NULL),
+	MEMBER(mark, "mark"), MEMBER(mark_ms, "mark"), MEMBER(graph_begin, "graph"),
+	MEMBER(graph_end, "graph"), MEMBER(graph_reset, "graph"),
 };
+#undef MEMBER
 enum { NOPS = sizeof OPS / sizeof OPS[0] };
 _Static_assert(NOPS * sizeof(void *) == sizeof(hy_nn_backend),
 	"a member of hy_nn_backend (backend.h) has no row in check_gpu's op table");
 static int op_seen[NOPS];
+
+/* --list: every op of nn/ops.h, whether the CPU's and the CUDA backend's
+ * tables fill it, whether the profiler wraps it, and the comparisons that
+ * check it here (tests/shell/t0056 reads it). */
+static int list_ops(void)
+{
+	const hy_nn_backend *cpu = hy_nn_backend_cpu(), *cuda = hy_nn_backend_cuda();
+	for (int i = 0; i < HY_NN_OPS_N; i++) {
+		int prof = 0;
+		for (int j = 0; hy_nn_prof_op_name(j); j++)
+			prof |= !strcmp(hy_nn_prof_op_name(j), OPS[i].op);
+#define FILLED(be) ((be) && *(void *const *)((const char *)(be) + OPS[i].at) ? "yes" : "no")
+		printf("%-14s cpu=%-3s cuda=%-3s prof=%-3s check=%s\n", OPS[i].op, FILLED(cpu),
+			cuda ? FILLED(cuda) : "-", prof ? "yes" : "no", OPS[i].by);
+#undef FILLED
+	}
+	return 0;
+}
 
 static void covered(const char *what)
 {
@@ -1436,6 +1455,8 @@ int main(int argc, char **argv)
 {
 	/* --probe: only say whether a GPU is usable (gpu-acceptance asks) */
 	const int probe_only = argc > 1 && !strcmp(argv[1], "--probe");
+	if (argc > 1 && !strcmp(argv[1], "--list"))
+		return list_ops();
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	hy_nn_cuda_info info;

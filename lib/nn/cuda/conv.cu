@@ -29,7 +29,7 @@ static const void *taps(cu_ctx *x, const void *src, int rows, int cols, uint16_t
 }
 
 /* The bf16 convolution of path v2 (issue 43, step 2), the same sums as
- * conv_gemm_bf16 below without the taps of the whole batch in device
+ * cu_conv_bf16_v1 below without the taps of the whole batch in device
  * memory:
  * - y and dx: the rows go in chunks small enough that a chunk's taps stay in
  *   L2 (map.h hy_nn_conv_chunk_rows: half the device's L2); each chunk's
@@ -43,7 +43,7 @@ static const void *taps(cu_ctx *x, const void *src, int rows, int cols, uint16_t
  *   block of columns, stride cin), fp32 accumulation into dw (β = 1).
  * Chunks run in order on the context's stream, so each result is the sum
  * of the same products in the same order on every run. */
-static void conv_chunk(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+void cu_conv_bf16_v2(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
 	const float *w, const void *dy, void *out)
 {
 	const int R = B * HY_NN_TP, rows = R - 2;
@@ -95,14 +95,10 @@ static void conv_chunk(cu_ctx *x, int dir, int B, int cin, int cout, const void 
  * itself (fp32 accumulation, one rounding). Same sums as the fp32 form
  * below, in one call: y(r+1) = X3(r)·Wᵀ, dx(r+1) = D3(r)·Wd, dW += dy(r+1)ᵀ·X3(r)
  * (dy read in place: it is bf16 already). */
-static void conv_gemm_bf16(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+void cu_conv_bf16_v1(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
 	const float *w, const void *dy, void *out)
 {
 	const int R = B * HY_NN_TP, rows = R - 2;
-	if (x->path == HY_NN_CUDA_PATH_V2) {
-		conv_chunk(x, dir, B, cin, cout, in, w, dy, out);
-		return;
-	}
 	if (dir == HY_NN_CONV_FWD) {
 		const void *X3 = taps(x, in, rows, cin, x->act16[0]);
 		const void *W = cu_operand(x, w, cout, 3 * cin, 3 * cin, x->w16[0]);
@@ -136,7 +132,7 @@ static void conv_gemm(cu_ctx *x, int dir, int B, int cin, int cout, const void *
 {
 	const int R = B * HY_NN_TP, rows = R - 2;
 	if (x->precision == HY_NN_PREC_BF16) {
-		conv_gemm_bf16(x, dir, B, cin, cout, in, w, dy, out);
+		x->ops->conv_bf16(x, dir, B, cin, cout, in, w, dy, out);
 		return;
 	}
 	const float *X = (const float *)in, *D = (const float *)dy;

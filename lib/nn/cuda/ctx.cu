@@ -178,7 +178,7 @@ static uint64_t spans_hash(const hy_nn_tensor *t, int count)
 
 /* The tensor table goes to the device when it differs from the copy there
  * (by content: spans_hash and count). */
-static void cu_adamw_tensors(const hy_nn_ctx *c, const hy_nn_tensor *t, int count, float *p,
+void cu_adamw_tensors(const hy_nn_ctx *c, const hy_nn_tensor *t, int count, float *p,
 	const float *g, float *m, float *v, float lr, float b1, float b2, float eps, float wd,
 	float bc1, float sqrt_bc2)
 {
@@ -214,7 +214,7 @@ static void cu_adamw_tensors(const hy_nn_ctx *c, const hy_nn_tensor *t, int coun
 
 /* Ordered as dev_copy is (obs may be the feed's staging buffer): after the
  * last upload (ev_up), recorded as its last reader (ev_use). */
-static void cu_expand_obs(const hy_nn_ctx *c, int B, const uint16_t *obs, hy_nn_act *xin)
+void cu_expand_obs(const hy_nn_ctx *c, int B, const uint16_t *obs, hy_nn_act *xin)
 {
 	cu_ctx *x = cu_enter(c);
 	if (x->err || B < 1 || CU_RT(x, cudaStreamWaitEvent(x->s, x->ev_up, 0)))
@@ -276,7 +276,7 @@ static void cu_act_get(const hy_nn_ctx *c, size_t n, const hy_nn_act *src, float
 /* Queued on the ops' stream as dev_copy is: after the last upload (ev_up:
  * src is the feed's staging buffer), and recorded as its last reader
  * (ev_use). */
-static void cu_act_from_f32(const hy_nn_ctx *c, size_t n, const float *src, hy_nn_act *dst)
+void cu_act_from_f32(const hy_nn_ctx *c, size_t n, const float *src, hy_nn_act *dst)
 {
 	cu_ctx *x = cu_enter(c);
 	if (x->err || !n)
@@ -321,7 +321,7 @@ static void cu_to_dev_async(const hy_nn_ctx *c, void *dst, const void *src, size
 }
 
 /* On the ops' stream, after the last upload (ev_up). */
-static void cu_dev_copy(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes)
+void cu_dev_copy(const hy_nn_ctx *c, void *dst, const void *src, size_t bytes)
 {
 	cu_ctx *x = cu_enter(c);
 	if (x->err || !bytes)
@@ -433,6 +433,27 @@ static double cu_mark_ms(const hy_nn_ctx *c, int a, int b)
 	return ms;
 }
 
+static const cu_path_ops path_v1 = {
+	.gn_mish_fwd = k1_gn_mish_fwd,
+	.gn_mish_bwd = k1_gn_mish_bwd,
+	.se_fwd = k1_se_fwd,
+	.conv_bf16 = cu_conv_bf16_v1,
+};
+static const cu_path_ops path_v2 = {
+	.gn_mish_fwd = k2_gn_mish_fwd,
+	.gn_mish_bwd = k2_gn_mish_bwd,
+	.se_fwd = k2_se_fwd,
+	.conv_bf16 = cu_conv_bf16_v2,
+};
+
+void cu_path_set(cu_ctx *x, int path)
+{
+	x->path = path == HY_NN_CUDA_PATH_V2 && x->precision == HY_NN_PREC_BF16
+		? HY_NN_CUDA_PATH_V2
+		: HY_NN_CUDA_PATH_V1; /* v2's kernels are bf16 kernels */
+	x->ops = x->path == HY_NN_CUDA_PATH_V2 ? &path_v2 : &path_v1;
+}
+
 static const hy_nn_backend cuda_backend = {
 	.name = "cuda",
 	.alloc = cu_alloc,
@@ -440,39 +461,16 @@ static const hy_nn_backend cuda_backend = {
 	.to_dev = cu_to_dev,
 	.to_host = cu_to_host,
 	.zero = cu_zero,
-	.gemm = cu_gemm,
-	.conv3_fwd = cu_conv3_fwd,
-	.conv3_bwd = cu_conv3_bwd,
-	.conv1_fwd = cu_conv1_fwd,
-	.conv1_bwd = cu_conv1_bwd,
-	.linear_fwd = cu_linear_fwd,
-	.linear_bwd = cu_linear_bwd,
-	.gn_mish_fwd = k_gn_mish_fwd,
-	.gn_mish_bwd = k_gn_mish_bwd,
-	.mish_fwd = k_mish_fwd,
-	.mish_bwd = k_mish_bwd,
-	.relu_fwd = k_relu_fwd,
-	.relu_bwd = k_relu_bwd,
-	.pool_fwd = k_pool_fwd,
-	.pool_bwd = k_pool_bwd,
-	.se_fwd = k_se_fwd,
-	.se_bwd = k_se_bwd,
-	.softmax_ce = k_softmax_ce,
-	.bce = k_bce,
-	.mse = k_mse,
-	.sumsq = k_sumsq,
-	.scale = k_scale,
-	.adamw = k_adamw,
-	.adamw_tensors = cu_adamw_tensors,
-	.expand_obs = cu_expand_obs,
+/* every row of nn/ops.h, as cu_NAME (internal.h) */
+#define CU_ENTRY(kind, ret, name, params, args, check) .name = cu_##name,
+	HY_NN_OPS(CU_ENTRY)
+#undef CU_ENTRY
 	.act_size = cu_act_size,
 	.act_put = cu_act_put,
 	.act_get = cu_act_get,
-	.act_from_f32 = cu_act_from_f32,
 	.host_alloc = cu_host_alloc,
 	.host_free = cu_host_free,
 	.to_dev_async = cu_to_dev_async,
-	.dev_copy = cu_dev_copy,
 	.to_host_async = cu_to_host_async,
 	.copy_mark = cu_copy_mark,
 	.copy_wait = cu_copy_wait,
@@ -662,14 +660,13 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 	x->fast = cfg->fast != 0;
 	x->conv = cfg->conv;
 	const char *path_env = getenv("HYDRA_CUDA_PATH");
-	x->path = hy_nn_cuda_path_pick(cfg->path, path_env);
-	if (x->path < 0) {
+	const int path = hy_nn_cuda_path_pick(cfg->path, path_env);
+	if (path < 0) {
 		free(x);
 		return hy_diag_set(d, HY_EUSAGE, 0, "HYDRA_CUDA_PATH=%.40s: expected v1 or v2",
 			path_env ? path_env : "");
 	}
-	if (x->precision != HY_NN_PREC_BF16)
-		x->path = HY_NN_CUDA_PATH_V1; /* v2's kernels are bf16 kernels */
+	cu_path_set(x, path); /* the path's kernels, once for the context */
 	x->graphs = x->path == HY_NN_CUDA_PATH_V2;
 	x->gslot = -1;
 	x->arch = cfg->arch;

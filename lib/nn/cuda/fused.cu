@@ -142,13 +142,13 @@ void k2_pad_bf16(cu_ctx *x, int rows, int cols, int kp, const float *src, int ld
 
 /* ------------------------------------------------------------ GroupNorm + Mish v2 */
 
-/* 1 when a v2 GroupNorm kernel takes the call: a v2 bf16 context, a width
- * of map.h's, 16-byte aligned activations (rows of C % 8 == 0 values
- * then stay aligned). Otherwise the caller runs v1. */
-static int v2_takes(const cu_ctx *x, int C, const void *p, const void *q, const void *r)
+/* 1 when a v2 GroupNorm kernel takes the call (the context is a v2 bf16
+ * one: cu_path_set chose these kernels): a width of map.h's, 16-byte
+ * aligned activations (rows of C % 8 == 0 values then stay aligned).
+ * Otherwise v1's kernel runs. */
+static int v2_takes(int C, const void *p, const void *q, const void *r)
 {
-	return x->path == HY_NN_CUDA_PATH_V2 && x->precision == HY_NN_PREC_BF16 &&
-		hy_nn_gn2_fits(C) && (uintptr_t)p % 16 == 0 && (uintptr_t)q % 16 == 0 &&
+	return hy_nn_gn2_fits(C) && (uintptr_t)p % 16 == 0 && (uintptr_t)q % 16 == 0 &&
 		(uintptr_t)r % 16 == 0;
 }
 
@@ -267,15 +267,16 @@ __global__ static void __launch_bounds__(NT2) gn2_fwd_kernel(int C, const uint16
 	}
 }
 
-int k2_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
+void k2_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
 	const float *beta, void *z, void *a, float *mean, float *rstd)
 {
-	if (!v2_takes(x, C, in, z, a))
-		return 1;
+	if (!v2_takes(C, in, z, a)) {
+		k1_gn_mish_fwd(x, B, C, in, gamma, beta, z, a, mean, rstd);
+		return;
+	}
 	gn2_fwd_kernel<<<B, NT2, 0, x->s>>>(C, (const uint16_t *)in, gamma, beta, (uint16_t *)z,
 		(uint16_t *)a, mean, rstd);
 	CU_LAUNCH(x, "gn2_fwd_kernel");
-	return 0;
 }
 
 /* One block of NT2 threads per sample b (grid B), the forward's mapping:
@@ -367,15 +368,16 @@ __global__ static void __launch_bounds__(NT2) gn2_bwd_kernel(int B, int C, const
 	}
 }
 
-int k2_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z, const float *gamma,
+void k2_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z, const float *gamma,
 	const float *mean, const float *rstd, const void *da, void *dx, int dx_acc, float *scratch)
 {
-	if (!v2_takes(x, C, in, z, da) || ((uintptr_t)dx % 16))
-		return 1;
+	if (!v2_takes(C, in, z, da) || ((uintptr_t)dx % 16)) {
+		k1_gn_mish_bwd(x, B, C, in, z, gamma, mean, rstd, da, dx, dx_acc, scratch);
+		return;
+	}
 	gn2_bwd_kernel<<<B, NT2, 0, x->s>>>(B, C, (const uint16_t *)in, (const uint16_t *)z, gamma,
 		mean, rstd, (const uint16_t *)da, (uint16_t *)dx, dx_acc, scratch);
 	CU_LAUNCH(x, "gn2_bwd_kernel");
-	return 0;
 }
 
 /* ------------------------------------------------------------ SE gate v2 */
@@ -413,17 +415,17 @@ __global__ static void se2_apply_kernel(int B, int C, const uint16_t *in, const 
 	}
 }
 
-int k2_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2, float *s,
+void k2_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2, float *s,
 	void *out)
 {
-	if (x->path != HY_NN_CUDA_PATH_V2 || x->precision != HY_NN_PREC_BF16 || C % V8 ||
-		(uintptr_t)in % 16 || (uintptr_t)y % 16 || (uintptr_t)out % 16)
-		return 1;
+	if (C % V8 || (uintptr_t)in % 16 || (uintptr_t)y % 16 || (uintptr_t)out % 16) {
+		k1_se_fwd(x, B, C, in, y, e2, s, out);
+		return;
+	}
 	se2_gate_kernel<<<blocks_for((size_t)B * C), NT2, 0, x->s>>>(B, C, e2, s);
 	if (CU_LAUNCH(x, "se2_gate_kernel"))
-		return 0;
+		return;
 	se2_apply_kernel<<<blocks_for((size_t)B * HY_NN_TP * C / V8), NT2, 0, x->s>>>(B, C,
 		(const uint16_t *)in, (const uint16_t *)y, s, (uint16_t *)out);
 	CU_LAUNCH(x, "se2_apply_kernel");
-	return 0;
 }

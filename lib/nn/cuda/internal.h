@@ -32,10 +32,32 @@ typedef struct cu_lt_plan {
 } cu_lt_plan;
 #endif
 
+typedef struct cu_ctx cu_ctx;
+
+/* The kernels that differ between the two paths (cuda.h hy_nn_cuda_path),
+ * chosen once per context by cu_path_set: v1's (kernels.cu, conv.cu) or
+ * v2's (fused.cu, conv.cu's chunks). A v2 kernel given a call it does not
+ * take (a width or alignment of its own) runs v1's itself. Activation
+ * pointers are activation storage (void: bf16 or fp32 per the context). */
+typedef struct cu_path_ops {
+	void (*gn_mish_fwd)(cu_ctx *x, int B, int C, const void *in, const float *gamma,
+		const float *beta, void *z, void *a, float *mean, float *rstd);
+	/* leaves the dγ/dβ partials in scratch for k_gn_param_grads */
+	void (*gn_mish_bwd)(cu_ctx *x, int B, int C, const void *in, const void *z,
+		const float *gamma, const float *mean, const float *rstd, const void *da, void *dx,
+		int dx_acc, float *scratch);
+	void (*se_fwd)(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2,
+		float *s, void *out);
+	/* a bf16 3-tap convolution in direction dir (conv.cu) */
+	void (*conv_bf16)(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+		const float *w, const void *dy, void *out);
+} cu_path_ops;
+
 /* The private state behind hy_nn_ctx.priv. */
-typedef struct cu_ctx {
+struct cu_ctx {
 	int device, precision, fast, conv;
-	int path;        /* HY_NN_CUDA_PATH_V1 or _V2 (cuda.h)                    */
+	int path;        /* HY_NN_CUDA_PATH_V1 or _V2 (cuda.h): see cu_path_set   */
+	const cu_path_ops *ops; /* the path's kernels                            */
 	size_t l2_bytes; /* the device's L2 (the chunks of conv.cu's v2 taps)    */
 	int sms;         /* its SMs (the chunks are whole waves of the GEMM)     */
 	int chunk_rows;  /* rows of the last chunked convolution (the report)   */
@@ -100,7 +122,7 @@ typedef struct cu_ctx {
 	/* the first failure: status and "call: reason (file:line)" */
 	hy_status err;
 	char msg[480];
-} cu_ctx;
+};
 
 static inline cu_ctx *cu_of(const hy_nn_ctx *c)
 {
@@ -191,21 +213,12 @@ int cu_gemm_rm(cu_ctx *x, int ta, int tb, int M, int N, int K, float alpha, cons
 /* src itself in fp32, else its bf16 copy in dst (rows × cols, stride ld). */
 const void *cu_operand(cu_ctx *x, const float *src, int rows, int cols, int ld, uint16_t *dst);
 
-/* The op table's entries of gemm.cu and conv.cu (backend.h). */
-void cu_gemm(const hy_nn_ctx *c, int ta, int tb, int M, int N, int K, float alpha,
-	const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
-void cu_linear_fwd(const hy_nn_ctx *c, int rows, int in, int out, const float *x, int ldx,
-	const float *w, const float *b, float *y, int ldy, int pad_B);
-void cu_linear_bwd(const hy_nn_ctx *c, int rows, int in, int out, const float *x, int ldx,
-	const float *w, const float *dy, int ldy, float *dx, int dx_acc, float *dw, float *db);
-void cu_conv1_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
-	const float *w, const float *b, float *y);
-void cu_conv1_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
-	const float *w, const float *dy, hy_nn_act *dx, int dx_acc, float *dw, float *db);
-void cu_conv3_fwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
-	const float *w, hy_nn_act *y);
-void cu_conv3_bwd(const hy_nn_ctx *c, int B, int cin, int cout, const hy_nn_act *x,
-	const float *w, const hy_nn_act *dy, hy_nn_act *dx, float *dw);
+/* The op table's entries (backend.h), one cu_NAME per row of nn/ops.h:
+ * gemm, linear and conv1 in gemm.cu, conv3 in conv.cu, the device ops in
+ * ctx.cu, the rest in kernels.cu. */
+#define CU_DECL(kind, ret, name, params, args, check) ret cu_##name params;
+HY_NN_OPS(CU_DECL)
+#undef CU_DECL
 
 /* ------------------------------------------------------------ kernels.cu */
 
@@ -229,37 +242,9 @@ void k_zero_pads_act(cu_ctx *x, int B, int C, void *p);
 void k_act_from_f32(cu_ctx *x, size_t n, const float *src, void *dst);
 void k_add_bias(cu_ctx *x, int rows, int n, const float *b, float *y, int ldy);
 void k_fill(cu_ctx *x, size_t n, float v, float *p);
-void k_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const float *gamma,
-	const float *beta, hy_nn_act *z, hy_nn_act *a, float *mean, float *rstd);
-void k_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn_act *z,
-	const float *gamma, const float *mean, const float *rstd, const hy_nn_act *da, hy_nn_act *dx,
-	int dx_acc, float *dgamma, float *dbeta, float *scratch);
-void k_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a);
-void k_mish_bwd(const hy_nn_ctx *c, size_t n, const float *z, const float *da, float *dz);
-void k_relu_fwd(const hy_nn_ctx *c, size_t n, float *h);
-void k_relu_bwd(const hy_nn_ctx *c, size_t n, const float *h, float *dh);
-void k_pool_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, float *avg, float *max,
-	uint8_t *arg, int ldp);
-void k_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg, const float *dmax,
-	const uint8_t *arg, int ldp, hy_nn_act *dx);
-void k_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn_act *y, const float *e2,
-	float *s, hy_nn_act *out);
-void k_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s, const hy_nn_act *dout,
-	hy_nn_act *dy, float *de2);
-/* The losses and sums return their value (a synchronising copy). */
-void k_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const uint64_t *mask,
-	const uint8_t *label, float scale, float *dlogits, double *sum, int *correct);
-void k_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target, const float *w,
-	float scale, float *dlogits, double *sum);
-void k_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target, float scale,
-	float *dpred, double *sum);
 /* The queued losses' sums into their host addresses (after the stream
  * has finished; NAN when ok is 0); ctx.cu's sync calls it. */
 void k_losses_deliver(cu_ctx *x, int ok);
-double k_sumsq(const hy_nn_ctx *c, size_t n, const float *g);
-void k_scale(const hy_nn_ctx *c, size_t n, float *g, float s);
-void k_adamw(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m, float *v, float lr,
-	float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2);
 void k_expand_obs(cu_ctx *x, int B, const uint16_t *obs, void *out);
 /* spans: count × {offset, size, decay} (cu_span) in device memory. */
 typedef struct cu_span {
@@ -289,16 +274,30 @@ unsigned blocks_for(size_t n);
 void k2_taps(cu_ctx *x, int r0, int n, int cols, int kp, const void *src, uint16_t *dst);
 /* dst [rows][kp] = bf16 of src (rows × cols, stride ld), zeros past cols. */
 void k2_pad_bf16(cu_ctx *x, int rows, int cols, int kp, const float *src, int ld, uint16_t *dst);
-/* The v2 twins of k_gn_mish_fwd/bwd (the dγ/dβ partials left in scratch
- * for k_gn_param_grads) and of k_se_fwd: 0 when queued (or failed, kept
- * in x), 1 when the call is not one v2 takes (path, precision, width,
- * alignment): the caller runs v1. */
-int k2_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
+/* The two paths' kernels of cu_path_ops: v1's in kernels.cu (k1_*) and
+ * conv.cu (cu_conv_bf16_v1), v2's in fused.cu (k2_*) and conv.cu
+ * (cu_conv_bf16_v2). */
+void k1_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
 	const float *beta, void *z, void *a, float *mean, float *rstd);
-int k2_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z, const float *gamma,
+void k1_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z, const float *gamma,
 	const float *mean, const float *rstd, const void *da, void *dx, int dx_acc, float *scratch);
-int k2_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2, float *s,
+void k1_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2, float *s,
 	void *out);
+void k2_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
+	const float *beta, void *z, void *a, float *mean, float *rstd);
+void k2_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z, const float *gamma,
+	const float *mean, const float *rstd, const void *da, void *dx, int dx_acc, float *scratch);
+void k2_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2, float *s,
+	void *out);
+void cu_conv_bf16_v1(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+	const float *w, const void *dy, void *out);
+void cu_conv_bf16_v2(cu_ctx *x, int dir, int B, int cin, int cout, const void *in,
+	const float *w, const void *dy, void *out);
+/* Sets x->path and x->ops: v2's kernels only in a bf16 context (they are
+ * bf16 kernels; an fp32 context runs v1 whatever it asked). The one place
+ * the path is chosen: the context's start (ctx.cu), and the roof benchmark
+ * timing both paths on one context. */
+void cu_path_set(cu_ctx *x, int path);
 /* dγ, dβ += Σ_b of the per-sample partials in scratch [2][B][C] (the
  * fixed-order two-pass sum of kernels.cu, shared by v1 and v2). */
 void k_gn_param_grads(cu_ctx *x, int B, int C, float *scratch, float *dgamma, float *dbeta);

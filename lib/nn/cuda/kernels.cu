@@ -301,7 +301,7 @@ static void gn_mish_fwd_launch(cu_ctx *x, int B, int C, const void *in, const fl
 	CU_LAUNCH(x, "gn_mish_fwd_kernel");
 }
 
-void k_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const float *gamma,
+void cu_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const float *gamma,
 	const float *beta, hy_nn_act *z, hy_nn_act *a, float *mean, float *rstd)
 {
 	cu_ctx *x = cu_enter(c);
@@ -309,8 +309,12 @@ void k_gn_mish_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const 
 		return;
 	if (B < 1)
 		return;
-	if (k2_gn_mish_fwd(x, B, C, in, gamma, beta, z, a, mean, rstd) == 0)
-		return; /* the v2 kernel (fused.cu) took it */
+	x->ops->gn_mish_fwd(x, B, C, in, gamma, beta, z, a, mean, rstd);
+}
+
+void k1_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
+	const float *beta, void *z, void *a, float *mean, float *rstd)
+{
 	ACT_DISPATCH(x, gn_mish_fwd_launch, x, B, C, in, gamma, beta, z, a, mean, rstd);
 }
 
@@ -429,7 +433,7 @@ static void gn_mish_bwd_launch(cu_ctx *x, int B, int C, const void *in, const vo
 	CU_LAUNCH(x, "gn_mish_bwd_kernel");
 }
 
-void k_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn_act *z,
+void cu_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn_act *z,
 	const float *gamma, const float *mean, const float *rstd, const hy_nn_act *da, hy_nn_act *dx,
 	int dx_acc, float *dgamma, float *dbeta, float *scratch)
 {
@@ -438,10 +442,15 @@ void k_gn_mish_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const 
 		return;
 	if (B < 1)
 		return;
-	if (k2_gn_mish_bwd(x, B, C, in, z, gamma, mean, rstd, da, dx, dx_acc, scratch) != 0)
-		ACT_DISPATCH(x, gn_mish_bwd_launch, x, B, C, in, z, gamma, mean, rstd, da, dx,
-			dx_acc, scratch);
+	x->ops->gn_mish_bwd(x, B, C, in, z, gamma, mean, rstd, da, dx, dx_acc, scratch);
 	k_gn_param_grads(x, B, C, scratch, dgamma, dbeta);
+}
+
+void k1_gn_mish_bwd(cu_ctx *x, int B, int C, const void *in, const void *z, const float *gamma,
+	const float *mean, const float *rstd, const void *da, void *dx, int dx_acc, float *scratch)
+{
+	ACT_DISPATCH(x, gn_mish_bwd_launch, x, B, C, in, z, gamma, mean, rstd, da, dx, dx_acc,
+		scratch);
 }
 
 void k_gn_param_grads(cu_ctx *x, int B, int C, float *scratch, float *dgamma, float *dbeta)
@@ -505,7 +514,7 @@ __global__ static void relu_bwd_kernel(size_t n, const float *h, float *dh)
 		dh[i] = 0.0f;
 }
 
-void k_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a)
+void cu_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a)
 {
 	cu_ctx *x = cu_enter(c);
 	if (x->err)
@@ -516,7 +525,7 @@ void k_mish_fwd(const hy_nn_ctx *c, size_t n, const float *z, float *a)
 	CU_LAUNCH(x, "mish_fwd_kernel");
 }
 
-void k_mish_bwd(const hy_nn_ctx *c, size_t n, const float *z, const float *da, float *dz)
+void cu_mish_bwd(const hy_nn_ctx *c, size_t n, const float *z, const float *da, float *dz)
 {
 	cu_ctx *x = cu_enter(c);
 	if (x->err)
@@ -527,7 +536,7 @@ void k_mish_bwd(const hy_nn_ctx *c, size_t n, const float *z, const float *da, f
 	CU_LAUNCH(x, "mish_bwd_kernel");
 }
 
-void k_relu_fwd(const hy_nn_ctx *c, size_t n, float *h)
+void cu_relu_fwd(const hy_nn_ctx *c, size_t n, float *h)
 {
 	cu_ctx *x = cu_enter(c);
 	if (x->err)
@@ -538,7 +547,7 @@ void k_relu_fwd(const hy_nn_ctx *c, size_t n, float *h)
 	CU_LAUNCH(x, "relu_fwd_kernel");
 }
 
-void k_relu_bwd(const hy_nn_ctx *c, size_t n, const float *h, float *dh)
+void cu_relu_bwd(const hy_nn_ctx *c, size_t n, const float *h, float *dh)
 {
 	cu_ctx *x = cu_enter(c);
 	if (x->err)
@@ -613,7 +622,7 @@ static void pool_fwd_launch(cu_ctx *x, int B, int C, const void *in, float *avg,
 	CU_LAUNCH(x, "pool_fwd_kernel");
 }
 
-void k_pool_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, float *avg, float *max,
+void cu_pool_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, float *avg, float *max,
 	uint8_t *arg, int ldp)
 {
 	cu_ctx *x = cu_enter(c);
@@ -632,7 +641,7 @@ static void pool_bwd_launch(cu_ctx *x, int B, int C, const float *davg, const fl
 	CU_LAUNCH(x, "pool_bwd_kernel");
 }
 
-void k_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg, const float *dmax,
+void cu_pool_bwd(const hy_nn_ctx *c, int B, int C, const float *davg, const float *dmax,
 	const uint8_t *arg, int ldp, hy_nn_act *dx)
 {
 	cu_ctx *x = cu_enter(c);
@@ -691,14 +700,20 @@ static void se_fwd_launch(cu_ctx *x, int B, int C, const void *in, const void *y
 	CU_LAUNCH(x, "se_fwd_kernel");
 }
 
-void k_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn_act *y, const float *e2,
+void cu_se_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *in, const hy_nn_act *y, const float *e2,
 	float *s, hy_nn_act *out)
 {
 	cu_ctx *x = cu_enter(c);
 	if (x->err)
 		return;
-	if (B > 0 && C > 0 && k2_se_fwd(x, B, C, in, y, e2, s, out) != 0)
-		ACT_DISPATCH(x, se_fwd_launch, x, B, C, in, y, e2, s, out);
+	if (B > 0 && C > 0)
+		x->ops->se_fwd(x, B, C, in, y, e2, s, out);
+}
+
+void k1_se_fwd(cu_ctx *x, int B, int C, const void *in, const void *y, const float *e2, float *s,
+	void *out)
+{
+	ACT_DISPATCH(x, se_fwd_launch, x, B, C, in, y, e2, s, out);
 }
 
 template <typename T>
@@ -711,7 +726,7 @@ static void se_bwd_launch(cu_ctx *x, int B, int C, const void *y, const float *s
 	CU_LAUNCH(x, "se_bwd_kernel");
 }
 
-void k_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s, const hy_nn_act *dout,
+void cu_se_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *y, const float *s, const hy_nn_act *dout,
 	hy_nn_act *dy, float *de2)
 {
 	cu_ctx *x = cu_enter(c);
@@ -861,7 +876,7 @@ __global__ static void rows_finish_kernel(int B, const double *rowloss, const in
 	}
 }
 
-void k_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const uint64_t *mask,
+void cu_softmax_ce(const hy_nn_ctx *c, int B, int n, const float *logits, const uint64_t *mask,
 	const uint8_t *label, float scale, float *dlogits, double *sum, int *correct)
 {
 	cu_ctx *x = cu_enter(c);
@@ -960,14 +975,14 @@ static int finish(cu_ctx *x, int k)
 	if (!CU_LAUNCH(x, name) && !finish(x, k))                                  \
 		queue_result(x, k, sum, NULL);
 
-void k_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target, const float *w,
+void cu_bce(const hy_nn_ctx *c, size_t n, const float *logits, const float *target, const float *w,
 	float scale, float *dlogits, double *sum)
 {
 	QUEUED_LOSS("bce_kernel", (bce_kernel<<<HY_NN_CUDA_PARTIALS, NT, 0, x->s>>>(n, logits,
 		target, w, scale, dlogits, x->part)))
 }
 
-void k_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target, float scale,
+void cu_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target, float scale,
 	float *dpred, double *sum)
 {
 	QUEUED_LOSS("mse_kernel", (mse_kernel<<<HY_NN_CUDA_PARTIALS, NT, 0, x->s>>>(n, pred,
@@ -975,7 +990,7 @@ void k_mse(const hy_nn_ctx *c, size_t n, const float *pred, const float *target,
 }
 
 /* Read at once: the optimiser's clipping needs the norm on the host. */
-double k_sumsq(const hy_nn_ctx *c, size_t n, const float *g)
+double cu_sumsq(const hy_nn_ctx *c, size_t n, const float *g)
 {
 	cu_ctx *x = cu_enter(c);
 	if (x->err)
@@ -997,7 +1012,7 @@ __global__ static void scale_kernel(size_t n, float *g, float s)
 	g[i] *= s;
 }
 
-void k_scale(const hy_nn_ctx *c, size_t n, float *g, float s)
+void cu_scale(const hy_nn_ctx *c, size_t n, float *g, float s)
 {
 	cu_ctx *x = cu_enter(c);
 	if (x->err)
@@ -1016,7 +1031,7 @@ __global__ static void adamw_kernel(size_t n, float *p, const float *g, float *m
 	hy_nn_adamw_elem(p + i, g[i], m + i, v + i, lr, b1, b2, eps, wd, bc1, sqrt_bc2);
 }
 
-void k_adamw(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m, float *v, float lr,
+void cu_adamw(const hy_nn_ctx *c, size_t n, float *p, const float *g, float *m, float *v, float lr,
 	float b1, float b2, float eps, float wd, float bc1, float sqrt_bc2)
 {
 	cu_ctx *x = cu_enter(c);

@@ -405,18 +405,18 @@ static int do_kernel(roof *r, void *p)
 		}
 		break;
 	case K_GN_FWD:
-		k_gn_mish_fwd(k->c, k->B, k->C, in, k->gamma, k->beta, (hy_nn_act *)k->z,
+		cu_gn_mish_fwd(k->c, k->B, k->C, in, k->gamma, k->beta, (hy_nn_act *)k->z,
 			(hy_nn_act *)k->a, k->stat1, k->stat2);
 		break;
 	case K_GN_BWD:
-		k_gn_mish_bwd(k->c, k->B, k->C, in, (const hy_nn_act *)k->z, k->gamma, k->stat1,
+		cu_gn_mish_bwd(k->c, k->B, k->C, in, (const hy_nn_act *)k->z, k->gamma, k->stat1,
 			k->stat2, y, (hy_nn_act *)k->a, 0, k->gamma + k->C, k->beta + k->C, k->scr);
 		break;
 	case K_SE_FWD:
-		k_se_fwd(k->c, k->B, k->C, in, y, k->stat1, k->stat2, (hy_nn_act *)k->a);
+		cu_se_fwd(k->c, k->B, k->C, in, y, k->stat1, k->stat2, (hy_nn_act *)k->a);
 		break;
 	case K_SE_BWD:
-		k_se_bwd(k->c, k->B, k->C, y, k->stat2, in, (hy_nn_act *)k->a, k->stat1);
+		cu_se_bwd(k->c, k->B, k->C, y, k->stat2, in, (hy_nn_act *)k->a, k->stat1);
 		break;
 	case K_CONV_FWD:
 		cu_conv3_fwd(k->c, k->B, k->C, k->C, in, k->w, (hy_nn_act *)k->a);
@@ -471,7 +471,7 @@ static int kernel_rows(roof *r, int device, int B, int C, double copy_gbs, doubl
 		goto done;
 	r->s = k.x->s; /* the kernels run on the context's stream: time them there */
 	for (int path = HY_NN_CUDA_PATH_V1; path <= HY_NN_CUDA_PATH_V2; path++) {
-		k.x->path = path;
+		cu_path_set(k.x, path);
 		const char *pn = path == HY_NN_CUDA_PATH_V2 ? "v2" : "v1";
 		for (k.which = 0; k.which < K_COUNT; k.which++) {
 			double ms;
