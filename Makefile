@@ -9,7 +9,7 @@
 #   make check-torch  the model against PyTorch (skipped without python3-torch)
 #   make demo         runs the pipeline on a default input
 #   make deps         installs missing Debian packages (as root) or names them
-#   make bench        benchmarks (bench/*.sh), figures on stdout
+#   make bench        benchmarks (bench/SUBJECT/*.sh), figures on stdout
 #   make fuzz         libFuzzer harnesses of every parser (FUZZ_SECONDS=N each; clang)
 #   make bench-gpu    GPU throughput and the data feed (skipped without a GPU)
 #   make gpu-acceptance  check-gpu, hydra-fit on the GPU and the benchmarks in
@@ -102,8 +102,12 @@ PROGRAMS := $(CMD_SRC:cmd/%.c=%)
 BINS     := $(PROGRAMS:%=$(BUILD)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-BENCH_SRC := $(sort $(wildcard bench/*.c))
-BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+# benchmark drivers: bench/SUBJECT/NAME.c, built as $(BUILD)/bench/NAME
+BENCH_SRC := $(sort $(wildcard bench/*/*.c))
+BENCHES  := $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_SRC))))
+# gpu_bench's roof mode: bench/gpu/roof.cu (it times the CUDA backend's kernels
+# alone, through lib/nn/cuda/internal.h), linked where the backend is built
+BENCH_EXTRA_gpu_bench := $(if $(LIB_CU),$(BUILD)/bench/gpu/roof.cu.o)
 LIBA     := $(BUILD)/libhydra.a
 
 # ONNX export (lib/export/onnx.c, hydra-export): protoc-c generates the
@@ -187,9 +191,12 @@ $(BUILD)/tests/%.o: tests/unit/%.c $(FLAGS_STAMP)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIBA)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
-$(BUILD)/bench/%: bench/%.c $(LIBA) $(FLAGS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBA) $(LDLIBS_ALL)
+define BENCH_RULE
+$(BUILD)/bench/$(basename $(notdir $(1))): $(1) $(BENCH_EXTRA_$(basename $(notdir $(1)))) $(LIBA) $(FLAGS_STAMP)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_ALL) -o $$@ $(1) $(BENCH_EXTRA_$(basename $(notdir $(1)))) $$(LIBA) $$(LDLIBS_ALL)
+endef
+$(foreach s,$(BENCH_SRC),$(eval $(call BENCH_RULE,$(s))))
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
@@ -238,11 +245,11 @@ gpu-acceptance: deps
 		$(BUILD)/bench/feed_bench
 	@BUILD=$(BUILD) sh tests/gpu/acceptance.sh
 
-# GPU training and inference throughput, and the data feed (bench/gpu.sh)
+# GPU training and inference throughput, and the data feed (bench/gpu/gpu.sh)
 bench-gpu: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/gpu_bench $(BUILD)/bench/feed_bench
-	@BUILD=$(BUILD) SHARED=$(SHARED) sh bench/gpu.sh
-	@BUILD=$(BUILD) SHARED=$(SHARED) sh bench/feed.sh
+	@BUILD=$(BUILD) SHARED=$(SHARED) sh bench/gpu/gpu.sh
+	@BUILD=$(BUILD) SHARED=$(SHARED) sh bench/data/feed.sh
 
 # PyTorch cross-check of the model (Debian python3-torch, python3-h5py);
 # skipped with a message when they are absent.
@@ -259,7 +266,7 @@ demo: deps
 # the benchmarks that run on their own; feed_procs.sh (run by feed.sh) and
 # league.sh (a league from a given start) and ppo-signal.sh (issue 42 step 1,
 # a variant of PPO by its flags) take arguments
-BENCH_SCRIPTS := $(filter-out bench/feed_procs.sh bench/league.sh bench/ppo-signal.sh bench/ppo-snr.sh,$(wildcard bench/*.sh))
+BENCH_SCRIPTS := $(filter-out bench/data/feed_procs.sh bench/learn/league.sh bench/learn/ppo-signal.sh bench/learn/ppo-snr.sh,$(wildcard bench/*.sh bench/*/*.sh))
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCHES)
 	@for b in $(BENCH_SCRIPTS); do BUILD=$(BUILD) SHARED=$(SHARED) sh $$b || exit 1; done

@@ -3,7 +3,7 @@
 # them again: the strength recipe's policy candidates (pipelines/strength.mk:
 # rulebot's games, the behaviour-cloned start, that start distilled from the
 # tuned teacher bench/learn/t1.params; and a distillation twice as long),
-# the wait reader of bench/reader.sh (6,000 games of t1 and rulebot, one
+# the wait reader of bench/learn/reader.sh (6,000 games of t1 and rulebot, one
 # pass), the selection arena (each candidate against three rulebot at
 # SELECT_SEEDS seeds), the chosen policy's arenas (against three rulebot
 # and three baseline, SEEDS seeds at master seeds 31337 and 4242), and the
@@ -66,13 +66,13 @@ stage distil-long long
 
 # 2. the wait reader and its scores beside t1's model (in play; real logs
 #    when ../shared/data/logs is there)
-reader() { # bench/reader.sh, unless its run and its row of curve.tsv are there
+reader() { # bench/learn/reader.sh, unless its run and its row of curve.tsv are there
 	[ -e "$W/reader/run-$READER_GAMES-$READER_PASSES-small/latest" ] &&
 		awk -F'\t' -v g="$READER_GAMES" -v p="$READER_PASSES" \
 			'$1 == g && $2 == p && $3 == "small" { f = 1 } END { exit !f }' \
 			"$W/reader/curve.tsv" 2> /dev/null && return 0
 	env OUT="$W/reader" GAMES="$READER_GAMES" PASSES="$READER_PASSES" BIN="$BIN" J="$J" \
-		sh "$top/bench/reader.sh"
+		sh "$top/bench/learn/reader.sh"
 }
 stage reader reader
 

@@ -91,7 +91,7 @@ col() { echo "$row" | cut -f"$1"; }
 	echo
 	file_lines "$OUT/reader.h5"
 	echo "commit of the programs that made it: $COMMIT"
-	echo "made by: models/build.sh (W=$W) through bench/reader.sh GAMES=$RG PASSES=$RP, on $(nproc) CPUs, CPU only"
+	echo "made by: models/build.sh (W=$W) through bench/learn/reader.sh GAMES=$RG PASSES=$RP, on $(nproc) CPUs, CPU only"
 	echo
 	echo "## the commands"
 	echo

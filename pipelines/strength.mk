@@ -33,7 +33,7 @@
 #
 #   make -f pipelines/strength.mk OUT=strength [ITERS=6 GAMES=256 ...]
 #
-# bench/learn.sh runs it with the wall time of each stage. Every stage is a
+# bench/learn/learn.sh runs it with the wall time of each stage. Every stage is a
 # file written under a temporary name and renamed (pipelines/common.mk), the
 # sub-pipelines keep their own rules, and the stages depend on the stamps
 # of their settings:

@@ -56,7 +56,7 @@ typedef struct hy_encode_opts {
 	unsigned seats; /* bit mask of absolute seats to emit; 0 = all */
 	/* Optional: called with each sample made, the engine and the observer
 	 * track in the state it was made from (for a measurement that needs
-	 * more than the sample: bench/waits_logs.c scores rulebot's belief
+	 * more than the sample: bench/learn/waits_logs.c scores rulebot's belief
 	 * about the waits there). Nothing it does changes the samples. */
 	void (*on_sample)(void *u, const hy_engine *e, const hy_obs_track *t, int seat,
 		const hy_sample *s);

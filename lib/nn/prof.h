@@ -1,4 +1,4 @@
-/* Per-op time breakdown of any backend (bench/gpu_bench.c `profile`,
+/* Per-op time breakdown of any backend (bench/gpu/gpu_bench.c `profile`,
  * make gpu-acceptance).
  *
  * hy_nn_prof_wrap returns a backend whose ops are the inner backend's, each

@@ -7,8 +7,8 @@
  * process keeps a core busy, the spinning thread takes the CPU that the
  * thread still working (or the process beside it) needs, and every join
  * and barrier of a training step waits for a time slice: the tiny net
- * trained 3 to 25 times slower on 2 threads than on 1 (bench/threads.sh,
- * bench/RESULTS-threads.md). Passive waiting lets an idle thread's core go
+ * trained 3 to 25 times slower on 2 threads than on 1 (bench/nn/threads.sh,
+ * bench/nn/RESULTS-threads.md). Passive waiting lets an idle thread's core go
  * to whoever can use it. */
 #ifndef HY_NN_THREADS_H
 #define HY_NN_THREADS_H

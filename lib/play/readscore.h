@@ -5,7 +5,7 @@
  * curve from histograms of p (ties within a bin count half). One tally for
  * every place that scores a reading: a checkpoint's heads on samples
  * (dseval.h), rulebot's belief and a reader in play (policies/waitoracle.h),
- * the two on game logs (bench/waits_logs.c). */
+ * the two on game logs (bench/learn/waits_logs.c). */
 #ifndef HY_PLAY_READSCORE_H
 #define HY_PLAY_READSCORE_H
 

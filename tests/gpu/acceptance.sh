@@ -23,17 +23,17 @@
 #      them and by the best of cuBLASLt's first algorithms, as a share of
 #      the ceiling; the taps, GroupNorm+Mish and SE kernels forward and
 #      backward alone in GB/s and the whole convolution op, with the v1 and
-#      the v2 kernels (lib/nn/cuda/roof.cu); training samples/s and MFU of
+#      the v2 kernels (bench/gpu/roof.cu); training samples/s and MFU of
 #      `full` bf16 at batch 2048, the per-op profile (nn/prof.h) and
 #      inference at batch 1, 64 and 1024 with each (HYDRA_CUDA_PATH; v2's
 #      inference replays CUDA graphs); batch 256 and 1024, fp32 and --fast
-#      once; the device side of the compact feed (bench/gpu_bench.c); ncu's
+#      once; the device side of the compact feed (bench/gpu/gpu_bench.c); ncu's
 #      speed of light of the GEMM kernels where ncu runs; self-play on the
 #      GPU with a small and a full checkpoint, hanchan per second, v1 and v2;
 #   5. the data feed with 1, 8 and 16 readers on the host, chunks decoded
 #      outside HDF5's lock, and the old way (FEED_DECODE=hdf5) beside it
-#      (bench/feed_bench.c); 1 to 16 separate reader processes
-#      (bench/feed_procs.sh);
+#      (bench/data/feed_bench.c); 1 to 16 separate reader processes
+#      (bench/data/feed_procs.sh);
 #   6. two MPI ranks sharing the GPU, overlap on and off, where mpirun is.
 #
 # Time, estimated for one H100 and 16 cores (build not included: make -j16
@@ -250,8 +250,8 @@ for n in 1 16; do # the old way for comparison: HDF5 decompresses under its lock
 	step "feed: $n loader threads, compact layout, FEED_DECODE=hdf5" 30 sh -c \
 		'FEED_DECODE=hdf5 "'"$BUILD"'/bench/feed_bench" '"$n"' 1024 6 f16 "'"$T"'"/train-*.h5'
 done
-step "feed: 1, 2, 4, 8 and 16 separate processes of one reader (bench/feed_procs.sh)" 90 \
-	env BUILD="$BUILD" sh bench/feed_procs.sh 5 "1 2 4 8 16" "$T"/train-*.h5
+step "feed: 1, 2, 4, 8 and 16 separate processes of one reader (bench/data/feed_procs.sh)" 90 \
+	env BUILD="$BUILD" sh bench/data/feed_procs.sh 5 "1 2 4 8 16" "$T"/train-*.h5
 for n in 8 16; do
 	step "feed: hydra-fit --feed-only, $n loaders" 60 \
 		"$B/hydra-fit" --feed-only --loader-threads "$n" --batch 1024 --steps 300 "$T"/train-*.h5

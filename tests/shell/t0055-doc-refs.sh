@@ -4,7 +4,9 @@
 # or "### Na."), every link of its Contents names one of its headings (as
 # GitHub makes the anchors), and every repository path it names in
 # backquotes as lib/..., cmd/..., tests/..., pipelines/..., formats/... or
-# bench/... exists.
+# bench/... exists; and its "Layout of the repository" table matches the
+# tree: a row for every top-level entry of the checkout, and every folder of
+# bench/ named in bench/'s row.
 . tests/shell/lib.sh
 need_cmd python3
 cd "$TOP" || fail "cd $TOP"
@@ -58,6 +60,32 @@ for m in re.finditer(r"`((?:lib|cmd|tests|pipelines|formats|bench|man)/[A-Za-z0-
         continue
     if not os.path.exists(p):
         bad.append("ARCHITECTURE.md: `%s` does not exist" % p)
+# the layout table against the tree
+lay = re.search(r"^### Layout of the repository\n(.*?)\n\n", arch, re.S | re.M)
+if not lay:
+    bad.append("ARCHITECTURE.md: no 'Layout of the repository' table")
+else:
+    rows = {}
+    for line in lay.group(1).splitlines():
+        m = re.match(r"\| `([^`]+)` \|(.*)\|$", line)
+        if m:
+            rows[m.group(1)] = m.group(2)
+    tracked = [l.strip() for l in open(sys.argv[1])]
+    top = set(p.split("/")[0] + ("/" if "/" in p else "") for p in tracked)
+    for t in sorted(top):
+        named = t in rows or any(r.startswith(t) for r in rows)
+        if not named:
+            bad.append("ARCHITECTURE.md layout: no row for `%s`" % t)
+    for r in rows:
+        if not os.path.exists(r.rstrip("/")):
+            bad.append("ARCHITECTURE.md layout: row `%s` is not in the tree" % r)
+    subjects = sorted(set(p.split("/")[1] for p in tracked if p.startswith("bench/") and p.count("/") >= 2))
+    for d in subjects:
+        if "`%s/`" % d not in rows.get("bench/", ""):
+            bad.append("ARCHITECTURE.md layout: bench/'s row does not name `%s/`" % d)
+    loose = [p for p in tracked if p.startswith("bench/") and p.count("/") == 1 and p not in ("bench/RESULTS.md", "bench/tests.sh")]
+    for p in loose:
+        bad.append("bench/ holds %s outside a subject's folder" % p)
 for b in bad:
     print(b)
 print("%d sections, %d Contents links checked" % (len(sections), len(links) if len(toc) > 1 else 0))

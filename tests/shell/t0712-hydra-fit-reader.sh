@@ -5,7 +5,7 @@
 # heads' and the waits it reads (log-loss per cell, base rate, AUC), the
 # wait oracle scores it beside rulebot's belief on the same cells, rulebot
 # plays with it as its belief (rulebot:...,reader=R.h5), and no program
-# plays it as a policy; bench/reader.sh runs, small. On self-play samples
+# plays it as a policy; bench/learn/reader.sh runs, small. On self-play samples
 # of rulebot.
 . tests/shell/lib.sh
 need_cmd h5dump
@@ -79,10 +79,10 @@ expect_err "is a wait reader .hydra-fit --mode reader., and a player needs a pol
 expect_exit 3 "$BIN/hydra-sp" --games 1 --policy rd/ckpt-00000009.h5 -o x.bin
 expect_err "is a wait reader"
 [ ! -e x.bin ] || fail "a refused policy left an output"
-# bench/reader.sh, small: games, a reader, its scores in play as a row of
+# bench/learn/reader.sh, small: games, a reader, its scores in play as a row of
 # the curve (the logs skipped here)
 BIN="$BIN" GAMES=4 VAL_GAMES=2 ARCH=tiny SCORE_SEEDS=10 LOGS=/nonexistent OUT=rb J=2 \
-	sh "$TOP/bench/reader.sh" > rb.out 2> rb.err || { cat rb.err; fail "bench/reader.sh"; }
+	sh "$TOP/bench/learn/reader.sh" > rb.out 2> rb.err || { cat rb.err; fail "bench/learn/reader.sh"; }
 awk -F'\t' 'NR == 2 && $1 == 4 && $3 == "tiny" && $9 + 0 > 0 && $8 + 0 > 0 && $12 == "-" { ok = 1 }
-	END { exit !ok }' rb/curve.tsv || { cat rb/curve.tsv; fail "bench/reader.sh: its row"; }
+	END { exit !ok }' rb/curve.tsv || { cat rb/curve.tsv; fail "bench/learn/reader.sh: its row"; }
 exit 0

@@ -2,7 +2,7 @@
 # rulebot, the stronger rule teacher (lib/play/policies/rulebot.c), in the arena:
 # against three baseline bots over 100 seeds (400 games) its mean rank
 # stays under 2.45 and its 95% interval's upper end under 2.5 (measured at
-# 400 seeds: 2.30-2.34 over four master seeds, bench/RESULTS-learn.md), its
+# 400 seeds: 2.30-2.34 over four master seeds, bench/learn/RESULTS.md), its
 # deal-in rate per kyoku under 0.12 (the issue's target; baseline deals in
 # at about 0.165) while the baseline opponents' stays above 0.14; every
 # policy-taking program accepts the name; its games pass the rules check;

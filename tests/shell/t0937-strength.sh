@@ -1,6 +1,6 @@
 #!/bin/sh
 # tier: full
-# pipelines/strength.mk through bench/learn.sh at a toy size: every stage
+# pipelines/strength.mk through bench/learn/learn.sh at a toy size: every stage
 # timed in the report, the tuned teacher's file and the distilled start
 # made and handed to the league as its start, the five arenas in the
 # summary, a second run idle. Full tier; its fast twin t0938 checks the
@@ -13,7 +13,7 @@ cd "$T"
 export BIN OUT=s TEACHER_GAMES=12 ARCH=tiny BC_STEPS=20 BC_SEEDS=2 BC_BATCH=64 GRP_EPOCHS=1 \
 	TUNE_SEEDS=4 TUNE_SWEEPS=1 DISTIL_GAMES=4 DISTIL_STEPS=10 ITERS=1 GAMES=8 LEAGUE_SEEDS=2 \
 	BATCH=256 SEEDS=2 THREADS=2 DEVICE=cpu
-sh "$TOP/bench/learn.sh" > learn.out 2> learn.err || { tail -n 30 learn.err; fail "learn.sh"; }
+sh "$TOP/bench/learn/learn.sh" > learn.out 2> learn.err || { tail -n 30 learn.err; fail "learn.sh"; }
 for st in teacher bc grp tune distil league final; do
 	grep -q "^| $st | [0-9]* min [0-9]* s |" s/learn-report.md || fail "report lacks stage $st"
 done

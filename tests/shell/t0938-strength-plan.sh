@@ -1,5 +1,5 @@
 #!/bin/sh
-# The fast twin of t0937 (pipelines/strength.mk through bench/learn.sh,
+# The fast twin of t0937 (pipelines/strength.mk through bench/learn/learn.sh,
 # full tier): the recipe's plan without running it (make -n) names every
 # stage with the sizes it was given, in an order that respects what each
 # stage reads: the teacher's games before the clone and the GRP, the tuned

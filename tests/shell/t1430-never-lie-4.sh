@@ -8,7 +8,7 @@
 #    version mismatch exits 3, as the README's table says;
 # 3. hydra-tune --reader opens the reader once: a link that goes away in
 #    the middle of the search changes nothing;
-# 4. bench/reader.sh stops when a scoring arena fails, appending no row;
+# 4. bench/learn/reader.sh stops when a scoring arena fails, appending no row;
 # 5. the kind of a model file is checked for its role, in one message: a
 #    wait reader as the PPO anchor or as a player, a policy as reader=;
 # 6. --mode reader refuses inputs with no opponent labels;
@@ -19,7 +19,7 @@
 # 10. what is not a checkpoint says what it is, with status 3;
 # 11. messages: a truncated shard in words, no notice about inputs that
 #     are missing, a full disk under --help, --seat's range;
-# 12. bench/selfplay.sh's checkpoints record their observation version.
+# 12. bench/play/selfplay.sh's checkpoints record their observation version.
 . tests/shell/lib.sh
 need_cmd python3
 S="$BIN/hydra-sp" F="$BIN/hydra-fit" X="$BIN/hydra-export" V="$BIN/hydra-eval"
@@ -222,18 +222,18 @@ expect_exit 1 "$BIN/hydra-review" --model rulebot --seat 4 -o rv.html "$LOG"
 expect_err "--seat '4': a seat is 0-3"
 [ ! -e rv.html ] || fail "a page for a seat that is not there"
 
-# ---- 4. bench/reader.sh with a scoring arena that fails: status 1, no row
+# ---- 4. bench/learn/reader.sh with a scoring arena that fails: status 1, no row
 mkdir fakebin
 for p in "$BIN"/*; do ln -s "$p" fakebin/; done
 rm fakebin/hydra-eval
 printf '#!/bin/sh\necho "hydra-eval: made to fail" >&2\nexit 1\n' > fakebin/hydra-eval
 chmod +x fakebin/hydra-eval
 BIN="$T/fakebin" GAMES=2 VAL_GAMES=1 ARCH=tiny SCORE_SEEDS=2 LOGS=/nonexistent OUT=rb J=2 \
-	sh "$TOP/bench/reader.sh" > rb.out 2> rb.err && fail "bench/reader.sh: exit 0 after a failed arena"
+	sh "$TOP/bench/learn/reader.sh" > rb.out 2> rb.err && fail "bench/learn/reader.sh: exit 0 after a failed arena"
 grep -q "made to fail" rb.err || { cat rb.err >&2; fail "the arena's message is not shown"; }
 [ ! -s rb/curve.tsv ] || [ "$(wc -l < rb/curve.tsv)" -le 1 ] || fail "a row appended: $(cat rb/curve.tsv)"
 
-# ---- 12. bench/selfplay.sh's model checkpoints play
+# ---- 12. bench/play/selfplay.sh's model checkpoints play
 SB="${HY_BUILD:-$TOP/build}/bench/selfplay_bench"
 [ -x "$SB" ] || fail "$SB not built (make test-run builds the benchmarks)"
 "$SB" ckpt tiny sb.h5 || fail "selfplay_bench ckpt"

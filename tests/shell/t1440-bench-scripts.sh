@@ -5,8 +5,8 @@
 # and print its figure; a script this list does not name fails the test, so
 # a new benchmark comes with its smallest size. Scripts that need what this
 # machine may lack say so themselves and still exit 0 (gpu.sh without a
-# GPU, the real-log rows without ../shared). bench/learn.sh runs in t0937
-# and bench/reader.sh in t0712 (their own tests), feed_procs.sh inside
+# GPU, the real-log rows without ../shared). bench/learn/learn.sh runs in t0937
+# and bench/learn/reader.sh in t0712 (their own tests), feed_procs.sh inside
 # feed.sh; the fast tier's twin is t1430 part 12 (selfplay_bench's
 # checkpoints play).
 . tests/shell/lib.sh
@@ -26,10 +26,14 @@ run_bench() {
 	name=$1 envs=$2 want=$3
 	shift 3
 	mkdir -p "run-$name"
-	(cd "run-$name" && env $envs sh "$B/$name.sh" "$@") > "$name.out" 2>&1 ||
-		{ tail -30 "$name.out" >&2; fail "bench/$name.sh exited non-zero"; }
-	grep -Eq -- "$want" "$name.out" || { tail -30 "$name.out" >&2; fail "bench/$name.sh: no '$want'"; }
-	echo "ok bench/$name.sh"
+	# the script in its subject's folder (bench/SUBJECT/NAME.sh), or at the top
+	f=$(ls "$B/$name.sh" "$B"/*/"$name.sh" 2>/dev/null | head -1)
+	[ -n "$f" ] || fail "no bench/*/$name.sh"
+	rel=${f#"$TOP/"}
+	(cd "run-$name" && env $envs sh "$f" "$@") > "$name.out" 2>&1 ||
+		{ tail -30 "$name.out" >&2; fail "$rel exited non-zero"; }
+	grep -Eq -- "$want" "$name.out" || { tail -30 "$name.out" >&2; fail "$rel: no '$want'"; }
+	echo "ok $rel"
 	done_list="$done_list $name"
 }
 done_list=""
@@ -59,10 +63,10 @@ run_bench ppo-update "GAMES=4 MODEL=$T/w/latest" "ppo-update, cpu path openblas:
 run_bench ppo-flaw "OUT=$T/pf W=$T/w/latest ITERS=1 GAMES=8 SEEDS=3 MASTERS=31337 BATCH=32 REWARDS=kyoku" "^kyoku[[:space:]]+master 31337[[:space:]]+rank [0-9.]+ \\["
 
 # every script is named above, or said why not
-for f in "$B"/*.sh; do
+for f in "$B"/*.sh "$B"/*/*.sh; do
 	n=$(basename "$f" .sh)
 	case " $done_list learn reader feed_procs " in
 	*" $n "*) ;;
-	*) fail "bench/$n.sh has no smallest size in t1440" ;;
+	*) fail "${f#"$TOP/"} has no smallest size in t1440" ;;
 	esac
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch side of bench/nn.sh: training samples/s (forward + backward +
+"""PyTorch side of bench/nn/nn.sh: training samples/s (forward + backward +
 AdamW with clipping) of the same net, losses and optimiser as Hydra-C, on
 random inputs, and peak RSS.   usage: bench_torch.py ARCH [BATCH [THREADS [STEPS]]]"""
 import os

@@ -24,7 +24,7 @@
 #include "nn/model.h"
 
 /* Which kernels a bf16 context runs (issue 43). V1: the kernels that ran
- * correctly on an H200 (bench/RESULTS-gpu.md), one scalar a thread, the
+ * correctly on an H200 (bench/gpu/RESULTS.md), one scalar a thread, the
  * convolution's taps written whole. V2: the taps built in chunks that stay
  * in L2 and the weight gradient read in place (conv.cu), the stem's K
  * padded to 16 bytes, GroupNorm+Mish and the SE gate in 16-byte vectors
@@ -133,20 +133,6 @@ int hy_nn_cuda_conv_timings(const hy_nn_ctx *c);
 void hy_nn_cuda_graph_counts(const hy_nn_ctx *c, int *captured, int *replayed, int *failed);
 /* Peak device memory in use since ctx_init (bytes, from the pool). */
 size_t hy_nn_cuda_peak_bytes(const hy_nn_ctx *c);
-/* Issue 43's ceilings and the convolution GEMMs bare (roof.cu), printed to
- * out as "roof ..." lines: the device-to-device copy rate, the 8192³ bf16
- * GEMM rate (the best of cuBLASLt's first algorithms), and for each batch
- * in batches[nbatches] the forward, input-gradient and weight-gradient
- * GEMMs of a 3-tap convolution of `channels` channels as conv.cu calls
- * them, and the stem's at K = 255 and padded to 256, by cublasGemmEx and by
- * the best cuBLASLt algorithm, each as a share of that ceiling; then, with
- * the v1 kernels and with v2's (hy_nn_cuda_path), the taps, GroupNorm+Mish
- * and SE forward and backward kernels alone in GB/s, as a share of the
- * copy rate, and the whole convolution op forward and backward as a share
- * of the GEMM ceiling. HY_EUNSUP without the backend or a GPU; HY_EIO
- * naming the call that failed. */
-hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbatches,
-	FILE *out, hy_diag *d);
 /* The bf16 rounding of nn/math.h against CUDA's __float2bfloat16_rn on
  * the device, over all 2^32 fp32 patterns: the number that differ and the
  * smallest such pattern (0xffffffff: none). */

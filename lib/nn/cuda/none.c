@@ -26,13 +26,6 @@ int hy_nn_cuda_count(void)
 	return 0;
 }
 
-hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbatches,
-	FILE *out, hy_diag *d)
-{
-	(void)device, (void)channels, (void)batches, (void)nbatches, (void)out;
-	return hy_diag_set(d, HY_EUNSUP, 0, "%s", why);
-}
-
 const hy_nn_backend *hy_nn_backend_cuda(void)
 {
 	return NULL;

@@ -52,7 +52,7 @@ hy_status hy_rulebot_read_using(hy_policy *p, struct hy_reader_check *rc, const 
  * the wait oracle reads it (waitoracle.h): tau[o] that seat o is tenpai
  * (its threat weight over the dealer's factor, at most 1) and q[o][k] that
  * k completes o's hand (its danger / 100), for the seats other than
- * r->seat. For measurements beside a reader (bench/waits_logs.c). */
+ * r->seat. For measurements beside a reader (bench/learn/waits_logs.c). */
 void hy_rulebot_belief(const struct hy_rule_params *P, const hy_decision *r, double tau[4],
 	double q[4][34]);
 /* The external policy "mjai:COMMAND", a bot speaking the mjai protocol in

@@ -1,6 +1,6 @@
 /* qlabel: rollout advantages from the true state, the labels of
  * `hydra-sp --label-by qlabel:GRP.h5[,K] --label-adv`: a policy-gradient
- * step on the action values of rulebot (bench/RESULTS-learn.md, "Oracle
+ * step on the action values of rulebot (bench/learn/RESULTS.md, "Oracle
  * rollout advantages").
  *
  * The search teacher (play/search.h) guesses the hidden tiles: its deals
@@ -32,7 +32,7 @@
  * agreed with rulebot carries no gradient (it is dropped). Deterministic
  * in the request.
  *
- * Measured (bench/RESULTS-learn.md): 332K such samples of the BC start's
+ * Measured (bench/learn/RESULTS.md): 332K such samples of the BC start's
  * games, fitted by PPO, left it at parity with itself against rulebot
  * (2.60–2.64 against 2.59); the advantages' noise (sd 0.09 at K = 8, 0.055
  * of it from the hidden deal) is about ten times their signal. */

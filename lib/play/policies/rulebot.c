@@ -43,7 +43,7 @@
  * tenpai without a yaku. No kans; kyuushu at 3+ shanten.
  *
  * The thresholds were chosen on duplicate arenas of 400 seeds against
- * three baseline bots at master seeds 0, 3 and 7 (bench/RESULTS-learn.md):
+ * three baseline bots at master seeds 0, 3 and 7 (bench/learn/RESULTS.md):
  * folding a tenpai, folding to open threats at one-shanten and calling
  * tanyao from farther away each measured worse.
  *

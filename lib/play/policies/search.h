@@ -1,5 +1,5 @@
 /* search: the rule bot improved by a one-step lookahead over determinized
- * rollouts — the teacher of expert iteration (bench/RESULTS-learn.md).
+ * rollouts — the teacher of expert iteration (bench/learn/RESULTS.md).
  *
  * Spec: `search:GRP.h5[,K][,DEAL]`: K rollouts per candidate (default
  * 16); DEAL how the rollouts deal the hidden tiles (play/deal.h): a guess
@@ -21,7 +21,7 @@
  * decision (calls, wins, forced discards, early shape choices) is
  * rulebot's.
  *
- * Measured (bench/RESULTS-learn.md, "A search teacher"): at parity with
+ * Measured (bench/learn/RESULTS.md, "A search teacher"): at parity with
  * rulebot, not above it — 2.49 [2.43, 2.56] with K = 64 against three
  * rulebots, 100 seeds. Searching every legal discard with K = 8 was far
  * worse (2.91): with many candidates and few rollouts the luck of one

@@ -11,7 +11,7 @@
 # and prints one line an iteration: the samples, the PPO statistics of the
 # last rollout batch, and both mean ranks with their 95% intervals.
 #
-#   INIT=bc/model.h5 GRP=grp/grp.h5 OUT=/tmp/lg DEVICE=cuda J=16 sh bench/league.sh
+#   INIT=bc/model.h5 GRP=grp/grp.h5 OUT=/tmp/lg DEVICE=cuda J=16 sh bench/learn/league.sh
 #
 # Variables: INIT, GRP (required), OUT (league-run), GAMES (1024), SEEDS
 # (400), LR (1e-4), BATCH (4096), HORIZON (8), MIX (0.5,0.3,0.2), DEVICE

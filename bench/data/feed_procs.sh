@@ -1,7 +1,7 @@
 #!/bin/sh
 # The feed's scaling with processes (issue 23: readers in separate
 # processes, each with its own copy of libhdf5's lock):
-#   bench/feed_procs.sh SECONDS "N1 N2 ..." SHARD...
+#   bench/data/feed_procs.sh SECONDS "N1 N2 ..." SHARD...
 # For each N, starts N feed_bench processes of one loader thread each
 # (compact f16 layout, batch 1,024) at once and prints their samples/s
 # summed, per process, and the speed-up over the first N's sum per process
@@ -10,8 +10,8 @@
 # the cores. BUILD (default build) names the build.
 BUILD=${BUILD:-build}
 FB="$BUILD/bench/feed_bench"
-S=${1:?usage: bench/feed_procs.sh SECONDS \"N1 N2 ...\" SHARD...}
-NS=${2:?usage: bench/feed_procs.sh SECONDS \"N1 N2 ...\" SHARD...}
+S=${1:?usage: bench/data/feed_procs.sh SECONDS \"N1 N2 ...\" SHARD...}
+NS=${2:?usage: bench/data/feed_procs.sh SECONDS \"N1 N2 ...\" SHARD...}
 shift 2
 [ $# -gt 0 ] || { echo "feed_procs: no shards" >&2; exit 2; }
 [ -x "$FB" ] || { echo "feed_procs: $FB not built" >&2; exit 1; }

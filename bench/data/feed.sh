@@ -1,5 +1,5 @@
 #!/bin/sh
-# The data feed for GPU training (bench/feed_bench.c): HDF5 shards made
+# The data feed for GPU training (bench/data/feed_bench.c): HDF5 shards made
 # from the shared logs, read by loader threads into double-buffered batches
 # (pinned, with a host-to-device copy, where a GPU is usable). Figures: the
 # samples/s of one loader thread for each batch layout (f32: the model's
@@ -8,7 +8,7 @@
 # decoded outside HDF5 (samples/shard.h hy_shard_decode: the default) and
 # the old way (FEED_DECODE=hdf5: HDF5 decompresses under its one lock),
 # each with the speed-up over one reader; then FEED_PROCS (default "1 2")
-# separate processes of one reader each (bench/feed_procs.sh); then the
+# separate processes of one reader each (bench/data/feed_procs.sh); then the
 # trainer's own feed.
 # Every line carries the load average (/proc/loadavg) at its start: on a
 # shared machine the scaling means little under a load near the cores.
@@ -44,7 +44,7 @@ for how in shard hdf5; do
 			"$(awk -v a="$sps" -v b="$one" -v n="$n" 'BEGIN { printf "%.0f per reader, %.2fx one reader", a / n, a / b }'), load $l"
 	done
 done
-# separate processes of one reader each (bench/feed_procs.sh)
+# separate processes of one reader each (bench/data/feed_procs.sh)
 BUILD="$BUILD" sh "$(dirname "$0")/feed_procs.sh" "$S" "${FEED_PROCS:-1 2}" "$T"/train-*.h5 || exit 1
 # the trainer's own feed (train/feed.h), as hydra-fit uses it: 200 batches
 for n in ${FEED_THREADS:-1 2}; do

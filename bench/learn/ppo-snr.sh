@@ -1,6 +1,6 @@
 #!/bin/sh
 # The signal in PPO's update (issue 42, step 1): K independent rollouts of
-# GAMES games of the weak start W (bench/ppo-signal.sh's, against three
+# GAMES games of the weak start W (bench/learn/ppo-signal.sh's, against three
 # rulebot at T = 1), each trained on by one PPO iteration twice with the
 # same seed and flags: as played, and with every advantage's sign flipped
 # (ppo_flip). The two models differ by twice the policy-gradient part of
@@ -10,14 +10,14 @@
 # of the update. Prints the pairs' cosines (all parameters and per part)
 # and the policy-gradient update's norm against the whole update's.
 #
-#   OUT=/tmp/p bench/ppo-snr.sh [hydra-fit flags...]     # after ppo-signal.sh made OUT/w
+#   OUT=/tmp/p bench/learn/ppo-snr.sh [hydra-fit flags...]     # after ppo-signal.sh made OUT/w
 #
 # Variables: BIN (build/bin), TOOLS (build/bench: ppo_flip, ckpt_cos), OUT
 # (ppo-signal), K (3), GAMES (400), SNR_SEED (first master seed, 7300; set
 # k plays SNR_SEED+k), BATCH (4096), J (the usable CPUs). Every stage is a
 # file under OUT/snr, so a rerun continues.
 set -e
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$top/build/bin}
 TOOLS=${TOOLS:-$top/build/bench}
 OUT=${OUT:-ppo-signal}
@@ -27,7 +27,7 @@ SNR_SEED=${SNR_SEED:-7300}
 BATCH=${BATCH:-4096}
 J=${J:-$(nproc)}
 W=$OUT/w/model.h5
-[ -f "$W" ] || { echo "ppo-snr.sh: no $W (run bench/ppo-signal.sh first)" >&2; exit 1; }
+[ -f "$W" ] || { echo "ppo-snr.sh: no $W (run bench/learn/ppo-signal.sh first)" >&2; exit 1; }
 tag=$(echo "g$GAMES $*" | tr -c 'A-Za-z0-9.\n-' '_')
 d=$OUT/snr/$tag
 mkdir -p "$d"

@@ -30,7 +30,7 @@ for arch in small base; do
 		echo "hydra-c  $arch, cpu path onednn: skipped (not built)"
 	fi
 	if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-		/usr/bin/python3 "$(dirname "$0")/../tests/torch/bench_torch.py" "$arch" 256 2 "$steps" || exit 1
+		/usr/bin/python3 "$(dirname "$0")/../../tests/torch/bench_torch.py" "$arch" 256 2 "$steps" || exit 1
 	else
 		echo "pytorch  $arch: skipped (no python3-torch)"
 	fi

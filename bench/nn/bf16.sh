@@ -7,7 +7,7 @@
 #  2. agreement: the fp32 seed-1 model's greedy action in fp32 and in bf16
 #     on every decision of the real logs (LOGS, ../shared/data/logs beside
 #     the repository; skipped without) and of AGREE_GAMES (200) rulebot
-#     self-play hanchan (bench/bf16_agree.c);
+#     self-play hanchan (bench/nn/bf16_agree.c);
 #  3. strength: that model against three rulebot at SEEDS seeds on each
 #     master seed of MASTERS, greedy (hydra-eval's default), played on the path onednn (fp32) and
 #     onednn-bf16 — the same seeds, so the two differ only by the
@@ -17,7 +17,7 @@
 set -e
 BUILD=${BUILD:-build}
 BIN=$BUILD/bin
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-/tmp/hydra-bf16}
 GAMES=${GAMES:-400}
 VAL_GAMES=${VAL_GAMES:-40}

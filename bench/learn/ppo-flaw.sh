@@ -13,8 +13,8 @@
 # model plays the same arenas. The planted action's frequency is the
 # challenger's win rate per kyoku in the arena.
 #
-#   bench/ppo-flaw.sh                              # the full run (issue 52)
-#   GAMES=100 ITERS=2 SEEDS=50 OUT=/tmp/f bench/ppo-flaw.sh   # small
+#   bench/learn/ppo-flaw.sh                              # the full run (issue 52)
+#   GAMES=100 ITERS=2 SEEDS=50 OUT=/tmp/f bench/learn/ppo-flaw.sh   # small
 #
 # Writes OUT/result.json: the flaw, and for W, F and each reward's repaired
 # model the mean rank with its 95% interval at each master seed and the
@@ -33,12 +33,12 @@
 # Variables: BIN (build/bin), TOOLS (build/bench), OUT (ppo-flaw), W,
 # GAMES_W (400), STEPS_W (2000), ACTION (43), DELTA (-12: the default W then
 # takes 18% of its open wins greedy, 15% at T = 1; -4 left 99% and changed
-# no greedy play, bench/RESULTS-learn.md), REWARDS
+# no greedy play, bench/learn/RESULTS.md), REWARDS
 # ("placement kyoku grp"; empty: W and F only), ITERS (8), GAMES (400), SEEDS (400), MASTERS
 # ("31337 4242"), SP_SEED (5200; iteration i plays SP_SEED + i), LR (3e-4),
 # BATCH (4096), GRP_GAMES (400), J (the usable CPUs).
 set -e
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$top/build/bin}
 TOOLS=${TOOLS:-$top/build/bench}
 OUT=${OUT:-ppo-flaw}

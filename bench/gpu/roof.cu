@@ -1,5 +1,5 @@
 /* The ceilings of a GPU and the convolution GEMMs bare (issue 43, step 1;
- * cuda.h hy_nn_cuda_roof): every figure of gpu_bench's "roof" mode, taken
+ * roof.h hy_nn_cuda_roof): every figure of gpu_bench's "roof" mode, taken
  * in one run on one stream, so that each speed can be read as a ratio to
  * what the same device did minutes apart.
  *
@@ -30,6 +30,7 @@
  * measurement with a message naming the call. */
 #include "nn/cuda/internal.h"
 #include "nn/cuda/map.h"
+#include "roof.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -5,15 +5,15 @@
 # trained on them (hydra-fit --mode reader), and its log-loss per cell beside
 # t1's own model on the same cells — in play (rulebot-waits:0,SCOPE,reader=R,
 # 400 seeds at master seed 9100: every opponent, and the opponents in riichi)
-# and on the revealed hands of game logs (bench/waits_logs.c). Appends one
+# and on the revealed hands of game logs (bench/learn/waits_logs.c). Appends one
 # row to OUT/curve.tsv, prints it as markdown, and plots OUT/curve.png: the
 # riichi cells' log-loss against the samples the reader has seen, with t1's
-# model and the 0.12–0.13 that the step-2 sweep (bench/waits.sh) says a
+# model and the 0.12–0.13 that the step-2 sweep (bench/learn/waits.sh) says a
 # reader needs to be worth 0.05–0.08 to the teacher.
 #
-#   bench/reader.sh                          # 1,500 games, one pass
-#   GAMES=6000 PASSES=2 bench/reader.sh
-#   PLOT_ONLY=1 OUT=bench/learn/reader bench/reader.sh  # the plot again
+#   bench/learn/reader.sh                          # 1,500 games, one pass
+#   GAMES=6000 PASSES=2 bench/learn/reader.sh
+#   PLOT_ONLY=1 OUT=bench/learn/reader bench/learn/reader.sh  # the plot again
 #
 # Variables: BIN (build/bin; waits_logs from build/bench), OUT (reader-run),
 # GAMES (1500), SEED of the games (60000), VAL_GAMES (200, at SEED + 1000),
@@ -23,7 +23,7 @@
 # kept as a compressed shard (OUT/games-GAMES.h5, about 0.18 MB a game) and
 # reused by a later run with the same GAMES and SEED.
 set -e
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$top/build/bin}
 WL=${WL:-$top/build/bench/waits_logs}
 OUT=${OUT:-reader-run}

@@ -7,9 +7,9 @@
 # and the last model then play three rulebot in the arena, greedy and at
 # temperature 1, SEEDS seeds at each master seed of ARENA_SEEDS.
 #
-#   bench/ppo-signal.sh NAME [hydra-fit flags...]
-#   OUT=/tmp/p bench/ppo-signal.sh base --lr 1e-4
-#   OUT=/tmp/p bench/ppo-signal.sh noent --lr 1e-4 --ent-coef 0 --ent-end -1
+#   bench/learn/ppo-signal.sh NAME [hydra-fit flags...]
+#   OUT=/tmp/p bench/learn/ppo-signal.sh base --lr 1e-4
+#   OUT=/tmp/p bench/learn/ppo-signal.sh noent --lr 1e-4 --ent-coef 0 --ent-end -1
 #
 # Every stage is a file under OUT (W under OUT/w, a variant under OUT/NAME),
 # written whole or not at all, so a rerun continues where it stopped and
@@ -29,7 +29,7 @@
 # BATCH (the rollout batch, 4096), SP_FLAGS (more hydra-sp options, e.g.
 # --gae-lambda 1), J (the usable CPUs).
 set -e
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$top/build/bin}
 OUT=${OUT:-ppo-signal}
 ITERS=${ITERS:-6}
@@ -42,7 +42,7 @@ ARENA_SEEDS=${ARENA_SEEDS:-31337}
 SP_SEED=${SP_SEED:-4200}
 BATCH=${BATCH:-4096}
 J=${J:-$(nproc)}
-[ $# -ge 1 ] || { echo "usage: bench/ppo-signal.sh NAME [hydra-fit flags...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: bench/learn/ppo-signal.sh NAME [hydra-fit flags...]" >&2; exit 2; }
 name=$1
 shift
 mkdir -p "$OUT/w" "$OUT/$name"

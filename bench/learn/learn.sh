@@ -8,8 +8,8 @@
 # OUT/learn-report.md beside the run; the plots are OUT/bc/run/plots/*.png,
 # OUT/league/plots/league.png and OUT/league/iter-*/run/plots/*.png.
 #
-#   bench/learn.sh                       # the full recipe (about 2 hours on 2 cores)
-#   OUT=/tmp/learn ITERS=3 GAMES=64 bench/learn.sh   # any variable of strength.mk
+#   bench/learn/learn.sh                       # the full recipe (about 2 hours on 2 cores)
+#   OUT=/tmp/learn ITERS=3 GAMES=64 bench/learn/learn.sh   # any variable of strength.mk
 #
 # Variables: OUT (default learn-run), and those of pipelines/strength.mk
 # (TEACHER_GAMES, ARCH, BC_STEPS, GRP_EPOCHS, DISTIL, TUNE_SEEDS, TUNE_SEED,
@@ -17,7 +17,7 @@
 # GAMES, LEAGUE_SEEDS, BATCH, PPO_FLAGS, SEQUENTIAL, SEEDS), passed on when set. A second run reuses the
 # stages that are done (and says so: their time is then that of the check).
 set -e
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-learn-run}
 vars=""
 for v in TEACHER_GAMES TEACHER_PARAMS ARCH BC_STEPS BC_SEEDS BC_BATCH GRP_EPOCHS DISTIL TUNE_SEEDS TUNE_SEED TUNE_SWEEPS \
@@ -31,7 +31,7 @@ mkdir -p "$OUT"
 report="$OUT/learn-report.md"
 tmp="$report.tmp"
 {
-	echo "# bench/learn.sh: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "# bench/learn/learn.sh: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo
 	echo "- machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))," \
 		"$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)," \

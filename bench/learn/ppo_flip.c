@@ -1,4 +1,4 @@
-/* The control of issue 42's step 1 (bench/ppo-signal.sh FLIP=1): copies a
+/* The control of issue 42's step 1 (bench/learn/ppo-signal.sh FLIP=1): copies a
  * sample stream with every advantage's sign flipped, the value targets
  * (ret) and everything else as they are, so that PPO climbs the gradient
  * the other way. The stream's checksums are made anew by the writer.

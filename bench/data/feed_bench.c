@@ -1,4 +1,4 @@
-/* The data feed of GPU training (make bench-gpu, bench/feed.sh):
+/* The data feed of GPU training (make bench-gpu, bench/data/feed.sh):
  *   feed_bench THREADS BATCH SECONDS LAYOUT SHARD...
  * THREADS loader threads each read and decompress HDF5 shards through
  * data/source (its own shards, or all of them with its own seed when there

@@ -8,7 +8,7 @@
 # batch of 256, 1 thread a rank, with and without --no-overlap.
 # Needs an MPI build ($BUILD/bench/mpi_bench, mpirun); says so and exits 0
 # otherwise. Figures and the estimate for larger machines:
-# bench/RESULTS-mpi.md.
+# bench/mpi/RESULTS.md.
 BUILD=${BUILD:-build}
 B=$BUILD/bench
 BIN=$BUILD/bin

@@ -1,4 +1,4 @@
-/* GPU throughput of the CUDA backend (make bench-gpu, bench/gpu.sh):
+/* GPU throughput of the CUDA backend (make bench-gpu, bench/gpu/gpu.sh):
  *   gpu_bench train ARCH BATCH [STEPS [fp32|bf16 [fast]]]
  *   gpu_bench infer ARCH BATCH [STEPS]
  *   gpu_bench expand BATCH [STEPS]
@@ -6,7 +6,7 @@
  *   gpu_bench roof [C [BATCH...]]
  * roof: the ceilings of this GPU and the convolution GEMMs bare at C
  * channels (default 256) and the batches (default 1024 2048), each as a
- * share of the ceiling measured in the same run (nn/cuda/cuda.h
+ * share of the ceiling measured in the same run (bench/gpu/roof.h
  * hy_nn_cuda_roof; issue 43 step 1).
  * train: samples/s of forward + loss + backward + AdamW on fixed synthetic
  * samples already on the device (the data feed is measured by feed_bench),
@@ -39,6 +39,7 @@
 #include "nn/optim.h"
 #include "nn/prof.h"
 #include "nn/synth.h"
+#include "roof.h"
 
 static double now(void)
 {
@@ -162,10 +163,12 @@ int main(int argc, char **argv)
 				return 2;
 		if (!nb)
 			bs[nb++] = 1024, bs[nb++] = 2048;
+#ifdef HY_HAVE_CUDA
 		if (hy_nn_cuda_roof(0, C, bs, nb, stdout, &d) != HY_OK) {
 			fprintf(stderr, "gpu_bench roof: %s\n", d.msg);
 			return 1;
 		}
+#endif
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "expand")) {

@@ -8,8 +8,8 @@
 # which puts the scopes on one axis: one curve per blend and scope, the
 # opponents in riichi or every opponent).
 #
-#   bench/waits.sh                         # 2,000 seeds at master seed 9100
-#   SEEDS=400 SEED=5100 OUT=/tmp/w bench/waits.sh
+#   bench/learn/waits.sh                         # 2,000 seeds at master seed 9100
+#   SEEDS=400 SEED=5100 OUT=/tmp/w bench/learn/waits.sh
 #
 # Two blends (lib/play/policies/waitoracle.h): linear, α·truth + (1 − α)·belief,
 # which keeps the truth's order of the kinds at every α > 0; logit, a shift
@@ -23,7 +23,7 @@
 # ("riichi tenpai"), MODES ("linear logit"), PARAMS (the teacher:
 # bench/learn/t1.params), J (the usable CPUs).
 set -e
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$top/build/bin}
 OUT=${OUT:-waits-run}
 SEEDS=${SEEDS:-2000}
