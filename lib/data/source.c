@@ -30,6 +30,9 @@ struct hy_data {
 	hy_sample *buf;
 	int rank, ranks; /* this process's part of each batch (data.h) */
 	hy_data_stats stats;
+	int started;            /* a read was asked for (hy_data_restart) */
+	uint64_t stream_bound;  /* streams: hy_data_stream_bound          */
+	int any_stdin;
 
 	/* shards */
 	hy_sample_reader **rd;
@@ -99,6 +102,24 @@ void hy_data_get_cursor(const hy_data *td, hy_data_cursor *c)
 	c->pos = td->pos;
 }
 
+/* The shard mode's plan of units and buffers, freed for shard_setup to make
+ * again (hy_data_restart); the readers and decoders stay. */
+static void shard_unplan(hy_data *td)
+{
+	for (size_t i = 0; td->raw && i < td->per_buf; i++)
+		hy_shard_chunks_free(td->raw[i]);
+	free(td->raw);
+	free(td->at);
+	free(td->units);
+	free(td->perm);
+	free(td->order);
+	free(td->mine);
+	free(td->buf);
+	td->raw = NULL, td->at = NULL, td->units = NULL, td->perm = NULL;
+	td->order = NULL, td->mine = NULL, td->buf = NULL;
+	td->total = 0, td->nunits = td->per_buf = td->nbufs = 0;
+}
+
 void hy_data_close(hy_data *td)
 {
 	if (!td)
@@ -111,17 +132,9 @@ void hy_data_close(hy_data *td)
 	}
 	if (td->r)
 		hy_sample_reader_close(td->r);
-	for (size_t i = 0; td->raw && i < td->per_buf; i++)
-		hy_shard_chunks_free(td->raw[i]);
-	free(td->raw);
-	free(td->at);
+	shard_unplan(td);
 	for (int i = 0; i < HY_DATA_MAX_DECODERS; i++)
 		hy_shard_decoder_free(td->dec[i]);
-	free(td->units);
-	free(td->perm);
-	free(td->order);
-	free(td->mine);
-	free(td->buf);
 	free(td->paths);
 	free(td);
 }
@@ -580,6 +593,8 @@ hy_status hy_data_open(hy_data **out, const hy_data_cfg *cfg, hy_diag *d)
 	}
 	hy_status st = HY_OK;
 	int shards = !any_stdin;
+	td->any_stdin = any_stdin;
+	uint64_t bound = 0;
 	if (shards) {
 		td->rd = calloc(np, sizeof *td->rd);
 		if (!td->rd)
@@ -601,6 +616,9 @@ hy_status hy_data_open(hy_data **out, const hy_data_cfg *cfg, hy_diag *d)
 			}
 			/* files of two encoders are refused before any training */
 			st = hy_sample_obs_agree(td->rd[i], &td->obs_version, NULL, d);
+			/* every input's bound, or none (hy_data_stream_bound) */
+			uint64_t b = hy_sample_reader_bound(td->rd[i]);
+			bound = b && (i == 0 || bound) ? bound + b : 0;
 		}
 		if (st) {
 			hy_data_close(td);
@@ -619,6 +637,7 @@ hy_status hy_data_open(hy_data **out, const hy_data_cfg *cfg, hy_diag *d)
 			td->rd = NULL;
 		}
 		td->mode = HY_DATA_STREAM;
+		td->stream_bound = bound;
 		td->one_pass = cfg->one_pass;
 		td->rereadable = !any_stdin && !cfg->one_pass;
 		td->buf = malloc(td->bufcap * sizeof *td->buf);
@@ -636,9 +655,36 @@ hy_status hy_data_open(hy_data **out, const hy_data_cfg *cfg, hy_diag *d)
 	return HY_OK;
 }
 
+uint64_t hy_data_stream_bound(const hy_data *td)
+{
+	return td->mode == HY_DATA_STREAM ? td->stream_bound : 0;
+}
+
+hy_status hy_data_restart(hy_data *td, uint64_t seed, size_t shuffle_buffer, int one_pass,
+	hy_diag *d)
+{
+	if (td->started)
+		return hy_diag_set(d, HY_EUSAGE, 0, "hy_data_restart after a read");
+	td->seed = seed;
+	td->bufcap = shuffle_buffer ? shuffle_buffer : 1;
+	if (td->mode == HY_DATA_SHARDS) {
+		shard_unplan(td);
+		return shard_setup(td, d);
+	}
+	td->one_pass = one_pass;
+	td->rereadable = !td->any_stdin && !one_pass;
+	hy_sample *b = realloc(td->buf, td->bufcap * sizeof *td->buf);
+	if (!b)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (shuffle buffer of %zu samples)",
+			td->bufcap);
+	td->buf = b;
+	return stream_start_epoch(td, 0);
+}
+
 hy_status hy_data_next_part(hy_data *td, hy_sample *s, size_t max, size_t *n,
 	size_t *mine, hy_diag *d)
 {
+	td->started = 1;
 	return td->mode == HY_DATA_SHARDS ? shard_next(td, s, max, n, mine, d)
 						: stream_next(td, s, max, n, mine, d);
 }
@@ -666,6 +712,7 @@ void hy_data_get_stats(const hy_data *td, hy_data_stats *s)
 
 hy_status hy_data_seek(hy_data *td, const hy_data_cursor *c, hy_diag *d)
 {
+	td->started = 1;
 	return td->mode == HY_DATA_SHARDS ? shard_seek(td, c, d) : stream_seek(td, c, d);
 }
 

@@ -110,6 +110,18 @@ hy_data_mode hy_data_get_mode(const hy_data *td);
 int hy_data_obs_version(const hy_data *td);
 /* Samples per epoch in shard mode; 0 (unknown) for streams. */
 uint64_t hy_data_epoch_size(const hy_data *td);
+/* Streams: an upper bound of the samples of a pass when every input is an
+ * uncompressed stream file (samples/reader.h hy_sample_reader_bound, taken
+ * as they were opened), else 0; 0 for shards. */
+uint64_t hy_data_stream_bound(const hy_data *td);
+/* Before the first read: the seed, the shuffle buffer and one_pass of the
+ * run in place of those it was opened with (the inputs, rank and ranks
+ * stay), as if it had been opened with them — so that a caller who opened
+ * the inputs to learn their length before it knew the rest (hydra-fit's
+ * plan) reads them through the same handle, no input opened twice.
+ * HY_EUSAGE after a read. */
+hy_status hy_data_restart(hy_data *td, uint64_t seed, size_t shuffle_buffer, int one_pass,
+	hy_diag *d);
 
 /* Up to max samples into s[0..*n). HY_OK with *n ≥ 1; HY_STOP with *n = 0
  * when standard input (or a one_pass stream) has ended (files and shards

@@ -138,6 +138,11 @@ hy_status hy_sample_reader_open(hy_sample_reader **rp, const char *path, hy_diag
 	return HY_OK;
 }
 
+uint64_t hy_sample_reader_bound(const hy_sample_reader *r)
+{
+	return r && r->format == HY_SAMPLES_STREAM && r->own ? hy_sms_fd_bound(fileno(r->own)) : 0;
+}
+
 hy_status hy_sample_reader_open_mem(hy_sample_reader **rp, const char *name, const void *data,
 				    size_t len, hy_diag *d)
 {

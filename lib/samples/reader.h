@@ -35,6 +35,11 @@ hy_status hy_sample_reader_open_file(hy_sample_reader **r, const char *name, FIL
 hy_status hy_sample_reader_open_mem(hy_sample_reader **r, const char *name, const void *data,
 				    size_t len, hy_diag *d);
 hy_sample_format hy_sample_reader_format(const hy_sample_reader *r);
+/* An upper bound of the samples of a stream opened from a path
+ * (stream.h hy_sms_fd_bound on its file: an uncompressed stream's size
+ * over a record's), 0 when it cannot be told (compressed, standard input,
+ * memory) and for shards. */
+uint64_t hy_sample_reader_bound(const hy_sample_reader *r);
 /* The observation version of the samples (sample.h HY_OBS_VERSION; 0:
  * unmarked): a shard's attribute, known at open; a stream's first frame
  * header, known after the first hy_sample_read (-1 before). */

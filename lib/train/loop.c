@@ -626,7 +626,14 @@ static hy_status setup_data(run *r, hy_diag *d)
 	hy_data_cfg dc = {.paths = c->inputs, .npaths = c->ninputs, .seed = r->seed,
 		.shuffle_buffer = r->shuffle_buffer, .rank = r->dist.rank, .ranks = r->dist.size,
 		.one_pass = p->one_pass};
-	if ((st = hy_data_open(&r->data, &dc, d)))
+	if (r->facts.data) { /* opened by the plan's facts: the run's one handle */
+		r->data = r->facts.data;
+		r->facts.data = NULL;
+		st = hy_data_restart(r->data, dc.seed, dc.shuffle_buffer, dc.one_pass, d);
+	} else {
+		st = hy_data_open(&r->data, &dc, d);
+	}
+	if (st)
 		return st;
 	r->ck_path = f->resuming ? f->ckpt : c->init;
 	if ((st = check_obs(r, d)))
@@ -1053,6 +1060,7 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 	hy_train_ppo_free(r->ppo);
 	hy_train_feed_close(r->feed); /* before the source and the device it uses */
 	hy_data_close(r->data);
+	hy_data_close(r->facts.data); /* a run that failed before setup_data */
 	if (r->have_w)
 		hy_nn_work_free(&r->w, &r->m);
 	if (r->have_m)

@@ -1,13 +1,11 @@
 /* The plan of a training run (see plan.h). */
 #include "train/plan.h"
 
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "data/source.h"
 #include "nn/threads.h"
@@ -54,23 +52,14 @@ hy_status hy_train_plan_usage(const hy_train_cfg *c, int ranks, hy_diag *d)
 	return HY_OK;
 }
 
-/* The inputs' upper bound of samples when every one is an uncompressed
- * stream file (hy_sms_fd_bound), else 0. */
-static uint64_t stream_bound(const hy_train_cfg *c)
+/* The bound of standard input when it is the one input and redirected from
+ * an uncompressed stream file (hy_sms_fd_bound: fd 0 is open already), else
+ * 0; files are bounded by their handle (hy_data_stream_bound). */
+static uint64_t stdin_bound(const hy_train_cfg *c)
 {
-	uint64_t sum = 0;
-	size_t n = c->ninputs ? c->ninputs : 1;
-	for (size_t i = 0; i < n; i++) {
-		const char *p = c->ninputs ? c->inputs[i] : "-";
-		int fd = !p || strcmp(p, "-") == 0 ? 0 : open(p, O_RDONLY | O_CLOEXEC);
-		uint64_t b = fd < 0 ? 0 : hy_sms_fd_bound(fd);
-		if (fd > 0)
-			close(fd);
-		if (!b)
-			return 0;
-		sum += b;
-	}
-	return sum;
+	if (c->ninputs > 1 || (c->ninputs == 1 && c->inputs[0] && strcmp(c->inputs[0], "-")))
+		return 0;
+	return hy_sms_fd_bound(0);
 }
 
 static int dir_has_ckpts(const char *dir)
@@ -117,19 +106,19 @@ hy_status hy_train_facts_read(const hy_train_cfg *c, hy_nn_ckpt_reader *ck, int 
 		f->out_has_ckpts = dir_has_ckpts(c->out);
 	}
 	/* the total from the inputs' length (shards), and what several ranks
-	 * read; standard input must not be opened twice */
+	 * read: the inputs opened once, the handle kept for the run (the
+	 * trainer restarts it with the plan's seed and buffer); standard
+	 * input is not opened here (it cannot be read twice) */
 	if ((ranks > 1 || (!c->resume && c->steps <= 0)) && !any_stdin(c)) {
 		hy_data_cfg pc = {.paths = c->inputs, .npaths = c->ninputs, .seed = c->seed,
-			.shuffle_buffer = 1};
-		hy_data *td;
-		if ((st = hy_data_open(&td, &pc, d)))
+			.shuffle_buffer = 1, .rank = rank, .ranks = ranks};
+		if ((st = hy_data_open(&f->data, &pc, d)))
 			return st;
-		f->epoch_size = hy_data_epoch_size(td);
-		f->streams = hy_data_get_mode(td) == HY_DATA_STREAM;
-		hy_data_close(td);
+		f->epoch_size = hy_data_epoch_size(f->data);
+		f->streams = hy_data_get_mode(f->data) == HY_DATA_STREAM;
 	}
 	if (c->ppo && !c->resume && c->steps <= 0 && !f->epoch_size)
-		f->stream_bound = stream_bound(c);
+		f->stream_bound = f->data ? hy_data_stream_bound(f->data) : stdin_bound(c);
 	return HY_OK;
 }
 

@@ -22,6 +22,7 @@
 #include "nn/checkpoint.h"
 #include "train/ckptdir.h"
 #include "train/loop.h"
+#include "data/source.h"
 #include "train/ppo.h"
 
 enum { HY_TRAIN_PLAN_NOTES = 8 };
@@ -39,6 +40,11 @@ typedef struct hy_train_facts {
 				     * size (samples/stream.h); 0: unknown (a pipe) */
 	int streams;                /* the inputs are sample streams (read when
 				     * several ranks split them)                  */
+	hy_data *data;              /* the inputs, when they were opened to learn
+				     * the above: the run's one handle of them,
+				     * which the trainer takes (loop.c
+				     * setup_data: data/source.h hy_data_restart);
+				     * NULL: not opened here                      */
 	hy_nn_arch init_arch;       /* --init's, read when no architecture is given  */
 	/* the checkpoint of --resume */
 	int resuming;

@@ -4,7 +4,10 @@
 # counted by strace and compared with those of one handle (hydra-export
 # --weights opens its checkpoint once) — for --init, for a --resume that
 # reads the inputs its checkpoint recorded, and for PPO's --init and
-# --anchor. Skipped without strace.
+# --anchor. The inputs too: a run whose plan opens them to learn their
+# length (--epochs on a shard, PPO on a stream file with no --steps) opens
+# each as often as a run that does not (--steps given): one handle, made by
+# the plan and taken by the trainer. Skipped without strace.
 . tests/shell/lib.sh
 need_cmd strace
 F="$BIN/hydra-fit"
@@ -50,4 +53,22 @@ opens "$T/anchor.h5" "$F" -q --mode ppo --init "$CK" --anchor "$T/anchor.h5" --b
 [ "$(cat "$T/n")" -eq "$one" ] || fail "--anchor opened $(cat "$T/n") times ($one: once)"
 [ "$(grep -c "openat(AT_FDCWD, \"$CK\"" "$T/trace")" -eq "$one" ] ||
 	fail "PPO's --init opened $(grep -c "openat(AT_FDCWD, \"$CK\"" "$T/trace") times ($one: once)"
+
+# the inputs: the plan's handle is the trainer's
+expect_exit 0 "$BIN/hydra-sp" --games 1 --seed 4 --policy rulebot -q --log-dir "$T/lg" --no-samples
+"$BIN/mjai-parse" -q "$T/lg" 2>/dev/null | "$BIN/hydra-encode" -q -o "$T/in.h5" > /dev/null ||
+	fail "mjai-parse | hydra-encode -o in.h5"
+IN=$(cd "$T" && pwd)/in.h5
+opens "$IN" "$F" -q --arch tiny --steps 3 --batch 32 -j 1 -o "$T/st" "$IN"
+ref=$(cat "$T/n")
+[ "$ref" -ge 1 ] || fail "hydra-fit did not open its input $IN"
+opens "$IN" "$F" -q --arch tiny --epochs 1 --batch 32 -j 1 -o "$T/ep" "$IN"
+[ "$(cat "$T/n")" -eq "$ref" ] || fail "--epochs opened its input $(cat "$T/n") times (--steps: $ref)"
+PB=$(cd "$T" && pwd)/ppo.bin
+opens "$PB" "$F" -q --mode ppo --init "$CK" --batch 64 --minibatch 32 --ppo-epochs 1 \
+	--steps 1 -j 1 -o "$T/p1" "$PB"
+ref=$(cat "$T/n")
+opens "$PB" "$F" -q --mode ppo --init "$CK" --batch 64 --minibatch 32 --ppo-epochs 1 \
+	-j 1 -o "$T/p2" "$PB"
+[ "$(cat "$T/n")" -le "$ref" ] || fail "PPO with no --steps opened its stream $(cat "$T/n") times (--steps 1: $ref)"
 exit 0

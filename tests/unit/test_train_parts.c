@@ -4,7 +4,9 @@
  * several epochs and buffers, with a seek; streams: the ranks' blocks of
  * positions); from shards each rank reads only its own chunks, about
  * 1/ranks of the samples, and the ranks together read what one process
- * reads. Synthetic samples in a temporary directory. */
+ * reads; a handle restarted with other settings reads what one opened with
+ * them reads (hy_data_restart). Synthetic samples in a temporary
+ * directory. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -180,6 +182,68 @@ static void test_stream_parts(void **state)
 	}
 }
 
+/* hy_data_restart: a handle opened with other settings and restarted with
+ * a run's seed, buffer and one_pass reads exactly what a handle opened with
+ * them reads (shards on 1 and 2 ranks, a stream with one_pass: it ends);
+ * not after a read; and a stream file's bound (hydra-fit's plan). */
+static void restart_matches(const char *const *in, size_t nin, int rank, int ranks,
+	int one_pass)
+{
+	hy_data_cfg want = {.paths = in, .npaths = nin, .seed = SEED, .shuffle_buffer = 100,
+		.rank = rank, .ranks = ranks, .one_pass = one_pass};
+	hy_data_cfg first = want;
+	first.seed = 7, first.shuffle_buffer = 1, first.one_pass = 0;
+	hy_data *a, *b;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_data_open(&a, &want, &d), HY_OK);
+	assert_int_equal(hy_data_open(&b, &first, &d), HY_OK);
+	assert_int_equal(hy_data_restart(b, SEED, 100, one_pass, &d), HY_OK);
+	hy_sample sa[64], sb[64];
+	size_t na = 0, nb = 0, ma = 0, mb = 0;
+	for (int step = 0; step < 40; step++) {
+		hy_status x = hy_data_next_part(a, sa, 64, &na, &ma, &d);
+		hy_status y = hy_data_next_part(b, sb, 64, &nb, &mb, &d);
+		assert_int_equal(x, y);
+		if (x == HY_STOP)
+			break;
+		assert_int_equal(x, HY_OK);
+		assert_int_equal(na, nb);
+		assert_int_equal(ma, mb);
+		assert_memory_equal(sa, sb, ma * sizeof *sa);
+	}
+	/* settings cannot change once read */
+	assert_int_equal(hy_data_restart(b, SEED, 100, one_pass, &d), HY_EUSAGE);
+	hy_data_close(a);
+	hy_data_close(b);
+}
+
+static void test_restart(void **state)
+{
+	(void)state;
+	char a[512], b[512], s[512];
+	path(a, "a.h5");
+	path(b, "b.h5");
+	path(s, "a.bin");
+	const char *shards[2] = {a, b}, *stream[1] = {s};
+	restart_matches(shards, 2, 0, 1, 0);
+	restart_matches(shards, 2, 1, 2, 0);
+	restart_matches(stream, 1, 0, 1, 1); /* one pass: both end together */
+	restart_matches(stream, 1, 0, 1, 0);
+	hy_data_cfg c = {.paths = stream, .npaths = 1, .seed = 1, .shuffle_buffer = 10};
+	hy_data *td;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_data_open(&td, &c, &d), HY_OK);
+	uint64_t bound = hy_data_stream_bound(td);
+	assert_true(bound >= NA && bound <= NA + 1);
+	hy_data_close(td);
+	c.paths = shards, c.npaths = 2;
+	assert_int_equal(hy_data_open(&td, &c, &d), HY_OK);
+	assert_int_equal(hy_data_stream_bound(td), 0);
+	hy_data_close(td);
+}
+
 static void test_bad_rank(void **state)
 {
 	(void)state;
@@ -207,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_shard_parts),
 		cmocka_unit_test(test_stream_parts),
 		cmocka_unit_test(test_bad_rank),
+		cmocka_unit_test(test_restart),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
