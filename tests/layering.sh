@@ -94,7 +94,7 @@ find "$@" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh'
 		for (j = 1; j <= k; j++)
 			if (u[j] != "") {
 				split(u[j], p, "/")
-				owner[substr(u[j], 5)] = p[2]	# "nn/h5tensor.h" -> nn
+				owner[substr(u[j], 5)] = p[2]	# "nn/ckptfile.h" -> nn
 			}
 	}
 	FNR == 1 {

@@ -2,7 +2,7 @@
  * version checks, weights-only copies (checkpoint.h). */
 #include "nn/checkpoint.h"
 
-#include "nn/h5tensor.h"
+#include "nn/ckptfile.h"
 #include "samples/h5.h"
 
 #include <errno.h>

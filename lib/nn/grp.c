@@ -4,7 +4,7 @@
 
 #include "core/perm.h"
 #include "nn/checkpoint.h" /* hy_nn_kind_refuse */
-#include "nn/h5tensor.h"
+#include "nn/ckptfile.h"
 #include "samples/h5.h"
 
 #include <errno.h>

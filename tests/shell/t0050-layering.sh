@@ -36,9 +36,9 @@ cp "$TOP/lib/core/num.c" "$T/top/lib/core/num.c"
 
 # a private header of nn, included by a program and by another module
 mkdir "$T/top/cmd"
-printf '#include "nn/h5tensor.h"\n' > "$T/top/cmd/x.c"
+printf '#include "nn/ckptfile.h"\n' > "$T/top/cmd/x.c"
 expect_exit 1 sh "$L" "$T/top"
-expect_err '^layering: cmd/x\.c:1: includes "nn/h5tensor\.h", private to lib/nn'
+expect_err '^layering: cmd/x\.c:1: includes "nn/ckptfile\.h", private to lib/nn'
 rm "$T/top/cmd/x.c"
 printf '#include "engine/win.h"\n' >> "$T/top/lib/review/review.c"
 expect_exit 1 sh "$L" "$T/top"

@@ -1,5 +1,6 @@
-/* The HDF5 pieces of the nn checkpoints; see h5tensor.h. */
-#include "nn/h5tensor.h"
+/* The checkpoint file format of every kind: its header, format check,
+ * groups and tensors (see ckptfile.h). */
+#include "nn/ckptfile.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,10 +1,13 @@
-/* Private to lib/nn: the HDF5 pieces the two checkpoint kinds share — the
- * policy network's (checkpoint.c) and the GRP's (grp.c): attributes, string
- * attributes, and a named tensor as one fletcher32-checksummed chunk. On a
+/* Private to lib/nn: the checkpoint file format (formats/checkpoint.md),
+ * the one place that writes its header, checks its format and knows its
+ * groups of tensors, for every kind of it — the policy network's and the
+ * wait reader's (checkpoint.c: one format, told apart by train_mode) and
+ * the GRP's (grp.c, kind "grp"): attributes, string attributes, and a
+ * named tensor as one fletcher32-checksummed chunk. On a
  * failure the herr_t functions leave the failing call's error stack
  * current, for the callers' H5CHK reports. */
-#ifndef HY_NN_H5TENSOR_H
-#define HY_NN_H5TENSOR_H
+#ifndef HY_NN_CKPTFILE_H
+#define HY_NN_CKPTFILE_H
 
 #include <hdf5.h>
 #include <stddef.h>
