@@ -157,13 +157,13 @@ int main(int argc, char **argv)
 		hy_diag d;
 		if (no_gpu(NULL, &d))
 			return 0;
+#ifdef HY_HAVE_CUDA /* (roof.cu is linked where the backend is built) */
 		int C = argc > 2 ? atoi(argv[2]) : 256, nb = 0, bs[16];
 		for (int i = 3; i < argc && nb < 16; i++)
 			if ((bs[nb++] = atoi(argv[i])) < 1)
 				return 2;
 		if (!nb)
 			bs[nb++] = 1024, bs[nb++] = 2048;
-#ifdef HY_HAVE_CUDA
 		if (hy_nn_cuda_roof(0, C, bs, nb, stdout, &d) != HY_OK) {
 			fprintf(stderr, "gpu_bench roof: %s\n", d.msg);
 			return 1;
