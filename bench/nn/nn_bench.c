@@ -9,7 +9,9 @@
  * taps) beside the rate the convolution ops reached in the profiled steps — the ceiling the
  * network's time is read against (issue 54);
  * NN_PRECISION=bf16 trains with bf16 GEMMs (the oneDNN path, f32 master
- * weights), as hydra-fit --precision bf16 does on the CPU. */
+ * weights), as hydra-fit --precision bf16 does on the CPU. NN_INFER=1 times
+ * the forward alone on an inference context and workspace, as self-play,
+ * the arena and the bot run it (bf16 on the onednn-bf16 path). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,17 +76,19 @@ static double gemm_rate(const hy_nn_backend *be, const hy_nn_ctx *ctx, int M, in
 /* The 3-tap convolutions' multiply-adds ×2 of one training step: forward
  * (the stem 85 → C and two C → C a block), the weight gradient of each and
  * the input gradient of each but the stem's. */
-static double conv_flop_step(hy_nn_arch a, int B)
+static double conv_flop_step(hy_nn_arch a, int B, int infer)
 {
 	const double rows = (double)B * HY_NN_TP - 2, C = a.channels;
 	const double stem = 2 * rows * C * 3 * HY_NN_IN, trunk = 2 * rows * C * 3 * C * 2 * a.blocks;
+	if (infer)
+		return stem + trunk;
 	return (stem + trunk) /* forward */ + (stem + trunk) /* dW */ + trunk /* dx */;
 }
 
 /* After the profiled steps: the GEMM's rate on this path and precision at
  * the trunk's shape, and what the convolution ops reached. */
 static void print_ceiling(const hy_nn_backend *be, const hy_nn_ctx *ctx, hy_nn_arch a, int B,
-	int steps, hy_rng *r)
+	int steps, int infer, hy_rng *r)
 {
 	const int M = B * HY_NN_TP - 2, N = a.channels, K = 3 * a.channels;
 	double g = gemm_rate(be, ctx, M, N, K, r), sq = gemm_rate(be, ctx, 2048, 2048, 2048, r);
@@ -94,7 +98,7 @@ static void print_ceiling(const hy_nn_backend *be, const hy_nn_ctx *ctx, hy_nn_a
 	for (int i = 0; i < n; i++)
 		if (!strcmp(rows[i].op, "conv3_fwd") || !strcmp(rows[i].op, "conv3_bwd"))
 			ms += rows[i].ms;
-	double conv = ms > 0 ? conv_flop_step(a, B) * steps / (ms * 1e-3) / 1e9 : 0;
+	double conv = ms > 0 ? conv_flop_step(a, B, infer) * steps / (ms * 1e-3) / 1e9 : 0;
 	printf("  ceiling, the same run on %d threads: the path's gemm 2048^3 %.1f GFLOP/s, at the "
 		"trunk's shape %dx%dx%d %.1f; the 3-tap convolutions %.1f GFLOP/s (%.0f%% of the "
 		"2048^3 rate)\n", ctx->threads, sq, M, N, K, g, conv, sq > 0 ? 100 * conv / sq : 0);
@@ -117,8 +121,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nn_bench: batch, threads and steps must be positive\n");
 		return 2;
 	}
+	const char *ie = getenv("NN_INFER");
+	const int infer = ie && *ie && *ie != '0';
 	hy_nn_ctx ctx;
-	hy_nn_ctx_init(&ctx, T);
+	if (infer)
+		hy_nn_ctx_init_infer(&ctx, T);
+	else
+		hy_nn_ctx_init(&ctx, T);
 	const char *pr = getenv("NN_PRECISION");
 	if (pr && !strcmp(pr, "bf16"))
 		ctx.precision = HY_NN_PREC_BF16;
@@ -132,7 +141,8 @@ int main(int argc, char **argv)
 	if (profile)
 		be = hy_nn_prof_wrap(be, &ctx);
 	if (hy_nn_model_init(&m, a, be, &ctx, &d) ||
-		hy_nn_model_init_params(&m, &r, &d) || hy_nn_work_init(&w, &m, B, &d))
+		hy_nn_model_init_params(&m, &r, &d) ||
+		(infer ? hy_nn_work_init_infer(&w, &m, B, &d) : hy_nn_work_init(&w, &m, B, &d)))
 		return die(&d);
 	hy_sample *s = malloc((size_t)B * sizeof *s);
 	if (!s)
@@ -152,6 +162,8 @@ int main(int argc, char **argv)
 		}
 		hy_nn_losses l;
 		hy_nn_forward(&m, &w);
+		if (infer)
+			continue;
 		hy_nn_loss(&m, &w, &l);
 		hy_nn_backward(&m, &w);
 		hy_nn_optim_step(&m, &c, &step, NULL);
@@ -160,16 +172,17 @@ int main(int argc, char **argv)
 	double dt = now() - t0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("hydra-c  %-5s %dx%d batch %d threads %d, %s training, cpu path %s%s: %.1f samples/s "
+	printf("hydra-c  %-5s %dx%d batch %d threads %d, %s %s, cpu path %s%s: %.1f samples/s "
 		"(%.3f s/step), peak RSS %.0f MiB, loss %.4f\n",
 		argv[1], a.blocks, a.channels, B, T,
-		ctx.precision == HY_NN_PREC_BF16 ? "bf16" : "fp32", hy_nn_cpu_path_describe(),
+		ctx.precision == HY_NN_PREC_BF16 ? "bf16" : "fp32", infer ? "inference" : "training",
+		hy_nn_cpu_path_describe(),
 		getenv("OPENBLAS_CORETYPE") ? "" : " (OPENBLAS_CORETYPE unset)", steps * (double)B / dt, dt / steps,
 		ru.ru_maxrss / 1024.0, loss);
 	if (profile) {
 		hy_nn_prof_flush();
 		hy_nn_prof_print(stdout, steps, 1e3 * dt);
-		print_ceiling(hy_nn_backend_cpu(), &ctx, a, B, steps, &r);
+		print_ceiling(hy_nn_backend_cpu(), &ctx, a, B, steps, infer, &r);
 	}
 	free(s);
 	hy_nn_work_free(&w, &m);
