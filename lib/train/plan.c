@@ -1,11 +1,13 @@
 /* The plan of a training run (see plan.h). */
 #include "train/plan.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "data/source.h"
 #include "nn/threads.h"
@@ -52,14 +54,26 @@ hy_status hy_train_plan_usage(const hy_train_cfg *c, int ranks, hy_diag *d)
 	return HY_OK;
 }
 
-/* The bound of standard input when it is the one input and redirected from
- * an uncompressed stream file (hy_sms_fd_bound: fd 0 is open already), else
- * 0; files are bounded by their handle (hy_data_stream_bound). */
+/* The inputs' bound when standard input is among them, so that the plan
+ * opens no data handle (standard input cannot be read twice): each input's
+ * hy_sms_fd_bound (fd 0 is open already; a file named beside it opened
+ * for its size alone), 0 when any is unknown. Without standard input the
+ * handle gives it (hy_data_stream_bound). */
 static uint64_t stdin_bound(const hy_train_cfg *c)
 {
-	if (c->ninputs > 1 || (c->ninputs == 1 && c->inputs[0] && strcmp(c->inputs[0], "-")))
-		return 0;
-	return hy_sms_fd_bound(0);
+	uint64_t sum = 0;
+	size_t n = c->ninputs ? c->ninputs : 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = c->ninputs ? c->inputs[i] : "-";
+		int fd = !p || strcmp(p, "-") == 0 ? 0 : open(p, O_RDONLY | O_CLOEXEC);
+		uint64_t b = fd < 0 ? 0 : hy_sms_fd_bound(fd);
+		if (fd > 0)
+			close(fd);
+		if (!b)
+			return 0;
+		sum += b;
+	}
+	return sum;
 }
 
 static int dir_has_ckpts(const char *dir)
