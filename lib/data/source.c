@@ -455,6 +455,20 @@ static hy_status stream_start_epoch(hy_data *td, uint64_t e)
 	return HY_OK;
 }
 
+/* The stream mode's buffer of bufcap samples and its first epoch, at the
+ * open and again at hy_data_restart. */
+static hy_status stream_setup(hy_data *td, int one_pass, hy_diag *d)
+{
+	td->one_pass = one_pass;
+	td->rereadable = !td->any_stdin && !one_pass;
+	hy_sample *b = realloc(td->buf, td->bufcap * sizeof *td->buf);
+	if (!b)
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (shuffle buffer of %zu samples)",
+			td->bufcap);
+	td->buf = b;
+	return stream_start_epoch(td, 0);
+}
+
 static hy_status stream_draw(hy_data *td, hy_sample *out, hy_diag *d)
 {
 	for (;;) {
@@ -638,14 +652,7 @@ hy_status hy_data_open(hy_data **out, const hy_data_cfg *cfg, hy_diag *d)
 		}
 		td->mode = HY_DATA_STREAM;
 		td->stream_bound = bound;
-		td->one_pass = cfg->one_pass;
-		td->rereadable = !any_stdin && !cfg->one_pass;
-		td->buf = malloc(td->bufcap * sizeof *td->buf);
-		if (!td->buf)
-			st = hy_diag_set(d, HY_ENOMEM, 0, "out of memory (shuffle buffer of %zu samples)",
-				td->bufcap);
-		else
-			stream_start_epoch(td, 0);
+		st = stream_setup(td, cfg->one_pass, d);
 	}
 	if (st) {
 		hy_data_close(td);
@@ -671,14 +678,7 @@ hy_status hy_data_restart(hy_data *td, uint64_t seed, size_t shuffle_buffer, int
 		shard_unplan(td);
 		return shard_setup(td, d);
 	}
-	td->one_pass = one_pass;
-	td->rereadable = !td->any_stdin && !one_pass;
-	hy_sample *b = realloc(td->buf, td->bufcap * sizeof *td->buf);
-	if (!b)
-		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory (shuffle buffer of %zu samples)",
-			td->bufcap);
-	td->buf = b;
-	return stream_start_epoch(td, 0);
+	return stream_setup(td, one_pass, d);
 }
 
 hy_status hy_data_next_part(hy_data *td, hy_sample *s, size_t max, size_t *n,

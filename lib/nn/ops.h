@@ -188,9 +188,6 @@
 #define HY_NN_OP_MEMBER(kind, ret, name, params, args, check) ret(*name) params;
 #define HY_NN_OP_COUNT_ONE(kind, ret, name, params, args, check) +1
 
-enum {
-	HY_NN_OPS_CORE_N = 0 HY_NN_OPS_CORE(HY_NN_OP_COUNT_ONE),
-	HY_NN_OPS_N = 0 HY_NN_OPS(HY_NN_OP_COUNT_ONE),
-};
+enum { HY_NN_OPS_N = 0 HY_NN_OPS(HY_NN_OP_COUNT_ONE) };
 
 #endif

@@ -90,7 +90,7 @@ static void end(int op)
 
 /* One forwarder per timed op, from its row of nn/ops.h: each calls the
  * inner op between begin and end (R: returns its value). */
-#define FWD(name, params, args)                                                            \
+#define FWD_V(type, name, params, args)                                                          \
 	static void p_##name params                                                        \
 	{                                                                                  \
 		begin(OP_##name);                                                          \
@@ -107,7 +107,6 @@ static void end(int op)
 	}
 
 /* one wrapper p_NAME per row of nn/ops.h */
-#define FWD_V(type, name, params, args) FWD(name, params, args)
 #define PROF_WRAP(kind, ret, name, params, args, check) FWD_##kind(ret, name, params, args)
 HY_PROF_OPS(PROF_WRAP)
 #undef PROF_WRAP
