@@ -67,6 +67,11 @@ static int parse_perms(run *r, const char *spec)
 
 static hy_status emit(run *r, const hy_sample *s, hy_diag *d)
 {
+	/* samples with the hidden state (hydra-sp --hidden) stay a stream of
+	 * the extension; a shard refuses them (hy_shard_write) */
+	if (!r->hw && r->out == 0 && (s->flags & HY_SAMPLE_F_HIDDEN) &&
+	    hy_sms_writer_set_hidden(r->sw, 1) != HY_OK)
+		return hy_diag_set(d, HY_EUSAGE, 0, "cannot start a stream of the hidden state");
 	r->out++;
 	return r->hw ? hy_shard_write(r->hw, s, d) : hy_sms_write(r->sw, s, d);
 }

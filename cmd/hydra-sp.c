@@ -324,6 +324,16 @@ static const hy_opt sp_table[] = {
 		 "action taken less rulebot's choice's (steps\n"
 		 "that took rulebot's choice are dropped), for\n"
 		 "hydra-fit --mode ppo --no-adv-norm"},
+	{.name = "hidden", .type = HY_OPT_FLAG, .dest = &A.po.hidden,
+	 .help = "each sample also holds its decision's hidden\n"
+		 "state (the opponents' hands, the wall: the\n"
+		 "oracle planes of a teacher or a fading\n"
+		 "student, hydra-fit --oracle); a stream of the\n"
+		 "hidden-state extension (formats/samples.md)"},
+	{.name = "oracle", .type = HY_OPT_FLAG, .dest = &A.po.allow_oracle,
+	 .help = "let a policy that reads the hidden tiles\n"
+		 "play a seat (rulebot-waits:..., a network of\n"
+		 "hydra-fit --oracle): the games of a teacher"},
 	{.name = "learner", .type = HY_OPT_FLAG, .dest = &S.learner,
 	 .help = "samples of the first policy's decisions only\n"
 		 "(--policy, --seat0 or the first of --rotate):\n"
@@ -359,6 +369,8 @@ static int check_options(hy_cli *cli)
 		return hy_cli_usage(cli, "--reward grp:PATH rewards samples: not with --no-samples");
 	if (A.reward_kyoku && !S.samples)
 		return hy_cli_usage(cli, "--reward kyoku rewards samples: not with --no-samples");
+	if (A.po.hidden && !S.samples)
+		return hy_cli_usage(cli, "--hidden is a field of the samples: not with --no-samples");
 	if (A.label_by && !S.samples)
 		return hy_cli_usage(cli, "--label-by labels samples: not with --no-samples");
 	if (A.po.label_adv && !A.label_by)
@@ -494,7 +506,8 @@ static hy_status play(hy_cli *cli, sp_pols *P, const char *outname, hy_diag *d)
 		st = hy_output_open(&S.out, outname, d);
 		if (st == HY_OK) {
 			S.out_open = 1;
-			if ((st = hy_sms_writer_open(&S.w, S.out.f)) != HY_OK)
+			if ((st = hy_sms_writer_open(&S.w, S.out.f)) != HY_OK ||
+			    (A.po.hidden && (st = hy_sms_writer_set_hidden(S.w, 1)) != HY_OK))
 				hy_diag_set(d, st, 0, "cannot start the sample stream");
 		}
 	}

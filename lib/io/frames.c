@@ -38,6 +38,7 @@ hy_status hy_frame_writer_init(hy_frame_writer *w, const hy_frame_format *fmt, F
 		return HY_ENOMEM;
 	w->fmt = fmt;
 	w->f = f;
+	w->rs = fmt->record_size;
 	w->crc = (uint32_t)crc32_z(0, NULL, 0);
 	uint8_t *p = w->buf; /* the header: written at the first flush or at close */
 	memset(p, 0, fmt->header_size);
@@ -48,6 +49,18 @@ hy_status hy_frame_writer_init(hy_frame_writer *w, const hy_frame_format *fmt, F
 	if (fmt->put_header)
 		fmt->put_header(p);
 	w->len = w->crc_from = fmt->header_size;
+	return HY_OK;
+}
+
+hy_status hy_frame_writer_set_record_size(hy_frame_writer *w, size_t rs)
+{
+	const hy_frame_format *f = w->fmt;
+	if (w->nrec || !w->buf || w->len != f->header_size ||
+	    (rs != f->record_size && (!f->alt_record_size || rs != f->alt_record_size)) ||
+	    f->header_size + rs > f->wbuf_size)
+		return HY_EUSAGE;
+	w->rs = rs;
+	hy_put_u32le(w->buf + H_RSIZE, (uint32_t)rs);
 	return HY_OK;
 }
 
@@ -100,7 +113,7 @@ hy_status hy_frame_flush(hy_frame_writer *w, hy_diag *d)
 hy_status hy_frame_writer_close(hy_frame_writer *w, hy_diag *d)
 {
 	hy_status s = hy_frame_writer_check(w, d);
-	size_t rs = w->fmt->record_size;
+	size_t rs = w->rs;
 	if (!s && w->len + rs > w->fmt->wbuf_size)
 		s = hy_frame_flush(w, d);
 	if (!s) {
@@ -123,7 +136,7 @@ hy_status hy_frame_writer_close(hy_frame_writer *w, hy_diag *d)
 
 void hy_frame_writer_abort(hy_frame_writer *w, const char *why)
 {
-	size_t rs = w->fmt->record_size;
+	size_t rs = w->rs;
 	if (w->buf && !w->err && (w->len + rs <= w->fmt->wbuf_size || !hy_frame_flush(w, NULL))) {
 		uint8_t *t = w->buf + w->len;
 		memset(t, 0, rs);
@@ -270,7 +283,7 @@ static hy_status r_header(hy_frame_reader *r, hy_diag *d)
 {
 	const hy_frame_format *fmt = r->fmt;
 	const char *name = fmt->name;
-	int hs = (int)fmt->header_size, rs = (int)fmt->record_size;
+	int hs = (int)fmt->header_size;
 	hy_status s = r_fill(r, fmt->header_size);
 	if (s == HY_EIO)
 		return r_io_fail(r, d);
@@ -311,10 +324,20 @@ static hy_status r_header(hy_frame_reader *r, hy_diag *d)
 		return hy_frame_rfail(r, d, HY_EFORMAT, rec, UINT32_MAX,
 				      "%s header size %u is not %d%s", name, hsize, hs, where);
 	uint32_t rsize = hy_get_u32le(p + H_RSIZE);
-	if (rsize != fmt->record_size)
+	if (rsize != fmt->record_size && (!fmt->alt_record_size || rsize != fmt->alt_record_size))
+		return fmt->alt_record_size
+			       ? hy_frame_rfail(r, d, HY_EFORMAT, rec, UINT32_MAX,
+						"%s record size %lu is not %zu or %zu%s", name,
+						(unsigned long)rsize, fmt->record_size,
+						fmt->alt_record_size, where)
+			       : hy_frame_rfail(r, d, HY_EFORMAT, rec, UINT32_MAX,
+						"%s record size %lu is not %zu%s", name,
+						(unsigned long)rsize, fmt->record_size, where);
+	if (r->rs && rsize != r->rs)
 		return hy_frame_rfail(r, d, HY_EFORMAT, rec, UINT32_MAX,
-				      "%s record size %lu is not %d%s", name, (unsigned long)rsize,
-				      rs, where);
+				      "%s record size %lu differs from the first frame's %zu%s", name,
+				      (unsigned long)rsize, r->rs, where);
+	r->rs = rsize;
 	if (fmt->check_header && (s = fmt->check_header(r, p, where, d)) != HY_OK)
 		return s;
 	r->pos += fmt->header_size;
@@ -334,7 +357,7 @@ hy_status hy_frame_next_slow(hy_frame_reader *r, uint32_t game, const uint8_t **
 		if (s)
 			return s;
 	}
-	size_t rs = r->fmt->record_size;
+	size_t rs = r->rs;
 	hy_status s = r_fill(r, rs);
 	if (s == HY_OK) {
 		*p = r->data + r->pos;
@@ -358,7 +381,7 @@ hy_status hy_frame_next_slow(hy_frame_reader *r, uint32_t game, const uint8_t **
 hy_status hy_frame_aborted(hy_frame_reader *r, const uint8_t *p, uint32_t game, hy_diag *d)
 {
 	uint64_t rec = r->records + 1;
-	size_t rs = r->fmt->record_size;
+	size_t rs = r->rs;
 	if (memcmp(p + TR_MAGIC, ABORT_MAGIC, 8) != 0)
 		return hy_frame_rfail(r, d, HY_EDATA, rec, game,
 				      "bad abort record: magic is not \"HYABORT\"");
@@ -395,7 +418,7 @@ hy_status hy_frame_trailer(hy_frame_reader *r, const uint8_t *p, hy_diag *d)
 		return hy_frame_rfail(r, d, HY_EDATA, rec, UINT32_MAX,
 				      "checksum mismatch: trailer says CRC-32 %08lx, records give %08lx",
 				      (unsigned long)crc, (unsigned long)r->crc);
-	r->pos += r->fmt->record_size;
+	r->pos += r->rs;
 	r->records++;
 	r->in_frame = 0;
 	r->crc_mark = r->pos;

@@ -44,6 +44,9 @@ typedef struct hy_frame_format {
 	unsigned version;
 	unsigned header_size;     /* ≥ 16                                       */
 	size_t record_size;       /* ≥ 32                                       */
+	size_t alt_record_size;   /* 0, or a second size a frame may declare in
+				   * its header (the sample stream's hidden-state
+				   * extension); one input holds one size    */
 	size_t wbuf_size;         /* writer buffer: header + at least 1 record  */
 	size_t rbuf_size;         /* file reader buffer: ≥ header, ≥ record     */
 	/* Fills the format's fields of a header (bytes 16.. are zero). */
@@ -67,10 +70,15 @@ typedef struct hy_frame_writer {
 	size_t crc_from; /* buf[crc_from..len) are record bytes not yet in crc */
 	uint32_t crc;
 	uint64_t nrec;
+	size_t rs;       /* this frame's record size (fmt's, or its alternative) */
 	hy_status err;
 } hy_frame_writer;
 
 hy_status hy_frame_writer_init(hy_frame_writer *w, const hy_frame_format *fmt, FILE *f);
+/* Makes the frame's records rs bytes (fmt->record_size or
+ * fmt->alt_record_size; the header says which): before the first record
+ * only, else HY_EUSAGE. */
+hy_status hy_frame_writer_set_record_size(hy_frame_writer *w, size_t rs);
 /* Fills d (status, line 0, msg) and returns s; HY_EIO and HY_ENOMEM make
  * the writer fail from then on. */
 hy_status hy_frame_wfail(hy_frame_writer *w, hy_diag *d, hy_status s, const char *fmt, ...)
@@ -94,7 +102,7 @@ void hy_frame_crc_catch_up_w(hy_frame_writer *w);
  * w->err set). */
 static inline uint8_t *hy_frame_record(hy_frame_writer *w, hy_diag *d)
 {
-	size_t rs = w->fmt->record_size;
+	size_t rs = w->rs;
 	if (w->len - w->crc_from >= HY_FRAME_CRC_CHUNK)
 		hy_frame_crc_catch_up_w(w);
 	if (w->len + rs > w->fmt->wbuf_size && hy_frame_flush(w, d) != HY_OK)
@@ -120,6 +128,8 @@ struct hy_frame_reader {
 	int eof;             /* no more bytes beyond data[len]              */
 	uint64_t offset;     /* input offset of data[0]                     */
 	int in_frame;
+	size_t rs;           /* record size of the input (its first header's:
+			      * fmt's or its alternative); 0 before it     */
 	uint64_t frames, records, frame_records;
 	size_t crc_mark;     /* data[crc_mark..pos) consumed, not yet in crc */
 	uint32_t crc;
@@ -153,7 +163,7 @@ void hy_frame_crc_catch_up_r(hy_frame_reader *r);
 static inline hy_status hy_frame_next(hy_frame_reader *r, uint32_t game, const uint8_t **p,
 				      hy_diag *d)
 {
-	if (r->in_frame && r->len - r->pos >= r->fmt->record_size) {
+	if (r->in_frame && r->len - r->pos >= r->rs) {
 		*p = r->data + r->pos;
 		return HY_OK;
 	}
@@ -163,7 +173,7 @@ static inline hy_status hy_frame_next(hy_frame_reader *r, uint32_t game, const u
 /* Consumes the record returned by hy_frame_next. */
 static inline void hy_frame_consume(hy_frame_reader *r)
 {
-	r->pos += r->fmt->record_size;
+	r->pos += r->rs;
 	r->records++;
 	r->frame_records++;
 	if (r->pos - r->crc_mark >= HY_FRAME_CRC_CHUNK)

@@ -16,6 +16,7 @@
 
 #include "core/tile.h"
 #include "encode/encode.h"
+#include "encode/hidden.h"
 #include "engine/table.h"
 
 void hy_play_opts_default(hy_play_opts *o)
@@ -447,6 +448,8 @@ static int collect(runner *r, slot *x)
 				sm->honba = e->honba;
 				sm->step = x->kstep++;
 				hy_encode_opp_labels(e, s, sm);
+				if (r->o->hidden)
+					hy_encode_hidden(&x->t, s, sm);
 				if (r->o->label && !r->o->label_adv &&
 				    teacher_label(r, x, s, legal, -1, sm) != 0)
 					return 1;

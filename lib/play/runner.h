@@ -120,6 +120,11 @@ typedef struct hy_play_opts {
 	 * seat — hydra-eval --oracle, a diagnostic of what reading the hands
 	 * is worth; 0 (the default): refused. */
 	int allow_oracle;
+	/* 1: each recorded step also holds its decision's hidden state
+	 * (hy_sample.hidden, encode/hidden.h: the opponents' hands, the wall)
+	 * for the oracle planes of a teacher or a fading student (hydra-sp
+	 * --hidden, issue 52 step 2). */
+	int hidden;
 	/* Rewards other than placement points (play/reward.h: per-kyoku GRP
 	 * rewards): with record_steps, called for every finished game that was
 	 * not aborted, in game order (so a stateful normaliser sees the same

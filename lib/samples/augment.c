@@ -1,6 +1,7 @@
 /* Suit-permutation augmentation of samples (see augment.h). */
 #include "samples/augment.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "events/permute.h"
@@ -29,6 +30,29 @@ uint64_t hy_augment_action_mask(uint64_t m, int p)
 		if (m >> (34 + s) & 1)
 			out |= UINT64_C(1) << (34 + hy_suit_perm_table[p][s]);
 	return out;
+}
+
+static int cmp_u8(const void *a, const void *b)
+{
+	return (int)*(const uint8_t *)a - (int)*(const uint8_t *)b;
+}
+
+/* The hidden state's tile codes under permutation p (255 stays), each
+ * opponent's hand sorted again. */
+static void permute_hidden(hy_hidden *h, int p)
+{
+	uint8_t *t = (uint8_t *)h;
+	for (size_t i = 0; i < sizeof *h; i++) {
+		int shanten = i >= sizeof h->hand && i < sizeof h->hand + sizeof h->shanten;
+		if (!shanten && t[i] < 37)
+			t[i] = hy_tile_permute(p, t[i]);
+	}
+	for (int o = 0; o < 3; o++) {
+		int n = 0;
+		while (n < HY_HIDDEN_HAND && h->hand[o][n] != 255)
+			n++;
+		qsort(h->hand[o], (size_t)n, 1, cmp_u8);
+	}
 }
 
 hy_status hy_augment_sample(const hy_sample *in, hy_sample *out, int p)
@@ -64,6 +88,8 @@ hy_status hy_augment_sample(const hy_sample *in, hy_sample *out, int p)
 	out->mask = hy_augment_action_mask(in->mask, p);
 	for (int o = 0; o < 3; o++)
 		out->opp_waits[o] = hy_augment_kind_mask(in->opp_waits[o], p);
+	if (out->flags & HY_SAMPLE_F_HIDDEN)
+		permute_hidden(&out->hidden, p);
 	return HY_OK;
 }
 

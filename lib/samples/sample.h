@@ -47,6 +47,32 @@ static inline int hy_obs_compatible(int trained, int reads)
 	return trained == reads || (trained == 0 && reads <= HY_OBS_UNMARKED_MAX);
 }
 
+/* The hidden state at a decision (issue 52 step 2, ARCHITECTURE.md §5a):
+ * what only self-play and the arena know — the opponents' concealed tiles
+ * and shanten, and the wall — stored compactly; the 205 oracle planes are
+ * expanded from it (samples/oracle.h). Tile codes are core/tile.h's (0–33
+ * kinds, 34–36 red fives), HY_TILE_NONE (255) past the end of a list.
+ * Valid when the sample's flags have HY_SAMPLE_F_HIDDEN; carried by sample
+ * streams with the hidden-state extension (formats/samples.md). */
+enum {
+	HY_HIDDEN_VERSION = 1, /* layout of hy_hidden (stream header byte 24) */
+	HY_HIDDEN_HAND = 14,   /* tiles of an opponent's concealed hand, at most */
+	HY_HIDDEN_LIVE = 69,   /* the live wall after the first draw           */
+	HY_HIDDEN_RINSHAN = 4,
+	HY_HIDDEN_DORA = 5,
+};
+typedef struct hy_hidden {
+	uint8_t hand[3][HY_HIDDEN_HAND]; /* per opponent o (p = o+1), sorted  */
+	uint8_t shanten[3];              /* of each hand (0 = tenpai), ≤ 8    */
+	uint8_t live[HY_HIDDEN_LIVE];    /* the undrawn live tiles, next first */
+	uint8_t rinshan[HY_HIDDEN_RINSHAN]; /* undrawn replacement tiles, next first */
+	uint8_t dora[HY_HIDDEN_DORA];    /* all five dora indicators, revealed or not */
+	uint8_t ura[HY_HIDDEN_DORA];     /* the five ura indicators           */
+} hy_hidden;
+#ifndef __cplusplus
+_Static_assert(sizeof(hy_hidden) == 128, "hy_hidden is 128 bytes");
+#endif
+
 typedef struct hy_sample {
 	uint16_t obs[HY_OBS_SIZE]; /* IEEE binary16 bits, channel-major      */
 	uint64_t mask;             /* bit a set: action a legal (46 bits)    */
@@ -64,6 +90,7 @@ typedef struct hy_sample {
 	uint8_t grp;               /* 0–23, see ARCHITECTURE.md §6                    */
 	uint8_t opp_tenpai;        /* bit o: opponent o tenpai               */
 	uint8_t flags;             /* HY_SAMPLE_F_*                          */
+	hy_hidden hidden;          /* valid with HY_SAMPLE_F_HIDDEN          */
 } hy_sample;
 
 enum {
@@ -71,6 +98,9 @@ enum {
 	/* bit 1 + o: opponent o is tenpai but furiten at this decision — its
 	 * waits (still in opp_waits) cannot ron (hy_player_furiten) */
 	HY_SAMPLE_F_OPP_FURITEN = 1u << 1,
+	/* bit 4: `hidden` holds the decision's hidden state (self-play and the
+	 * arena fill it; kept by streams with the hidden-state extension) */
+	HY_SAMPLE_F_HIDDEN = 1u << 4,
 };
 #define HY_SAMPLE_F_FURITEN_OF(o) (HY_SAMPLE_F_OPP_FURITEN << (o))
 

@@ -305,6 +305,11 @@ hy_status hy_shard_write(hy_shard_writer *w, const hy_sample *s, hy_diag *d)
 	if (why)
 		return hy_diag_set(d, HY_EUSAGE, 0, "sample %llu cannot be written: %s",
 				   (unsigned long long)(w->nfile + w->nbuf + 1), why);
+	if (s->flags & HY_SAMPLE_F_HIDDEN)
+		return hy_diag_set(d, HY_EUSAGE, 0,
+				   "sample %llu cannot be written: a shard does not hold the hidden "
+				   "state (oracle samples of hydra-sp --hidden travel as sample "
+				   "streams)", (unsigned long long)(w->nfile + w->nbuf + 1));
 	for (int i = 0; i < NFIELDS; i++) {
 		const field *f = &hy_shard_fields[i];
 		memcpy(w->col[i] + w->nbuf * f->size, (const char *)s + f->offset, f->size);

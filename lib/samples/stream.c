@@ -2,6 +2,7 @@
 #include "samples/stream.h"
 
 #include "core/le.h"
+#include "core/tile.h"
 #include "io/frames.h"
 
 #include <stdlib.h>
@@ -37,6 +38,7 @@ enum {
 	SR_OPP_WAITS = 56,
 	SR_OBS = 96,
 	SR_OBS_END = SR_OBS + 2 * HY_OBS_SIZE, /* 5876 */
+	SR_HIDDEN = HY_SMS_RECORD_SIZE, /* the extension's 128 bytes */
 
 	/* header offsets (version, sizes: io/frames.h) */
 	H_DTYPE = 16,
@@ -44,6 +46,7 @@ enum {
 	H_CHANNELS = 18,
 	H_TILES = 20,
 	H_ACTIONS = 22,
+	H_HIDDEN = 24, /* hidden-state version: 0 none, 1 (sample.h HY_HIDDEN_VERSION) */
 };
 
 #define TRAILER_MAGIC "HYSMEND" /* with its NUL: 8 bytes */
@@ -54,6 +57,9 @@ _Static_assert(SR_OPP_WAITS + 24 <= SR_OBS, "fields fit before obs");
 _Static_assert(SR_OBS_END == 5876 && SR_OBS_END <= HY_SMS_RECORD_SIZE, "obs fits a record");
 _Static_assert(HY_SMS_RECORD_SIZE % 128 == 0, "records are a multiple of 128 bytes");
 _Static_assert(sizeof(float) == 4, "IEEE binary32 floats");
+_Static_assert(HY_SMS_RECORD_SIZE_HIDDEN == SR_HIDDEN + sizeof(hy_hidden) &&
+		       HY_SMS_RECORD_SIZE_HIDDEN % 128 == 0,
+	       "the hidden state extends a record by 128 bytes");
 
 int hy_sms_is_stream(const void *data, size_t len)
 {
@@ -92,6 +98,15 @@ const char *hy_sample_check(const hy_sample *s)
 	for (int o = 0; o < 3; o++)
 		if (s->opp_waits[o] >> HY_OBS_TILES)
 			return "opp_waits has bits above 33";
+	if (s->flags & HY_SAMPLE_F_HIDDEN) {
+		const uint8_t *t = (const uint8_t *)&s->hidden;
+		for (size_t i = 0; i < sizeof s->hidden; i++) {
+			int shanten = i >= sizeof s->hidden.hand && i < sizeof s->hidden.hand + 3;
+			if (shanten ? t[i] > 8 : t[i] > HY_TILE_5SR && t[i] != HY_TILE_NONE)
+				return shanten ? "hidden shanten is over 8"
+					       : "hidden state has a tile code over 36";
+		}
+	}
 	return NULL;
 }
 
@@ -106,7 +121,7 @@ void hy_sms_encode(const hy_sample *s, uint8_t *p)
 	p[SR_RANK] = s->rank;
 	p[SR_GRP] = s->grp;
 	p[SR_OPP_TENPAI] = s->opp_tenpai;
-	p[SR_FLAGS] = s->flags;
+	p[SR_FLAGS] = s->flags & (uint8_t)~HY_SAMPLE_F_HIDDEN;
 	hy_put_u16le(p + SR_STEP, s->step);
 	hy_put_u32le(p + SR_SCORE, (uint32_t)s->score);
 	hy_put_u32le(p + SR_KYOKU_DELTA, (uint32_t)s->kyoku_delta);
@@ -138,7 +153,7 @@ void hy_sms_decode(const uint8_t *p, hy_sample *s)
 	s->rank = p[SR_RANK];
 	s->grp = p[SR_GRP];
 	s->opp_tenpai = p[SR_OPP_TENPAI];
-	s->flags = p[SR_FLAGS];
+	s->flags = p[SR_FLAGS] & (uint8_t)~HY_SAMPLE_F_HIDDEN;
 	s->step = hy_get_u16le(p + SR_STEP);
 	s->score = hy_get_i32le(p + SR_SCORE);
 	s->kyoku_delta = hy_get_i32le(p + SR_KYOKU_DELTA);
@@ -158,6 +173,22 @@ void hy_sms_decode(const uint8_t *p, hy_sample *s)
 	for (int i = 0; i < HY_OBS_SIZE; i++, q += 2)
 		s->obs[i] = hy_get_u16le(q);
 #endif
+}
+
+/* A record of the hidden-state extension: the plain record, its flag, and
+ * the 128 bytes of hy_hidden (byte arrays: stored as they are). */
+static void encode_hidden(const hy_sample *s, uint8_t *p)
+{
+	hy_sms_encode(s, p);
+	p[SR_FLAGS] |= HY_SAMPLE_F_HIDDEN;
+	memcpy(p + SR_HIDDEN, &s->hidden, sizeof s->hidden);
+}
+
+static void decode_hidden(const uint8_t *p, hy_sample *s)
+{
+	hy_sms_decode(p, s);
+	s->flags |= HY_SAMPLE_F_HIDDEN;
+	memcpy(&s->hidden, p + SR_HIDDEN, sizeof s->hidden);
 }
 
 /* The header fields after the common ones (formats/samples.md). */
@@ -187,6 +218,16 @@ static hy_status check_header(hy_frame_reader *r, const uint8_t *p, const char *
 				      "sample stream shape is obs %ux%u, %u actions; this program "
 				      "reads obs %dx%d, %d actions%s",
 				      ch, ti, ac, HY_OBS_CHANNELS, HY_OBS_TILES, HY_ACTIONS, where);
+	unsigned hv = p[H_HIDDEN];
+	if (hv > HY_HIDDEN_VERSION)
+		return hy_frame_rfail(r, d, HY_EVERSION, rec, UINT32_MAX,
+				      "sample stream hidden-state version %u is newer than this "
+				      "program supports (%d)%s", hv, HY_HIDDEN_VERSION, where);
+	size_t want = hv ? HY_SMS_RECORD_SIZE_HIDDEN : HY_SMS_RECORD_SIZE;
+	if (r->rs != want)
+		return hy_frame_rfail(r, d, HY_EFORMAT, rec, UINT32_MAX,
+				      "sample stream record size %zu does not hold hidden-state "
+				      "version %u (%zu bytes)%s", r->rs, hv, want, where);
 	return check_obs_version(r, p[H_OBS_VERSION], where, d);
 }
 
@@ -199,8 +240,9 @@ static const hy_frame_format sms_format = {
 	.version = HY_SMS_VERSION,
 	.header_size = HY_SMS_HEADER_SIZE,
 	.record_size = HY_SMS_RECORD_SIZE,
-	.wbuf_size = HY_SMS_HEADER_SIZE + 64 * HY_SMS_RECORD_SIZE,
-	.rbuf_size = 64 * HY_SMS_RECORD_SIZE,
+	.alt_record_size = HY_SMS_RECORD_SIZE_HIDDEN,
+	.wbuf_size = HY_SMS_HEADER_SIZE + 64 * HY_SMS_RECORD_SIZE_HIDDEN,
+	.rbuf_size = 64 * HY_SMS_RECORD_SIZE_HIDDEN,
 	.put_header = put_header,
 	.check_header = check_header,
 };
@@ -209,7 +251,26 @@ static const hy_frame_format sms_format = {
 
 struct hy_sms_writer {
 	hy_frame_writer fw;
+	int hidden; /* 1: records of the hidden-state extension */
 };
+
+hy_status hy_sms_writer_set_hidden(hy_sms_writer *w, int on)
+{
+	if (!w || w->fw.nrec)
+		return HY_EUSAGE;
+	hy_status st = hy_frame_writer_set_record_size(
+		&w->fw, on ? HY_SMS_RECORD_SIZE_HIDDEN : HY_SMS_RECORD_SIZE);
+	if (st)
+		return st;
+	w->hidden = !!on;
+	w->fw.buf[H_HIDDEN] = on ? HY_HIDDEN_VERSION : 0;
+	return HY_OK;
+}
+
+int hy_sms_writer_hidden(const hy_sms_writer *w)
+{
+	return w && w->hidden;
+}
 
 hy_status hy_sms_writer_set_obs_version(hy_sms_writer *w, unsigned v)
 {
@@ -228,7 +289,7 @@ hy_status hy_sms_writer_open(hy_sms_writer **wp, FILE *f)
 	*wp = NULL;
 	if (!f)
 		return HY_EUSAGE;
-	hy_sms_writer *w = malloc(sizeof *w);
+	hy_sms_writer *w = calloc(1, sizeof *w);
 	if (!w)
 		return HY_ENOMEM;
 	if (hy_frame_writer_init(&w->fw, &sms_format, f) != HY_OK) {
@@ -256,10 +317,18 @@ hy_status hy_sms_write(hy_sms_writer *w, const hy_sample *s, hy_diag *d)
 	if (why)
 		return hy_frame_wfail(&w->fw, d, HY_EUSAGE, "sample %llu cannot be written: %s",
 				      (unsigned long long)w->fw.nrec + 1, why);
+	if (w->hidden && !(s->flags & HY_SAMPLE_F_HIDDEN))
+		return hy_frame_wfail(&w->fw, d, HY_EUSAGE,
+				      "sample %llu cannot be written: it has no hidden state, and "
+				      "the stream holds it for every sample",
+				      (unsigned long long)w->fw.nrec + 1);
 	uint8_t *p = hy_frame_record(&w->fw, d);
 	if (!p)
 		return w->fw.err;
-	hy_sms_encode(s, p);
+	if (w->hidden)
+		encode_hidden(s, p);
+	else
+		hy_sms_encode(s, p);
 	return HY_OK;
 }
 
@@ -308,6 +377,11 @@ static hy_status check_obs_version(hy_frame_reader *fr, unsigned v, const char *
 int hy_sms_reader_obs_version(const hy_sms_reader *r)
 {
 	return r ? r->obs_version : -1;
+}
+
+int hy_sms_reader_hidden(const hy_sms_reader *r)
+{
+	return r && r->fr.rs == HY_SMS_RECORD_SIZE_HIDDEN;
 }
 
 hy_status hy_sms_reader_open_mem(hy_sms_reader **rp, const char *source, const void *data,
@@ -391,7 +465,10 @@ hy_status hy_sms_read(hy_sms_reader *r, hy_sample *s, hy_diag *d)
 		if (p[0] != REC_SAMPLE)
 			return hy_frame_rfail(&r->fr, d, HY_EDATA, rec, UINT32_MAX,
 					      "unknown record type %u", p[0]);
-		hy_sms_decode(p, s);
+		if (r->fr.rs == HY_SMS_RECORD_SIZE_HIDDEN)
+			decode_hidden(p, s);
+		else
+			hy_sms_decode(p, s);
 		const char *why = hy_sample_check(s);
 		if (why)
 			return hy_frame_rfail(&r->fr, d, HY_EDATA, rec, UINT32_MAX,

@@ -17,6 +17,8 @@
 #define HY_SMS_VERSION 1
 #define HY_SMS_HEADER_SIZE 32
 #define HY_SMS_RECORD_SIZE 5888
+/* with the hidden-state extension (header byte 24 = 1): 5888 + 128 */
+#define HY_SMS_RECORD_SIZE_HIDDEN 6016
 #define HY_SMS_DTYPE_F16 1        /* obs dtype code: IEEE binary16 LE */
 
 /* True when data starts with the sample-stream magic, or is a non-empty
@@ -47,6 +49,12 @@ uint64_t hy_sms_writer_count(const hy_sms_writer *w);
  * HY_OBS_VERSION unless set): before the first sample only (HY_EUSAGE
  * after it, or for v > 255). */
 hy_status hy_sms_writer_set_obs_version(hy_sms_writer *w, unsigned v);
+/* With on = 1, the frame is of the hidden-state extension (formats/
+ * samples.md): every sample written must have HY_SAMPLE_F_HIDDEN, and its
+ * hy_hidden is kept. Before the first sample only (HY_EUSAGE after it).
+ * Without it the hidden state of a sample is not written (nor its flag). */
+hy_status hy_sms_writer_set_hidden(hy_sms_writer *w, int on);
+int hy_sms_writer_hidden(const hy_sms_writer *w);
 /* Writes the trailer (and the header, for an empty frame), flushes; frees w. */
 hy_status hy_sms_writer_close(hy_sms_writer *w, hy_diag *d);
 /* Ends the frame as failed (formats/samples.md, ABORT record) with the
@@ -79,12 +87,16 @@ hy_status hy_sms_read(hy_sms_reader *r, hy_sample *s, hy_diag *d);
  * first frame's is an error of the read that meets it (HY_EDATA: two
  * encodings of the observation in one stream). */
 int hy_sms_reader_obs_version(const hy_sms_reader *r);
+/* 1 when the stream's records carry the hidden state (the extension;
+ * known after the first header), else 0. */
+int hy_sms_reader_hidden(const hy_sms_reader *r);
 /* Records read so far (all frames, trailers included). */
 uint64_t hy_sms_reader_records(const hy_sms_reader *r);
 void hy_sms_reader_close(hy_sms_reader *r);
 
 /* Record codec, for tests and tools: encodes s into rec (HY_SMS_RECORD_SIZE
- * bytes, reserved bytes zero) / decodes rec into s (no validation). */
+ * bytes, reserved bytes zero; no hidden state) / decodes rec into s (no
+ * validation). */
 void hy_sms_encode(const hy_sample *s, uint8_t *rec);
 void hy_sms_decode(const uint8_t *rec, hy_sample *s);
 

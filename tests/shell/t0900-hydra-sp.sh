@@ -196,4 +196,37 @@ for i in range(n):
     differ += ra[1] != rb[1]
 assert n > 100 and n // 2 < differ < n, (n, differ)  # random's choices mostly relabelled
 " "$T/learner.bin" "$T/dagger.bin" || fail "--label-by changed more than the labels, or too few"
+# --hidden: the same games and samples, each record extended by its hidden
+# state (formats/samples.md: header byte 24 = 1, 6016-byte records); the
+# opponents' hands hold as many tiles as the engine says they do, and the
+# plain records are the hidden ones' first 5888 bytes (flags bit 4 aside)
+expect_exit 2 "$S" --games 1 --hidden --no-samples
+expect_err "not with --no-samples"
+"$S" -q --games 3 --policy rulebot --hidden -o "$T/rb-hidden.bin" || fail "--hidden"
+/usr/bin/python3 -c "
+import struct, sys
+a = open(sys.argv[1], 'rb').read(); h = open(sys.argv[2], 'rb').read()
+assert h[:8] == b'HYSAMPLE' and h[24] == 1 and struct.unpack_from('<I', h, 12)[0] == 6016
+n = (len(a) - 32) // 5888 - 1
+assert (len(h) - 32) // 6016 - 1 == n, n
+for i in range(n):
+    ra = a[32 + i * 5888:32 + (i + 1) * 5888]; rh = h[32 + i * 6016:32 + (i + 1) * 6016]
+    assert rh[8] & 0x10 and ra[:8] + bytes([ra[8] | 0x10]) + ra[9:] == rh[:5888], i
+    x = rh[5888:]
+    hands = [x[14 * o:14 * o + 14] for o in range(3)]
+    assert all(sum(t != 255 for t in hd) % 3 == 1 for hd in hands), (i, hands)
+    assert all(t <= 36 or t == 255 for t in x[:42] + x[45:]) and max(x[42:45]) <= 8, i
+assert n > 100, n
+" "$T/rb.bin" "$T/rb-hidden.bin" || fail "--hidden: not the plain samples with their hidden state"
+# a policy that reads the hidden tiles plays only with --oracle
+expect_exit 2 "$S" --games 1 --seat0 rulebot-waits:1,tenpai --others rulebot -o "$T/x.bin"
+"$S" -q --games 2 --oracle --seat0 rulebot-waits:1,tenpai --others rulebot --learner --hidden \
+	-o "$T/oracle.bin" || fail "--oracle with the rule oracle at seat 0"
+# a shard does not hold the hidden state: hydra-augment refuses, writes nothing
+expect_exit 2 "$HY_BIN/hydra-augment" --perms 0 -o "$T/h.h5" "$T/rb-hidden.bin"
+expect_err "does not hold the hidden state"
+[ ! -e "$T/h.h5" ] || fail "a partial shard of hidden samples was left"
+"$HY_BIN/hydra-augment" --perms all -o "$T/h6.bin" "$T/rb-hidden.bin" || fail "augment a hidden stream"
+[ $(($(wc -c < "$T/h6.bin") - 32)) -eq $((6 * ($(wc -c < "$T/rb-hidden.bin") - 32) - 5 * 6016)) ] ||
+	fail "hydra-augment --perms all of a hidden stream: not six images of every record"
 exit 0

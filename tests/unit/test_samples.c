@@ -1,7 +1,8 @@
 /* Sample streams and HDF5 shards (formats/samples.md, formats/shard.md):
  * golden files written by an independent implementation
  * (tests/golden/samples/make-golden.py), broken files, round trips stream →
- * shard → stream, random access, the reader's format detection. */
+ * shard → stream, random access, the reader's format detection, the
+ * hidden-state extension of streams. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -170,6 +171,36 @@ static void golden_sample(int k, hy_sample *s)
 		s->obs[j] = halves[(j * 7 + k * 13) % 5];
 }
 
+/* Mirrors hidden() of tests/golden/samples/make-golden.py. */
+static void golden_hidden(int k, hy_hidden *h)
+{
+	memset(h, 255, sizeof *h);
+	for (int o = 0; o < 3; o++) {
+		int n = 13 - o % 2, v[14];
+		for (int i = 0; i < n; i++)
+			v[i] = (k * 5 + 7 * o + 3 * i) % 37;
+		for (int i = 1; i < n; i++) /* sorted, as Python's sorted() */
+			for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+				int t = v[j];
+				v[j] = v[j - 1];
+				v[j - 1] = t;
+			}
+		for (int i = 0; i < n; i++)
+			h->hand[o][i] = (uint8_t)v[i];
+	}
+	h->shanten[0] = (uint8_t)(k % 9);
+	h->shanten[1] = (uint8_t)((k + 1) % 9);
+	h->shanten[2] = 0;
+	for (int i = 0; i < 69 - 4 * k; i++)
+		h->live[i] = (uint8_t)((k + 11 * i) % 37);
+	for (int i = 0; i < 3; i++)
+		h->rinshan[i] = (uint8_t)((k + i) % 37);
+	for (int i = 0; i < 5; i++) {
+		h->dora[i] = (uint8_t)((k * 3 + i) % 37);
+		h->ura[i] = (uint8_t)((k * 2 + i) % 34);
+	}
+}
+
 /* Reads all samples of a reader; returns the status that ended it. */
 static hy_status read_all(hy_sample_reader *r, hy_sample *out, size_t max, size_t *n,
 			  hy_diag *d)
@@ -185,14 +216,17 @@ static hy_status read_all(hy_sample_reader *r, hy_sample *out, size_t max, size_
 	return st;
 }
 
-/* Writes samples as one stream frame into memory. */
-static buf stream_of(const hy_sample *s, size_t n)
+/* Writes samples as one stream frame into memory (with the hidden-state
+ * extension when `hidden`). */
+static buf stream_of_ext(const hy_sample *s, size_t n, int hidden)
 {
 	buf b = {0, 0};
 	FILE *f = open_memstream((char **)&b.p, &b.n);
 	assert_non_null(f);
 	hy_sms_writer *w;
 	assert_int_equal(hy_sms_writer_open(&w, f), HY_OK);
+	if (hidden)
+		assert_int_equal(hy_sms_writer_set_hidden(w, 1), HY_OK);
 	hy_diag d;
 	hy_diag_init(&d, "mem");
 	for (size_t i = 0; i < n; i++)
@@ -201,6 +235,11 @@ static buf stream_of(const hy_sample *s, size_t n)
 	assert_int_equal(hy_sms_writer_close(w, &d), HY_OK);
 	assert_int_equal(fclose(f), 0);
 	return b;
+}
+
+static buf stream_of(const hy_sample *s, size_t n)
+{
+	return stream_of_ext(s, n, 0);
 }
 
 static void write_shard(const char *path, const hy_sample *s, size_t n, uint32_t chunk)
@@ -266,6 +305,76 @@ static void test_golden_good(void **state)
 	free(b.p);
 }
 
+/* The hidden-state extension: the golden file's samples carry their hidden
+ * state, the C writer reproduces it byte for byte, a plain stream drops
+ * it, and an extended stream refuses a sample without it. */
+static void test_golden_hidden(void **state)
+{
+	(void)state;
+	buf b = read_golden("good-hidden.bin");
+	hy_sample_reader *r;
+	hy_diag d;
+	hy_diag_init(&d, NULL);
+	assert_int_equal(hy_sample_reader_open_mem(&r, "good-hidden.bin", b.p, b.n, &d), HY_OK);
+	hy_sample got[8], want;
+	size_t n;
+	assert_int_equal(read_all(r, got, 8, &n, &d), HY_STOP);
+	assert_int_equal(n, 5);
+	for (int k = 0; k < 5; k++) {
+		golden_sample(k, &want);
+		want.flags |= HY_SAMPLE_F_HIDDEN;
+		golden_hidden(k, &want.hidden);
+		assert_sample_equal(&got[k], &want, (size_t)k);
+	}
+	hy_sample_reader_close(r);
+	buf f1 = stream_of_ext(got, 3, 1), f2 = stream_of_ext(got + 3, 2, 1);
+	assert_int_equal(f1.n + f2.n, b.n);
+	assert_memory_equal(f1.p, b.p, f1.n);
+	assert_memory_equal(f2.p, b.p + f1.n, f2.n);
+	free(f1.p);
+	free(f2.p);
+
+	/* a plain stream keeps everything but the hidden state and its flag */
+	buf plain = stream_of(got, 5), g = read_golden("good.bin");
+	assert_int_equal(plain.n, g.n - HY_SMS_HEADER_SIZE - HY_SMS_RECORD_SIZE); /* one frame */
+	hy_sms_reader *sr;
+	assert_int_equal(hy_sms_reader_open_mem(&sr, "plain", plain.p, plain.n), HY_OK);
+	for (int k = 0; k < 5; k++) {
+		hy_sample s;
+		assert_int_equal(hy_sms_read(sr, &s, &d), HY_OK);
+		assert_int_equal(hy_sms_reader_hidden(sr), 0);
+		golden_sample(k, &want);
+		assert_sample_equal(&s, &want, (size_t)k);
+	}
+	hy_sms_reader_close(sr);
+	free(plain.p);
+	free(g.p);
+
+	/* an extended stream: every sample has the hidden state */
+	FILE *f = fopen("/dev/null", "wb");
+	assert_non_null(f);
+	hy_sms_writer *w;
+	assert_int_equal(hy_sms_writer_open(&w, f), HY_OK);
+	assert_int_equal(hy_sms_writer_set_hidden(w, 1), HY_OK);
+	assert_int_equal(hy_sms_writer_hidden(w), 1);
+	golden_sample(0, &want);
+	assert_int_equal(hy_sms_write(w, &want, &d), HY_EUSAGE);
+	assert_non_null(strstr(d.msg, "no hidden state"));
+	want.flags |= HY_SAMPLE_F_HIDDEN;
+	golden_hidden(0, &want.hidden);
+	assert_int_equal(hy_sms_write(w, &want, &d), HY_OK);
+	assert_int_equal(hy_sms_writer_set_hidden(w, 0), HY_EUSAGE); /* after a sample */
+	want.hidden.live[3] = 37; /* not a tile code of a hand or a wall */
+	assert_int_equal(hy_sms_write(w, &want, &d), HY_EUSAGE);
+	assert_non_null(strstr(d.msg, "tile code over 36"));
+	want.hidden.live[3] = 5;
+	want.hidden.shanten[1] = 9;
+	assert_int_equal(hy_sms_write(w, &want, &d), HY_EUSAGE);
+	assert_int_equal(hy_sms_writer_close(w, &d), HY_OK);
+	fclose(f);
+	free(b.p);
+}
+
 static void test_golden_broken(void **state)
 {
 	(void)state;
@@ -278,7 +387,12 @@ static void test_golden_broken(void **state)
 	} cases[] = {
 		{"bad-magic.bin", HY_EFORMAT, 0, 0, "bad magic"},
 		{"newer-version.bin", HY_EVERSION, 0, 0, "version 2 is newer"},
-		{"wrong-record-size.bin", HY_EFORMAT, 0, 0, "record size 6016 is not 5888"},
+		{"wrong-record-size.bin", HY_EFORMAT, 0, 0, "record size 5952 is not 5888 or 6016"},
+		{"newer-hidden.bin", HY_EVERSION, 0, 0, "hidden-state version 2 is newer"},
+		{"hidden-size.bin", HY_EFORMAT, 0, 0,
+		 "record size 6016 does not hold hidden-state version 0"},
+		{"mixed-hidden.bin", HY_EFORMAT, 4, 3,
+		 "record size 6016 differs from the first frame's 5888 in frame 2"},
 		{"wrong-dims.bin", HY_EFORMAT, 0, 0, "obs 84x34"},
 		{"truncated.bin", HY_ETRUNC, 3, 2, "record 3 is cut short"},
 		{"no-trailer.bin", HY_ETRUNC, 3, 3, "no trailer after record 3"},
@@ -999,6 +1113,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_good),
+		cmocka_unit_test(test_golden_hidden),
 		cmocka_unit_test(test_golden_broken),
 		cmocka_unit_test(test_stream_roundtrip),
 		cmocka_unit_test(test_shard_roundtrip),

@@ -21,6 +21,7 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 REC = 5888
+REC_HIDDEN = REC + 128  # the hidden-state extension (header byte 24 = 1)
 OBS = 85 * 34
 REC_SAMPLE, REC_TRAILER, REC_ABORT = 1, 3, 4
 HALVES = [0x0000, 0x3C00, 0x3800, 0x0000, 0x2E66]  # 0, 1, 0.5, 0, ~0.1
@@ -31,9 +32,9 @@ OBS_VERSION = 4  # header byte 17: the observation version (lib/samples/sample.h
 
 
 def header(version=1, hsize=32, rsize=REC, dtype=1, obs=OBS_VERSION, ch=85, tiles=34,
-           actions=46):
-    return (b"HYSAMPLE" + struct.pack("<HHIBBHHH", version, hsize, rsize, dtype, obs,
-                                      ch, tiles, actions) + bytes(8))
+           actions=46, hidden=0):
+    return (b"HYSAMPLE" + struct.pack("<HHIBBHHHB", version, hsize, rsize, dtype, obs,
+                                      ch, tiles, actions, hidden) + bytes(7))
 
 
 def sample(k):
@@ -51,6 +52,28 @@ def sample(k):
         obs=[HALVES[(j * 7 + k * 13) % 5] for j in range(OBS)])
 
 
+def hidden(k):
+    """The hidden state of golden sample k (mirrored by golden_hidden() in C):
+    hand[3][14], shanten[3], live[69], rinshan[4], dora[5], ura[5], each a tile
+    code 0-36 or 255 past the end of a list."""
+    hand = [sorted((k * 5 + 7 * o + 3 * i) % 37 for i in range(13 - o % 2)) for o in range(3)]
+    hand = [h + [255] * (14 - len(h)) for h in hand]
+    live = [(k + 11 * i) % 37 for i in range(69 - 4 * k)] + [255] * (4 * k)
+    return (bytes(sum(hand, [])) + bytes([k % 9, (k + 1) % 9, 0]) + bytes(live)
+            + bytes([(k + i) % 37 for i in range(3)] + [255])
+            + bytes((k * 3 + i) % 37 for i in range(5)) + bytes((k * 2 + i) % 34 for i in range(5)))
+
+
+def record_hidden(s, k):
+    """A record of the extension: the plain record with flags bit 4 set, then
+    the 128 bytes of the hidden state."""
+    r = bytearray(record(s))
+    r[8] |= 0x10
+    h = hidden(k)
+    assert len(h) == 128
+    return bytes(r) + h
+
+
 def record(s):
     r = struct.pack("<BBBBBBBBBBH", REC_SAMPLE, s["action"], s["seat"], s["grand_kyoku"],
                     s["honba"], s["rank"], s["grp"], s["opp_tenpai"], s["flags"], 0,
@@ -65,9 +88,15 @@ def record(s):
     return r
 
 
-def trailer(count, crc):
+def trailer(count, crc, size=REC):
     t = bytes([REC_TRAILER]) + bytes(7) + b"HYSMEND\0" + struct.pack("<QI", count, crc)
-    return t + bytes(REC - len(t))
+    return t + bytes(size - len(t))
+
+
+def frame_hidden(samples, first=0, version=1):
+    recs = b"".join(record_hidden(x, first + i) for i, x in enumerate(samples))
+    return (header(rsize=REC_HIDDEN, hidden=version) + recs
+            + trailer(len(samples), zlib.crc32(recs), REC_HIDDEN))
 
 
 def frame(samples, **hdr):
@@ -99,7 +128,15 @@ def main():
     one = frame(s[:1])
     write("bad-magic.bin", b"HYSAMPLX" + one[8:])
     write("newer-version.bin", frame(s[:1], version=2))
-    write("wrong-record-size.bin", frame(s[:1], rsize=REC + 128))
+    write("wrong-record-size.bin", frame(s[:1], rsize=REC + 64))
+    # the hidden-state extension: two frames of samples with their hidden state
+    write("good-hidden.bin", frame_hidden(s[:3]) + frame_hidden(s[3:], first=3))
+    write("newer-hidden.bin", frame_hidden(s[:1], version=2))
+    # a frame with the extension after one without: refused at the second
+    write("mixed-hidden.bin", frame(s[:3]) + frame_hidden(s[3:], first=3))
+    # the extension's size with a header that says it has none
+    write("hidden-size.bin", header(rsize=REC_HIDDEN) + record_hidden(s[0], 0)
+          + trailer(1, zlib.crc32(record_hidden(s[0], 0)), REC_HIDDEN))
     write("wrong-dims.bin", frame(s[:1], ch=84))
     write("truncated.bin", good[:32 + 2 * REC + 100])           # record 3 cut short
     write("no-trailer.bin", good[:32 + 3 * REC])                # frame 1 ends early
