@@ -502,7 +502,7 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 		return hy_cli_usage(cli, "bad --arch '%s': tiny, small, base or full", arch_name);
 	if (blocks >= 0 || channels >= 0) {
 		if (!cfg.arch.channels)
-			cfg.arch = (hy_nn_arch){40, 256};
+			cfg.arch = (hy_nn_arch){40, 256, 0};
 		if (blocks >= 0)
 			cfg.arch.blocks = (int)blocks;
 		if (channels >= 0)

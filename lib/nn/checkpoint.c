@@ -33,6 +33,10 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	H5CHK(hy_h5_put_header(f, NULL, HY_NN_CKPT_VERSION));
 	H5CHK(hy_h5_put_attr(f, "blocks", H5T_STD_I32LE, &blocks, 1));
 	H5CHK(hy_h5_put_attr(f, "channels", H5T_STD_I32LE, &ch, 1));
+	if (m->arch.oracle) { /* formats/checkpoint.md: absent means 0 */
+		int32_t op = HY_ORACLE_CHANNELS;
+		H5CHK(hy_h5_put_attr(f, "oracle_planes", H5T_STD_I32LE, &op, 1));
+	}
 	H5CHK(hy_h5_put_attr(f, "step", H5T_STD_I64LE, &meta->step, 1));
 	const hy_nn_optim_cfg *o = &meta->opt;
 	H5CHK(hy_h5_put_attr(f, "lr", H5T_NATIVE_FLOAT, &o->lr, 1));
@@ -109,7 +113,7 @@ static hy_status open_ckpt(const char *path, hid_t *fp, hy_nn_arch *a, hy_diag *
 	hy_status st = hy_h5_open_checkpoint(path, &f, d);
 	if (st)
 		return st;
-	int32_t ver = 0, blocks = 0, ch = 0;
+	int32_t ver = 0, blocks = 0, ch = 0, oracle = 0;
 	if (H5Aexists(f, "kind") > 0) { /* another model's checkpoint (nn/grp.h) */
 		st = hy_nn_kind_refuse(d, path, HY_NN_KIND_GRP, HY_NN_KIND_NET, NULL);
 	} else if (hy_h5_get_attr(f, "version", H5T_NATIVE_INT32, &ver, 1) < 0 ||
@@ -119,9 +123,14 @@ static hy_status open_ckpt(const char *path, hid_t *fp, hy_nn_arch *a, hy_diag *
 	} else if (ver < 1 || ver > HY_NN_CKPT_VERSION) {
 		st = hy_diag_set(d, HY_EVERSION, 0, "'%s': checkpoint version %d, this build reads "
 			"1 to %d", path, ver, HY_NN_CKPT_VERSION);
-	} else if (hy_nn_arch_check((hy_nn_arch){blocks, ch}, NULL) != HY_OK) {
+	} else if (hy_nn_arch_check((hy_nn_arch){blocks, ch, 0}, NULL) != HY_OK) {
 		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': attribute blocks/channels %d x %d is not "
 			"an architecture this build accepts", path, (int)blocks, (int)ch);
+	} else if (H5Aexists(f, "oracle_planes") > 0 &&
+		   (hy_h5_get_attr(f, "oracle_planes", H5T_NATIVE_INT32, &oracle, 1) < 0 ||
+		    (oracle != 0 && oracle != HY_ORACLE_CHANNELS))) {
+		st = hy_diag_set(d, HY_EFORMAT, 0, "'%s': attribute oracle_planes is not 0 or %d",
+			path, HY_ORACLE_CHANNELS);
 	}
 	if (st) {
 		H5Fclose(f);
@@ -129,6 +138,7 @@ static hy_status open_ckpt(const char *path, hid_t *fp, hy_nn_arch *a, hy_diag *
 	}
 	a->blocks = blocks;
 	a->channels = ch;
+	a->oracle = oracle != 0;
 	*fp = f;
 	return HY_OK;
 }
@@ -387,6 +397,10 @@ static hy_status load(hy_nn_ckpt_reader *r, hy_nn_model *m, hy_nn_ckpt_meta *met
 		return hy_diag_set(d, HY_EFORMAT, 0,
 			"'%s': checkpoint architecture is %d blocks × %d channels, the model is %d × %d",
 			path, a.blocks, a.channels, m->arch.blocks, m->arch.channels);
+	if (a.oracle != m->arch.oracle)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': the checkpoint's input is %d planes, "
+			"the model's %d (the oracle planes: hydra-fit --oracle)", path,
+			hy_nn_arch_in(a), m->in);
 	if (!weights_only && hy_nn_ckpt_weights_only(r))
 		return hy_diag_set(d, HY_EFORMAT, 0, "'%s' holds the weights alone (hydra-export "
 			"--weights), no optimiser state: it can start a run (--init), not resume one",

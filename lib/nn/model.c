@@ -58,7 +58,8 @@ static int build_table(hy_nn_model *m)
 	const int C = m->arch.channels, r = C / 16, N = m->arch.blocks;
 	int f = 0;
 	char nm[HY_NN_NAME_MAX];
-	m->stem = add(p, &f, "stem/conv/weight", 3, C, 3, HY_NN_IN, KAIM, 3 * HY_NN_IN, 1, 1);
+	const int in = hy_nn_arch_in(m->arch);
+	m->stem = add(p, &f, "stem/conv/weight", 3, C, 3, in, KAIM, 3 * in, 1, 1);
 	for (int i = 0; i < N; i++) {
 		hy_nn_block_idx *b = &m->blk[i];
 #define NAME(s) (snprintf(nm, sizeof nm, "blocks/%02d/%s", i, s), nm)
@@ -108,10 +109,15 @@ hy_status hy_nn_model_init(hy_nn_model *m, hy_nn_arch a, const hy_nn_backend *be
 	hy_status st = hy_nn_arch_check(a, d);
 	if (st)
 		return st;
+	if (a.oracle && strncmp(be->name, "cpu", 3) != 0)
+		return hy_diag_set(d, HY_EUNSUP, 0, "a model with the oracle planes runs on the CPU "
+			"only (this backend: %s)", be->name);
 	m->arch = a;
 	m->be = be;
 	m->ctx = ctx;
 	m->lw = hy_nn_loss_w_policy;
+	m->in = hy_nn_arch_in(a);
+	m->oracle_scale[0] = m->oracle_scale[1] = 1.0f;
 	hy_nn_params_init(&m->table);
 	m->blk = calloc(a.blocks ? (size_t)a.blocks : 1, sizeof *m->blk);
 	if (!m->blk || build_table(m) < 0)
@@ -122,6 +128,8 @@ hy_status hy_nn_model_init(hy_nn_model *m, hy_nn_arch a, const hy_nn_backend *be
 	m->m = be->alloc(bytes);
 	m->v = be->alloc(bytes);
 	if (!m->w || !m->g || !m->m || !m->v)
+		goto nomem;
+	if (a.oracle && !(m->stem_eff = malloc(m->table.t[m->stem].size * sizeof(float))))
 		goto nomem;
 	return HY_OK;
 nomem:
@@ -141,6 +149,7 @@ void hy_nn_model_free(hy_nn_model *m)
 	}
 	hy_nn_params_free(&m->table);
 	free(m->blk);
+	free(m->stem_eff);
 	memset(m, 0, sizeof *m);
 }
 
@@ -215,7 +224,7 @@ static hy_status work_alloc(hy_nn_work *w, const hy_nn_model *m, int max_batch, 
 		fail = 1;
 #define A(bytes) walloc(w, m, (bytes), &fail)
 	if (!fail) {
-		w->xin = A(R * HY_NN_IN * AS);
+		w->xin = A(R * (size_t)m->in * AS);
 		for (int i = 0; i <= N; i++)
 			w->X[i] = infer && i > 1 ? w->X[i % 2] : A(RC);
 		for (int i = 0; i < (infer && N ? 1 : N); i++) {
@@ -261,7 +270,7 @@ static hy_status work_alloc(hy_nn_work *w, const hy_nn_model *m, int max_batch, 
 	}
 #undef A
 	w->infer = infer;
-	w->host_bytes = hy_nn_batch_bytes(B);
+	w->host_bytes = hy_nn_batch_bytes_in(B, 0, m->in);
 	w->host = fail ? NULL : malloc(w->host_bytes);
 	if (fail || !w->host) {
 		hy_nn_work_free(w, m);
@@ -313,13 +322,13 @@ typedef struct batch_view {
 	uint8_t *action, *grp;
 } batch_view;
 
-static size_t input_bytes(int n, int compact)
+static size_t input_bytes(int n, int compact, int in)
 {
 	return compact ? (size_t)n * HY_OBS_SIZE * sizeof(uint16_t)
-		       : (size_t)n * HY_NN_TP * HY_NN_IN * sizeof(float);
+		       : (size_t)n * HY_NN_TP * (size_t)in * sizeof(float);
 }
 
-static void batch_view_of(batch_view *v, const void *buf, int n, int compact)
+static void batch_view_of(batch_view *v, const void *buf, int n, int compact, int in)
 {
 	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
 	char *h = (char *)buf;
@@ -333,15 +342,36 @@ static void batch_view_of(batch_view *v, const void *buf, int n, int compact)
 	h += 2 * R * HY_NN_OPP * F;
 	v->xin = compact ? NULL : (float *)h;
 	v->obs = compact ? (uint16_t *)h : NULL;
-	h += input_bytes(n, compact);
+	h += input_bytes(n, compact, in);
 	v->action = (uint8_t *)h, v->grp = v->action + n;
+}
+
+size_t hy_nn_batch_bytes_in(int n, int compact, int in)
+{
+	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
+	return (size_t)n * (8 + 2 + F * (1 + 2 * HY_NN_OPP)) + 2 * R * HY_NN_OPP * F +
+		input_bytes(n, compact, in);
 }
 
 size_t hy_nn_batch_bytes_as(int n, int compact)
 {
-	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
-	return (size_t)n * (8 + 2 + F * (1 + 2 * HY_NN_OPP)) + 2 * R * HY_NN_OPP * F +
-		input_bytes(n, compact);
+	return hy_nn_batch_bytes_in(n, compact, HY_NN_IN);
+}
+
+/* Sample x's input rows [36][in] (pads zero, written by the caller): the 85
+ * planes, then with in > 85 the 205 oracle planes as they are (the model
+ * scales them through its stem: model.h oracle_scale). */
+static void pack_input(float *xin, const hy_sample *x, int in, float *oracle)
+{
+	for (int c = 0; c < HY_NN_IN; c++)
+		for (int t = 0; t < HY_NN_T; t++)
+			xin[(size_t)(1 + t) * in + c] = hy_nn_half_to_float(x->obs[c * HY_NN_T + t]);
+	if (in == HY_NN_IN)
+		return;
+	hy_oracle_planes(x, 1.0f, 1.0f, oracle);
+	for (int c = 0; c < HY_ORACLE_CHANNELS; c++)
+		for (int t = 0; t < HY_NN_T; t++)
+			xin[(size_t)(1 + t) * in + HY_NN_IN + c] = oracle[c * HY_NN_T + t];
 }
 
 size_t hy_nn_batch_bytes(int n)
@@ -349,31 +379,36 @@ size_t hy_nn_batch_bytes(int n)
 	return hy_nn_batch_bytes_as(n, 0);
 }
 
-hy_status hy_nn_batch_pack_as(void *buf, const hy_sample *s, int n, int compact,
+hy_status hy_nn_batch_pack_in(void *buf, const hy_sample *s, int n, int compact, int in,
 	hy_nn_batch_info *bi, hy_diag *d)
 {
 	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
+	if (in != HY_NN_IN && (compact || in != HY_NN_IN + HY_ORACLE_CHANNELS))
+		return hy_diag_set(d, HY_EUSAGE, 0, "a batch of %d input planes%s: 85, or 290 "
+			"not compact", in, compact ? " (compact)" : "");
+	float *oracle = NULL;
+	if (in != HY_NN_IN && !(oracle = malloc(sizeof(float) * HY_ORACLE_SIZE)))
+		return hy_diag_set(d, HY_ENOMEM, 0, "out of memory packing a batch");
 	batch_view v;
-	batch_view_of(&v, buf, n, compact);
+	batch_view_of(&v, buf, n, compact, in);
 	uint64_t *mask = v.mask;
 	float *vt = v.vt, *ten_t = v.ten_t, *ten_w = v.ten_w, *dan_t = v.dan_t, *dan_w = v.dan_w;
 	float *xin = v.xin;
 	uint8_t *action = v.action, *grp = v.grp;
 	memset(dan_t, 0, 2 * R * HY_NN_OPP * F);
 	if (xin)
-		memset(xin, 0, R * HY_NN_IN * F);
+		memset(xin, 0, R * (size_t)in * F);
 	int known = 0, danger = 0;
 	for (int b = 0; b < n; b++) {
 		const hy_sample *x = &s[b];
-		if (x->action >= HY_ACTIONS || x->rank > 3 || x->grp >= HY_GRP_CLASSES)
+		if (x->action >= HY_ACTIONS || x->rank > 3 || x->grp >= HY_GRP_CLASSES) {
+			free(oracle);
 			return hy_diag_set(d, HY_EDATA, (uint32_t)b + 1,
 				"sample label out of range (action %u, rank %u, grp %u)", x->action, x->rank,
 				x->grp);
+		}
 		if (xin)
-			for (int c = 0; c < HY_NN_IN; c++)
-				for (int t = 0; t < HY_NN_T; t++)
-					xin[((size_t)b * HY_NN_TP + 1 + t) * HY_NN_IN + c] =
-						hy_nn_half_to_float(x->obs[c * HY_NN_T + t]);
+			pack_input(xin + (size_t)b * HY_NN_TP * in, x, in, oracle);
 		else /* compact: the sample's own planes, widened by the backend */
 			memcpy(v.obs + (size_t)b * HY_OBS_SIZE, x->obs, sizeof x->obs);
 		mask[b] = x->mask & ((1ull << HY_ACTIONS) - 1);
@@ -398,11 +433,19 @@ hy_status hy_nn_batch_pack_as(void *buf, const hy_sample *s, int n, int compact,
 			}
 		}
 	}
+	free(oracle);
 	bi->n = n;
 	bi->known = known;
 	bi->danger = danger;
 	bi->compact = compact;
+	bi->in = in;
 	return HY_OK;
+}
+
+hy_status hy_nn_batch_pack_as(void *buf, const hy_sample *s, int n, int compact,
+	hy_nn_batch_info *bi, hy_diag *d)
+{
+	return hy_nn_batch_pack_in(buf, s, n, compact, HY_NN_IN, bi, d);
 }
 
 hy_status hy_nn_batch_pack(void *buf, const hy_sample *s, int n, hy_nn_batch_info *bi,
@@ -426,8 +469,12 @@ hy_status hy_nn_work_put(hy_nn_work *w, const hy_nn_model *m, const void *buf,
 			"a compact batch must be in the memory of a backend that widens it (%s)",
 			be->name);
 	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
+	const int in = bi->compact ? HY_NN_IN : bi->in;
+	if (in != m->in)
+		return hy_diag_set(d, HY_EUSAGE, 0, "a batch of %d input planes for a model of %d",
+			in, m->in);
 	batch_view v;
-	batch_view_of(&v, buf, n, bi->compact);
+	batch_view_of(&v, buf, n, bi->compact, in);
 #define PUT(dst, src, bytes)                                   \
 	do {                                                   \
 		if (on_dev)                                    \
@@ -440,9 +487,9 @@ hy_status hy_nn_work_put(hy_nn_work *w, const hy_nn_model *m, const void *buf,
 	if (bi->compact)
 		be->expand_obs(m->ctx, n, v.obs, w->xin);
 	else if (on_dev)
-		hy_nn_act_from_f32(be, m->ctx, R * HY_NN_IN, v.xin, w->xin);
+		hy_nn_act_from_f32(be, m->ctx, R * (size_t)in, v.xin, w->xin);
 	else
-		hy_nn_act_put(be, m->ctx, R * HY_NN_IN, v.xin, w->xin);
+		hy_nn_act_put(be, m->ctx, R * (size_t)in, v.xin, w->xin);
 	PUT(w->mask, v.mask, (size_t)n * 8);
 	PUT(w->action, v.action, (size_t)n);
 	PUT(w->grp, v.grp, (size_t)n);
@@ -465,7 +512,7 @@ hy_status hy_nn_work_load(hy_nn_work *w, const hy_nn_model *m, const hy_sample *
 		return hy_diag_set(d, HY_EUSAGE, 0, "batch of %d samples: workspace holds 1 to %d", n,
 			w->cap);
 	hy_nn_batch_info bi;
-	hy_status st = hy_nn_batch_pack(w->host, s, n, &bi, d);
+	hy_status st = hy_nn_batch_pack_in(w->host, s, n, 0, m->in, &bi, d);
 	return st ? st : hy_nn_work_put(w, m, w->host, &bi, 0, d);
 }
 
@@ -474,13 +521,53 @@ hy_status hy_nn_work_load(hy_nn_work *w, const hy_nn_model *m, const hy_sample *
 #define P(i) hy_nn_model_param(m, (i))
 #define G(i) hy_nn_model_grad(m, (i))
 
+/* The scale of input plane i of an oracle model (model.h oracle_scale). */
+static float in_scale(const hy_nn_model *m, int i)
+{
+	return i < HY_NN_IN ? 1.0f
+	       : i < HY_NN_IN + HY_ORACLE_WALL ? m->oracle_scale[0] : m->oracle_scale[1];
+}
+
+static int scaled(const hy_nn_model *m)
+{
+	return m->arch.oracle && (m->oracle_scale[0] != 1.0f || m->oracle_scale[1] != 1.0f);
+}
+
+/* The stem's weights [C][3][in] as the forward takes them: an oracle
+ * model's columns of the oracle planes multiplied by their group's scale
+ * (into stem_eff; host memory, the CPU backends' own), which is the
+ * convolution of the scaled planes. */
+static const float *stem_weights(const hy_nn_model *m)
+{
+	if (!scaled(m))
+		return P(m->stem);
+	const float *w = P(m->stem);
+	const size_t rows = m->table.t[m->stem].size / (size_t)m->in;
+	for (size_t r = 0; r < rows; r++)
+		for (int i = 0; i < m->in; i++)
+			m->stem_eff[r * (size_t)m->in + i] = w[r * (size_t)m->in + i] * in_scale(m, i);
+	return m->stem_eff;
+}
+
+/* The chain rule through stem_weights: ∂L/∂W = ∂L/∂W_eff · scale. */
+static void stem_grad_scale(const hy_nn_model *m)
+{
+	if (!scaled(m))
+		return;
+	float *g = G(m->stem);
+	const size_t rows = m->table.t[m->stem].size / (size_t)m->in;
+	for (size_t r = 0; r < rows; r++)
+		for (int i = HY_NN_IN; i < m->in; i++)
+			g[r * (size_t)m->in + i] *= in_scale(m, i);
+}
+
 static void forward_ops(const hy_nn_model *m, hy_nn_work *w)
 {
 	const hy_nn_backend *be = m->be;
 	const hy_nn_ctx *c = m->ctx;
 	const int B = w->B, C = m->arch.channels, N = m->arch.blocks, r = C / 16;
 	const int R = B * HY_NN_TP;
-	be->conv3_fwd(c, B, HY_NN_IN, C, w->xin, P(m->stem), w->X[0]);
+	be->conv3_fwd(c, B, m->in, C, w->xin, stem_weights(m), w->X[0]);
 	for (int i = 0; i < N; i++) {
 		const hy_nn_block_idx *k = &m->blk[i];
 		hy_nn_block_act *a = &w->act[i];
@@ -641,7 +728,8 @@ void hy_nn_backward(const hy_nn_model *m, hy_nn_work *w)
 		if (w->ready)
 			w->ready(w->ready_arg, m->table.t[k->gn1w].offset);
 	}
-	be->conv3_bwd(c, B, HY_NN_IN, C, w->xin, P(m->stem), w->dX, NULL, G(m->stem));
+	be->conv3_bwd(c, B, m->in, C, w->xin, stem_weights(m), w->dX, NULL, G(m->stem));
+	stem_grad_scale(m);
 	if (w->ready)
 		w->ready(w->ready_arg, 0);
 }

@@ -12,6 +12,7 @@
 #include "nn/backend.h"
 #include "nn/params.h"
 #include "nn/rng.h"
+#include "samples/oracle.h"
 #include "samples/sample.h"
 
 enum {
@@ -41,7 +42,18 @@ extern const hy_nn_loss_w hy_nn_loss_w_policy, hy_nn_loss_w_reader;
 
 typedef struct hy_nn_arch {
 	int blocks, channels;
+	/* 1: the input is the 85 public planes and the 205 oracle planes of
+	 * the sample's hidden state (samples/oracle.h; ARCHITECTURE.md §5a):
+	 * a teacher, or a student they fade from; the stem is then
+	 * Conv1d(290→C). CPU backends only. 0: the 85 planes. */
+	int oracle;
 } hy_nn_arch;
+
+/* The model's input planes: 85, or 290 with the oracle planes. */
+static inline int hy_nn_arch_in(hy_nn_arch a)
+{
+	return HY_NN_IN + (a.oracle ? HY_ORACLE_CHANNELS : 0);
+}
 
 /* "tiny" 2×32, "small" 6×64, "base" 12×128, "full" 40×256. */
 hy_status hy_nn_arch_preset(const char *name, hy_nn_arch *a, hy_diag *d);
@@ -65,6 +77,14 @@ typedef struct hy_nn_model {
 	int v1w, v1b, v2w, v2b, g1w, g1b, g2w, g2b, t1w, t1b, t2w, t2b;
 	int dconvw, dconvb;
 	hy_nn_loss_w lw;      /* the loss weights (hy_nn_model_init: the policy's) */
+	int in;               /* input planes, hy_nn_arch_in(arch)            */
+	/* An oracle model's fade (arch.oracle): the forward multiplies the
+	 * opponents' oracle planes by oracle_scale[0] and the wall's by
+	 * oracle_scale[1] (the design's dropout table; 1 and 1 after init),
+	 * through the stem's weights (stem_eff), so that a batch holds the
+	 * planes as they are and a step's scales are the caller's to set. */
+	float oracle_scale[2];
+	float *stem_eff;      /* the stem's weights so scaled (host memory)   */
 } hy_nn_model;
 
 /* Builds the table and allocates parameters, gradients and moments
@@ -162,9 +182,16 @@ void hy_nn_work_free(hy_nn_work *w, const hy_nn_model *m);
 typedef struct hy_nn_batch_info {
 	int n, known, danger; /* samples; with opponent labels; danger opponents */
 	int compact;          /* the layout hy_nn_batch_pack_as was given   */
+	int in;               /* input planes: 85, or 290 with the oracle's */
 } hy_nn_batch_info;
 size_t hy_nn_batch_bytes(int n);
 size_t hy_nn_batch_bytes_as(int n, int compact);
+/* The same for a model of `in` input planes (hy_nn_arch_in): with 290,
+ * each sample's 205 oracle planes (unscaled) follow its 85 in the input;
+ * not compact. hy_nn_batch_pack_as is hy_nn_batch_pack_in with 85. */
+size_t hy_nn_batch_bytes_in(int n, int compact, int in);
+hy_status hy_nn_batch_pack_in(void *buf, const hy_sample *s, int n, int compact, int in,
+	hy_nn_batch_info *bi, hy_diag *d);
 /* HY_EDATA for an out-of-range label (names the sample index). */
 hy_status hy_nn_batch_pack(void *buf, const hy_sample *s, int n, hy_nn_batch_info *bi,
 	hy_diag *d);

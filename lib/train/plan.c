@@ -166,7 +166,7 @@ static hy_status plan_arch(const hy_train_cfg *c, const hy_train_facts *f, hy_tr
 	/* the default: full on a GPU; small on the CPU, where full trains at
 	 * about 12 samples/s on two cores and small at about 1,000 */
 	if (!arch.channels) {
-		arch = c->cuda ? (hy_nn_arch){40, 256} : (hy_nn_arch){6, 64};
+		arch = c->cuda ? (hy_nn_arch){40, 256, 0} : (hy_nn_arch){6, 64, 0};
 		note(p, "architecture %s (%d blocks x %d channels), the default %s%s",
 			c->cuda ? "full" : "small", arch.blocks, arch.channels,
 			c->cuda ? "on a GPU" : "on the CPU",

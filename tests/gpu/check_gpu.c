@@ -703,7 +703,7 @@ static void check_optim(env *e)
 	hy_nn_model m;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	if (hy_nn_model_init(&m, (hy_nn_arch){2, 32}, e->cb, &e->cpu, &d)) {
+	if (hy_nn_model_init(&m, (hy_nn_arch){2, 32, 0}, e->cb, &e->cpu, &d)) {
 		die("model", &d);
 		exit(1);
 	}
@@ -1074,7 +1074,7 @@ static void check_training(env *e, int k)
 {
 	enum { STEPS = 50, B = 64 };
 	pair p;
-	if (pair_init(e, &p, (hy_nn_arch){6, 64}, &e->gpu[k], B, seed + 10))
+	if (pair_init(e, &p, (hy_nn_arch){6, 64, 0}, &e->gpu[k], B, seed + 10))
 		exit(1);
 	double lc[STEPS], lg[STEPS];
 	train(e, &p.c, &p.wc, B, STEPS, lc);
@@ -1092,7 +1092,7 @@ static void check_determinism(env *e, int k)
 	float *w[2] = {NULL, NULL};
 	for (int run = 0; run < 2; run++) {
 		pair p;
-		if (pair_init(e, &p, (hy_nn_arch){6, 64}, &e->gpu[k], B, seed + 11))
+		if (pair_init(e, &p, (hy_nn_arch){6, 64, 0}, &e->gpu[k], B, seed + 11))
 			exit(1);
 		train(e, &p.g, &p.wg, B, STEPS, run ? l2 : l1);
 		w[run] = down(e, &e->gpu[k], p.g.w, p.g.table.total);
@@ -1109,7 +1109,7 @@ static void check_determinism(env *e, int k)
 /* CPU → checkpoint → GPU → checkpoint → CPU. */
 static void check_ckpt(env *e, int k)
 {
-	hy_nn_arch a = {6, 64};
+	hy_nn_arch a = {6, 64, 0};
 	pair p;
 	if (pair_init(e, &p, a, &e->gpu[k], 16, seed + 12))
 		exit(1);
@@ -1174,7 +1174,7 @@ static void check_big_batch(env *e)
 	hy_nn_ctx keep[NG]; /* the usual contexts, back at the end */
 	memcpy(keep, e->gpu, sizeof keep);
 	for (int k = 0; k < NG; k++)
-		ctx_of(&e->gpu[k], k, (hy_nn_arch){1, 256}, B, 0, 0);
+		ctx_of(&e->gpu[k], k, (hy_nn_arch){1, 256, 0}, B, 0, 0);
 	check_conv(e, B, HY_NN_IN, 32);
 	check_conv(e, B, 32, 32);
 	check_gn(e, B, 64);
@@ -1195,7 +1195,7 @@ static void check_infer_buckets(env *e)
 {
 	enum { MAXB = 1024, BUCKETS = 11, SHAPES = 2 };
 	char nm[160];
-	hy_nn_arch a = {3, 64};
+	hy_nn_arch a = {3, 64, 0};
 	hy_nn_ctx g;
 	ctx_of(&g, 2, a, MAXB, 1, 1);
 	hy_diag d;
@@ -1254,7 +1254,7 @@ static void check_ppo(env *e, int k)
 	enum { B = 64, STEPS = 8 };
 	char nm[160];
 	pair p;
-	if (pair_init(e, &p, (hy_nn_arch){6, 64}, &e->gpu[k], B, seed + 14))
+	if (pair_init(e, &p, (hy_nn_arch){6, 64, 0}, &e->gpu[k], B, seed + 14))
 		exit(1);
 	hy_sample *s = calloc(B, sizeof *s);
 	hy_rng r;
@@ -1320,7 +1320,7 @@ static void check_full(env *e, int k)
 {
 	enum { B = 4, STEPS = 3 };
 	char nm[160];
-	hy_nn_arch a = {40, 256};
+	hy_nn_arch a = {40, 256, 0};
 	hy_nn_ctx g;
 	ctx_of(&g, k, a, B, 0, 0);
 	pair p;
@@ -1539,12 +1539,12 @@ int main(int argc, char **argv)
 	check_expand(&e, 1);
 	check_expand(&e, 257);
 	for (int k = 0; k < NG; k++) {
-		check_model(&e, k, (hy_nn_arch){2, 32}, 3);
-		check_model(&e, k, (hy_nn_arch){6, 64}, 64);
-		check_infer_feed(&e, k, (hy_nn_arch){3, 64}, 257);
+		check_model(&e, k, (hy_nn_arch){2, 32, 0}, 3);
+		check_model(&e, k, (hy_nn_arch){6, 64, 0}, 64);
+		check_infer_feed(&e, k, (hy_nn_arch){3, 64, 0}, 257);
 	}
-	check_graphs(&e, (hy_nn_arch){3, 64}, 1);
-	check_graphs(&e, (hy_nn_arch){3, 64}, 37);
+	check_graphs(&e, (hy_nn_arch){3, 64, 0}, 1);
+	check_graphs(&e, (hy_nn_arch){3, 64, 0}, 37);
 	for (int k = 0; k < NG; k++) /* every convolution mode */
 		check_training(&e, k);
 	for (int k = 0; k < NG; k++)

@@ -33,7 +33,7 @@ static inline void tiny_ckpt_set(char *path, size_t n, const char *name, uint64_
 	hy_nn_model m;
 	hy_diag d;
 	hy_diag_init(&d, path);
-	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){2, 32}, hy_nn_backend_cpu(), &ctx, &d),
+	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){2, 32, 0}, hy_nn_backend_cpu(), &ctx, &d),
 			 HY_OK);
 	hy_rng rng;
 	hy_rng_seed(&rng, seed);

@@ -48,7 +48,7 @@ static int setup(void **state)
 	hy_diag d;
 	hy_diag_init(&d, "test");
 	hy_nn_ctx_init(&f->ctx, 1);
-	assert_int_equal(hy_nn_model_init(&f->m, (hy_nn_arch){2, 32}, hy_nn_backend_cpu(),
+	assert_int_equal(hy_nn_model_init(&f->m, (hy_nn_arch){2, 32, 0}, hy_nn_backend_cpu(),
 				 &f->ctx, &d), HY_OK);
 	hy_rng r;
 	hy_rng_seed(&r, SEED);

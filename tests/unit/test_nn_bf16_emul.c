@@ -235,7 +235,7 @@ static void test_model_step(void **state)
 	(void)state;
 	enum { B = 64 };
 	pair p;
-	pair_init(&p, (hy_nn_arch){6, 64}, B, 4242);
+	pair_init(&p, (hy_nn_arch){6, 64, 0}, B, 4242);
 	hy_sample *s = calloc(B, sizeof *s);
 	assert_non_null(s);
 	hy_rng r;
@@ -291,7 +291,7 @@ static void test_training_curve(void **state)
 	(void)state;
 	enum { STEPS = 50, B = 64 };
 	pair p;
-	pair_init(&p, (hy_nn_arch){6, 64}, B, 4249);
+	pair_init(&p, (hy_nn_arch){6, 64, 0}, B, 4249);
 	double lc[STEPS], le[STEPS], worst = 0;
 	train(&p.c, &p.wc, B, STEPS, lc);
 	train(&p.e, &p.we, B, STEPS, le);

@@ -66,7 +66,7 @@ static int count_tmp(void)
 static void test_roundtrip_resume(void **state)
 {
 	(void)state;
-	const hy_nn_arch a = {2, 32};
+	const hy_nn_arch a = {2, 32, 0};
 	hy_nn_model m;
 	hy_nn_work w;
 	model(&m, a, 11);
@@ -125,7 +125,7 @@ static void test_weights_only(void **state)
 {
 	(void)state;
 	hy_nn_model m, m2;
-	model(&m, (hy_nn_arch){2, 32}, 21);
+	model(&m, (hy_nn_arch){2, 32, 0}, 21);
 	for (size_t i = 0; i < m.table.total; i++)
 		m.m[i] = m.v[i] = 0.5f; /* moments that must not travel */
 	int32_t obs = 7;
@@ -154,7 +154,7 @@ static void test_weights_only(void **state)
 	int v = 0;
 	assert_int_equal(hy_nn_ckpt_obs_of(r, &v, &d), HY_OK);
 	assert_int_equal(v, 7);
-	model(&m2, (hy_nn_arch){2, 32}, 999);
+	model(&m2, (hy_nn_arch){2, 32, 0}, 999);
 	hy_nn_ckpt_meta got;
 	assert_int_equal(hy_nn_ckpt_load_from(r, &m2, &got, 1, &d), HY_OK);
 	assert_true(got.step == 5 && got.seed == 3);
@@ -176,7 +176,7 @@ static void test_weights_only(void **state)
 static void test_bitflips(void **state)
 {
 	(void)state;
-	const hy_nn_arch a = {2, 32};
+	const hy_nn_arch a = {2, 32, 0};
 	hy_nn_model m, m2;
 	model(&m, a, 21);
 	model(&m2, a, 22);
@@ -236,7 +236,7 @@ static void test_checksum_message(void **state)
 {
 	(void)state;
 	hy_nn_model m;
-	model(&m, (hy_nn_arch){2, 32}, 41);
+	model(&m, (hy_nn_arch){2, 32, 0}, 41);
 	hy_nn_optim_cfg c;
 	hy_nn_optim_defaults(&c, 10);
 	hy_nn_ckpt_meta meta = {.step = 1, .opt = c, .seed = 41};
@@ -274,7 +274,7 @@ static void test_attr_ranges(void **state)
 {
 	(void)state;
 	hy_nn_model m;
-	model(&m, (hy_nn_arch){2, 32}, 31);
+	model(&m, (hy_nn_arch){2, 32, 0}, 31);
 	hy_nn_optim_cfg c;
 	hy_nn_optim_defaults(&c, 10);
 	char p[512];
@@ -302,8 +302,8 @@ static void test_errors(void **state)
 {
 	(void)state;
 	hy_nn_model m, other;
-	model(&m, (hy_nn_arch){2, 32}, 1);
-	model(&other, (hy_nn_arch){1, 64}, 1);
+	model(&m, (hy_nn_arch){2, 32, 0}, 1);
+	model(&other, (hy_nn_arch){1, 64, 0}, 1);
 	char p[512], q[512];
 	path(p, "b.h5");
 	path(q, "trunc.h5");
@@ -356,7 +356,7 @@ static void test_nonfinite(void **state)
 {
 	(void)state;
 	hy_nn_model m;
-	model(&m, (hy_nn_arch){2, 32}, 1);
+	model(&m, (hy_nn_arch){2, 32, 0}, 1);
 	char p[512];
 	path(p, "nan.h5");
 	hy_nn_ckpt_meta meta = {0};

@@ -152,7 +152,7 @@ static void test_plan_matches_allocations(void **state)
 	be16.act_size = act_bf16;
 	hy_nn_ctx c;
 	hy_nn_ctx_init(&c, 1);
-	static const hy_nn_arch archs[] = {{2, 32}, {6, 64}, {0, 32}, {1, 96}};
+	static const hy_nn_arch archs[] = {{2, 32, 0}, {6, 64, 0}, {0, 32, 0}, {1, 96, 0}};
 	static const int batches[] = {1, 3, 17};
 	for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
 		hy_nn_arch a = archs[i];
@@ -193,7 +193,7 @@ static void test_plan_matches_allocations(void **state)
 static void test_plan_scratch(void **state)
 {
 	(void)state;
-	hy_nn_arch a = {40, 256};
+	hy_nn_arch a = {40, 256, 0};
 	hy_nn_cuda_scratch s16, s32;
 	hy_nn_plan_scratch(a, 256, HY_NN_PREC_BF16, &s16);
 	hy_nn_plan_scratch(a, 256, HY_NN_PREC_FP32, &s32);
@@ -252,7 +252,7 @@ static void test_plan_scratch_v2_chunks(void **state)
 static void test_max_batch(void **state)
 {
 	(void)state;
-	hy_nn_arch full = {40, 256}, small = {6, 64};
+	hy_nn_arch full = {40, 256, 0}, small = {6, 64, 0};
 	const size_t GiB = (size_t)1 << 30;
 	static const size_t avail[] = {(size_t)80 << 30, (size_t)24 << 30, (size_t)3 << 30};
 	for (size_t i = 0; i < sizeof avail / sizeof avail[0]; i++) {
@@ -284,7 +284,7 @@ static void test_max_batch(void **state)
 static void test_refusal(void **state)
 {
 	(void)state;
-	hy_nn_arch full = {40, 256};
+	hy_nn_arch full = {40, 256, 0};
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	const size_t avail = (size_t)16 << 30;
@@ -420,7 +420,7 @@ static void test_expand_obs(void **state)
 	hy_nn_work w;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){0, 32}, hy_nn_backend_cpu(), &c, &d),
+	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){0, 32, 0}, hy_nn_backend_cpu(), &c, &d),
 		HY_OK);
 	assert_int_equal(hy_nn_work_init(&w, &m, B, &d), HY_OK);
 	assert_int_equal(hy_nn_work_load(&w, &m, s, B, &d), HY_OK);
@@ -477,7 +477,7 @@ static void test_ckpt_device_memory(void **state)
 	inv.to_host = inv_copy, inv.zero = inv_zero;
 	hy_nn_ctx c;
 	hy_nn_ctx_init(&c, 1);
-	hy_nn_arch a = {2, 32};
+	hy_nn_arch a = {2, 32, 0};
 	hy_nn_model m0, md, m1;
 	hy_diag d;
 	hy_diag_init(&d, NULL);
@@ -541,7 +541,7 @@ static void test_no_gpu(void **state)
 		skip();
 	assert_true(strlen(d.msg) > 0);
 	hy_nn_ctx c;
-	hy_nn_cuda_cfg cfg = {.device = 0, .precision = HY_NN_PREC_BF16, .arch = {2, 32},
+	hy_nn_cuda_cfg cfg = {.device = 0, .precision = HY_NN_PREC_BF16, .arch = {2, 32, 0},
 		.max_batch = 8};
 	hy_diag_init(&d, NULL);
 	assert_int_equal(hy_nn_cuda_ctx_init(&c, &cfg, &d), HY_EUNSUP);
@@ -751,7 +751,7 @@ static void test_graph_hooks(void **state)
 	hy_nn_ctx_init(&c, 1);
 	hy_diag d;
 	hy_diag_init(&d, NULL);
-	const hy_nn_arch a = {2, 32};
+	const hy_nn_arch a = {2, 32, 0};
 	const int B = 3, convs = 1 + 2 * a.blocks; /* the stem's and two a block */
 	hy_nn_model m;
 	hy_rng r;

@@ -132,9 +132,9 @@ static void check_arch(hy_nn_arch a, int threads)
 
 static void test_infer_same_as_training(void **state)
 {
-	check_arch((hy_nn_arch){0, 32}, 1);
-	check_arch((hy_nn_arch){3, 32}, 2); /* odd depth: X[3] aliases X[1] */
-	check_arch((hy_nn_arch){4, 64}, 1);
+	check_arch((hy_nn_arch){0, 32, 0}, 1);
+	check_arch((hy_nn_arch){3, 32, 0}, 2); /* odd depth: X[3] aliases X[1] */
+	check_arch((hy_nn_arch){4, 64, 0}, 1);
 }
 
 /* pack + put is what load does: same forward outputs. */
@@ -148,7 +148,7 @@ static void test_pack_put(void **state)
 	hy_rng r;
 	hy_rng_seed(&r, SEED);
 	hy_nn_model m;
-	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){1, 32}, hy_nn_backend_cpu(), &ctx, &d),
+	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){1, 32, 0}, hy_nn_backend_cpu(), &ctx, &d),
 		HY_OK);
 	assert_int_equal(hy_nn_model_init_params(&m, &r, &d), HY_OK);
 	hy_sample s[N];
@@ -238,7 +238,7 @@ static void test_adamw_tensors(void **state)
 	hy_nn_synth_samples(&r, s, N);
 	for (int k = 0; k < 2; k++) {
 		hy_rng_seed(&r, SEED + 1);
-		assert_int_equal(hy_nn_model_init(&m[k], (hy_nn_arch){2, 32},
+		assert_int_equal(hy_nn_model_init(&m[k], (hy_nn_arch){2, 32, 0},
 					 k ? &multi : hy_nn_backend_cpu(), &ctx, &d), HY_OK);
 		assert_int_equal(hy_nn_model_init_params(&m[k], &r, &d), HY_OK);
 		assert_int_equal(hy_nn_work_init(&w[k], &m[k], N, &d), HY_OK);

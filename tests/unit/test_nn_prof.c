@@ -63,7 +63,7 @@ static void test_breakdown(void **state)
 {
 	hy_nn_ctx ctx;
 	hy_nn_ctx_init(&ctx, 1);
-	hy_nn_arch a = {3, 32};
+	hy_nn_arch a = {3, 32, 0};
 	double plain = step_loss(hy_nn_backend_cpu(), &ctx, a, 8);
 	const hy_nn_backend *be = hy_nn_prof_wrap(hy_nn_backend_cpu(), &ctx);
 	assert_ptr_not_equal(be, hy_nn_backend_cpu());

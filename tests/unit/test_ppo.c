@@ -382,7 +382,7 @@ static void test_net_gradcheck(void **state)
 {
 	(void)state;
 	struct net t;
-	net_init(&t, (hy_nn_arch){1, 32}, 4, SEED + 4, 0.3);
+	net_init(&t, (hy_nn_arch){1, 32, 0}, 4, SEED + 4, 0.3);
 	/* the analytic gradient through the library's path (train/ppo.c) */
 	hy_diag d;
 	hy_diag_init(&d, "test");
@@ -504,8 +504,8 @@ static void test_update(void **state)
 {
 	(void)state;
 	struct net a, b;
-	net_init(&a, (hy_nn_arch){1, 32}, 30, SEED + 5, 0.0);
-	net_init(&b, (hy_nn_arch){1, 32}, 30, SEED + 5, 0.0);
+	net_init(&a, (hy_nn_arch){1, 32, 0}, 30, SEED + 5, 0.0);
+	net_init(&b, (hy_nn_arch){1, 32, 0}, 30, SEED + 5, 0.0);
 	double before = surrogate_now(&a); /* r = 1: mean of normalised A = 0 */
 	assert_true(fabs(before) < 1e-5);
 	int64_t step;
@@ -519,7 +519,7 @@ static void test_update(void **state)
 	run_update(&b, 0, &step, &after_b);
 	assert_memory_equal(a.m.w, b.m.w, a.m.table.total * sizeof(float)); /* same seed */
 	net_free(&b);
-	net_init(&b, (hy_nn_arch){1, 32}, 30, SEED + 5, 0.0);
+	net_init(&b, (hy_nn_arch){1, 32, 0}, 30, SEED + 5, 0.0);
 	run_update(&b, 5, &step, &after_b);
 	assert_int_equal(step, 5); /* capped */
 	net_free(&a);
@@ -532,7 +532,7 @@ static void test_refusal(void **state)
 {
 	(void)state;
 	struct net t;
-	net_init(&t, (hy_nn_arch){1, 32}, 8, SEED + 6, 0.0);
+	net_init(&t, (hy_nn_arch){1, 32, 0}, 8, SEED + 6, 0.0);
 	hy_diag d;
 	hy_diag_init(&d, NULL);
 	hy_train_ppo_cfg pc = {0};
@@ -761,7 +761,7 @@ static void test_kl_stop(void **state)
 	c.epochs = 4;
 	c.minibatch = 8;
 	char *m;
-	net_init(&t, (hy_nn_arch){1, 32}, 30, SEED + 5, 0.0);
+	net_init(&t, (hy_nn_arch){1, 32, 0}, 30, SEED + 5, 0.0);
 	int64_t steps = league_update(&t, &c, 3e-2f, 0.01f, &m);
 	print_message("kl_stop 0.03, lr 3e-2%s\n", m);
 	assert_int_equal(steps, 16); /* counted as the batch's 4 × 4 */
@@ -769,7 +769,7 @@ static void test_kl_stop(void **state)
 	assert_true(metric(m, "ppo_steps") < 16);
 	free(m);
 	net_free(&t);
-	net_init(&t, (hy_nn_arch){1, 32}, 30, SEED + 5, 0.0);
+	net_init(&t, (hy_nn_arch){1, 32, 0}, 30, SEED + 5, 0.0);
 	c.kl_stop = 0;
 	steps = league_update(&t, &c, 3e-2f, 0.01f, &m);
 	assert_int_equal(steps, 16);
@@ -786,7 +786,7 @@ static void test_value_warmup(void **state)
 {
 	(void)state;
 	struct net t;
-	net_init(&t, (hy_nn_arch){1, 32}, 30, SEED + 8, 0.2);
+	net_init(&t, (hy_nn_arch){1, 32, 0}, 30, SEED + 8, 0.2);
 	size_t bytes = t.m.table.total * sizeof(float);
 	float *w0 = malloc(bytes);
 	assert_non_null(w0);
@@ -826,7 +826,7 @@ static void test_anchor_update(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	struct net t;
-	net_init(&t, (hy_nn_arch){1, 32}, 30, SEED + 9, 0.3);
+	net_init(&t, (hy_nn_arch){1, 32, 0}, 30, SEED + 9, 0.3);
 	hy_nn_ckpt_meta meta;
 	memset(&meta, 0, sizeof meta);
 	hy_nn_optim_defaults(&meta.opt, 100);
@@ -836,7 +836,7 @@ static void test_anchor_update(void **state)
 	net_free(&t);
 	double kl[2];
 	for (int a = 0; a < 2; a++) {
-		net_init(&t, (hy_nn_arch){1, 32}, 30, SEED + 9, 0.3);
+		net_init(&t, (hy_nn_arch){1, 32, 0}, 30, SEED + 9, 0.3);
 		hy_train_ppo_cfg c;
 		hy_train_ppo_defaults(&c);
 		c.epochs = 4;

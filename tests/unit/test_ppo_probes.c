@@ -135,7 +135,7 @@ static void learner_init(struct learner *L, int updates, uint64_t seed)
 	hy_diag d;
 	hy_diag_init(&d, "probe");
 	hy_rng_seed(&L->rng, seed);
-	assert_int_equal(hy_nn_model_init(&L->m, (hy_nn_arch){1, 32}, hy_nn_backend_cpu(), &ctx, &d),
+	assert_int_equal(hy_nn_model_init(&L->m, (hy_nn_arch){1, 32, 0}, hy_nn_backend_cpu(), &ctx, &d),
 		HY_OK);
 	assert_int_equal(hy_nn_model_init_params(&L->m, &L->rng, &d), HY_OK);
 	hy_train_ppo_cfg pc;

@@ -41,7 +41,7 @@ static void tiny_reader(char *path, size_t n)
 	hy_nn_ctx cx;
 	hy_nn_ctx_init(&cx, 1);
 	hy_nn_model m;
-	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){2, 32}, hy_nn_backend_cpu(), &cx, NULL),
+	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){2, 32, 0}, hy_nn_backend_cpu(), &cx, NULL),
 			 HY_OK);
 	hy_rng rng;
 	hy_rng_seed(&rng, 5);

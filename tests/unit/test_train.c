@@ -325,7 +325,7 @@ static void on_step(void *u, int64_t step, const hy_nn_losses *l)
 static void base_cfg(hy_train_cfg *c, const char *const *in, size_t nin, const char *out)
 {
 	memset(c, 0, sizeof *c);
-	c->arch = (hy_nn_arch){2, 32};
+	c->arch = (hy_nn_arch){2, 32, 0};
 	c->threads = 2;
 	c->inputs = in;
 	c->ninputs = nin;
@@ -466,7 +466,7 @@ static void test_bad_checkpoints(void **state)
 	c.resume = o;
 	c.out = o;
 	c.steps = 20;
-	c.arch = (hy_nn_arch){6, 64};
+	c.arch = (hy_nn_arch){6, 64, 0};
 	assert_int_equal(hy_train_run(&c, NULL, NULL, &d), HY_EFORMAT);
 	printf("# %s\n", d.msg);
 	assert_non_null(strstr(d.msg, "6 x 64"));
@@ -482,7 +482,7 @@ static void test_bad_checkpoints(void **state)
 	assert_int_equal(fwrite(buf, 1, n, g), n);
 	fclose(f);
 	fclose(g);
-	c.arch = (hy_nn_arch){0, 0};
+	c.arch = (hy_nn_arch){0, 0, 0};
 	c.resume = bad;
 	path(o, "run-trunc");
 	c.out = o;

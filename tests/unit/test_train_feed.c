@@ -231,7 +231,7 @@ static void load_case(int compact)
 	dev.expand_obs = expand_cpu;
 	const hy_nn_backend *be = compact ? &dev : hy_nn_backend_cpu();
 	hy_nn_model m;
-	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){0, 32}, be, &ctx, &d), HY_OK);
+	assert_int_equal(hy_nn_model_init(&m, (hy_nn_arch){0, 32, 0}, be, &ctx, &d), HY_OK);
 	hy_nn_work w1, w2;
 	assert_int_equal(hy_nn_work_init_infer(&w1, &m, BATCH, &d), HY_OK);
 	assert_int_equal(hy_nn_work_init_infer(&w2, &m, BATCH, &d), HY_OK);

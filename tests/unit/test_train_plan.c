@@ -45,7 +45,7 @@ static hy_train_facts facts_resume(void)
 	hy_train_facts f = facts_new(0);
 	f.resuming = 1;
 	snprintf(f.ckpt, sizeof f.ckpt, "run/ckpt-00000200.h5");
-	f.arch = (hy_nn_arch){6, 64};
+	f.arch = (hy_nn_arch){6, 64, 0};
 	f.ts = (hy_ckdir_state){.epoch = 1, .pos = 40, .batch = 512, .shuffle_buffer = 4096,
 		.threads = 3, .best = 1.5, .log_every = 5, .save_every = 100, .eval_every = 50,
 		.keep = 4, .mode = 0};
@@ -131,7 +131,7 @@ static void test_new_gpu(void **state)
 	assert_true(has_note(&p, "architecture full"));
 	assert_int_equal(p.loader_threads, 2);
 	/* an architecture given is no default: no notice */
-	c.arch = (hy_nn_arch){2, 32};
+	c.arch = (hy_nn_arch){2, 32, 0};
 	c.loader_threads = 5;
 	assert_int_equal(hy_train_plan_make(&c, &f, &p, &d), HY_OK);
 	assert_int_equal(p.nnotes, 0);
@@ -141,7 +141,7 @@ static void test_new_gpu(void **state)
 	hy_train_cfg ci = cfg_new();
 	ci.steps = 10;
 	ci.init = "bc.h5";
-	f.init_arch = (hy_nn_arch){3, 96};
+	f.init_arch = (hy_nn_arch){3, 96, 0};
 	assert_int_equal(hy_train_plan_make(&ci, &f, &p, &d), HY_OK);
 	assert_int_equal(p.arch.blocks, 3);
 	assert_int_equal(p.nnotes, 0);
@@ -199,10 +199,10 @@ static void test_resume(void **state)
 	assert_non_null(strstr(d.msg, "nothing to do"));
 	/* another architecture, another mode */
 	c.steps = 0;
-	c.arch = (hy_nn_arch){40, 256};
+	c.arch = (hy_nn_arch){40, 256, 0};
 	assert_int_equal(hy_train_plan_make(&c, &f, &p, &d), HY_EFORMAT);
 	assert_non_null(strstr(d.msg, "is 6 blocks x 64 channels"));
-	c.arch = (hy_nn_arch){0, 0};
+	c.arch = (hy_nn_arch){0, 0, 0};
 	hy_train_ppo_cfg pc;
 	hy_train_ppo_defaults(&pc);
 	c.ppo = &pc;
@@ -261,7 +261,7 @@ static void test_parts(void **state)
 	hy_train_ppo_defaults(&pc);
 	cp.ppo = &pc;
 	cp.init = "bc.h5";
-	cp.arch = (hy_nn_arch){2, 32};
+	cp.arch = (hy_nn_arch){2, 32, 0};
 	cp.batch = 1000;
 	hy_train_facts f1 = facts_new(4000);
 	assert_int_equal(hy_train_plan_make(&cp, &f1, &p, &d), HY_OK);
