@@ -285,6 +285,12 @@ static const hy_opt fit_table[] = {
 	{.name = "arch", .key = 'a', .type = HY_OPT_STR, .dest = &F.arch_name,
 	 .arg = "NAME", .help = "tiny (2x32), small (6x64), base (12x128) or full\n"
 		 "(40x256); default full on a GPU, small on the CPU"},
+	{.name = "oracle", .type = HY_OPT_FLAG, .dest = &F.cfg.oracle,
+	 .help = "the model also sees the 205 oracle planes of\n"
+		 "its samples' hidden state (hydra-sp --hidden):\n"
+		 "a teacher, or a student they fade from\n"
+		 "(--oracle-fade); an --init without them starts\n"
+		 "their stem columns at 0; CPU only"},
 	{.name = "blocks", .type = HY_OPT_I64, .dest = &F.blocks, .min = 0, .max = 1000,
 	 .range = "0 to 1000",
 	 .arg = "N", .help = "residual blocks (overrides --arch)"},

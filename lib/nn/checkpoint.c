@@ -397,7 +397,10 @@ static hy_status load(hy_nn_ckpt_reader *r, hy_nn_model *m, hy_nn_ckpt_meta *met
 		return hy_diag_set(d, HY_EFORMAT, 0,
 			"'%s': checkpoint architecture is %d blocks × %d channels, the model is %d × %d",
 			path, a.blocks, a.channels, m->arch.blocks, m->arch.channels);
-	if (a.oracle != m->arch.oracle)
+	/* an 85-plane model's weights start an oracle model (--init): its
+	 * stem's columns for the oracle planes start at 0 */
+	const int widen = !a.oracle && m->arch.oracle && weights_only;
+	if (a.oracle != m->arch.oracle && !widen)
 		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': the checkpoint's input is %d planes, "
 			"the model's %d (the oracle planes: hydra-fit --oracle)", path,
 			hy_nn_arch_in(a), m->in);
@@ -409,12 +412,35 @@ static hy_status load(hy_nn_ckpt_reader *r, hy_nn_model *m, hy_nn_ckpt_meta *met
 	const size_t bytes = p->total * sizeof(float);
 	float *const dst[HY_H5_NGROUPS] = {m->w, m->m, m->v};
 	hy_status st = HY_OK;
+	hy_nn_params narrow = *p;
+	if (widen) { /* read the stem as the checkpoint holds it: [C][3][85] */
+		if (!(narrow.t = malloc((size_t)p->count * sizeof *p->t)))
+			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory loading '%s'", path);
+		memcpy(narrow.t, p->t, (size_t)p->count * sizeof *p->t);
+		hy_nn_tensor *x = &narrow.t[m->stem];
+		x->shape[2] = HY_NN_IN;
+		x->size = x->size / (size_t)m->in * HY_NN_IN;
+		p = &narrow;
+	}
 	for (int k = 0; k < (weights_only ? 1 : HY_H5_NGROUPS); k++) {
 		memset(host, 0, bytes);
 		if ((st = hy_h5_read_group(r->f, path, k, p, host, 1, d)))
-			return st;
+			break;
+		if (widen) { /* rows of 85 to rows of 290, the last first (in place) */
+			float *w = host + p->t[m->stem].offset;
+			const size_t rows = p->t[m->stem].size / HY_NN_IN;
+			for (size_t i = rows; i-- > 0;) {
+				memmove(w + i * (size_t)m->in, w + i * HY_NN_IN, HY_NN_IN * sizeof *w);
+				memset(w + i * (size_t)m->in + HY_NN_IN, 0,
+					(size_t)(m->in - HY_NN_IN) * sizeof *w);
+			}
+		}
 		m->be->to_dev(dst[k], host, bytes);
 	}
+	if (widen)
+		free(narrow.t);
+	if (st)
+		return st;
 	if (weights_only) {
 		m->be->zero(m->m, bytes);
 		m->be->zero(m->v, bytes);

@@ -407,6 +407,12 @@ hy_status hy_nn_batch_pack_in(void *buf, const hy_sample *s, int n, int compact,
 				"sample label out of range (action %u, rank %u, grp %u)", x->action, x->rank,
 				x->grp);
 		}
+		if (oracle && !(x->flags & HY_SAMPLE_F_HIDDEN)) {
+			free(oracle);
+			return hy_diag_set(d, HY_EDATA, (uint32_t)b + 1, "sample without its hidden "
+				"state for a model with the oracle planes (its samples come from "
+				"hydra-sp --hidden)");
+		}
 		if (xin)
 			pack_input(xin + (size_t)b * HY_NN_TP * in, x, in, oracle);
 		else /* compact: the sample's own planes, widened by the backend */

@@ -30,6 +30,7 @@ struct hy_train_feed {
 	hy_data *td;
 	int batch, threads, nslots;
 	int compact;              /* batches packed compact (feed.h)     */
+	int in;                   /* input planes of a batch (feed.h)    */
 	const hy_nn_backend *hbe; /* host memory from hbe->host_alloc, or NULL */
 	slot *slots;
 	loader *ld;
@@ -100,8 +101,8 @@ static void *loader_main(void *arg)
 		pthread_mutex_unlock(&f->rd);
 		double t1 = now_s();
 		if (!failed)
-			sl->st = hy_nn_batch_pack_as(sl->host, sl->s, (int)n, f->compact, &sl->b.info,
-				&sl->d);
+			sl->st = hy_nn_batch_pack_in(sl->host, sl->s, (int)n, f->compact, f->in,
+				&sl->b.info, &sl->d);
 		double t2 = now_s();
 
 		pthread_mutex_lock(&f->mu);
@@ -188,6 +189,7 @@ hy_status hy_train_feed_open(hy_train_feed **out, hy_data *td,
 	f->batch = cfg->batch;
 	f->threads = cfg->threads;
 	f->compact = cfg->compact;
+	f->in = cfg->in ? cfg->in : HY_NN_IN;
 	f->nslots = cfg->threads + 3;
 	f->hbe = cfg->be && cfg->be->host_alloc && cfg->be->host_free ? cfg->be : NULL;
 	if (d)
@@ -195,7 +197,7 @@ hy_status hy_train_feed_open(hy_train_feed **out, hy_data *td,
 	f->slots = calloc((size_t)f->nslots, sizeof *f->slots);
 	f->ld = calloc((size_t)f->threads, sizeof *f->ld);
 	int fail = !f->slots || !f->ld;
-	const size_t bytes = hy_nn_batch_bytes_as(f->batch, f->compact);
+	const size_t bytes = hy_nn_batch_bytes_in(f->batch, f->compact, f->in);
 	for (int i = 0; !fail && i < f->nslots; i++) {
 		f->slots[i].s = malloc((size_t)f->batch * sizeof *f->slots[i].s);
 		f->slots[i].host = host_mem(f->hbe, bytes);
@@ -265,7 +267,7 @@ static void upload(hy_train_feed *f, const hy_train_batch *b)
 {
 	if (b->info.n > 0)
 		f->dbe->to_dev_async(f->dctx, f->stage[b->seq % 2], b->host,
-			hy_nn_batch_bytes_as(b->info.n, b->info.compact));
+			hy_nn_batch_bytes_in(b->info.n, b->info.compact, b->info.in));
 	if (f->dbe->copy_mark)
 		f->dbe->copy_mark(f->dctx, HY_NN_FENCE_FEED + (int)(b->seq % 2));
 }
@@ -286,7 +288,7 @@ hy_status hy_train_feed_load(hy_train_feed *f, hy_nn_work *w, const hy_nn_model 
 		return HY_OK;
 	}
 	if (!f->dbe) { /* first call: the staging, and batch 0's upload */
-		size_t bytes = hy_nn_batch_bytes_as(f->batch, f->compact);
+		size_t bytes = hy_nn_batch_bytes_in(f->batch, f->compact, f->in);
 		f->stage[0] = be->alloc(bytes);
 		f->stage[1] = be->alloc(bytes);
 		f->dbe = be;

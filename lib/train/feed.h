@@ -47,6 +47,8 @@ typedef struct hy_train_feed_cfg {
 				  * backend's expand_obs; half the bytes and no
 				  * widening in the loaders): only for a backend
 				  * with expand_obs, to_dev_async and dev_copy  */
+	int in;                  /* the model's input planes (model.h m->in: 85,
+				  * or 290 with the oracle planes; 0 means 85)  */
 } hy_train_feed_cfg;
 
 enum { HY_TRAIN_FEED_MAX = 64 };

@@ -679,7 +679,8 @@ static hy_status setup_work(run *r, hy_diag *d)
 	if (p->loader_threads) {
 		/* a backend that widens compact batches on its device gets them */
 		hy_train_feed_cfg fc = {.batch = r->batch, .threads = p->loader_threads,
-			.be = r->m.be, .compact = hy_train_feed_compact_ok(r->m.be)};
+			.be = r->m.be, .compact = hy_train_feed_compact_ok(r->m.be) && !r->m.arch.oracle,
+			.in = r->m.in};
 		hy_data_get_cursor(r->data, &r->fcur);
 		if ((st = hy_train_feed_open(&r->feed, r->data, &fc, d)))
 			return st;

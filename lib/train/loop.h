@@ -80,6 +80,11 @@ typedef struct hy_train_cfg {
 				     * danger heads alone (nn/model.h
 				     * hy_nn_loss_w_reader); its checkpoints have
 				     * train_mode 2 and are not policies        */
+	int oracle;                 /* --oracle: the model sees the 205 oracle
+				     * planes of its samples' hidden state
+				     * (nn/model.h hy_nn_arch.oracle): a teacher,
+				     * or a student they fade from; an 85-plane
+				     * --init starts its oracle columns at 0    */
 } hy_train_cfg;
 
 typedef struct hy_train_progress {

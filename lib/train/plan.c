@@ -149,6 +149,9 @@ static hy_status plan_arch(const hy_train_cfg *c, const hy_train_facts *f, hy_tr
 				"channels; the requested architecture is %d x %d", f->ckpt, ca.blocks,
 				ca.channels, arch.blocks, arch.channels);
 		arch = ca;
+		if (c->oracle && !ca.oracle)
+			return hy_diag_set(d, HY_EUSAGE, 0, "checkpoint '%s' has no oracle planes: "
+				"--oracle starts a new run (--init '%s')", f->ckpt, f->ckpt);
 		/* a resumed run goes on in its mode: switching would silently
 		 * change the loss under the same schedule and counters */
 		const int mode = c->ppo ? 1 : c->reader ? 2 : 0;
@@ -162,6 +165,9 @@ static hy_status plan_arch(const hy_train_cfg *c, const hy_train_facts *f, hy_tr
 		}
 	} else if (c->init && !arch.channels) {
 		arch = f->init_arch;
+		arch.oracle |= c->oracle;
+	} else if (c->init && f->init_arch.oracle) {
+		arch.oracle = 1; /* --init of an oracle model: its input stays */
 	}
 	/* the default: full on a GPU; small on the CPU, where full trains at
 	 * about 12 samples/s on two cores and small at about 1,000 */
@@ -173,6 +179,11 @@ static hy_status plan_arch(const hy_train_cfg *c, const hy_train_facts *f, hy_tr
 			c->cuda ? "" : " (full trains about 80 times slower here; --arch full "
 			"for it)");
 	}
+	if (!f->resuming && c->oracle)
+		arch.oracle = 1;
+	if (arch.oracle && c->cuda)
+		return hy_diag_set(d, HY_EUNSUP, 0, "a model with the oracle planes trains on the CPU "
+			"only (--device cpu)");
 	p->arch = arch;
 	return hy_nn_arch_check(arch, d);
 }
