@@ -291,6 +291,17 @@ static const hy_opt fit_table[] = {
 		 "a teacher, or a student they fade from\n"
 		 "(--oracle-fade); an --init without them starts\n"
 		 "their stem columns at 0; CPU only"},
+	{.name = "teacher", .type = HY_OPT_PATH, .dest = &F.cfg.teacher,
+	 .arg = "CKPT", .help = "a student of this policy (--mode bc): the\n"
+		 "loss adds lambda * KL(student || teacher) at\n"
+		 "temperature --kl-tau, the teacher frozen on the\n"
+		 "same samples; with --oracle the oracle planes\n"
+		 "fade by the design's table (quarters of the\n"
+		 "run: 1/1, 0.7/0.5, 0.3/0.2, 0/0; lambda 1, 0.8,\n"
+		 "0.5, 0.3; the last quarter at a tenth of the LR)"},
+	{.name = "kl-tau", .type = HY_OPT_FLOAT, .dest = &F.cfg.kl_tau, .lo = 0.1, .hi = 100,
+	 .range = "0.1 to 100",
+	 .arg = "T", .help = "the distillation temperature (default 3)"},
 	{.name = "blocks", .type = HY_OPT_I64, .dest = &F.blocks, .min = 0, .max = 1000,
 	 .range = "0 to 1000",
 	 .arg = "N", .help = "residual blocks (overrides --arch)"},
@@ -516,6 +527,8 @@ static int fit_main(hy_cli *cli, int argc, char **argv, const char **val)
 	}
 	if (cfg.steps && cfg.epochs > 0)
 		return hy_cli_usage(cli, "--steps and --epochs exclude each other");
+	if (F.cfg.teacher && (F.cfg.ppo || F.cfg.reader))
+		return hy_cli_usage(cli, "--teacher distils in --mode bc");
 	if (ppo_opt && !ppo_mode)
 		return hy_cli_usage(cli, "%s is an option of --mode ppo", ppo_opt);
 	cfg.ppo = ppo_mode ? &ppo : NULL;

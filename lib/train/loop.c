@@ -28,6 +28,7 @@
 #include "samples/reader.h"
 #include "train/ckptdir.h"
 #include "data/source.h"
+#include "train/distil.h"
 #include "train/feed.h"
 #include "train/inputs.h"
 #include "train/prov.h"
@@ -66,6 +67,7 @@ typedef struct run {
 	hy_train_feed *feed;  /* loader threads (train/feed.h), or NULL     */
 	hy_data_cursor fcur; /* with the feed: the cursor after the last batch */
 	hy_train_ppo *ppo; /* --mode ppo */
+	hy_train_distil *distil; /* --teacher: the learner of a student */
 	hy_train_facts facts; /* what the files said (train/plan.h)      */
 	hy_nn_ckpt_reader *ck; /* --resume's or --init's checkpoint, opened once
 				* for everything read from it (nn/checkpoint.h);
@@ -668,6 +670,18 @@ static hy_status setup_work(run *r, hy_diag *d)
 		return st;
 	r->have_w = 1;
 	hy_train_net_init(&r->net, &r->m, &r->w);
+	if (c->teacher) {
+		if (r->ppo || c->reader)
+			return hy_diag_set(d, HY_EUSAGE, 0, "--teacher distils in --mode bc");
+		if (!(r->distil = calloc(1, sizeof *r->distil)))
+			return hy_diag_set(d, HY_ENOMEM, 0, "out of memory for the teacher");
+		if ((st = hy_train_distil_open(r->distil, c->teacher, c->kl_tau > 0 ? c->kl_tau : 3.0f,
+			     &r->m, &r->w, p->part, r->step, r->opt.total, d))) {
+			free(r->distil);
+			r->distil = NULL;
+			return st;
+		}
+	}
 	if (r->dist.size > 1 &&
 	    (st = hy_train_ranks_open(&r->ranks, &r->dist, &r->m, !c->no_overlap, d)))
 		return st;
@@ -795,6 +809,8 @@ static void write_metrics(run *r, const hy_nn_losses *l, const hy_nn_step_info *
 			val[0], val[1], val[2], val[3], val[4], val[5], val[6]);
 	if (r->ppo)
 		hy_train_ppo_metrics(r->ppo, r->metrics);
+	if (r->distil)
+		hy_train_distil_metrics(r->distil, r->metrics);
 	fputs("}\n", r->metrics);
 	fflush(r->metrics);
 }
@@ -962,6 +978,10 @@ static hy_status train(run *r, hy_train_result *res, hy_diag *d)
 		if (r->ppo) {
 			st = hy_train_ppo_update(r->ppo, &r->m, &r->w, &r->opt, &r->step,
 				total > 0 ? total - r->step : 0, r->seed, r->buf, (int)n, &l, &info, d);
+		} else if (r->distil) { /* a student: the samples read, never the feed's */
+			r->distil->net.part = r->buf;
+			st = hy_train_step(&r->distil->net.L, r->ranks, (int)k, &r->opt, &r->step, &l,
+				&info, d);
 		} else { /* this process's part: from the feed (in w), or read */
 			r->net.part = r->feed ? NULL : r->buf;
 			st = hy_train_step(&r->net.L, r->ranks, (int)k, &r->opt, &r->step, &l, &info,
@@ -1059,6 +1079,10 @@ hy_status hy_train_run(const hy_train_cfg *cfg, const hy_train_hooks *hooks,
 	close_ck(r);
 	free(r->buf);
 	hy_train_ppo_free(r->ppo);
+	if (r->distil) {
+		hy_train_distil_close(r->distil);
+		free(r->distil);
+	}
 	hy_train_feed_close(r->feed); /* before the source and the device it uses */
 	hy_data_close(r->data);
 	hy_data_close(r->facts.data); /* a run that failed before setup_data */

@@ -85,6 +85,10 @@ typedef struct hy_train_cfg {
 				     * (nn/model.h hy_nn_arch.oracle): a teacher,
 				     * or a student they fade from; an 85-plane
 				     * --init starts its oracle columns at 0    */
+	const char *teacher;        /* --teacher: a student of this policy
+				     * (train/distil.h): the design's KL term at
+				     * kl_tau, and an oracle student's fade       */
+	float kl_tau;               /* --kl-tau, the temperature (default 3)      */
 } hy_train_cfg;
 
 typedef struct hy_train_progress {

@@ -112,7 +112,7 @@ hy_status hy_train_facts_read(const hy_train_cfg *c, hy_nn_ckpt_reader *ck, int 
 			sizeof f->ppo_anchor, &f->ppo_stored, d)))
 			return st;
 	} else {
-		if (c->init && !c->arch.channels) {
+		if (c->init) {
 			if (!ck)
 				return hy_diag_set(d, HY_EUSAGE, 0, "--init: the checkpoint is not open");
 			f->init_arch = hy_nn_ckpt_arch_of(ck);
@@ -320,7 +320,7 @@ hy_status hy_train_plan_make(const hy_train_cfg *c, const hy_train_facts *f, hy_
 		       : rs && ts->log_every > 0 ? ts->log_every : 10;
 	/* the feed's loader threads: behaviour cloning; by default on a GPU
 	 * only (the CPU's cores are the ops') */
-	p->loader_threads = c->ppo ? 0 : c->loader_threads > 0 ? c->loader_threads
+	p->loader_threads = c->ppo || c->teacher ? 0 : c->loader_threads > 0 ? c->loader_threads
 			    : c->cuda ? 2 : 0;
 	return HY_OK;
 }
