@@ -199,6 +199,13 @@ int main(int argc, char **argv)
 		hy_nn_ckpt_close(ck);
 		return fail(&cli, &d);
 	}
+	if (hy_nn_ckpt_arch_of(ck).oracle) { /* the ONNX graph takes the 85 planes */
+		hy_nn_ckpt_close(ck);
+		hy_diag_set(&d, HY_EUNSUP, 0, "'%s' has the 205 oracle planes (hydra-fit --oracle): "
+			"the exported graph takes the 85 public planes; a teacher is not exported",
+			ckpt);
+		return fail(&cli, &d);
+	}
 	hy_nn_ctx_init(&ctx, threads);
 	if (hy_nn_model_init(&m, hy_nn_ckpt_arch_of(ck), hy_nn_backend_cpu(), &ctx, &d)) {
 		hy_nn_ckpt_close(ck);

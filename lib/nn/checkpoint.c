@@ -36,6 +36,7 @@ static hy_status save(const char *path, const char *tmp, const hy_nn_model *m,
 	if (m->arch.oracle) { /* formats/checkpoint.md: absent means 0 */
 		int32_t op = HY_ORACLE_CHANNELS;
 		H5CHK(hy_h5_put_attr(f, "oracle_planes", H5T_STD_I32LE, &op, 1));
+		H5CHK(hy_h5_put_attr(f, "oracle_scale", H5T_IEEE_F32LE, m->oracle_scale, 2));
 	}
 	H5CHK(hy_h5_put_attr(f, "step", H5T_STD_I64LE, &meta->step, 1));
 	const hy_nn_optim_cfg *o = &meta->opt;
@@ -445,6 +446,12 @@ static hy_status load(hy_nn_ckpt_reader *r, hy_nn_model *m, hy_nn_ckpt_meta *met
 		m->be->zero(m->m, bytes);
 		m->be->zero(m->v, bytes);
 	}
+	/* the oracle planes' scales the model was saved at (a faded student's
+	 * are 0: it plays on the public planes alone) */
+	if (m->arch.oracle && a.oracle && H5Aexists(r->f, "oracle_scale") > 0 &&
+	    hy_h5_get_attr(r->f, "oracle_scale", H5T_NATIVE_FLOAT, m->oracle_scale, 2) < 0)
+		return hy_diag_set(d, HY_EFORMAT, 0, "'%s': attribute oracle_scale is not 2 floats",
+			path);
 	if (meta)
 		st = read_meta(r->f, path, meta, d);
 	return st;

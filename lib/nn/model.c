@@ -379,8 +379,8 @@ size_t hy_nn_batch_bytes(int n)
 	return hy_nn_batch_bytes_as(n, 0);
 }
 
-hy_status hy_nn_batch_pack_in(void *buf, const hy_sample *s, int n, int compact, int in,
-	hy_nn_batch_info *bi, hy_diag *d)
+static hy_status pack(void *buf, const hy_sample *s, int n, int compact, int in,
+	int need_hidden, hy_nn_batch_info *bi, hy_diag *d)
 {
 	const size_t R = (size_t)n * HY_NN_TP, F = sizeof(float);
 	if (in != HY_NN_IN && (compact || in != HY_NN_IN + HY_ORACLE_CHANNELS))
@@ -407,7 +407,7 @@ hy_status hy_nn_batch_pack_in(void *buf, const hy_sample *s, int n, int compact,
 				"sample label out of range (action %u, rank %u, grp %u)", x->action, x->rank,
 				x->grp);
 		}
-		if (oracle && !(x->flags & HY_SAMPLE_F_HIDDEN)) {
+		if (oracle && need_hidden && !(x->flags & HY_SAMPLE_F_HIDDEN)) {
 			free(oracle);
 			return hy_diag_set(d, HY_EDATA, (uint32_t)b + 1, "sample without its hidden "
 				"state for a model with the oracle planes (its samples come from "
@@ -448,10 +448,21 @@ hy_status hy_nn_batch_pack_in(void *buf, const hy_sample *s, int n, int compact,
 	return HY_OK;
 }
 
+hy_status hy_nn_batch_pack_in(void *buf, const hy_sample *s, int n, int compact, int in,
+	hy_nn_batch_info *bi, hy_diag *d)
+{
+	return pack(buf, s, n, compact, in, 1, bi, d);
+}
+
 hy_status hy_nn_batch_pack_as(void *buf, const hy_sample *s, int n, int compact,
 	hy_nn_batch_info *bi, hy_diag *d)
 {
 	return hy_nn_batch_pack_in(buf, s, n, compact, HY_NN_IN, bi, d);
+}
+
+int hy_nn_model_needs_hidden(const hy_nn_model *m)
+{
+	return m->arch.oracle && (m->oracle_scale[0] != 0.0f || m->oracle_scale[1] != 0.0f);
 }
 
 hy_status hy_nn_batch_pack(void *buf, const hy_sample *s, int n, hy_nn_batch_info *bi,
@@ -518,7 +529,7 @@ hy_status hy_nn_work_load(hy_nn_work *w, const hy_nn_model *m, const hy_sample *
 		return hy_diag_set(d, HY_EUSAGE, 0, "batch of %d samples: workspace holds 1 to %d", n,
 			w->cap);
 	hy_nn_batch_info bi;
-	hy_status st = hy_nn_batch_pack_in(w->host, s, n, 0, m->in, &bi, d);
+	hy_status st = pack(w->host, s, n, 0, m->in, hy_nn_model_needs_hidden(m), &bi, d);
 	return st ? st : hy_nn_work_put(w, m, w->host, &bi, 0, d);
 }
 

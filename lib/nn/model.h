@@ -204,8 +204,14 @@ hy_status hy_nn_batch_pack_as(void *buf, const hy_sample *s, int n, int compact,
 hy_status hy_nn_work_put(hy_nn_work *w, const hy_nn_model *m, const void *buf,
 	const hy_nn_batch_info *bi, int on_dev, hy_diag *d);
 
+/* 1 when the model reads the samples' hidden state: it has the oracle
+ * planes and a scale of one group is not 0 (a student faded to 0 reads the
+ * public planes alone, and its samples need no hidden state). */
+int hy_nn_model_needs_hidden(const hy_nn_model *m);
+
 /* Loads n ≤ cap samples: obs f16 → f32 in the padded layout, labels.
- * HY_EDATA for an out-of-range label (names the sample index). */
+ * HY_EDATA for an out-of-range label (names the sample index), or for a
+ * sample without its hidden state where the model needs it. */
 hy_status hy_nn_work_load(hy_nn_work *w, const hy_nn_model *m, const hy_sample *s, int n,
 	hy_diag *d);
 

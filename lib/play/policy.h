@@ -55,6 +55,10 @@ typedef struct hy_decision {
 	const hy_obs_track *track;  /* public facts for hy_obs_encode            */
 	const hy_game *log;         /* the table's mjai events so far (may be
 				     * NULL for policies that do not need it)   */
+	const struct hy_table *tbl; /* the table, wall included, where the caller
+				     * deals the hidden tiles (the runner); NULL
+				     * elsewhere: what a network with the oracle
+				     * planes reads its hidden state from        */
 	uint64_t table;             /* running-table slot (external bots keep one
 				     * process per table and seat)              */
 	uint64_t game;              /* game index                                */

@@ -340,6 +340,7 @@ static int teacher_label(runner *r, slot *x, int s, uint64_t legal, int taken, h
 	q.e = &x->t.e;
 	q.track = &x->trk;
 	q.log = &x->b.log;
+	q.tbl = &x->t;
 	q.game = x->game;
 	q.key = hy_policy_key(r->o->seed, x->game, x->ndec, s);
 	q.legal = legal;
@@ -519,6 +520,7 @@ static void make_request(const runner *r, slot *x, int t, int i, hy_decision *q)
 	q->e = &x->t.e;
 	q->track = &x->trk;
 	q->log = &x->b.log;
+	q->tbl = &x->t;
 	q->table = (uint64_t)t;
 	q->game = x->game;
 	q->key = hy_policy_key(r->o->seed, x->game, x->ndec, s);

@@ -6,7 +6,9 @@
 # the oracle planes fading by the design's table (metrics: distil_kl,
 # distil_lambda, oracle_opp, oracle_wall, lr_factor by quarters of the run),
 # and the student, started from an 85-plane model with its oracle columns at
-# zero, learns the teacher: its KL falls.
+# zero, learns the teacher: its KL falls. The teacher plays only where the
+# hidden tiles are dealt and allowed (hydra-eval --oracle); the faded
+# student plays anywhere.
 . tests/shell/lib.sh
 need_cmd h5dump
 cd "$T" || exit 1
@@ -40,6 +42,22 @@ first = sum(by[s]["distil_kl"] for s in range(1, 6)) / 5
 last = sum(by[s]["distil_kl"] for s in range(6, 11)) / 5
 assert last < first, (first, last)
 PYEOF
+# the teacher reads the hidden state: it plays in the arena under --oracle
+# only; the student, faded to 0 by the end, plays anywhere on the public
+# planes (its oracle_scale is 0 0)
+E="$BIN/hydra-eval -q --opponent rulebot --seeds 2 --json"
+expect_exit 2 $E --challenger teacher/latest
+expect_err "reads the hidden tiles"
+$E --oracle --challenger teacher/latest > t.json 2>e.err || { cat e.err; fail "the teacher in the arena"; }
+grep -q '"rank"' t.json || fail "the teacher's arena"
+[ "$(h5dump -a oracle_scale student/latest | grep -c '(0): 0, 0')" = 1 ] || fail "a faded student's oracle_scale"
+$E --challenger student/latest > s.json 2>e.err || { cat e.err; fail "the faded student in the arena"; }
+echo '[{"type":"start_game","id":0,"names":["a","b","c","d"]},{"type":"end_game"}]' |
+	"$BIN/hydra-bot" -q student/latest > bot.out 2>&1 || { cat bot.out; fail "hydra-bot with the faded student"; }
+# the ONNX graph takes the 85 planes: a model with the oracle planes is refused
+"$BIN/hydra-export" -o t.onnx teacher/latest 2>x.err && fail "an oracle model exported to ONNX"
+grep -q "oracle planes" x.err || { cat x.err; fail "hydra-export's word on an oracle model"; }
+[ ! -e t.onnx ] || fail "a partial ONNX file"
 # the teacher's KL term needs --mode bc
 expect_exit 2 $F --mode ppo --init teacher/latest --teacher teacher/latest --out p h.bin
 exit 0

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode/encode.h"
+#include "encode/hidden.h"
 #include "nn/checkpoint.h"
 #include "nn/cpupath.h"
 #include "nn/cuda/cuda.h"
@@ -128,6 +130,14 @@ static hy_status forward(model_impl *x, size_t n, const hy_decision *req, hy_cho
 		hy_sample *s = &x->buf[i];
 		memset((char *)s + sizeof s->obs, 0, sizeof *s - sizeof s->obs);
 		hy_obs_encode(req[i].e, req[i].track, req[i].seat, s->obs);
+		if (hy_nn_model_needs_hidden(&x->m)) { /* the oracle planes' facts */
+			if (!req[i].tbl)
+				return hy_diag_set(d, HY_EUSAGE, 0, "'%s' reads the hidden state (a "
+					"model with the oracle planes): it plays in self-play and the "
+					"arena only", x->path);
+			hy_encode_opp_labels(req[i].e, req[i].seat, s);
+			hy_encode_hidden(req[i].tbl, req[i].seat, s);
+		}
 		s->mask = req[i].legal;
 		s->action = (uint8_t)__builtin_ctzll(req[i].legal);
 		s->seat = (uint8_t)req[i].seat;
@@ -254,6 +264,9 @@ static hy_status open_from(hy_policy *p, hy_nn_ckpt_reader *ck, int cuda, int or
 		return st;
 	}
 	p->stochastic = x->temperature > 0.0f;
+	/* a network that reads the hidden state is an oracle (play/policy.h):
+	 * the runner seats it only where allowed */
+	p->oracle = hy_nn_model_needs_hidden(&x->m);
 	p->has_value = 1;
 	p->has_probs = 1;
 	p->temperature = x->temperature;
