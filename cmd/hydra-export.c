@@ -114,6 +114,36 @@ static int write_weights(hy_cli *cli, const char *ckpt, const char *outpath)
 	return st ? fail(cli, &d) : 0;
 }
 
+/* The checkpoint's network on the CPU, and its observation version; HY_OK,
+ * or a status with d said (a model with the oracle planes is refused: the
+ * exported graph takes the 85 public planes). */
+static hy_status load_model(const char *ckpt, int threads, hy_nn_ctx *ctx, hy_nn_model *m,
+	int *obs_version, hy_diag *d)
+{
+	hy_nn_ckpt_reader *ck; /* opened once (nn/checkpoint.h) */
+	hy_status st = hy_nn_ckpt_open(ckpt, &ck, d);
+	if (st)
+		return st;
+	if ((st = hy_nn_ckpt_obs_of(ck, obs_version, d)) == HY_OK && hy_nn_ckpt_arch_of(ck).oracle)
+		st = hy_diag_set(d, HY_EUNSUP, 0, "'%s' has the 205 oracle planes (hydra-fit "
+			"--oracle): the exported graph takes the 85 public planes; a teacher is not "
+			"exported", ckpt);
+	if (st) {
+		hy_nn_ckpt_close(ck);
+		return st;
+	}
+	hy_nn_ctx_init(ctx, threads);
+	if ((st = hy_nn_model_init(m, hy_nn_ckpt_arch_of(ck), hy_nn_backend_cpu(), ctx, d))) {
+		hy_nn_ckpt_close(ck);
+		return st;
+	}
+	st = hy_nn_ckpt_load_from(ck, m, NULL, 1, d);
+	hy_nn_ckpt_close(ck);
+	if (st)
+		hy_nn_model_free(m);
+	return st;
+}
+
 int main(int argc, char **argv)
 {
 	hy_nn_threads_init(argv); /* first: may start the program again (nn/threads.h) */
@@ -192,31 +222,8 @@ int main(int argc, char **argv)
 	hy_nn_model m;
 	hy_diag_init(&d, NULL); /* the checkpoint's messages name it */
 	int obs_version;
-	hy_nn_ckpt_reader *ck; /* opened once (nn/checkpoint.h) */
-	if (hy_nn_ckpt_open(ckpt, &ck, &d))
+	if (load_model(ckpt, threads, &ctx, &m, &obs_version, &d))
 		return fail(&cli, &d);
-	if (hy_nn_ckpt_obs_of(ck, &obs_version, &d)) {
-		hy_nn_ckpt_close(ck);
-		return fail(&cli, &d);
-	}
-	if (hy_nn_ckpt_arch_of(ck).oracle) { /* the ONNX graph takes the 85 planes */
-		hy_nn_ckpt_close(ck);
-		hy_diag_set(&d, HY_EUNSUP, 0, "'%s' has the 205 oracle planes (hydra-fit --oracle): "
-			"the exported graph takes the 85 public planes; a teacher is not exported",
-			ckpt);
-		return fail(&cli, &d);
-	}
-	hy_nn_ctx_init(&ctx, threads);
-	if (hy_nn_model_init(&m, hy_nn_ckpt_arch_of(ck), hy_nn_backend_cpu(), &ctx, &d)) {
-		hy_nn_ckpt_close(ck);
-		return fail(&cli, &d);
-	}
-	hy_status lst = hy_nn_ckpt_load_from(ck, &m, NULL, 1, &d);
-	hy_nn_ckpt_close(ck);
-	if (lst) {
-		hy_nn_model_free(&m);
-		return fail(&cli, &d);
-	}
 	hy_status st;
 	if (!reference) {
 		hy_diag_init(&d, to_stdout ? NULL : outpath);

@@ -30,6 +30,7 @@ hy_status hy_nn_arch_preset(const char *name, hy_nn_arch *a, hy_diag *d)
 		if (!strcmp(name, presets[i].name)) {
 			a->blocks = presets[i].blocks;
 			a->channels = presets[i].channels;
+			a->oracle = 0; /* the presets read the 85 planes */
 			return HY_OK;
 		}
 	return hy_diag_set(d, HY_EUSAGE, 0, "unknown architecture '%s' (tiny, small, base, full)",

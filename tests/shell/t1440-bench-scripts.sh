@@ -62,6 +62,9 @@ run_bench ppo-snr "OUT=$T/ps K=2 GAMES=8 BATCH=32" "all[[:space:]]+-?[0-9.]+$"
 run_bench bf16 "OUT=$T/bf GAMES=4 VAL_GAMES=2 AGREE_GAMES=2 STEPS=4 SEEDS=3 MASTERS=31337 LOGS=$T/none" "arena onednn-bf16, master seed 31337, 3 seeds: [0-9]+ games, mean rank [0-9.]+|skipped"
 run_bench ppo-update "GAMES=4 MODEL=$T/w/latest" "ppo-update, cpu path openblas: 4 games"
 run_bench ppo-flaw "OUT=$T/pf W=$T/w/latest ITERS=1 GAMES=8 SEEDS=3 MASTERS=31337 BATCH=32 REWARDS=kyoku" "^kyoku[[:space:]]+master 31337[[:space:]]+rank [0-9.]+ \\["
+run_bench curve "OUT=$T/cv START=$T/w/latest GAMES=8 SEEDS=3 BUDGET=5 MAXITERS=2 EVAL_EVERY=1 BATCH=32" "^fit: rank = [0-9.]+"
+run_bench fit-curve "" "target 2.45: 50000 games at the fitted slope" --self-test
+run_bench oracle "OUT=$T/or START=$T/w/latest GAMES=8 TEACHER_STEPS=4 STUDENT_STEPS=8 SEEDS=3 TEACHER_SEEDS=3 MASTERS=31337 BATCH=32" "^gate \\(student at least 0.05 better"
 
 # every script is named above, or said why not
 for f in "$B"/*.sh "$B"/*/*.sh; do

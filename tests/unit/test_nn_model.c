@@ -289,8 +289,11 @@ static void test_oracle_model(void **state)
 	print_message("oracle model: loss %.6f with the planes, %.6f faded, %.6f plain\n", with,
 		la.total, lb.total);
 	assert_true(fabs(la.total - lb.total) <= 1e-5 * fabs(lb.total));
-	/* a sample without its hidden state does not go into it */
+	/* a sample without its hidden state does not go into it while the
+	 * planes count, and does once they are faded to 0 */
 	t.s[2].flags &= (uint8_t)~HY_SAMPLE_F_HIDDEN;
+	assert_int_equal(hy_nn_work_load(&t.w, &t.m, t.s, 4, &d), HY_OK);
+	t.m.oracle_scale[1] = 0.5f;
 	assert_int_equal(hy_nn_work_load(&t.w, &t.m, t.s, 4, &d), HY_EDATA);
 	assert_int_equal(d.line, 3);
 	/* an 85-plane batch does not go into a 290-plane model */
