@@ -484,6 +484,28 @@ hy_status hy_nn_ckpt_load_from(hy_nn_ckpt_reader *r, hy_nn_model *m, hy_nn_ckpt_
 	return st;
 }
 
+hy_status hy_nn_ckpt_open_frozen(const char *path, const char *role, const hy_nn_model *like,
+	int cap, hy_nn_model *m, hy_nn_work *w, int *obs, hy_diag *d)
+{
+	hy_nn_ckpt_reader *ck; /* opened once */
+	hy_status st = hy_nn_ckpt_open(path, &ck, d);
+	if (st == HY_OK && (st = hy_nn_ckpt_want(ck, HY_NN_KIND_POLICY, role, d)))
+		hy_nn_ckpt_close(ck);
+	if (st)
+		return st;
+	if ((st = hy_nn_model_init(m, hy_nn_ckpt_arch_of(ck), like->be, like->ctx, d))) {
+		hy_nn_ckpt_close(ck);
+		return st;
+	}
+	st = hy_nn_ckpt_load_from(ck, m, NULL, 1, d);
+	if (st == HY_OK && obs)
+		st = hy_nn_ckpt_obs_of(ck, obs, d);
+	hy_nn_ckpt_close(ck);
+	if (st || (st = hy_nn_work_init_infer(w, m, cap, d)))
+		hy_nn_model_free(m);
+	return st;
+}
+
 hy_status hy_nn_ckpt_load(const char *path, hy_nn_model *m, hy_nn_ckpt_meta *meta,
 	int weights_only, hy_diag *d)
 {

@@ -113,6 +113,15 @@ hy_status hy_nn_ckpt_save_weights(hy_nn_ckpt_reader *r, const char *path, hy_dia
 /* 1 when r was written by hy_nn_ckpt_save_weights. */
 int hy_nn_ckpt_weights_only(hy_nn_ckpt_reader *r);
 
+/* A frozen policy beside a model being trained (PPO's --anchor, a
+ * student's --teacher): the policy checkpoint `path` (refused as `role`
+ * when it is another kind) as a model of its own architecture on like's
+ * backend and context, its weights, an inference workspace for cap
+ * samples, and its observation version into *obs (may be NULL). On failure
+ * nothing is left allocated. */
+hy_status hy_nn_ckpt_open_frozen(const char *path, const char *role, const hy_nn_model *like,
+	int cap, hy_nn_model *m, hy_nn_work *w, int *obs, hy_diag *d);
+
 /* Reads the architecture recorded in a checkpoint. */
 hy_status hy_nn_ckpt_arch(const char *path, hy_nn_arch *a, hy_diag *d);
 

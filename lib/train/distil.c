@@ -81,20 +81,10 @@ hy_status hy_train_distil_open(hy_train_distil *x, const char *path, float tau,
 	x->step = step0;
 	x->total = total;
 	x->cap = cap;
-	hy_nn_ckpt_reader *ck;
-	hy_status st = hy_nn_ckpt_open(path, &ck, d);
-	if (st == HY_OK && (st = hy_nn_ckpt_want(ck, HY_NN_KIND_POLICY, "--teacher", d)))
-		hy_nn_ckpt_close(ck);
-	if (st)
-		return st;
-	if ((st = hy_nn_model_init(&x->tm, hy_nn_ckpt_arch_of(ck), m->be, m->ctx, d))) {
-		hy_nn_ckpt_close(ck);
-		return st;
-	}
-	st = hy_nn_ckpt_load_from(ck, &x->tm, NULL, 1, d);
-	hy_nn_ckpt_close(ck);
-	if (st || (st = hy_nn_work_init_infer(&x->tw, &x->tm, cap, d))) {
-		hy_nn_model_free(&x->tm);
+	hy_status st = hy_nn_ckpt_open_frozen(path, "--teacher", m, cap, &x->tm, &x->tw, &x->obs,
+		d);
+	if (st) {
+		memset(&x->tm, 0, sizeof x->tm);
 		return st;
 	}
 	const size_t lb = (size_t)cap * HY_ACTIONS * sizeof(float);

@@ -36,6 +36,7 @@ typedef struct hy_train_distil {
 	hy_nn_model tm;        /* the teacher, frozen                 */
 	hy_nn_work tw;
 	float tau;
+	int obs;               /* the teacher's observation version    */
 	int64_t total;         /* the run's steps: the table's quarters */
 	int64_t step;          /* the step of the next loss            */
 	hy_train_distil_phase ph; /* of the last step                  */

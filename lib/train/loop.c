@@ -338,6 +338,18 @@ static int eval_batch(void *u, const hy_sample *s, size_t n)
 	return 0;
 }
 
+/* A student's teacher reads the inputs too (opened after the first check:
+ * checked there, and again here when the inputs' version is known late). */
+static hy_status teacher_obs(const run *r, int dv, hy_diag *d)
+{
+	if (!r->distil || dv < 0 || hy_obs_compatible(r->distil->obs, dv))
+		return HY_OK;
+	return hy_diag_set(d, HY_EFORMAT, 0, "--teacher '%s' was trained on observation "
+		"version %d (0: unmarked, %d or older), the inputs are version %d "
+		"(ARCHITECTURE.md section 5)", r->cfg->teacher, r->distil->obs,
+		HY_OBS_UNMARKED_MAX, dv);
+}
+
 /* The weights' checkpoint and the inputs hold one encoding of the
  * observation, once the inputs' is known (a stream on standard input: after
  * its first read). An unmarked checkpoint (0) cannot be checked. */
@@ -354,6 +366,9 @@ static hy_status check_obs(run *r, hy_diag *d)
 		return hy_diag_set(d, HY_EFORMAT, 0, "--anchor '%s' was trained on observation "
 			"version %d (0: unmarked, %d or older), the inputs are version %d "
 			"(ARCHITECTURE.md section 5)", an, av, HY_OBS_UNMARKED_MAX, dv);
+	hy_status st = teacher_obs(r, dv, d); /* and a student's teacher */
+	if (st)
+		return st;
 	if (r->val_obs >= 0 && r->val_obs != dv)
 		return hy_diag_set(d, HY_EVERSION, 0, "the validation inputs hold observation version "
 			"%d, the training inputs %d: samples of two encoders cannot be compared "
@@ -681,6 +696,8 @@ static hy_status setup_work(run *r, hy_diag *d)
 			r->distil = NULL;
 			return st;
 		}
+		if ((st = teacher_obs(r, hy_data_obs_version(r->data), d)))
+			return st;
 	}
 	if (r->dist.size > 1 &&
 	    (st = hy_train_ranks_open(&r->ranks, &r->dist, &r->m, !c->no_overlap, d)))

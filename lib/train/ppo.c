@@ -211,24 +211,10 @@ hy_status hy_train_ppo_start(hy_train_ppo *p, const hy_nn_model *m, int64_t step
 	p->cur = step0;
 	if (!p->c.anchor || p->have_anchor)
 		return HY_OK;
-	hy_nn_ckpt_reader *ck; /* the anchor, opened once (nn/checkpoint.h) */
-	hy_status st = hy_nn_ckpt_open(p->c.anchor, &ck, d);
-	if (st == HY_OK && (st = hy_nn_ckpt_want(ck, HY_NN_KIND_POLICY, "--anchor", d)))
-		hy_nn_ckpt_close(ck);
+	hy_status st = hy_nn_ckpt_open_frozen(p->c.anchor, "--anchor", m, p->mb, &p->am, &p->aw,
+		&p->anchor_obs, d);
 	if (st)
 		return st;
-	if ((st = hy_nn_model_init(&p->am, hy_nn_ckpt_arch_of(ck), m->be, m->ctx, d))) {
-		hy_nn_ckpt_close(ck);
-		return st;
-	}
-	st = hy_nn_ckpt_load_from(ck, &p->am, NULL, 1, d);
-	if (st == HY_OK)
-		st = hy_nn_ckpt_obs_of(ck, &p->anchor_obs, d);
-	hy_nn_ckpt_close(ck);
-	if (st || (st = hy_nn_work_init_infer(&p->aw, &p->am, p->mb, d))) {
-		hy_nn_model_free(&p->am);
-		return st;
-	}
 	p->have_anchor = 1;
 	return HY_OK;
 }
