@@ -371,9 +371,8 @@ static int conv_gemms(roof *r, int B, int C, double ceil_tf, void *A, void *Bm, 
  * - the taps: v1 writes the whole batch's (reads rows × C, writes 3 ×
  *   rows × C); v2 the same bytes in chunks of the L2 plan (fused.cu), the
  *   way conv.cu's v2 builds them;
- * - GroupNorm+Mish forward (minimal bytes: read x, write a — z is what a
- *   recomputing backward would not store) and backward (read x, z, da,
- *   write dx), SE forward (read x and y, write out) and backward (read y
+ * - GroupNorm+Mish forward (the bytes it moves: read x, write z and a;
+ *   issue 56 finding 9) and backward (read x, z, da, write dx), SE forward (read x and y, write out) and backward (read y
  *   and dout, write dy): GB/s on those bytes and as a share of copy_gbs;
  * - the whole 3-tap convolution of C → C, forward and backward (dx and
  *   dW), as the op table runs it: TFLOP/s (2·rows·3C·C a GEMM) and the

@@ -584,6 +584,44 @@ static void test_gn2_mapping(void **state)
 			for (int v = 0; v < V; v++)
 				assert_int_equal(seen[t][v], 1);
 	}
+	/* the shared partials (finding 9): every (g, ch) its own float within
+	 * HY_NN_GN2_PART; a warp's stores of one k in 32 banks; the totals'
+	 * channel-order reads at most 2 in a bank */
+	for (int C = 32; C <= HY_NN_GN2_MAXC; C += 32) {
+		if (!hy_nn_gn2_fits(C))
+			continue;
+		const int V = hy_nn_gn2_cols(C), G = hy_nn_gn2_groups(C);
+		static unsigned char seen[HY_NN_GN2_PART];
+		memset(seen, 0, sizeof seen);
+		for (int g = 0; g < G; g++)
+			for (int ch = 0; ch < C; ch++) {
+				int i = hy_nn_gn2_pix(g, C, ch);
+				assert_true(i >= 0 && i < HY_NN_GN2_PART && !seen[i]);
+				seen[i] = 1;
+			}
+		for (int w = 0; w < HY_NN_MAP_NT / 32; w++)
+			for (int k = 0; k < HY_NN_MAP_VEC; k++) {
+				int banks[32] = {0}, worst = 0;
+				for (int l = 0; l < 32; l++) {
+					const int t = w * 32 + l, v = t % V, g = t / V;
+					if (g >= G)
+						continue;
+					int b = hy_nn_gn2_pix(g, C, v * HY_NN_MAP_VEC + k) % 32;
+					if (++banks[b] > worst)
+						worst = banks[b];
+				}
+				if (worst > 1)
+					fail_msg("C %d warp %d k %d: %d stores in one bank", C, w, k, worst);
+			}
+		for (int g = 0; g < G; g++)
+			for (int c0 = 0; c0 < C; c0 += 32) {
+				int banks[32] = {0}, worst = 0;
+				for (int l = 0; l < 32 && c0 + l < C; l++)
+					if (++banks[hy_nn_gn2_pix(g, C, c0 + l) % 32] > worst)
+						worst = banks[hy_nn_gn2_pix(g, C, c0 + l) % 32];
+				assert_true(worst <= 2);
+			}
+	}
 	assert_true(hy_nn_gn2_fits(32) && hy_nn_gn2_fits(64) && hy_nn_gn2_fits(128) &&
 		hy_nn_gn2_fits(256));
 	assert_false(hy_nn_gn2_fits(512));

@@ -152,14 +152,19 @@ static int v2_takes(int C, const void *p, const void *q, const void *r)
 		(uintptr_t)r % 16 == 0;
 }
 
-/* Channel totals of the row groups' partials: part [G][C] (shared), one
- * thread per channel (ch += NT2), the groups added in order 0..G−1. */
+/* The partials' layout (map.h hy_nn_gn2_pix: no bank conflicts). */
+enum { PART = HY_NN_GN2_PART };
+#define pix hy_nn_gn2_pix
+
+/* Channel totals of the row groups' partials: part [G][C] (shared, pix's
+ * layout), one thread per channel (ch += NT2), the groups added in order
+ * 0..G−1. */
 __device__ static inline void totals(const float *part, int G, int C, float *tot)
 {
 	for (int ch = threadIdx.x; ch < C; ch += NT2) {
 		float s = 0.0f;
 		for (int g = 0; g < G; g++)
-			s += part[g * C + ch];
+			s += part[pix(g, C, ch)];
 		tot[ch] = s;
 	}
 }
@@ -175,7 +180,7 @@ __device__ static void group_sums(const float *s, int g, int G, int v, int C, fl
 	const int cpg = C / HY_NN_GROUPS;
 	if (g < G)
 		for (int k = 0; k < V8; k++)
-			part[g * C + v * V8 + k] = s[k];
+			part[pix(g, C, v * V8 + k)] = s[k];
 	__syncthreads();
 	totals(part, G, C, tot);
 	__syncthreads();
@@ -195,11 +200,13 @@ __device__ static void group_sums(const float *s, int g, int G, int v, int C, fl
  * group statistics are folded in channel order in double by threads
  * 0..31, as v1; then z and a are written from the registers, 16 bytes at a
  * time, and thread g = 0 zeroes the two pad rows of its column. C: a width
- * hy_nn_gn2_fits takes (≤ HY_NN_GN2_MAXC, the shared arrays below). */
-__global__ static void __launch_bounds__(NT2) gn2_fwd_kernel(int C, const uint16_t *in, const float *gamma,
+ * hy_nn_gn2_fits takes (≤ HY_NN_GN2_MAXC, the shared arrays below).
+ * Bounded for 4 blocks an SM (issue 56, finding 9: 80 registers held it to 3;
+ * ptxas for sm_90 now gives 64 and 36 bytes of spills a thread, to L1). */
+__global__ static void __launch_bounds__(NT2, 4) gn2_fwd_kernel(int C, const uint16_t *in, const float *gamma,
 	const float *beta, uint16_t *z, uint16_t *a, float *mean, float *rstd)
 {
-	__shared__ float part[NT2 * V8], tot[HY_NN_GN2_MAXC], sc[HY_NN_GN2_MAXC], sf[HY_NN_GN2_MAXC];
+	__shared__ float part[PART], tot[HY_NN_GN2_MAXC], sc[HY_NN_GN2_MAXC], sf[HY_NN_GN2_MAXC];
 	__shared__ float gm[HY_NN_GROUPS], gr[HY_NN_GROUPS];
 	__shared__ double gsum[HY_NN_GROUPS];
 	const int b = blockIdx.x, V = hy_nn_gn2_cols(C), G = hy_nn_gn2_groups(C);
@@ -286,12 +293,13 @@ void k2_gn_mish_fwd(cu_ctx *x, int B, int C, const void *in, const float *gamma,
  * k_gn_param_grads); the group folds by threads 0..31 in channel order in
  * double, as v1; then dx from the registers, 16 bytes at a time
  * (accumulated onto dx when dx_acc), and the pad rows zeroed by g = 0
- * unless dx_acc. */
-__global__ static void __launch_bounds__(NT2) gn2_bwd_kernel(int B, int C, const uint16_t *in, const uint16_t *z,
+ * unless dx_acc. Bounded for 3 blocks an SM (finding 9: 128 registers held
+ * it to 2; ptxas for sm_90 now gives 80 and 124 bytes of spills a thread). */
+__global__ static void __launch_bounds__(NT2, 3) gn2_bwd_kernel(int B, int C, const uint16_t *in, const uint16_t *z,
 	const float *gamma, const float *mean, const float *rstd, const uint16_t *da, uint16_t *dx,
 	int dx_acc, float *scratch)
 {
-	__shared__ float pgp[NT2 * V8], pbp[NT2 * V8], tg[HY_NN_GN2_MAXC], tb[HY_NN_GN2_MAXC];
+	__shared__ float pgp[PART], pbp[PART], tg[HY_NN_GN2_MAXC], tb[HY_NN_GN2_MAXC];
 	__shared__ float gm[HY_NN_GROUPS], gr[HY_NN_GROUPS], g1[HY_NN_GROUPS], g2[HY_NN_GROUPS];
 	const int b = blockIdx.x, V = hy_nn_gn2_cols(C), G = hy_nn_gn2_groups(C);
 	const int v = threadIdx.x % V, g = threadIdx.x / V, nr = hy_nn_gn2_nrows(C, g);
@@ -324,8 +332,8 @@ __global__ static void __launch_bounds__(NT2) gn2_bwd_kernel(int B, int C, const
 		}
 	if (g < G)
 		for (int k = 0; k < V8; k++) {
-			pgp[g * C + v * V8 + k] = sg[k];
-			pbp[g * C + v * V8 + k] = sb[k];
+			pgp[pix(g, C, v * V8 + k)] = sg[k];
+			pbp[pix(g, C, v * V8 + k)] = sb[k];
 		}
 	__syncthreads();
 	totals(pgp, G, C, tg);

@@ -64,6 +64,18 @@ static inline HY_HD int hy_nn_gn2_nrows(int C, int g)
 	return (HY_NN_MAP_ROWS - g + G - 1) / G;
 }
 
+/* Where row group g's partial of channel ch sits in the kernels' shared
+ * array of HY_NN_GN2_PART floats: rows of C + C/8, one pad float after
+ * each thread's 8 channels, so that a warp's threads (consecutive v, 8
+ * channels each) store at a stride of 9 floats, 32 banks for 32 threads,
+ * where a stride of 8 put 4 in a bank (issue 56, finding 9); the
+ * channel-order reads of the totals meet at most 2 in a bank. */
+enum { HY_NN_GN2_PART = HY_NN_MAP_NT * (HY_NN_MAP_VEC + 1) };
+static inline HY_HD int hy_nn_gn2_pix(int g, int C, int ch)
+{
+	return g * (C + C / HY_NN_MAP_VEC) + ch + ch / HY_NN_MAP_VEC;
+}
+
 /* 1 when the v2 GroupNorm kernels take C (the register arrays suffice). */
 static inline HY_HD int hy_nn_gn2_fits(int C)
 {
