@@ -71,12 +71,17 @@ int hy_sms_is_stream(const void *data, size_t len)
 uint64_t hy_sms_fd_bound(int fd)
 {
 	struct stat sb;
-	char magic[8];
+	uint8_t h[16]; /* magic, version, header size, record size */
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < HY_SMS_HEADER_SIZE ||
-		pread(fd, magic, sizeof magic, 0) != (ssize_t)sizeof magic ||
-		memcmp(magic, HY_SMS_MAGIC, sizeof magic) != 0)
+		pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h ||
+		memcmp(h, HY_SMS_MAGIC, 8) != 0)
 		return 0;
-	return (uint64_t)sb.st_size / HY_SMS_RECORD_SIZE;
+	/* the first frame's record size (the hidden-state extension's is
+	 * larger); anything else: the smaller, still a bound */
+	uint32_t rs = hy_get_u32le(h + 12);
+	if (rs != HY_SMS_RECORD_SIZE_HIDDEN)
+		rs = HY_SMS_RECORD_SIZE;
+	return (uint64_t)sb.st_size / rs;
 }
 
 const char *hy_sample_check(const hy_sample *s)
