@@ -124,7 +124,7 @@ if command -v gnuplot >/dev/null; then
 	gnuplot -e "set terminal pngcairo size 900,540; set output '$OUT/curve.png.tmp';
 		set title 'PPO from the distilled student: mean rank against three rulebot ($SEEDS seeds, 95%)';
 		set xlabel 'PPO games'; set ylabel 'mean rank (lower is better)'; set grid;
-		set key top right; set datafile separator '\t';
+		set key top right; set datafile separator '\t'; set offsets graph 0.03, graph 0.03, 0, 0;
 		plot '$OUT/curve.tsv' every ::1 using 1:2:3:4 with yerrorlines title 'mean rank', 2.45 with lines dt 2 title 'target 2.45'" &&
 		done_ "$OUT/curve.png"
 fi
