@@ -523,6 +523,128 @@ done:
 	return rc;
 }
 
+/* Path v3's fused block ops alone (issue 56; lib/nn/cuda/v3/), on a v3
+ * context of width C at batch B, random operands: the convolution with
+ * GroupNorm+Mish in its operand load and the sums (conv1) or pools (conv2)
+ * in its epilogue, and the backward to GroupNorm's output (weight gradient
+ * on the recomputed operand, data gradient with Mish' and the sums in its
+ * epilogue), each in TFLOP/s of its GEMMs and as a share of the ceiling;
+ * the statistics and GroupNorm's input gradient in GB/s on their bytes
+ * (read x; read x and dz, write dx). Nothing is printed where the GPU takes
+ * no v3 (no bf16 warp MMA): the line says so. */
+typedef struct v3_ctx {
+	hy_nn_ctx *c;
+	int B, C, which;
+	void *x, *y, *dz;
+	float *st, *mean, *rstd, *gamma, *beta, *w, *dw, *P, *gs;
+	uint8_t *arg;
+} v3_ctx;
+
+enum { V_FWD_STATS, V_FWD_POOL, V_BWD, V_STATS, V_APPLY, V_COUNT };
+
+static int do_v3(roof *r, void *p)
+{
+	v3_ctx *v = (v3_ctx *)p;
+	(void)r;
+	const int B = v->B, C = v->C;
+	const hy_nn_act *x = (const hy_nn_act *)v->x;
+	switch (v->which) {
+	case V_FWD_STATS:
+	case V_FWD_POOL: {
+		const int pool = v->which == V_FWD_POOL;
+		cu_gn_conv3_fwd(v->c, B, C, x, v->st, v->gamma, v->beta, v->w, v->mean, v->rstd,
+			(hy_nn_act *)v->y, pool ? NULL : v->gs, pool ? v->P : NULL,
+			pool ? v->P + (size_t)B * C : NULL, pool ? v->arg : NULL, NULL);
+		break;
+	}
+	case V_BWD:
+		cu_gn_conv3_bwd(v->c, B, C, x, v->gamma, v->beta, v->mean, v->rstd, v->w,
+			(const hy_nn_act *)v->y, (hy_nn_act *)v->dz, v->dw, v->gamma + C, v->beta + C,
+			v->gs, NULL);
+		break;
+	case V_STATS:
+		cu_gn_stats(v->c, B, C, x, v->st);
+		break;
+	default:
+		cu_gn_bwd_apply(v->c, B, C, x, v->gamma, v->mean, v->rstd, (const hy_nn_act *)v->dz,
+			v->gs, (hy_nn_act *)v->y, 0);
+		break;
+	}
+	return cu_of(v->c)->err != HY_OK;
+}
+
+static int v3_rows(roof *r, int device, int B, int C, double copy_gbs, double ceil_tf,
+	hy_diag *d)
+{
+	hy_nn_ctx c;
+	hy_nn_cuda_cfg cfg = {device, HY_NN_PREC_BF16, 0, HY_NN_CONV_GEMM, {2, C}, B, 0,
+		HY_NN_CUDA_PATH_V3};
+	if (hy_nn_cuda_ctx_init(&c, &cfg, d) != HY_OK) {
+		snprintf(r->err, sizeof r->err, "v3 context: %.200s", d->msg);
+		return -1;
+	}
+	if (!cu_fused_block(&c, C)) {
+		say(r, "roof v3 C %d batch %d: not run: this GPU or width runs no v3 block\n", C, B);
+		hy_nn_cuda_ctx_free(&c);
+		return 0;
+	}
+	v3_ctx v = {&c, B, C, 0};
+	const size_t act = (size_t)B * HY_NN_TP * C * 2, ns = (size_t)B * 64 * sizeof(float);
+	const size_t wbytes = (size_t)3 * C * C * sizeof(float), pb = 2 * (size_t)B * C * sizeof(float);
+	static const char *const names[V_COUNT] = {
+		"gn_conv3_fwd, GroupNorm sums in the epilogue (conv1)",
+		"gn_conv3_fwd, SE pools in the epilogue (conv2)",
+		"gn_conv3_bwd, dW on the recomputed operand and dx with Mish' and the sums",
+		"gn_stats", "gn_bwd_apply"};
+	const double gemm_flop = 2.0 * ((double)B * HY_NN_TP - 2) * 3.0 * C * C;
+	const double bytes[V_COUNT] = {0, 0, 0, (double)act, 3.0 * act};
+	int rc = -1;
+	cudaStream_t keep = r->s;
+	if (R_RT(r, cudaMalloc(&v.x, act)) || R_RT(r, cudaMalloc(&v.y, act)) ||
+		R_RT(r, cudaMalloc(&v.dz, act)) || R_RT(r, cudaMalloc((void **)&v.st, ns)) ||
+		R_RT(r, cudaMalloc((void **)&v.gs, ns)) || R_RT(r, cudaMalloc((void **)&v.mean, ns)) ||
+		R_RT(r, cudaMalloc((void **)&v.rstd, ns)) ||
+		R_RT(r, cudaMalloc((void **)&v.gamma, 2 * C * sizeof(float))) ||
+		R_RT(r, cudaMalloc((void **)&v.beta, 2 * C * sizeof(float))) ||
+		R_RT(r, cudaMalloc((void **)&v.w, wbytes)) || R_RT(r, cudaMalloc((void **)&v.dw, wbytes)) ||
+		R_RT(r, cudaMalloc((void **)&v.P, pb)) || R_RT(r, cudaMalloc((void **)&v.arg, pb / 8)) ||
+		rand16(r, v.x, act / 2, 13) || rand16(r, v.y, act / 2, 14) || rand16(r, v.dz, act / 2, 15) ||
+		randf(r, v.w, wbytes / sizeof(float), 16) || randf(r, v.gamma, 2 * C, 17) ||
+		randf(r, v.beta, 2 * C, 18) || R_RT(r, cudaMemset(v.dw, 0, wbytes)) ||
+		R_RT(r, cudaDeviceSynchronize()))
+		goto done;
+	r->s = cu_of(&c)->s;
+	/* sums of the random input, so that mean and rstd are a real input's */
+	cu_gn_stats(&c, B, C, (const hy_nn_act *)v.x, v.st);
+	for (v.which = 0; v.which < V_COUNT; v.which++) {
+		double ms;
+		if (time_ms(r, do_v3, &v, &ms)) {
+			if (cu_of(&c)->err != HY_OK && !r->err[0])
+				snprintf(r->err, sizeof r->err, "v3 %s: %.200s", names[v.which],
+					cu_of(&c)->msg);
+			goto done;
+		}
+		if (bytes[v.which] > 0) {
+			double gbs = bytes[v.which] / (ms * 1e-3) / 1e9;
+			say(r, "roof kernel v3 C %d batch %d %s: %.3f ms, %.1f GB/s on its bytes (%.0f%% "
+				"of the copy)\n", C, B, names[v.which], ms, gbs, 100 * gbs / copy_gbs);
+		} else {
+			double tf = gemm_flop * (v.which == V_BWD ? 2 : 1) / (ms * 1e-3) / 1e12;
+			say(r, "roof kernel v3 C %d batch %d %s: %.3f ms, %.1f TFLOP/s (%.0f%% of the "
+				"GEMM ceiling)\n", C, B, names[v.which], ms, tf, 100 * tf / ceil_tf);
+		}
+	}
+	rc = 0;
+done:
+	r->s = keep;
+	void *bufs[] = {v.x, v.y, v.dz, v.st, v.gs, v.mean, v.rstd, v.gamma, v.beta, v.w, v.dw, v.P,
+		v.arg};
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+		cudaFree(bufs[i]);
+	hy_nn_cuda_ctx_free(&c);
+	return rc;
+}
+
 hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbatches,
 	FILE *out, hy_diag *d)
 {
@@ -592,7 +714,8 @@ hy_status hy_nn_cuda_roof(int device, int channels, const int *batches, int nbat
 	cudaFree(dst);
 	A = Bm = D = src = dst = NULL;
 	for (int i = 0; i < nbatches; i++)
-		if (kernel_rows(&r, device, batches[i], channels, copy_gbs, ceil_tf, d))
+		if (kernel_rows(&r, device, batches[i], channels, copy_gbs, ceil_tf, d) ||
+			v3_rows(&r, device, batches[i], channels, copy_gbs, ceil_tf, d))
 			goto done;
 done:
 	if (r.err[0])

@@ -95,6 +95,17 @@ static inline HY_NN_DEVICE float hy_nn_mish_grad(float x)
 	return hy_nn_selectf(x > 20.0f, 1.0f, d);
 }
 
+/* GroupNorm's mean and rstd (eps 1e-5) from a group's sums s = Σ v and
+ * s2 = Σ v² over n values (path v3 carries sums from op to op, nn/ops.h;
+ * the variance clamped at 0 against the rounding of s2/n − mean²). */
+static inline HY_NN_DEVICE void hy_nn_gn_from_sums(float s, float s2, float n, float *mean,
+	float *rstd)
+{
+	float m = s / n, v = s2 / n - m * m;
+	*mean = m;
+	*rstd = 1.0f / sqrtf((v > 0.0f ? v : 0.0f) + 1e-5f);
+}
+
 /* Binary cross-entropy with logits, numerically stable:
  * max(x,0) − x·y + log(1 + e^{−|x|}); its gradient is σ(x) − y. */
 static inline HY_NN_DEVICE float hy_nn_bce_logits(float x, float y)

@@ -245,6 +245,8 @@ static hy_status work_alloc(hy_nn_work *w, const hy_nn_model *m, int max_batch, 
 		w->zf = A(RC), w->h = A(RC);
 		w->meanf = A((size_t)B * HY_NN_GROUPS * F), w->rstdf = A((size_t)B * HY_NN_GROUPS * F);
 		w->gvec = A((size_t)B * C * F);
+		w->st = A(2 * (size_t)B * HY_NN_GROUPS * F);
+		w->st2 = A(2 * (size_t)B * HY_NN_GROUPS * F);
 		w->pz = A(R * HY_NN_POL_CH * F), w->pa = A(R * HY_NN_POL_CH * F);
 		w->plog = A((size_t)B * HY_ACTIONS * F);
 		w->vh = A((size_t)B * HY_NN_VAL_HID * F), w->vout = A((size_t)B * F);
@@ -268,6 +270,7 @@ static hy_status work_alloc(hy_nn_work *w, const hy_nn_model *m, int max_batch, 
 		w->dP = A(2 * (size_t)B * C * F), w->dH = A(2 * (size_t)B * r * F);
 		w->dE = A(2 * (size_t)B * C * F);
 		w->scratch = A(2 * (size_t)B * C * F);
+		w->gs = A(2 * (size_t)B * HY_NN_GROUPS * F);
 	}
 #undef A
 	w->infer = infer;
@@ -579,27 +582,66 @@ static void stem_grad_scale(const hy_nn_model *m)
 			g[r * (size_t)m->in + i] *= in_scale(m, i);
 }
 
+/* Whether the block runs through path v3's fused ops (nn/ops.h). */
+static int fused(const hy_nn_model *m)
+{
+	return m->be->fused_block && m->be->fused_block(m->ctx, m->arch.channels);
+}
+
+/* Block i's forward through the fused ops: w->st holds the statistics of
+ * X[i] on entry and of X[i + 1] on return (the last block's are not needed:
+ * the trunk's GroupNorm takes its own). */
+static void block_fwd_fused(const hy_nn_model *m, hy_nn_work *w, int i)
+{
+	const hy_nn_backend *be = m->be;
+	const hy_nn_ctx *c = m->ctx;
+	const int B = w->B, C = m->arch.channels;
+	const hy_nn_block_idx *k = &m->blk[i];
+	hy_nn_block_act *a = &w->act[i];
+	be->gn_conv3_fwd(c, B, C, w->X[i], w->st, P(k->gn1w), P(k->gn1b), P(k->conv1), a->mean1,
+		a->rstd1, a->c1, w->st2, NULL, NULL, NULL, a->a1);
+	be->gn_conv3_fwd(c, B, C, a->c1, w->st2, P(k->gn2w), P(k->gn2b), P(k->conv2), a->mean2,
+		a->rstd2, a->y, NULL, a->P, a->P + (size_t)B * C, a->arg, a->a2);
+}
+
+static void block_fwd(const hy_nn_model *m, hy_nn_work *w, int i)
+{
+	const hy_nn_backend *be = m->be;
+	const hy_nn_ctx *c = m->ctx;
+	const int B = w->B, C = m->arch.channels;
+	const hy_nn_block_idx *k = &m->blk[i];
+	hy_nn_block_act *a = &w->act[i];
+	be->gn_mish_fwd(c, B, C, w->X[i], P(k->gn1w), P(k->gn1b), a->z1, a->a1, a->mean1,
+		a->rstd1);
+	be->conv3_fwd(c, B, C, C, a->a1, P(k->conv1), a->c1);
+	be->gn_mish_fwd(c, B, C, a->c1, P(k->gn2w), P(k->gn2b), a->z2, a->a2, a->mean2, a->rstd2);
+	be->conv3_fwd(c, B, C, C, a->a2, P(k->conv2), a->y);
+	be->pool_fwd(c, B, C, a->y, a->P, a->P + (size_t)B * C, a->arg, C);
+}
+
 static void forward_ops(const hy_nn_model *m, hy_nn_work *w)
 {
 	const hy_nn_backend *be = m->be;
 	const hy_nn_ctx *c = m->ctx;
 	const int B = w->B, C = m->arch.channels, N = m->arch.blocks, r = C / 16;
-	const int R = B * HY_NN_TP;
+	const int R = B * HY_NN_TP, f = fused(m);
 	be->conv3_fwd(c, B, m->in, C, w->xin, stem_weights(m), w->X[0]);
+	if (f && N)
+		be->gn_stats(c, B, C, w->X[0], w->st);
 	for (int i = 0; i < N; i++) {
 		const hy_nn_block_idx *k = &m->blk[i];
 		hy_nn_block_act *a = &w->act[i];
-		be->gn_mish_fwd(c, B, C, w->X[i], P(k->gn1w), P(k->gn1b), a->z1, a->a1, a->mean1,
-			a->rstd1);
-		be->conv3_fwd(c, B, C, C, a->a1, P(k->conv1), a->c1);
-		be->gn_mish_fwd(c, B, C, a->c1, P(k->gn2w), P(k->gn2b), a->z2, a->a2, a->mean2,
-			a->rstd2);
-		be->conv3_fwd(c, B, C, C, a->a2, P(k->conv2), a->y);
-		be->pool_fwd(c, B, C, a->y, a->P, a->P + (size_t)B * C, a->arg, C);
+		if (f)
+			block_fwd_fused(m, w, i);
+		else
+			block_fwd(m, w, i);
 		be->linear_fwd(c, 2 * B, C, r, a->P, C, P(k->fc1w), P(k->fc1b), a->H, r, 0);
 		be->relu_fwd(c, (size_t)2 * B * r, a->H);
 		be->linear_fwd(c, 2 * B, r, C, a->H, r, P(k->fc2w), P(k->fc2b), a->E, C, 0);
-		be->se_fwd(c, B, C, w->X[i], a->y, a->E, a->S, w->X[i + 1]);
+		if (f && i + 1 < N)
+			be->se_fwd_stats(c, B, C, w->X[i], a->y, a->E, a->S, w->X[i + 1], w->st);
+		else
+			be->se_fwd(c, B, C, w->X[i], a->y, a->E, a->S, w->X[i + 1]);
 	}
 	be->gn_mish_fwd(c, B, C, w->X[N], P(m->tgnw), P(m->tgnb), w->zf, w->h, w->meanf, w->rstdf);
 	be->pool_fwd(c, B, C, w->h, w->gvec, NULL, NULL, C);
@@ -686,12 +728,44 @@ double hy_nn_loss_total(const hy_nn_loss_w *lw, const hy_nn_losses *l)
 
 /* ------------------------------------------------------------ backward */
 
+/* Block i's backward from dA = ∂L/∂y (the SE gate's and the pools' parts
+ * summed) to dX += the trunk's part: the core ops, or path v3's. */
+static void block_bwd(const hy_nn_model *m, hy_nn_work *w, int i)
+{
+	const hy_nn_backend *be = m->be;
+	const hy_nn_ctx *c = m->ctx;
+	const int B = w->B, C = m->arch.channels;
+	const hy_nn_block_idx *k = &m->blk[i];
+	hy_nn_block_act *a = &w->act[i];
+	be->conv3_bwd(c, B, C, C, a->a2, P(k->conv2), w->dA, w->dB, G(k->conv2));
+	be->gn_mish_bwd(c, B, C, a->c1, a->z2, P(k->gn2w), a->mean2, a->rstd2, w->dB, w->dA, 0,
+		G(k->gn2w), G(k->gn2b), w->scratch);
+	be->conv3_bwd(c, B, C, C, a->a1, P(k->conv1), w->dA, w->dB, G(k->conv1));
+	be->gn_mish_bwd(c, B, C, w->X[i], a->z1, P(k->gn1w), a->mean1, a->rstd1, w->dB, w->dX, 1,
+		G(k->gn1w), G(k->gn1b), w->scratch);
+}
+
+static void block_bwd_fused(const hy_nn_model *m, hy_nn_work *w, int i)
+{
+	const hy_nn_backend *be = m->be;
+	const hy_nn_ctx *c = m->ctx;
+	const int B = w->B, C = m->arch.channels;
+	const hy_nn_block_idx *k = &m->blk[i];
+	hy_nn_block_act *a = &w->act[i];
+	be->gn_conv3_bwd(c, B, C, a->c1, P(k->gn2w), P(k->gn2b), a->mean2, a->rstd2, P(k->conv2),
+		w->dA, w->dB, G(k->conv2), G(k->gn2w), G(k->gn2b), w->gs, a->a2);
+	be->gn_bwd_apply(c, B, C, a->c1, P(k->gn2w), a->mean2, a->rstd2, w->dB, w->gs, w->dA, 0);
+	be->gn_conv3_bwd(c, B, C, w->X[i], P(k->gn1w), P(k->gn1b), a->mean1, a->rstd1,
+		P(k->conv1), w->dA, w->dB, G(k->conv1), G(k->gn1w), G(k->gn1b), w->gs, a->a1);
+	be->gn_bwd_apply(c, B, C, w->X[i], P(k->gn1w), a->mean1, a->rstd1, w->dB, w->gs, w->dX, 1);
+}
+
 void hy_nn_backward(const hy_nn_model *m, hy_nn_work *w)
 {
 	const hy_nn_backend *be = m->be;
 	const hy_nn_ctx *c = m->ctx;
 	const int B = w->B, C = m->arch.channels, N = m->arch.blocks, r = C / 16;
-	const int R = B * HY_NN_TP;
+	const int R = B * HY_NN_TP, f = fused(m);
 	assert(!w->infer); /* an inference workspace keeps nothing for backward */
 	be->zero(m->g, m->table.total * sizeof(float));
 	/* policy: fc (valid rows of dpa only), Mish, 1×1 conv → dh */
@@ -737,12 +811,10 @@ void hy_nn_backward(const hy_nn_model *m, hy_nn_work *w)
 		be->linear_bwd(c, 2 * B, C, r, a->P, C, P(k->fc1w), w->dH, r, w->dP, 0, G(k->fc1w),
 			G(k->fc1b));
 		be->pool_bwd(c, B, C, w->dP, w->dP + (size_t)B * C, a->arg, C, w->dA);
-		be->conv3_bwd(c, B, C, C, a->a2, P(k->conv2), w->dA, w->dB, G(k->conv2));
-		be->gn_mish_bwd(c, B, C, a->c1, a->z2, P(k->gn2w), a->mean2, a->rstd2, w->dB, w->dA, 0,
-			G(k->gn2w), G(k->gn2b), w->scratch);
-		be->conv3_bwd(c, B, C, C, a->a1, P(k->conv1), w->dA, w->dB, G(k->conv1));
-		be->gn_mish_bwd(c, B, C, w->X[i], a->z1, P(k->gn1w), a->mean1, a->rstd1, w->dB, w->dX,
-			1, G(k->gn1w), G(k->gn1b), w->scratch);
+		if (f)
+			block_bwd_fused(m, w, i);
+		else
+			block_bwd(m, w, i);
 		if (w->ready)
 			w->ready(w->ready_arg, m->table.t[k->gn1w].offset);
 	}

@@ -127,6 +127,9 @@ typedef struct hy_nn_work {
 	hy_nn_block_act *act;
 	hy_nn_act *zf, *h;
 	float *meanf, *rstdf, *gvec;
+	/* path v3's GroupNorm sums [B][32][2] (nn/ops.h): st of the trunk's
+	 * input to the next block, st2 of c1, gs backward's (training only) */
+	float *st, *st2, *gs;
 	float *pz, *pa, *plog, *vh, *vout, *gh, *gout, *th, *tout, *dan;
 	/* labels (backend memory) */
 	uint64_t *mask;

@@ -180,6 +180,52 @@
 	 * queued before it (backend.h, the feed's copies). */                           \
 	X(V, void, dev_copy, (const hy_nn_ctx *c, void *dst, const void *src, size_t bytes), \
 		(c, dst, src, bytes), "inference")                                           \
+	/* Path v3's block (issue 56; ARCHITECTURE.md "Path v3"): the residual    \
+	 * block as five fused ops, with GroupNorm statistics carried from op to      \
+	 * op as st [B][32][2] fp32 (Σ, Σ² of a (sample, group)'s 34 tile rows ×      \
+	 * C/32 channels) instead of a pass of their own, and GroupNorm+Mish          \
+	 * recomputed in the convolutions instead of stored. fused_block: 1 when      \
+	 * context c runs a block of C channels through them (else the core ops). */   \
+	X(R, int, fused_block, (const hy_nn_ctx *c, int C), (c, C), "v3 fused_block")      \
+	/* st ← the statistics of x [B][36][C] (the stem's output). */                  \
+	X(V, void, gn_stats, (const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, float *st), \
+		(c, B, C, x, st), "v3 gn_stats")                                             \
+	/* y = conv3_{C→C}(Mish(GN(x))) with GN's mean, rstd [B][32] from st (and     \
+	 * written for backward); st_out (NULL: not wanted) ← the statistics of y;    \
+	 * avg (NULL: not wanted) ← pool_fwd(y, avg, max, arg, ldp C). tmp           \
+	 * [B][36][C]: scratch a backend may write (the reference stores the          \
+	 * operand there). */                                                            \
+	X(V, void, gn_conv3_fwd,                                                             \
+		(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, const float *st,      \
+			const float *gamma, const float *beta, const float *w, float *mean,  \
+			float *rstd, hy_nn_act *y, float *st_out, float *avg, float *max,    \
+			uint8_t *arg, hy_nn_act *tmp),                                       \
+		(c, B, C, x, st, gamma, beta, w, mean, rstd, y, st_out, avg, max, arg, tmp), \
+		"v3 gn_conv3_fwd")                                                           \
+	/* se_fwd, and st_out (NULL: not wanted) ← the statistics of out. */            \
+	X(V, void, se_fwd_stats,                                                             \
+		(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, const hy_nn_act *y,   \
+			const float *e2, float *s, hy_nn_act *out, float *st_out),           \
+		(c, B, C, x, y, e2, s, out, st_out), "v3 se_fwd_stats")                      \
+	/* gn_conv3_fwd's backward to GroupNorm's output, from dy = ∂L/∂y: dw +=      \
+	 * the weight gradient at the operand Mish(GN(x)) (recomputed); dz ←          \
+	 * conv3ᵀ(dy)·Mish'(GN(x)) (pad rows 0); dgamma += Σ dz·x̂, dbeta += Σ dz      \
+	 * per channel; gs [B][32][2] ← Σ γ·dz, Σ γ·dz·x̂ per (sample, group).        \
+	 * tmp as gn_conv3_fwd's. */                                                     \
+	X(V, void, gn_conv3_bwd,                                                             \
+		(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, const float *gamma,   \
+			const float *beta, const float *mean, const float *rstd,             \
+			const float *w, const hy_nn_act *dy, hy_nn_act *dz, float *dw,       \
+			float *dgamma, float *dbeta, float *gs, hy_nn_act *tmp),             \
+		(c, B, C, x, gamma, beta, mean, rstd, w, dy, dz, dw, dgamma, dbeta, gs, tmp), \
+		"v3 gn_conv3_bwd")                                                           \
+	/* GroupNorm's input gradient from gn_conv3_bwd's dz and gs: dx (= or +=      \
+	 * per dx_acc) rstd·(γ·dz − gs₀/n − x̂·gs₁/n), n = 34·C/32; pad rows kept. */    \
+	X(V, void, gn_bwd_apply,                                                             \
+		(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, const float *gamma,   \
+			const float *mean, const float *rstd, const hy_nn_act *dz,           \
+			const float *gs, hy_nn_act *dx, int dx_acc),                         \
+		(c, B, C, x, gamma, mean, rstd, dz, gs, dx, dx_acc), "v3 gn_bwd_apply")      \
 	HY_NN_OPS_EXTRA(X)
 
 #define HY_NN_OPS(X) HY_NN_OPS_CORE(X) HY_NN_OPS_DEVICE(X)

@@ -25,11 +25,13 @@
 #      backward alone in GB/s and the whole convolution op, with the v1 and
 #      the v2 kernels (bench/gpu/roof.cu); training samples/s and MFU of
 #      `full` bf16 at batch 2048, the per-op profile (nn/prof.h) and
-#      inference at batch 1, 64 and 1024 with each (HYDRA_CUDA_PATH; v2's
-#      inference replays CUDA graphs); batch 256 and 1024, fp32 and --fast
+#      inference at batch 1, 64 and 1024 with each of v1, v2 and v3 (issue
+#      56's fused block; HYDRA_CUDA_PATH; v2's and v3's inference replays
+#      CUDA graphs); batch 256 and 1024, fp32 and --fast
 #      once; the device side of the compact feed (bench/gpu/gpu_bench.c); ncu's
 #      speed of light of the GEMM kernels where ncu runs; self-play on the
-#      GPU with a small and a full checkpoint, hanchan per second, v1 and v2;
+#      GPU with a small and a full checkpoint, hanchan per second, v1, v2
+#      and v3;
 #   5. the data feed with 1, 8 and 16 readers on the host, chunks decoded
 #      outside HDF5's lock, and the old way (FEED_DECODE=hdf5) beside it
 #      (bench/data/feed_bench.c); 1 to 16 separate reader processes
@@ -46,12 +48,12 @@
 # its limit, not the run. ACCEPT="core speed" (the groups below) is about
 # 7 minutes: what a GPU lent for one 10-minute call runs first.
 # ACCEPT: the groups of steps to run (default all but lease, in this order):
-#   lease  the device, check_gpu, the ceilings and both paths' training and
-#          inference rates, under 8 minutes in all (for one lent call)
+#   lease  the device, check_gpu, the ceilings and the three paths' training
+#          and inference rates, under 8 minutes in all (for one lent call)
 #   core   the device and check_gpu
 #   e2e    hydra-fit on self-play data, resumed on the CPU (tests/gpu.sh)
 #   speed  issue 43's measurements: the ceilings and kernels (roof), training,
-#          profile and inference with the v1 and the v2 kernels
+#          profile and inference with the v1, v2 and v3 kernels
 #          (HYDRA_CUDA_PATH), ncu's speed of light of the GEMMs, and
 #          self-play on the GPU with a small and a full checkpoint
 #   feed   the data feed
@@ -64,8 +66,8 @@
 # is reported as not run; the report (REPORT) and a summary of one line per
 # step (SUMMARY) go to OUT when it is set (a borrowed machine brings back
 # its $OUT), else to $BUILD; when check_gpu fails, the speed steps of the
-# failing kernel path (v2 when only v2's cases fail, else both) are not
-# run; a step's status is its command's, never that of a pipe's last
+# failing kernel path (v3 when only v3's cases fail, v2 and v3 when only
+# theirs do, else all three) are not run; a step's status is its command's, never that of a pipe's last
 # filter. --dry-run prints the steps with their limits and the budget,
 # runs nothing and needs no GPU (tests/shell/t1450).
 ACCEPT=${ACCEPT:-core e2e speed feed mpi}
@@ -105,7 +107,8 @@ sum() { printf '%s\n' "$*" >> "$SUMMARY"; }
 # step NAME LIMIT COMMAND...: runs it under the smaller of its limit and the
 # budget left, its output into the report as it comes, and one status line
 # with the seconds it took (also into the summary); a step of a kernel path
-# in skip_paths (its name ends "kernels v1" or "kernels v2") is not run
+# in skip_paths (its name ends "kernels v1", "kernels v2" or "kernels v3")
+# is not run
 step() {
 	name=$1 limit=$2
 	shift 2
@@ -147,13 +150,18 @@ step() {
 
 [ $DRY = 1 ] || say "gpu-acceptance: $(date -u '+%Y-%m-%d %H:%M UTC'), commit ${HY_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}, budget $BUDGET s"
 # core_steps DEVICE-LIMIT CHECK-LIMIT: the device, then check_gpu; when it
-# fails, the failing path's speed steps would measure wrong kernels: v2
-# alone is left out when every failing case names v2, else both
+# fails, the failing path's speed steps would measure wrong kernels: v3
+# alone is left out when every failing case names v3 (bf16/v3 or a v3 op),
+# v2 and v3 (which runs v2's kernels beside its own) when every one names
+# v2 or v3, else all three
 core_steps() {
 	step "device" "$1" sh -c 'nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv;
 		nproc; ldd '"$B"'/hydra-fit | grep -E "cud|cublas" || true'
-	if ! step "check_gpu (ops, model, training, checkpoints, determinism, v1 and v2 kernels, graphs)" "$2" "$CG"; then
-		if grep -E 'FAIL' "$T/out" | grep -vq 'v2'; then skip_paths="v1 v2"; else skip_paths="v2"; fi
+	if ! step "check_gpu (ops, model, training, checkpoints, determinism, v1, v2 and v3 kernels, graphs)" "$2" "$CG"; then
+		fails=$(grep -E 'FAIL' "$T/out")
+		if [ -n "$fails" ] && ! printf '%s\n' "$fails" | grep -vq 'v3'; then skip_paths="v3"
+		elif [ -n "$fails" ] && ! printf '%s\n' "$fails" | grep -Evq 'v2|v3'; then skip_paths="v2 v3"
+		else skip_paths="v1 v2 v3"; fi
 		say "-- check_gpu failed: the speed steps of kernels $skip_paths are not run"
 	fi
 }
@@ -163,15 +171,18 @@ want core && core_steps 30 300
 # kernel paths correct, their training and inference rates, the ceilings of
 # the same run — with limits that add up to under the default budget
 if want lease; then
-core_steps 15 150
-step "ceilings, conv and stem GEMMs bare, kernels and convolutions v1 and v2, C 256, batch 2048 (issue 43)" 90 \
+core_steps 15 140
+step "ceilings, conv and stem GEMMs bare, kernels and convolutions v1 and v2, C 256, batch 2048 (issue 43)" 80 \
 	"$G" roof 256 2048
-for path in v1 v2; do
-	step "train full bf16 batch 2048, kernels $path" 60 env HYDRA_CUDA_PATH=$path "$G" train full 2048 20
+for path in v1 v2 v3; do
+	step "train full bf16 batch 2048, kernels $path" 50 env HYDRA_CUDA_PATH=$path "$G" train full 2048 20
 done
-step "infer full bf16 batch 1, kernels v1" 20 env HYDRA_CUDA_PATH=v1 "$G" infer full 1 50
+step "infer full bf16 batch 1, kernels v1" 15 env HYDRA_CUDA_PATH=v1 "$G" infer full 1 50
 for b in 1 64 1024; do
-	step "infer full bf16 batch $b, kernels v2 (CUDA graphs)" 20 env HYDRA_CUDA_PATH=v2 "$G" infer full $b 50
+	step "infer full bf16 batch $b, kernels v2 (CUDA graphs)" 15 env HYDRA_CUDA_PATH=v2 "$G" infer full $b 50
+done
+for b in 1 1024; do
+	step "infer full bf16 batch $b, kernels v3 (CUDA graphs)" 15 env HYDRA_CUDA_PATH=v3 "$G" infer full $b 50
 done
 fi
 
@@ -191,12 +202,12 @@ fi
 if want speed; then
 step "ceilings, conv and stem GEMMs bare, kernels and convolutions v1 and v2, C 256, batch 1024 and 2048 (issue 43)" 180 \
 	"$G" roof 256 1024 2048
-for path in v1 v2; do
+for path in v1 v2 v3; do
 	step "train full bf16 batch 2048, kernels $path" 90 env HYDRA_CUDA_PATH=$path "$G" train full 2048 20
 	step "per-op time of a training step, full bf16 batch 1024, kernels $path" 90 \
 		env HYDRA_CUDA_PATH=$path "$G" profile full 1024 10
 	for b in 1 64 1024; do
-		step "infer full bf16 batch $b, kernels $path$([ $path = v2 ] && echo ' (CUDA graphs)')" 60 \
+		step "infer full bf16 batch $b, kernels $path$([ $path != v1 ] && echo ' (CUDA graphs)')" 60 \
 			env HYDRA_CUDA_PATH=$path "$G" infer full $b 50
 	done
 done
@@ -208,7 +219,7 @@ step "expand_obs and the batch copies, batch 1024" 30 "$G" expand 1024 50
 # ncu's speed of light of the GEMM kernels of two training steps of full
 # (v1 and v2), where ncu is installed and may read the counters
 if command -v ncu > /dev/null 2>&1; then
-	for path in v1 v2; do
+	for path in v1 v2 v3; do
 		# ncu's own status, not grep's: its output to a file, filtered after
 		step "ncu speed of light, the GEMM kernels of full bf16 batch 2048, kernels $path" 150 sh -c '
 			HYDRA_CUDA_PATH='"$path"' ncu --section SpeedOfLight --launch-skip 40 --launch-count 6 \
@@ -229,7 +240,7 @@ fi
 for a in small full; do
 	step "a $a checkpoint for self-play (hydra-fit, one step)" 120 \
 		"$B/hydra-fit" --device cuda --arch $a --batch 64 --steps 1 -o "$T/sp-$a" "$T"/train-*.h5
-	for path in v1 v2; do
+	for path in v1 v2 v3; do
 		step "self-play on the GPU, $a, kernels $path: 32 hanchan, 32 tables" 180 sh -c '
 			t0=$(date +%s.%N)
 			HYDRA_CUDA_PATH='"$path"' "'"$B"'/hydra-sp" --games 32 --tables 32 -j 16 --device cuda \

@@ -14,6 +14,7 @@ total=$(sed -n 's/.*limits add up to \([0-9]*\) s against a budget of \([0-9]*\)
 set -- $total
 [ "$1" -le "$2" ] || fail "the lease's limits add up to $1 s, over its $2 s budget"
 for want in "check_gpu" "train full bf16 batch 2048, kernels v1" "train full bf16 batch 2048, kernels v2" \
+	"train full bf16 batch 2048, kernels v3" "infer full bf16 batch 1024, kernels v3" \
 	"infer full bf16 batch 1, kernels v2" "ceilings"; do
 	grep -q "^ *[0-9]* s  .*$want" "$T/lease" || fail "the lease has no step '$want'"
 done

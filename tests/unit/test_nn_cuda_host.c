@@ -37,6 +37,7 @@
 #include "nn/cuda/compact.h"
 #include "nn/cuda/cuda.h"
 #include "nn/cuda/map.h"
+#include "nn/cuda/v3/map3.h"
 #include "nn/cuda/plan.h"
 #include "nn/math.h"
 #include "nn/model.h"
@@ -696,7 +697,87 @@ static void test_path_pick(void **state)
 	/* an explicit path wins over the environment */
 	assert_int_equal(hy_nn_cuda_path_pick(HY_NN_CUDA_PATH_V1, "v2"), HY_NN_CUDA_PATH_V1);
 	assert_int_equal(hy_nn_cuda_path_pick(HY_NN_CUDA_PATH_V2, NULL), HY_NN_CUDA_PATH_V2);
+	assert_int_equal(hy_nn_cuda_path_pick(HY_NN_CUDA_PATH_DEFAULT, "v3"), HY_NN_CUDA_PATH_V3);
+	assert_int_equal(hy_nn_cuda_path_pick(HY_NN_CUDA_PATH_V3, "v1"), HY_NN_CUDA_PATH_V3);
 	assert_int_equal(hy_nn_cuda_path_pick(7, NULL), -1);
+}
+
+/* Path v3's geometry (v3/map3.h) at the batches training and self-play use:
+ * every tile row of every sample is in exactly one (tile, slot) and each
+ * slot's index is below HY_V3_SLOTS; each sample's tiles are the ones the
+ * reductions read; the weight gradient's slices cover the rows once, in
+ * whole steps; the partials' highest index fits the planned scratch. */
+static void test_v3_geometry(void **state)
+{
+	(void)state;
+	assert_true(hy_v3_takes(64) && hy_v3_takes(256) && hy_v3_takes(2048));
+	assert_false(hy_v3_takes(32) || hy_v3_takes(96) || hy_v3_takes(4096) || hy_v3_takes(160));
+	static const int Bs[] = {1, 3, 37, 257, 1024, 2048, 4096};
+	for (size_t bi = 0; bi < sizeof Bs / sizeof Bs[0]; bi++) {
+		const int B = Bs[bi], R = B * HY_V3_TP, mts = hy_v3_mtiles(R);
+		unsigned char *seen = calloc((size_t)R, 1);
+		assert_non_null(seen);
+		int max_slot = 0;
+		for (int mt = 0; mt < mts; mt++)
+			for (int s = 0; s < HY_V3_SLOTS; s++) {
+				const int b = hy_v3_first_sample(mt) + s;
+				int lo, hi;
+				hy_v3_slot_rows(mt, b, &lo, &hi);
+				assert_true(lo >= 0 && lo <= hi && hi <= HY_V3_BM);
+				for (int row = lo; row < hi; row++) {
+					const int r = mt * HY_V3_BM + row;
+					if (r >= R)
+						continue;
+					assert_int_equal(r / HY_V3_TP, b);
+					seen[r]++;
+					max_slot = s > max_slot ? s : max_slot;
+				}
+			}
+		for (int r = 0; r < R; r++) {
+			const int t = r % HY_V3_TP;
+			assert_int_equal(seen[r], t >= 1 && t <= HY_V3_TP - 2);
+		}
+		for (int b = 0; b < B; b++) {
+			int lo, hi, rows = 0;
+			hy_v3_sample_tiles(b, &lo, &hi);
+			assert_true(lo <= hi && hi <= lo + 1 && hi < mts);
+			for (int mt = lo; mt <= hi; mt++) {
+				const int s = b - hy_v3_first_sample(mt);
+				assert_true(s >= 0 && s < HY_V3_SLOTS);
+				int r0, r1;
+				hy_v3_slot_rows(mt, b, &r0, &r1);
+				rows += r1 - r0;
+			}
+			assert_int_equal(rows, HY_V3_TP - 2);
+		}
+		assert_true(max_slot < HY_V3_SLOTS);
+		static const int Cs[] = {64, 256};
+		for (int ci = 0; ci < 2; ci++) {
+			const int C = Cs[ci];
+			hy_v3_scratch sc;
+			hy_v3_scratch_size(B, C, 132, &sc);
+			/* the highest index each epilogue writes (v3/conv.cu) */
+			const size_t st_top = (((size_t)(mts - 1) * HY_V3_SLOTS + HY_V3_SLOTS - 1) *
+							  HY_V3_GROUPS + HY_V3_GROUPS - 1) * 2 + 1;
+			const size_t pool_top =
+				(((size_t)(mts - 1) * HY_V3_SLOTS + HY_V3_SLOTS - 1) * C + C - 1) * 3 + 2;
+			assert_true(st_top < sc.part && pool_top < sc.part);
+			assert_true(((size_t)(mts - 1) * C + C - 1) * 2 + 1 < sc.chan);
+			assert_true(sc.split >= 1 && sc.wpart == (size_t)sc.split * C * 3 * C);
+			/* the slices of the weight gradient, at the planned split and at
+			 * a smaller batch run under it */
+			int next = 0;
+			for (int s = 0; s < sc.split; s++) {
+				int k0, k1;
+				hy_v3_wslice(R, sc.split, s, &k0, &k1);
+				assert_int_equal(k0, next);
+				assert_true(k0 % HY_V3_WK == 0 && k1 % HY_V3_WK == 0 && k1 >= k0);
+				next = k1;
+			}
+			assert_true(next >= R && next - R < HY_V3_WK);
+		}
+		free(seen);
+	}
 }
 
 /* ------------------------------------------------------------ graphs */
@@ -859,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_gn2_mapping),
 		cmocka_unit_test(test_taps2_and_chunks),
 		cmocka_unit_test(test_path_pick),
+		cmocka_unit_test(test_v3_geometry),
 		cmocka_unit_test(test_graph_index),
 		cmocka_unit_test(test_graph_hooks),
 	};

@@ -448,10 +448,13 @@ static const cu_path_ops path_v2 = {
 
 void cu_path_set(cu_ctx *x, int path)
 {
-	x->path = path == HY_NN_CUDA_PATH_V2 && x->precision == HY_NN_PREC_BF16
-		? HY_NN_CUDA_PATH_V2
-		: HY_NN_CUDA_PATH_V1; /* v2's kernels are bf16 kernels */
-	x->ops = x->path == HY_NN_CUDA_PATH_V2 ? &path_v2 : &path_v1;
+	/* v2's and v3's kernels are bf16 kernels; v3 runs v2's outside its
+	 * fused block ops (v3/ops.cu) */
+	x->path = x->precision == HY_NN_PREC_BF16 &&
+			  (path == HY_NN_CUDA_PATH_V2 || path == HY_NN_CUDA_PATH_V3)
+		? path
+		: HY_NN_CUDA_PATH_V1;
+	x->ops = x->path == HY_NN_CUDA_PATH_V1 ? &path_v1 : &path_v2;
 }
 
 static const hy_nn_backend cuda_backend = {
@@ -562,6 +565,7 @@ static void ctx_release(cu_ctx *x)
 		if (x->gexec[i])
 			(void)cudaGraphExecDestroy(x->gexec[i]);
 	lt_free(x);
+	cu_v3_free(x);
 	if (x->cd)
 		(void)cudnnDestroyConvolutionDescriptor(x->cd);
 	if (x->wd)
@@ -663,11 +667,11 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 	const int path = hy_nn_cuda_path_pick(cfg->path, path_env);
 	if (path < 0) {
 		free(x);
-		return hy_diag_set(d, HY_EUSAGE, 0, "HYDRA_CUDA_PATH=%.40s: expected v1 or v2",
+		return hy_diag_set(d, HY_EUSAGE, 0, "HYDRA_CUDA_PATH=%.40s: expected v1, v2 or v3",
 			path_env ? path_env : "");
 	}
 	cu_path_set(x, path); /* the path's kernels, once for the context */
-	x->graphs = x->path == HY_NN_CUDA_PATH_V2;
+	x->graphs = x->path != HY_NN_CUDA_PATH_V1;
 	x->gslot = -1;
 	x->arch = cfg->arch;
 	x->max_batch = cfg->max_batch;
@@ -705,7 +709,8 @@ hy_status hy_nn_cuda_ctx_init(hy_nn_ctx *c, const hy_nn_cuda_cfg *cfg, hy_diag *
 		CU_RT(x, cudaFreeAsync(reserve, x->s)) ||
 		CU_RT(x, cudaStreamSynchronize(x->s)) ||
 		CU_RT(x, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero)) ||
-		CU_RT(x, cudaMalloc(&x->scratch, s.total)));
+		CU_RT(x, cudaMalloc(&x->scratch, s.total)) ||
+		(x->path == HY_NN_CUDA_PATH_V3 && cu_v3_init(x)));
 	if (!x->err) {
 		int l2 = 0, sms = 0;
 		(void)CU_RT(x, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, x->device));
@@ -780,8 +785,10 @@ size_t hy_nn_cuda_report(const hy_nn_ctx *c, char *buf, size_t n)
 			: "deterministic (GEMM convolutions, deterministic cuDNN algorithms)",
 		gib(x->plan.total), gib(x->plan.params), x->max_batch, gib(x->plan.work),
 		gib(x->plan.scratch), gib(hy_nn_cuda_peak_bytes(c)),
-		x->path == HY_NN_CUDA_PATH_V2 ? "v2 (issue 43: chunked taps, vector GroupNorm+Mish and SE)"
-					      : "v1",
+		x->path == HY_NN_CUDA_PATH_V3 ? (x->v3 ? "v3 (issue 56: the fused block, v2's kernels beside it)"
+						       : "v3 asked, v2 run (no bf16 warp MMA on this GPU)")
+		: x->path == HY_NN_CUDA_PATH_V2 ? "v2 (issue 43: chunked taps, vector GroupNorm+Mish and SE)"
+						: "v1",
 		x->l2_bytes / 1048576.0, x->chunk_rows);
 	size_t len = w > 0 ? (size_t)w : 0;
 	if (len < n)

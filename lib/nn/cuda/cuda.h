@@ -30,17 +30,23 @@
  * padded to 16 bytes, GroupNorm+Mish and the SE gate in 16-byte vectors
  * with the sample in registers (fused.cu). DEFAULT is V1 until
  * `make gpu-acceptance` has compared V2 with the CPU and timed it on a GPU;
- * the environment variable HYDRA_CUDA_PATH (v1 or v2) overrides DEFAULT.
- * fp32 contexts always run V1. */
+ * V3, issue 56's (lib/nn/cuda/v3/): v2's kernels, and the residual block
+ * through nn/ops.h's fused ops (GroupNorm+Mish in the convolutions' operand
+ * loads, statistics and pools in their epilogues); on a GPU without bf16
+ * warp MMA (compute < 8.0), or for a width it does not take, the block
+ * runs v2's ops. The environment variable HYDRA_CUDA_PATH (v1, v2 or v3)
+ * overrides DEFAULT. fp32 contexts always run V1. */
 typedef enum hy_nn_cuda_path {
 	HY_NN_CUDA_PATH_DEFAULT = 0,
 	HY_NN_CUDA_PATH_V1 = 1,
 	HY_NN_CUDA_PATH_V2 = 2,
+	HY_NN_CUDA_PATH_V3 = 3,
 } hy_nn_cuda_path;
 
 /* The path of cfg_path (hy_nn_cuda_path) with HYDRA_CUDA_PATH's value env
- * (NULL: unset) applied to DEFAULT: V1 or V2, or -1 for an env value other
- * than "v1" or "v2" (the context refuses it, naming the variable).
+ * (NULL: unset) applied to DEFAULT: V1, V2 or V3, or -1 for an env value
+ * other than "v1", "v2" or "v3" (the context refuses it, naming the
+ * variable).
  * Compiled in every build (select.c). */
 int hy_nn_cuda_path_pick(int cfg_path, const char *env);
 

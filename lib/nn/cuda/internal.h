@@ -56,7 +56,8 @@ typedef struct cu_path_ops {
 /* The private state behind hy_nn_ctx.priv. */
 struct cu_ctx {
 	int device, precision, fast, conv;
-	int path;        /* HY_NN_CUDA_PATH_V1 or _V2 (cuda.h): see cu_path_set   */
+	int path;        /* HY_NN_CUDA_PATH_V1, _V2 or _V3 (cuda.h): cu_path_set  */
+	struct cu_v3 *v3; /* v3's plan and scratch (v3/v3.h); NULL: not v3     */
 	const cu_path_ops *ops; /* the path's kernels                            */
 	size_t l2_bytes; /* the device's L2 (the chunks of conv.cu's v2 taps)    */
 	int sms;         /* its SMs (the chunks are whole waves of the GEMM)     */
@@ -298,6 +299,12 @@ void cu_conv_bf16_v2(cu_ctx *x, int dir, int B, int cin, int cout, const void *i
  * the path is chosen: the context's start (ctx.cu), and the roof benchmark
  * timing both paths on one context. */
 void cu_path_set(cu_ctx *x, int path);
+/* Path v3's scratch and kernel attributes for the context's arch and batch
+ * (v3/ops.cu): nonzero on failure (kept in x); x->v3 stays NULL where the
+ * GPU has no bf16 warp MMA, and the block then runs v2's ops. cu_v3_free
+ * releases it (ctx_release). */
+int cu_v3_init(cu_ctx *x);
+void cu_v3_free(cu_ctx *x);
 /* dγ, dβ += Σ_b of the per-sample partials in scratch [2][B][C] (the
  * fixed-order two-pass sum of kernels.cu, shared by v1 and v2). */
 void k_gn_param_grads(cu_ctx *x, int B, int C, float *scratch, float *dgamma, float *dbeta);

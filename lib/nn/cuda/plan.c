@@ -77,6 +77,7 @@ size_t hy_nn_plan_work_bytes(hy_nn_arch a, int batch, int precision, int infer)
 	A(RC), A(RC);
 	A(B * G * F), A(B * G * F);
 	A(B * C * F);
+	A(2 * B * G * F), A(2 * B * G * F); /* st, st2: path v3's sums */
 	A(R * HY_NN_POL_CH * F), A(R * HY_NN_POL_CH * F);
 	A(B * HY_ACTIONS * F);
 	A(B * HY_NN_VAL_HID * F), A(B * F);
@@ -100,6 +101,7 @@ size_t hy_nn_plan_work_bytes(hy_nn_arch a, int batch, int precision, int infer)
 	A(2 * B * C * F), A(2 * B * r * F);
 	A(2 * B * C * F);
 	A(2 * B * C * F);
+	A(2 * B * G * F); /* gs */
 #undef A
 	return n;
 }

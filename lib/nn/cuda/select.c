@@ -80,7 +80,7 @@ hy_status hy_nn_device_pick(const char *name, int *cuda, int *ordinal, char *why
 
 int hy_nn_cuda_path_pick(int cfg_path, const char *env)
 {
-	if (cfg_path == HY_NN_CUDA_PATH_V1 || cfg_path == HY_NN_CUDA_PATH_V2)
+	if (cfg_path >= HY_NN_CUDA_PATH_V1 && cfg_path <= HY_NN_CUDA_PATH_V3)
 		return cfg_path;
 	if (cfg_path != HY_NN_CUDA_PATH_DEFAULT)
 		return -1;
@@ -90,5 +90,7 @@ int hy_nn_cuda_path_pick(int cfg_path, const char *env)
 		return HY_NN_CUDA_PATH_V1;
 	if (!strcmp(env, "v2"))
 		return HY_NN_CUDA_PATH_V2;
+	if (!strcmp(env, "v3"))
+		return HY_NN_CUDA_PATH_V3;
 	return -1;
 }

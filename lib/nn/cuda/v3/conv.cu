@@ -1,0 +1,301 @@
+/* Path v3's convolution (issue 56; ARCHITECTURE.md "Path v3"): the 3-tap
+ * convolution over a block's [R][C] rows as an implicit GEMM on bf16 warp
+ * MMA (mma.sync m16n8k16, fp32 accumulators; sm_80 and later), with the
+ * GroupNorm+Mish of its operand computed as the operand is loaded and the
+ * next op's reductions in its epilogue, so that neither is a pass over the
+ * activation of its own:
+ *
+ *   out[r][n] = Σ_t Σ_k op(in)[r + t − 1][k] · w[n][t][k]   (t = 0, 1, 2)
+ *
+ * with op = identity or Mish(GN(·)) (v3.h V3_PRO_*), pad rows of the
+ * operand read as zero and pad rows of out written as zero; the data
+ * gradient is the same form on dy with the flipped weights (v3/small.cu
+ * v3_pack_w). Partial sums leave the tile per (tile, slot) or (tile,
+ * channel) (map3.h) and are reduced in a fixed order (v3/small.cu), so two
+ * runs are bit-identical. This first build of v3 keeps the GEMM core plain
+ * (operands through registers into padded shared memory, one stage, no
+ * ldmatrix or wgmma): the GPU run compares it with v1 and v2 op by op and
+ * times it; the Hopper core (wgmma, TMA, a producer warpgroup) is the step
+ * after. */
+#include "nn/cuda/v3/v3.h"
+
+#include <cuda_bf16.h>
+
+extern "C" {
+#include "nn/math.h"
+}
+
+enum {
+	BM = HY_V3_BM, BN = HY_V3_BN, BK = HY_V3_BK, NT = HY_V3_NT,
+	LDS = BK + 8,  /* bf16 a shared row: 20 words, so the 8 rows × 4 words
+			* of a fragment load fall in 32 different banks */
+	HALO = BM + 2, /* the tile's rows and the two the taps reach past it   */
+	LDC = BN + 4,  /* floats a row of the staged accumulators              */
+	SM_MAIN = (HALO * LDS + 3 * BN * LDS) * 2,
+	SM_STAGE = BM * LDC * 4,
+	SM_BASE = SM_MAIN > SM_STAGE ? SM_MAIN : SM_STAGE,
+};
+static_assert(NT == 128 && BM == 4 * 32, "four warps of 32 rows");
+static_assert(BK == 32 && BN == 64, "the loaders' index maths");
+
+__device__ static inline uint32_t ld32(const uint16_t *p)
+{
+	return *(const uint32_t *)p;
+}
+
+__device__ static inline void unpack8(uint4 q, float *f)
+{
+	const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+	for (int k = 0; k < 4; k++) {
+		f[2 * k] = hy_nn_bf16_to_float((uint16_t)(w[k] & 0xffffu));
+		f[2 * k + 1] = hy_nn_bf16_to_float((uint16_t)(w[k] >> 16));
+	}
+}
+
+__device__ static inline uint4 pack8(const float *f)
+{
+	uint32_t w[4];
+	for (int k = 0; k < 4; k++)
+		w[k] = (uint32_t)hy_nn_bf16_round(f[2 * k]) |
+		       ((uint32_t)hy_nn_bf16_round(f[2 * k + 1]) << 16);
+	return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* d += a·b: one m16n8k16 bf16 MMA with fp32 accumulators (PTX ISA's
+ * fragment layouts: a row-major 16×16, b column-major 16×8). */
+__device__ static inline void mma16816(float *d, const uint32_t *a, const uint32_t *b)
+{
+	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+		     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+__device__ static inline int tile_row(int r)
+{
+	int t = r % HY_V3_TP;
+	return t >= 1 && t <= HY_V3_TP - 2;
+}
+
+/* The operand's 130 halo rows r0 − 1 … r0 + 128, channels kc … kc + 31, as
+ * bf16 in As: 130 × 4 vectors of 8, vector idx = tid + 128j (h = idx / 4,
+ * c8 = idx mod 4); rows outside [0, R) and pad rows are zeros. */
+template <int PRO>
+__device__ static void load_a(const v3_conv_args &a, int r0, int kc, uint16_t (*As)[LDS])
+{
+	const int cpg = a.C / HY_V3_GROUPS;
+	for (int idx = threadIdx.x; idx < HALO * (BK / 8); idx += NT) {
+		const int h = idx >> 2, c8 = idx & 3, q = r0 - 1 + h, ch0 = kc + c8 * 8;
+		uint4 v = make_uint4(0, 0, 0, 0);
+		if (q >= 0 && q < a.R && tile_row(q)) {
+			v = *(const uint4 *)(a.in + (size_t)q * a.C + ch0);
+			if (PRO == V3_PRO_GN) {
+				float f[8];
+				unpack8(v, f);
+				const int k0 = q / HY_V3_TP * HY_V3_GROUPS;
+				for (int j = 0; j < 8; j++) {
+					const int ch = ch0 + j, k = k0 + ch / cpg;
+					f[j] = hy_nn_mish((f[j] - a.pmean[k]) * a.prstd[k] * a.pgamma[ch] +
+							  a.pbeta[ch]);
+				}
+				v = pack8(f);
+			}
+		}
+		*(uint4 *)&As[h][c8 * 8] = v;
+	}
+}
+
+/* The weights of the tile's 64 outputs n0 … n0 + 63, channels kc … kc + 31,
+ * of the three taps: 3 × 64 × 4 vectors, idx = tid + 128j (t = idx / 256,
+ * n = idx / 4 mod 64, c8 = idx mod 4). */
+__device__ static void load_b(const v3_conv_args &a, int n0, int kc, uint16_t (*Bs)[BN][LDS])
+{
+	for (int idx = threadIdx.x; idx < 3 * BN * (BK / 8); idx += NT) {
+		const int t = idx / (BN * 4), n = (idx >> 2) % BN, c8 = idx & 3;
+		*(uint4 *)&Bs[t][n][c8 * 8] =
+			*(const uint4 *)(a.w + ((size_t)(n0 + n) * 3 + t) * a.C + kc + c8 * 8);
+	}
+}
+
+/* The epilogue's reductions of a staged tile (Cs: the stored values, Xs:
+ * x̂ for MISHGRAD), each partial a serial sum in a fixed order by one
+ * thread: (slot, group) pairs for the GroupNorm sums, (slot, channel) for
+ * the pools, channels for dγ/dβ. */
+template <int EPI>
+__device__ static void reduce_tile(const v3_conv_args &a, int mt, int n0, float (*Cs)[LDC],
+	float (*Xs)[LDC])
+{
+	const int cpg = a.C / HY_V3_GROUPS, ng = BN / cpg;
+	const int b0 = hy_v3_first_sample(mt), r0 = mt * BM;
+	if (EPI == V3_EPI_STATS || EPI == V3_EPI_MISHGRAD)
+		for (int p = threadIdx.x; p < HY_V3_SLOTS * ng; p += NT) {
+			const int s = p / ng, gl = p % ng;
+			int lo, hi;
+			hy_v3_slot_rows(mt, b0 + s, &lo, &hi);
+			float s1 = 0.0f, s2 = 0.0f;
+			for (int row = lo; row < hi; row++)
+				for (int j = 0; j < cpg; j++) {
+					const int col = gl * cpg + j;
+					const float v = Cs[row][col];
+					if (EPI == V3_EPI_STATS) {
+						s1 += v;
+						s2 += v * v;
+					} else {
+						const float gv = a.egamma[n0 + col] * v;
+						s1 += gv;
+						s2 += gv * Xs[row][col];
+					}
+				}
+			float *o = a.part +
+				   (((size_t)mt * HY_V3_SLOTS + s) * HY_V3_GROUPS +
+					   n0 / cpg + gl) * 2;
+			o[0] = s1;
+			o[1] = s2;
+		}
+	if (EPI == V3_EPI_POOL)
+		for (int p = threadIdx.x; p < HY_V3_SLOTS * BN; p += NT) {
+			const int s = p / BN, col = p % BN, b = b0 + s;
+			int lo, hi;
+			hy_v3_slot_rows(mt, b, &lo, &hi);
+			float sum = 0.0f, mx = -INFINITY;
+			int am = -1;
+			for (int row = lo; row < hi; row++) {
+				const float v = Cs[row][col];
+				sum += v;
+				if (v > mx || am < 0) {
+					mx = v;
+					am = r0 + row - b * HY_V3_TP - 1;
+				}
+			}
+			float *o = a.part + (((size_t)mt * HY_V3_SLOTS + s) * a.C + n0 + col) * 3;
+			o[0] = sum;
+			o[1] = mx;
+			o[2] = (float)am;
+		}
+	if (EPI == V3_EPI_MISHGRAD)
+		for (int col = threadIdx.x; col < BN; col += NT) {
+			float pg = 0.0f, pb = 0.0f;
+			for (int row = 0; row < BM; row++) {
+				pg += Cs[row][col] * Xs[row][col];
+				pb += Cs[row][col];
+			}
+			float *o = a.chan + ((size_t)mt * a.C + n0 + col) * 2;
+			o[0] = pg;
+			o[1] = pb;
+		}
+}
+
+/* One block (128 threads, 4 warps) per 128-row × 64-channel tile: grid
+ * (C/64, ceil(R/128)), blockIdx.x the output channels n0 = 64·x, blockIdx.y
+ * the rows r0 = 128·y. Warp w owns tile rows 32w … 32w + 31 as two m16
+ * fragments and all 64 outputs as eight n8 fragments (64 accumulators a
+ * thread). Lane l = 4g + q holds, of each fragment, rows g and g + 8 and
+ * columns 2q, 2q + 1 (PTX's m16n8 accumulator layout). Bounds: rows ≥ R
+ * are neither loaded nor stored; C a multiple of 64 (hy_v3_takes), so every
+ * 16-byte vector is whole and aligned. Dynamic shared memory: SM_BASE
+ * bytes (the operand and weight tiles, then the staged accumulators), and
+ * SM_STAGE more for MISHGRAD's x̂. */
+template <int PRO, int EPI>
+__global__ void __launch_bounds__(NT) v3_conv_kernel(const v3_conv_args a)
+{
+	extern __shared__ __align__(16) unsigned char smem[];
+	uint16_t(*As)[LDS] = (uint16_t(*)[LDS])smem;
+	uint16_t(*Bs)[BN][LDS] = (uint16_t(*)[BN][LDS])(smem + HALO * LDS * 2);
+	const int n0 = blockIdx.x * BN, mt = blockIdx.y, r0 = mt * BM;
+	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+	float acc[2][8][4];
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 8; j++)
+			for (int k = 0; k < 4; k++)
+				acc[i][j][k] = 0.0f;
+	for (int kc = 0; kc < a.C; kc += BK) {
+		load_a<PRO>(a, r0, kc, As);
+		load_b(a, n0, kc, Bs);
+		__syncthreads();
+#pragma unroll
+		for (int t = 0; t < 3; t++)
+#pragma unroll
+			for (int ks = 0; ks < BK; ks += 16) {
+				uint32_t af[2][4], bf[8][2];
+				for (int m = 0; m < 2; m++) {
+					const int r = warp * 32 + m * 16 + g + t; /* halo row */
+					af[m][0] = ld32(&As[r][ks + 2 * q]);
+					af[m][1] = ld32(&As[r + 8][ks + 2 * q]);
+					af[m][2] = ld32(&As[r][ks + 2 * q + 8]);
+					af[m][3] = ld32(&As[r + 8][ks + 2 * q + 8]);
+				}
+				for (int n = 0; n < 8; n++) {
+					bf[n][0] = ld32(&Bs[t][n * 8 + g][ks + 2 * q]);
+					bf[n][1] = ld32(&Bs[t][n * 8 + g][ks + 2 * q + 8]);
+				}
+				for (int m = 0; m < 2; m++)
+					for (int n = 0; n < 8; n++)
+						mma16816(acc[m][n], af[m], bf[n]);
+			}
+		__syncthreads();
+	}
+	/* stage the accumulators (the operand tiles are dead) */
+	float(*Cs)[LDC] = (float(*)[LDC])smem;
+	float(*Xs)[LDC] = (float(*)[LDC])(smem + SM_BASE);
+	for (int m = 0; m < 2; m++)
+		for (int n = 0; n < 8; n++)
+			for (int i = 0; i < 4; i++)
+				Cs[warp * 32 + m * 16 + g + (i >> 1) * 8][n * 8 + 2 * q + (i & 1)] =
+					acc[m][n][i];
+	__syncthreads();
+	/* store, a warp 32 consecutive channels of a row; Cs ← the stored value */
+	const int cpg = a.C / HY_V3_GROUPS;
+	for (int e = threadIdx.x; e < BM * BN; e += NT) {
+		const int row = e / BN, col = e % BN, r = r0 + row, n = n0 + col;
+		float v = 0.0f, xh = 0.0f;
+		if (r < a.R && tile_row(r)) {
+			v = Cs[row][col];
+			if (EPI == V3_EPI_MISHGRAD) {
+				const int k = r / HY_V3_TP * HY_V3_GROUPS + n / cpg;
+				xh = (hy_nn_bf16_to_float(a.ex[(size_t)r * a.C + n]) - a.emean[k]) *
+				     a.erstd[k];
+				v *= hy_nn_mish_grad(xh * a.egamma[n] + a.ebeta[n]);
+			}
+		}
+		const uint16_t hv = hy_nn_bf16_round(v);
+		if (r < a.R)
+			a.out[(size_t)r * a.C + n] = hv;
+		Cs[row][col] = hy_nn_bf16_to_float(hv);
+		if (EPI == V3_EPI_MISHGRAD)
+			Xs[row][col] = xh;
+	}
+	__syncthreads();
+	if (EPI != V3_EPI_STORE)
+		reduce_tile<EPI>(a, mt, n0, Cs, Xs);
+}
+
+template <int PRO, int EPI>
+static void launch(cu_ctx *x, const v3_conv_args *a)
+{
+	const dim3 grid(a->C / BN, hy_v3_mtiles(a->R));
+	const size_t sm = SM_BASE + (EPI == V3_EPI_MISHGRAD ? SM_STAGE : 0);
+	v3_conv_kernel<PRO, EPI><<<grid, NT, sm, x->s>>>(*a);
+	(void)CU_LAUNCH(x, "v3_conv_kernel");
+}
+
+void v3_conv(cu_ctx *x, int pro, int epi, const v3_conv_args *a)
+{
+	if (pro == V3_PRO_GN && epi == V3_EPI_STATS)
+		launch<V3_PRO_GN, V3_EPI_STATS>(x, a);
+	else if (pro == V3_PRO_GN && epi == V3_EPI_POOL)
+		launch<V3_PRO_GN, V3_EPI_POOL>(x, a);
+	else if (pro == V3_PRO_GN && epi == V3_EPI_STORE)
+		launch<V3_PRO_GN, V3_EPI_STORE>(x, a);
+	else if (pro == V3_PRO_NONE && epi == V3_EPI_MISHGRAD)
+		launch<V3_PRO_NONE, V3_EPI_MISHGRAD>(x, a);
+	else
+		(void)cu_fail(x, HY_EUSAGE, "v3_conv", "a prologue and epilogue v3 does not pair",
+			__FILE__, __LINE__);
+}
+
+/* MISHGRAD's shared memory is past the 48 KiB a launch gets unasked. */
+int v3_conv_setup(cu_ctx *x)
+{
+	return CU_RT(x, cudaFuncSetAttribute(v3_conv_kernel<V3_PRO_NONE, V3_EPI_MISHGRAD>,
+				cudaFuncAttributeMaxDynamicSharedMemorySize, SM_BASE + SM_STAGE));
+}
