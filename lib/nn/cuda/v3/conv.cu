@@ -189,8 +189,9 @@ __device__ static void reduce_tile(const v3_conv_args &a, int mt, int n0, float 
  * (C/64, ceil(R/128)), blockIdx.x the output channels n0 = 64·x, blockIdx.y
  * the rows r0 = 128·y. Warp w owns tile rows 32w … 32w + 31 as two m16
  * fragments and all 64 outputs as eight n8 fragments (64 accumulators a
- * thread). Lane l = 4g + q holds, of each fragment, rows g and g + 8 and
- * columns 2q, 2q + 1 (PTX's m16n8 accumulator layout). Bounds: rows ≥ R
+ * thread); which element of shared memory each lane's registers read and
+ * which tile element each accumulator is, is map3.h's hy_v3_conv_a/b/c
+ * (test_v3_emul runs the kernel's loops through them on the CPU). Bounds: rows ≥ R
  * are neither loaded nor stored; C a multiple of 64 (hy_v3_takes), so every
  * 16-byte vector is whole and aligned. Dynamic shared memory: SM_BASE
  * bytes (the operand and weight tiles, then the staged accumulators), and
@@ -202,7 +203,7 @@ __global__ void __launch_bounds__(NT) v3_conv_kernel(const v3_conv_args a)
 	uint16_t(*As)[LDS] = (uint16_t(*)[LDS])smem;
 	uint16_t(*Bs)[BN][LDS] = (uint16_t(*)[BN][LDS])(smem + HALO * LDS * 2);
 	const int n0 = blockIdx.x * BN, mt = blockIdx.y, r0 = mt * BM;
-	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
 	float acc[2][8][4];
 	for (int i = 0; i < 2; i++)
 		for (int j = 0; j < 8; j++)
@@ -217,17 +218,18 @@ __global__ void __launch_bounds__(NT) v3_conv_kernel(const v3_conv_args a)
 #pragma unroll
 			for (int ks = 0; ks < BK; ks += 16) {
 				uint32_t af[2][4], bf[8][2];
-				for (int m = 0; m < 2; m++) {
-					const int r = warp * 32 + m * 16 + g + t; /* halo row */
-					af[m][0] = ld32(&As[r][ks + 2 * q]);
-					af[m][1] = ld32(&As[r + 8][ks + 2 * q]);
-					af[m][2] = ld32(&As[r][ks + 2 * q + 8]);
-					af[m][3] = ld32(&As[r + 8][ks + 2 * q + 8]);
-				}
-				for (int n = 0; n < 8; n++) {
-					bf[n][0] = ld32(&Bs[t][n * 8 + g][ks + 2 * q]);
-					bf[n][1] = ld32(&Bs[t][n * 8 + g][ks + 2 * q + 8]);
-				}
+				for (int m = 0; m < 2; m++)
+					for (int j = 0; j < 4; j++) {
+						int h, k;
+						hy_v3_conv_a(warp, m, t, ks, lane, j, &h, &k);
+						af[m][j] = ld32(&As[h][k]);
+					}
+				for (int n = 0; n < 8; n++)
+					for (int j = 0; j < 2; j++) {
+						int o, k;
+						hy_v3_conv_b(n, ks, lane, j, &o, &k);
+						bf[n][j] = ld32(&Bs[t][o][k]);
+					}
 				for (int m = 0; m < 2; m++)
 					for (int n = 0; n < 8; n++)
 						mma16816(acc[m][n], af[m], bf[n]);
@@ -239,9 +241,11 @@ __global__ void __launch_bounds__(NT) v3_conv_kernel(const v3_conv_args a)
 	float(*Xs)[LDC] = (float(*)[LDC])(smem + SM_BASE);
 	for (int m = 0; m < 2; m++)
 		for (int n = 0; n < 8; n++)
-			for (int i = 0; i < 4; i++)
-				Cs[warp * 32 + m * 16 + g + (i >> 1) * 8][n * 8 + 2 * q + (i & 1)] =
-					acc[m][n][i];
+			for (int i = 0; i < 4; i++) {
+				int row, col;
+				hy_v3_conv_c(warp, m, n, lane, i, &row, &col);
+				Cs[row][col] = acc[m][n][i];
+			}
 	__syncthreads();
 	/* store, a warp 32 consecutive channels of a row; Cs ← the stored value */
 	const int cpg = a.C / HY_V3_GROUPS;

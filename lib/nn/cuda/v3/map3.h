@@ -79,6 +79,98 @@ static inline HY_HD void hy_v3_wslice(int R, int S, int s, int *k0, int *k1)
 	*k1 = (int)((long)steps * (s + 1) / S) * HY_V3_WK;
 }
 
+/* ------------------------------------------------ the MMA fragments
+ *
+ * mma.sync m16n8k16 with bf16 inputs (PTX ISA, the m16n8k16 fragments),
+ * lane l = 4g + q of a warp: A (16 × 16, row-major) in four 32-bit
+ * registers j, each two elements of one row at consecutive columns; B (16
+ * × 8, k-major) in two, each two consecutive k of one column; C (16 × 8,
+ * fp32) in four elements. The position of register j's first element: */
+static inline HY_HD void hy_v3_frag_a(int lane, int j, int *row, int *col)
+{
+	*row = (lane >> 2) + 8 * (j & 1);
+	*col = 2 * (lane & 3) + 8 * (j >> 1);
+}
+
+static inline HY_HD void hy_v3_frag_b(int lane, int j, int *k, int *n)
+{
+	*k = 2 * (lane & 3) + 8 * j;
+	*n = lane >> 2;
+}
+
+static inline HY_HD void hy_v3_frag_c(int lane, int i, int *row, int *col)
+{
+	*row = (lane >> 2) + 8 * (i >> 1);
+	*col = 2 * (lane & 3) + (i & 1);
+}
+
+/* The convolution (v3/conv.cu), a 128 × 64 tile, 4 warps: warp w's m16
+ * fragment m (0, 1) at tap t and k step ks reads A register j from halo
+ * row *h, channel *k of the staged operand (halo row h = tile row h − 1);
+ * B register j of n8 fragment n from output *o, channel *k of tap t's
+ * staged weights; accumulator i of (m, n) is tile row *r, output *o. */
+static inline HY_HD void hy_v3_conv_a(int w, int m, int t, int ks, int lane, int j, int *h,
+	int *k)
+{
+	int row, col;
+	hy_v3_frag_a(lane, j, &row, &col);
+	*h = w * 32 + m * 16 + row + t;
+	*k = ks + col;
+}
+
+static inline HY_HD void hy_v3_conv_b(int n, int ks, int lane, int j, int *o, int *k)
+{
+	int kk, nn;
+	hy_v3_frag_b(lane, j, &kk, &nn);
+	*o = n * 8 + nn;
+	*k = ks + kk;
+}
+
+static inline HY_HD void hy_v3_conv_c(int w, int m, int n, int lane, int i, int *r, int *o)
+{
+	int row, col;
+	hy_v3_frag_c(lane, i, &row, &col);
+	*r = w * 32 + m * 16 + row;
+	*o = n * 8 + col;
+}
+
+/* The weight gradient (v3/wgrad.cu), a 64 × 64 tile of outputs o × inputs
+ * i a tap, 4 warps, a step of 32 rows: warp w's A register j is dyᵀ row
+ * (output) *o, step row *k; B register j of n8 fragment n at tap t is the
+ * operandᵀ row (input) *i, halo row *h (step row k − 1 + h), its second
+ * element at *h + 1; accumulator i of (t, n) is output *o, input *in. */
+static inline HY_HD void hy_v3_wg_a(int w, int ks, int lane, int j, int *o, int *k)
+{
+	int row, col;
+	hy_v3_frag_a(lane, j, &row, &col);
+	*o = w * 16 + row;
+	*k = ks + col;
+}
+
+static inline HY_HD void hy_v3_wg_b(int t, int n, int ks, int lane, int j, int *i, int *h)
+{
+	int kk, nn;
+	hy_v3_frag_b(lane, j, &kk, &nn);
+	*i = n * 8 + nn;
+	*h = ks + kk + t;
+}
+
+static inline HY_HD void hy_v3_wg_c(int w, int n, int lane, int e, int *o, int *in)
+{
+	int row, col;
+	hy_v3_frag_c(lane, e, &row, &col);
+	*o = w * 16 + row;
+	*in = n * 8 + col;
+}
+
+/* The data gradient's weights: element e of wd [C][3][C] is w[o][2 − t][i]
+ * for e = (i, t, o) (v3/small.cu v3_pack_kernel): the index into w. */
+static inline HY_HD size_t hy_v3_wd_src(size_t e, int C)
+{
+	const size_t i = e / (3 * (size_t)C), t = e / C % 3, o = e % C;
+	return (o * 3 + 2 - t) * C + i;
+}
+
 /* Scratch floats of a context of max_batch B and width C: part, the
  * epilogues' per-(tile, slot) partials (GroupNorm sums [32][2], or the
  * pools' [C][3]); chan, the per-(tile, channel) ones of dγ, dβ [C][2];

@@ -27,10 +27,8 @@ __global__ void v3_pack_kernel(int C, const float *__restrict__ w, uint16_t *__r
 	{
 		if (wf)
 			wf[e] = hy_nn_bf16_round(w[e]);
-		if (wd) {
-			const int i = (int)(e / (3 * (size_t)C)), t = (int)(e / C % 3), o = (int)(e % C);
-			wd[e] = hy_nn_bf16_round(w[((size_t)o * 3 + 2 - t) * C + i]);
-		}
+		if (wd)
+			wd[e] = hy_nn_bf16_round(w[hy_v3_wd_src(e, C)]);
 	}
 }
 

@@ -54,7 +54,9 @@ __device__ static inline int tile_row(int r)
  * bf16 scattered; rows outside [0, R) and pad rows zero). Warp w owns
  * outputs o0 + 16w … + 15 (one m16 fragment) × 64 inputs (eight n8) × 3
  * taps: 96 accumulators a thread; tap t's operand is opᵀ shifted by t, so
- * tap 1's pairs start on an odd element and are built from two halves.
+ * tap 1's pairs start on an odd element and are built from two halves
+ * (the registers' elements: map3.h hy_v3_wg_a/b/c, which test_v3_emul
+ * runs through this loop on the CPU).
  * Bounds: C a multiple of 64 (whole vectors and tiles). */
 __global__ void __launch_bounds__(NT) v3_wgrad_kernel(int R, int C, int S,
 	const uint16_t *__restrict__ in, const float *__restrict__ mean,
@@ -65,7 +67,7 @@ __global__ void __launch_bounds__(NT) v3_wgrad_kernel(int R, int C, int S,
 	__shared__ __align__(16) uint16_t aT[WT][LDH];
 	const int nt = C / WT, o0 = blockIdx.x / nt * WT, i0 = blockIdx.x % nt * WT;
 	const int s = blockIdx.y, cpg = C / HY_V3_GROUPS;
-	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
 	int k0, k1;
 	hy_v3_wslice(R, S, s, &k0, &k1);
 	float acc[3][8][4];
@@ -105,22 +107,20 @@ __global__ void __launch_bounds__(NT) v3_wgrad_kernel(int R, int C, int S,
 #pragma unroll
 		for (int ks = 0; ks < WK; ks += 16) {
 			uint32_t af[4];
-			const int o = warp * 16 + g;
-			af[0] = ld32(&dT[o][ks + 2 * q]);
-			af[1] = ld32(&dT[o + 8][ks + 2 * q]);
-			af[2] = ld32(&dT[o][ks + 2 * q + 8]);
-			af[3] = ld32(&dT[o + 8][ks + 2 * q + 8]);
+			for (int j = 0; j < 4; j++) {
+				int o, kk;
+				hy_v3_wg_a(warp, ks, lane, j, &o, &kk);
+				af[j] = ld32(&dT[o][kk]);
+			}
 #pragma unroll
 			for (int t = 0; t < 3; t++)
 				for (int n = 0; n < 8; n++) {
-					const uint16_t *p = &aT[n * 8 + g][ks + 2 * q + t];
 					uint32_t bf[2];
-					if (t == 1) {
-						bf[0] = pair(p[0], p[1]);
-						bf[1] = pair(p[8], p[9]);
-					} else {
-						bf[0] = ld32(p);
-						bf[1] = ld32(p + 8);
+					for (int j = 0; j < 2; j++) {
+						int i, h;
+						hy_v3_wg_b(t, n, ks, lane, j, &i, &h);
+						/* tap 1's pairs start on an odd element */
+						bf[j] = t == 1 ? pair(aT[i][h], aT[i][h + 1]) : ld32(&aT[i][h]);
 					}
 					mma16816(acc[t][n], af, bf);
 				}
@@ -131,9 +131,9 @@ __global__ void __launch_bounds__(NT) v3_wgrad_kernel(int R, int C, int S,
 	for (int t = 0; t < 3; t++)
 		for (int n = 0; n < 8; n++)
 			for (int e = 0; e < 4; e++) {
-				const int o = o0 + warp * 16 + g + (e >> 1) * 8;
-				const int i = i0 + n * 8 + 2 * q + (e & 1);
-				out[(size_t)o * 3 * C + t * C + i] = acc[t][n][e];
+				int o, i;
+				hy_v3_wg_c(warp, n, lane, e, &o, &i);
+				out[(size_t)(o0 + o) * 3 * C + t * C + i0 + i] = acc[t][n][e];
 			}
 }
 
