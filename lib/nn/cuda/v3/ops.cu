@@ -24,6 +24,12 @@ int cu_v3_init(cu_ctx *x)
 	v->C = C;
 	v->sms = sms;
 	hy_v3_scratch_size(x->max_batch, C, sms, &v->s);
+	/* the report's memory counts v3's scratch with the rest (the plan's
+	 * check of the device's free memory was made before: v3's is under
+	 * 1% of a full context's) */
+	const size_t bytes = (2 * v->s.w16) * 2 + (v->s.part + v->s.chan + v->s.wpart) * 4;
+	x->plan.scratch += bytes;
+	x->plan.total += bytes;
 	return CU_RT(x, cudaMalloc((void **)&v->wf, v->s.w16 * 2)) ||
 	       CU_RT(x, cudaMalloc((void **)&v->wd, v->s.w16 * 2)) ||
 	       CU_RT(x, cudaMalloc((void **)&v->part, v->s.part * 4)) ||
