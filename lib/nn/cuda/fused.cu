@@ -20,6 +20,7 @@
  * bit for bit. Every kernel states its thread mapping and bounds. */
 #include "nn/cuda/internal.h"
 #include "nn/cuda/map.h"
+#include "nn/cuda/vec8.cuh"
 
 #include <cuda_bf16.h>
 #include <math.h>
@@ -30,26 +31,6 @@ extern "C" {
 
 enum { NT2 = HY_NN_MAP_NT, V8 = HY_NN_MAP_VEC, MAXR = HY_NN_MAP_MAXR };
 static_assert(NT2 == 256, "blocks_for (kernels.cu) counts blocks of 256 threads");
-
-/* 8 bf16 of a 16-byte vector to fp32 and back (round to nearest even, the
- * rounding of nn/math.h). */
-__device__ static inline void unpack8(uint4 q, float *f)
-{
-	const uint32_t w[4] = {q.x, q.y, q.z, q.w};
-	for (int k = 0; k < 4; k++) {
-		f[2 * k] = hy_nn_bf16_to_float((uint16_t)(w[k] & 0xffffu));
-		f[2 * k + 1] = hy_nn_bf16_to_float((uint16_t)(w[k] >> 16));
-	}
-}
-
-__device__ static inline uint4 pack8(const float *f)
-{
-	uint32_t w[4];
-	for (int k = 0; k < 4; k++)
-		w[k] = (uint32_t)hy_nn_bf16_round(f[2 * k]) |
-			((uint32_t)hy_nn_bf16_round(f[2 * k + 1]) << 16);
-	return make_uint4(w[0], w[1], w[2], w[3]);
-}
 
 /* Mish and Mish' as nn/math.h writes them, with __expf and __fdividef:
  * e^x ≈ n, w = n(n + 2), Mish = x·w/(w + 2); inputs above 20 saturate as

@@ -18,6 +18,7 @@
  * times it; the Hopper core (wgmma, TMA, a producer warpgroup) is the step
  * after. */
 #include "nn/cuda/v3/v3.h"
+#include "nn/cuda/vec8.cuh"
 
 #include <cuda_bf16.h>
 
@@ -38,45 +39,6 @@ enum {
 static_assert(NT == 128 && BM == 4 * 32, "four warps of 32 rows");
 static_assert(BK == 32 && BN == 64, "the loaders' index maths");
 
-__device__ static inline uint32_t ld32(const uint16_t *p)
-{
-	return *(const uint32_t *)p;
-}
-
-__device__ static inline void unpack8(uint4 q, float *f)
-{
-	const uint32_t w[4] = {q.x, q.y, q.z, q.w};
-	for (int k = 0; k < 4; k++) {
-		f[2 * k] = hy_nn_bf16_to_float((uint16_t)(w[k] & 0xffffu));
-		f[2 * k + 1] = hy_nn_bf16_to_float((uint16_t)(w[k] >> 16));
-	}
-}
-
-__device__ static inline uint4 pack8(const float *f)
-{
-	uint32_t w[4];
-	for (int k = 0; k < 4; k++)
-		w[k] = (uint32_t)hy_nn_bf16_round(f[2 * k]) |
-		       ((uint32_t)hy_nn_bf16_round(f[2 * k + 1]) << 16);
-	return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
-/* d += a·b: one m16n8k16 bf16 MMA with fp32 accumulators (PTX ISA's
- * fragment layouts: a row-major 16×16, b column-major 16×8). */
-__device__ static inline void mma16816(float *d, const uint32_t *a, const uint32_t *b)
-{
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-		     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-__device__ static inline int tile_row(int r)
-{
-	int t = r % HY_V3_TP;
-	return t >= 1 && t <= HY_V3_TP - 2;
-}
-
 /* The operand's 130 halo rows r0 − 1 … r0 + 128, channels kc … kc + 31, as
  * bf16 in As: 130 × 4 vectors of 8, vector idx = tid + 128j (h = idx / 4,
  * c8 = idx mod 4); rows outside [0, R) and pad rows are zeros. */
@@ -87,7 +49,7 @@ __device__ static void load_a(const v3_conv_args &a, int r0, int kc, uint16_t (*
 	for (int idx = threadIdx.x; idx < HALO * (BK / 8); idx += NT) {
 		const int h = idx >> 2, c8 = idx & 3, q = r0 - 1 + h, ch0 = kc + c8 * 8;
 		uint4 v = make_uint4(0, 0, 0, 0);
-		if (q >= 0 && q < a.R && tile_row(q)) {
+		if (q >= 0 && q < a.R && v3_tile_row(q)) {
 			v = *(const uint4 *)(a.in + (size_t)q * a.C + ch0);
 			if (PRO == V3_PRO_GN) {
 				float f[8];
@@ -252,7 +214,7 @@ __global__ void __launch_bounds__(NT) v3_conv_kernel(const v3_conv_args a)
 	for (int e = threadIdx.x; e < BM * BN; e += NT) {
 		const int row = e / BN, col = e % BN, r = r0 + row, n = n0 + col;
 		float v = 0.0f, xh = 0.0f;
-		if (r < a.R && tile_row(r)) {
+		if (r < a.R && v3_tile_row(r)) {
 			v = Cs[row][col];
 			if (EPI == V3_EPI_MISHGRAD) {
 				const int k = r / HY_V3_TP * HY_V3_GROUPS + n / cpg;

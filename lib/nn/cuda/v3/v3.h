@@ -18,6 +18,36 @@ struct cu_v3 {
 	float *part, *chan, *wpart;
 };
 
+#ifdef __CUDACC__
+/* Device helpers of v3's GEMM kernels (conv.cu, wgrad.cu). */
+__device__ static inline uint32_t ld32(const uint16_t *p)
+{
+	return *(const uint32_t *)p; /* two bf16 at an even index */
+}
+
+__device__ static inline uint32_t pair(uint16_t lo, uint16_t hi)
+{
+	return (uint32_t)lo | ((uint32_t)hi << 16);
+}
+
+/* d += a·b: one m16n8k16 bf16 MMA with fp32 accumulators (map3.h has its
+ * fragments' layout, test_v3_emul the ISA's). */
+__device__ static inline void mma16816(float *d, const uint32_t *a, const uint32_t *b)
+{
+	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+		     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* Row r of [B][36] rows holds a tile (not a pad row). */
+__device__ static inline int v3_tile_row(int r)
+{
+	const int t = r % HY_V3_TP;
+	return t >= 1 && t <= HY_V3_TP - 2;
+}
+#endif
+
 /* The implicit-GEMM convolution's prologue (how the operand is made from
  * the input as it is loaded) and epilogue (what follows the accumulators). */
 enum {

@@ -22,30 +22,6 @@ enum {
 };
 static_assert(NT == 128 && WT == 64 && WK == 32, "the loaders' index maths");
 
-__device__ static inline uint32_t ld32(const uint16_t *p)
-{
-	return *(const uint32_t *)p;
-}
-
-__device__ static inline uint32_t pair(uint16_t lo, uint16_t hi)
-{
-	return (uint32_t)lo | ((uint32_t)hi << 16);
-}
-
-__device__ static inline void mma16816(float *d, const uint32_t *a, const uint32_t *b)
-{
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-		     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-__device__ static inline int tile_row(int r)
-{
-	int t = r % HY_V3_TP;
-	return t >= 1 && t <= HY_V3_TP - 2;
-}
-
 /* One block (128 threads, 4 warps) per (output tile, input tile, slice):
  * grid ((C/64)², S); blockIdx.x = ot·(C/64) + it, o0 = 64·ot, i0 = 64·it;
  * blockIdx.y the slice s, rows [k0, k1) of hy_v3_wslice. A step of 32 rows
@@ -79,7 +55,7 @@ __global__ void __launch_bounds__(NT) v3_wgrad_kernel(int R, int C, int S,
 		for (int idx = threadIdx.x; idx < WK * 8; idx += NT) {
 			const int j = idx >> 3, c8 = idx & 7, r = k + j;
 			uint4 v = make_uint4(0, 0, 0, 0);
-			if (r < R && tile_row(r))
+			if (r < R && v3_tile_row(r))
 				v = *(const uint4 *)(dy + (size_t)r * C + o0 + c8 * 8);
 			const uint32_t w[4] = {v.x, v.y, v.z, v.w};
 			for (int e = 0; e < 8; e++)
@@ -88,13 +64,13 @@ __global__ void __launch_bounds__(NT) v3_wgrad_kernel(int R, int C, int S,
 		for (int idx = threadIdx.x; idx < (WK + 2) * 8; idx += NT) {
 			const int h = idx >> 3, c8 = idx & 7, r = k - 1 + h;
 			uint4 v = make_uint4(0, 0, 0, 0);
-			if (r >= 0 && r < R && tile_row(r))
+			if (r >= 0 && r < R && v3_tile_row(r))
 				v = *(const uint4 *)(in + (size_t)r * C + i0 + c8 * 8);
 			const uint32_t w[4] = {v.x, v.y, v.z, v.w};
 			const int kb = r / HY_V3_TP * HY_V3_GROUPS;
 			for (int e = 0; e < 8; e++) {
 				uint16_t u = 0;
-				if (r >= 0 && r < R && tile_row(r)) {
+				if (r >= 0 && r < R && v3_tile_row(r)) {
 					const int ch = i0 + c8 * 8 + e, kk = kb + ch / cpg;
 					const float f = hy_nn_bf16_to_float((uint16_t)(w[e >> 1] >> (16 * (e & 1))));
 					u = hy_nn_bf16_round(hy_nn_mish(
