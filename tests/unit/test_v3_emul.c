@@ -4,7 +4,11 @@
  * tables written out here from the ISA's text, independently of map3.h's
  * helpers), against the direct convolution: the forward, the data gradient
  * through the flipped weights (hy_v3_wd_src) and the weight gradient over
- * its slices. What a GPU adds — the instruction itself, timing, shared
+ * its slices; and the epilogues' partial sums (map3.h hy_v3_tile_*, written
+ * per tile as conv.cu's reduce_tile loops over them) read back by the
+ * reductions' helpers (hy_v3_sums_of, hy_v3_pool_of, the channel sums)
+ * against the per-sample statistics, pools and GroupNorm-backward sums
+ * computed directly. What a GPU adds — the instruction itself, timing, shared
  * memory banks — is check_gpu's; what the CPU can check is that the
  * kernels' index maths computes the convolution. */
 #include <stdarg.h>
@@ -18,6 +22,7 @@
 #include <string.h>
 
 #include "nn/cuda/v3/map3.h"
+#include "nn/fuse.h"
 #include "nn/rng.h"
 
 enum { TP = HY_V3_TP, BM = HY_V3_BM, BN = HY_V3_BN, BK = HY_V3_BK, HALO = BM + 2 };
@@ -328,12 +333,119 @@ static void test_fragments(void **state)
 	}
 }
 
+/* reduce_tile's loops (v3/conv.cu) over every tile of y (STATS and POOL)
+ * and of dz with x̂ (MISHGRAD), then the readers, against direct sums. */
+static void test_epilogue_reductions(void **state)
+{
+	(void)state;
+	enum { B = 5, C = 128, R = B * TP, G = HY_V3_GROUPS, LDC = BN + 4 };
+	const int cpg = C / G, ng = BN / cpg, mts = hy_v3_mtiles(R);
+	hy_rng g;
+	hy_rng_seed(&g, 5603);
+	float *y = randv(&g, (size_t)R * C), *dz = randv(&g, (size_t)R * C);
+	float *xh = randv(&g, (size_t)R * C), *gamma = randv(&g, C);
+	for (int r = 0; r < R; r++) /* the epilogue stages 0 at pad rows */
+		if (!tile_row(r))
+			for (int c = 0; c < C; c++)
+				y[(size_t)r * C + c] = dz[(size_t)r * C + c] = xh[(size_t)r * C + c] = 0;
+	hy_v3_scratch sc;
+	hy_v3_scratch_size(B, C, 132, &sc);
+	float *st_part = calloc(sc.part, 4), *pool_part = calloc(sc.part, 4);
+	float *gs_part = calloc(sc.part, 4), *chan = calloc(sc.chan, 4);
+	static float Cs[BM][LDC], Ds[BM][LDC], Xs[BM][LDC];
+	for (int mt = 0; mt < mts; mt++)
+		for (int n0 = 0; n0 < C; n0 += BN) {
+			for (int row = 0; row < BM; row++)
+				for (int col = 0; col < BN; col++) {
+					const int r = mt * BM + row;
+					const size_t i = (size_t)r * C + n0 + col;
+					Cs[row][col] = r < R ? y[i] : 0;
+					Ds[row][col] = r < R ? dz[i] : 0;
+					Xs[row][col] = r < R ? xh[i] : 0;
+				}
+			for (int p = 0; p < HY_V3_SLOTS * ng; p++) {
+				const int s = p / ng, gl = p % ng;
+				float *o = st_part + hy_v3_part_st(mt, s, n0 / cpg + gl);
+				hy_v3_tile_sums(&Cs[0][0], NULL, LDC, mt, cpg, NULL, s, gl, &o[0], &o[1]);
+				o = gs_part + hy_v3_part_st(mt, s, n0 / cpg + gl);
+				hy_v3_tile_sums(&Ds[0][0], &Xs[0][0], LDC, mt, cpg, gamma + n0, s, gl, &o[0],
+					&o[1]);
+			}
+			for (int p = 0; p < HY_V3_SLOTS * BN; p++) {
+				const int s = p / BN, col = p % BN;
+				float *o = pool_part + hy_v3_part_pool(mt, s, C, n0 + col);
+				int am;
+				hy_v3_tile_pool(&Cs[0][0], LDC, mt, s, col, &o[0], &o[1], &am);
+				o[2] = (float)am;
+			}
+			for (int col = 0; col < BN; col++) {
+				float *o = chan + hy_v3_part_chan(mt, C, n0 + col);
+				hy_v3_tile_chan(&Ds[0][0], &Xs[0][0], LDC, col, &o[0], &o[1]);
+			}
+		}
+	float st[2 * B * G];
+	hy_nn_gn_stats_ref(B, C, y, st);
+	for (int b = 0; b < B; b++)
+		for (int k = 0; k < G; k++) {
+			float s1, s2, g1, g2;
+			hy_v3_sums_of(st_part, b, k, &s1, &s2);
+			assert_true(fabsf(s1 - st[2 * (b * G + k)]) < 1e-4f * (1 + fabsf(s1)));
+			assert_true(fabsf(s2 - st[2 * (b * G + k) + 1]) < 1e-4f * (1 + fabsf(s2)));
+			double r1 = 0, r2 = 0;
+			for (int t = 1; t <= TP - 2; t++)
+				for (int j = 0; j < cpg; j++) {
+					const int c = k * cpg + j;
+					const size_t i = ((size_t)b * TP + t) * C + c;
+					r1 += (double)gamma[c] * dz[i];
+					r2 += (double)gamma[c] * dz[i] * xh[i];
+				}
+			hy_v3_sums_of(gs_part, b, k, &g1, &g2);
+			assert_true(fabs(g1 - r1) < 1e-4 * (1 + fabs(r1)));
+			assert_true(fabs(g2 - r2) < 1e-4 * (1 + fabs(r2)));
+		}
+	for (int b = 0; b < B; b++)
+		for (int c = 0; c < C; c++) {
+			float sum, mx;
+			int am;
+			hy_v3_pool_of(pool_part, C, b, c, &sum, &mx, &am);
+			double rs = 0;
+			float rm = -INFINITY;
+			int ra = -1;
+			for (int t = 0; t < TP - 2; t++) {
+				const float v = y[((size_t)b * TP + 1 + t) * C + c];
+				rs += v;
+				if (v > rm) {
+					rm = v;
+					ra = t;
+				}
+			}
+			assert_true(fabs(sum - rs) < 1e-4 * (1 + fabs(rs)));
+			assert_true(mx == rm && am == ra);
+		}
+	for (int c = 0; c < C; c++) {
+		float pg = 0, pb = 0;
+		for (int mt = 0; mt < mts; mt++) {
+			pg += chan[hy_v3_part_chan(mt, C, c)];
+			pb += chan[hy_v3_part_chan(mt, C, c) + 1];
+		}
+		double rg = 0, rb = 0;
+		for (int r = 0; r < R; r++) {
+			rg += (double)dz[(size_t)r * C + c] * xh[(size_t)r * C + c];
+			rb += dz[(size_t)r * C + c];
+		}
+		assert_true(fabs(pg - rg) < 1e-4 * (1 + fabs(rg)) && fabs(pb - rb) < 1e-4 * (1 + fabs(rb)));
+	}
+	free(y), free(dz), free(xh), free(gamma), free(st_part), free(pool_part), free(gs_part);
+	free(chan);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_conv_forward_and_dx),
 		cmocka_unit_test(test_wgrad),
+		cmocka_unit_test(test_epilogue_reductions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,70 +80,34 @@ __device__ static void load_b(const v3_conv_args &a, int n0, int kc, uint16_t (*
 }
 
 /* The epilogue's reductions of a staged tile (Cs: the stored values, Xs:
- * x̂ for MISHGRAD), each partial a serial sum in a fixed order by one
- * thread: (slot, group) pairs for the GroupNorm sums, (slot, channel) for
- * the pools, channels for dγ/dβ. */
+ * x̂ for MISHGRAD), each partial one thread's serial sum (map3.h's
+ * hy_v3_tile_*, which test_v3_emul runs on the CPU with the reductions'
+ * readers): (slot, group) pairs for the GroupNorm sums, (slot, channel)
+ * for the pools, channels for dγ/dβ. */
 template <int EPI>
 __device__ static void reduce_tile(const v3_conv_args &a, int mt, int n0, float (*Cs)[LDC],
 	float (*Xs)[LDC])
 {
 	const int cpg = a.C / HY_V3_GROUPS, ng = BN / cpg;
-	const int b0 = hy_v3_first_sample(mt), r0 = mt * BM;
 	if (EPI == V3_EPI_STATS || EPI == V3_EPI_MISHGRAD)
 		for (int p = threadIdx.x; p < HY_V3_SLOTS * ng; p += NT) {
 			const int s = p / ng, gl = p % ng;
-			int lo, hi;
-			hy_v3_slot_rows(mt, b0 + s, &lo, &hi);
-			float s1 = 0.0f, s2 = 0.0f;
-			for (int row = lo; row < hi; row++)
-				for (int j = 0; j < cpg; j++) {
-					const int col = gl * cpg + j;
-					const float v = Cs[row][col];
-					if (EPI == V3_EPI_STATS) {
-						s1 += v;
-						s2 += v * v;
-					} else {
-						const float gv = a.egamma[n0 + col] * v;
-						s1 += gv;
-						s2 += gv * Xs[row][col];
-					}
-				}
-			float *o = a.part +
-				   (((size_t)mt * HY_V3_SLOTS + s) * HY_V3_GROUPS +
-					   n0 / cpg + gl) * 2;
-			o[0] = s1;
-			o[1] = s2;
+			float *o = a.part + hy_v3_part_st(mt, s, n0 / cpg + gl);
+			hy_v3_tile_sums(&Cs[0][0], &Xs[0][0], LDC, mt, cpg,
+				EPI == V3_EPI_MISHGRAD ? a.egamma + n0 : NULL, s, gl, &o[0], &o[1]);
 		}
 	if (EPI == V3_EPI_POOL)
 		for (int p = threadIdx.x; p < HY_V3_SLOTS * BN; p += NT) {
-			const int s = p / BN, col = p % BN, b = b0 + s;
-			int lo, hi;
-			hy_v3_slot_rows(mt, b, &lo, &hi);
-			float sum = 0.0f, mx = -INFINITY;
-			int am = -1;
-			for (int row = lo; row < hi; row++) {
-				const float v = Cs[row][col];
-				sum += v;
-				if (v > mx || am < 0) {
-					mx = v;
-					am = r0 + row - b * HY_V3_TP - 1;
-				}
-			}
-			float *o = a.part + (((size_t)mt * HY_V3_SLOTS + s) * a.C + n0 + col) * 3;
-			o[0] = sum;
-			o[1] = mx;
+			const int s = p / BN, col = p % BN;
+			float *o = a.part + hy_v3_part_pool(mt, s, a.C, n0 + col);
+			int am;
+			hy_v3_tile_pool(&Cs[0][0], LDC, mt, s, col, &o[0], &o[1], &am);
 			o[2] = (float)am;
 		}
 	if (EPI == V3_EPI_MISHGRAD)
 		for (int col = threadIdx.x; col < BN; col += NT) {
-			float pg = 0.0f, pb = 0.0f;
-			for (int row = 0; row < BM; row++) {
-				pg += Cs[row][col] * Xs[row][col];
-				pb += Cs[row][col];
-			}
-			float *o = a.chan + ((size_t)mt * a.C + n0 + col) * 2;
-			o[0] = pg;
-			o[1] = pb;
+			float *o = a.chan + hy_v3_part_chan(mt, a.C, n0 + col);
+			hy_v3_tile_chan(&Cs[0][0], &Xs[0][0], LDC, col, &o[0], &o[1]);
 		}
 }
 

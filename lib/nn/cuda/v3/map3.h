@@ -8,6 +8,7 @@
 #ifndef HY_NN_CUDA_V3_MAP3_H
 #define HY_NN_CUDA_V3_MAP3_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "nn/cuda/map.h"
@@ -169,6 +170,129 @@ static inline HY_HD size_t hy_v3_wd_src(size_t e, int C)
 {
 	const size_t i = e / (3 * (size_t)C), t = e / C % 3, o = e % C;
 	return (o * 3 + 2 - t) * C + i;
+}
+
+/* ------------------------------------------------ the epilogues' partials
+ *
+ * Where a tile's partial sums go (v3/conv.cu reduce_tile writes them, the
+ * reductions of v3/small.cu read them): GroupNorm sums of (tile mt, slot s,
+ * group g), 2 floats; the pools of (mt, s, channel ch), 3 (sum, max, first
+ * argmax as a float, −1 where the slot has no rows); dγ, dβ of (mt, ch), 2. */
+static inline HY_HD size_t hy_v3_part_st(int mt, int s, int g)
+{
+	return (((size_t)mt * HY_V3_SLOTS + s) * HY_V3_GROUPS + g) * 2;
+}
+
+static inline HY_HD size_t hy_v3_part_pool(int mt, int s, int C, int ch)
+{
+	return (((size_t)mt * HY_V3_SLOTS + s) * C + ch) * 3;
+}
+
+static inline HY_HD size_t hy_v3_part_chan(int mt, int C, int ch)
+{
+	return ((size_t)mt * C + ch) * 2;
+}
+
+/* One (slot s, group gl of the tile) pair of a staged tile Cs (ldc floats a
+ * row; rows past the batch and pad rows hold 0): s1 = Σ v, s2 = Σ v² over
+ * the slot's rows and the group's cpg channels; with gamma (the data
+ * gradient's epilogue, Cs = dz, Xs = x̂): s1 = Σ γ·dz, s2 = Σ γ·dz·x̂, gamma
+ * the tile's first channel's. In row-then-channel order. */
+static inline HY_HD void hy_v3_tile_sums(const float *Cs, const float *Xs, int ldc, int mt,
+	int cpg, const float *gamma, int s, int gl, float *s1, float *s2)
+{
+	int lo, hi;
+	hy_v3_slot_rows(mt, hy_v3_first_sample(mt) + s, &lo, &hi);
+	float a = 0.0f, b = 0.0f;
+	for (int row = lo; row < hi; row++)
+		for (int j = 0; j < cpg; j++) {
+			const int col = gl * cpg + j;
+			const float v = Cs[row * ldc + col];
+			if (!gamma) {
+				a += v;
+				b += v * v;
+			} else {
+				const float gv = gamma[col] * v;
+				a += gv;
+				b += gv * Xs[row * ldc + col];
+			}
+		}
+	*s1 = a;
+	*s2 = b;
+}
+
+/* The pools of column col over slot s's rows: sum, the first maximum and
+ * its tile index (0 … 33; −1 and max −∞ where the slot has no rows). */
+static inline HY_HD void hy_v3_tile_pool(const float *Cs, int ldc, int mt, int s, int col,
+	float *sum, float *mx, int *am)
+{
+	const int b = hy_v3_first_sample(mt) + s;
+	int lo, hi;
+	hy_v3_slot_rows(mt, b, &lo, &hi);
+	float su = 0.0f, m = -INFINITY;
+	int a = -1;
+	for (int row = lo; row < hi; row++) {
+		const float v = Cs[row * ldc + col];
+		su += v;
+		if (v > m || a < 0) {
+			m = v;
+			a = mt * HY_V3_BM + row - b * HY_V3_TP - 1;
+		}
+	}
+	*sum = su;
+	*mx = m;
+	*am = a;
+}
+
+/* Column col of the whole tile: pg = Σ dz·x̂, pb = Σ dz (dγ, dβ). */
+static inline HY_HD void hy_v3_tile_chan(const float *Cs, const float *Xs, int ldc, int col,
+	float *pg, float *pb)
+{
+	float g = 0.0f, b = 0.0f;
+	for (int row = 0; row < HY_V3_BM; row++) {
+		g += Cs[row * ldc + col] * Xs[row * ldc + col];
+		b += Cs[row * ldc + col];
+	}
+	*pg = g;
+	*pb = b;
+}
+
+/* Sample b's GroupNorm sums of group g from the partials of its tiles, in
+ * tile order. */
+static inline HY_HD void hy_v3_sums_of(const float *part, int b, int g, float *s1, float *s2)
+{
+	int lo, hi;
+	hy_v3_sample_tiles(b, &lo, &hi);
+	float a = 0.0f, c = 0.0f;
+	for (int mt = lo; mt <= hi; mt++) {
+		const float *p = part + hy_v3_part_st(mt, b - hy_v3_first_sample(mt), g);
+		a += p[0];
+		c += p[1];
+	}
+	*s1 = a;
+	*s2 = c;
+}
+
+/* Sample b's pools of channel ch from its tiles: the sum, and the first
+ * maximum (a later tile's replaces an earlier one only when greater). */
+static inline HY_HD void hy_v3_pool_of(const float *part, int C, int b, int ch, float *sum,
+	float *mx, int *am)
+{
+	int lo, hi;
+	hy_v3_sample_tiles(b, &lo, &hi);
+	float su = 0.0f, m = 0.0f;
+	int a = -1;
+	for (int mt = lo; mt <= hi; mt++) {
+		const float *p = part + hy_v3_part_pool(mt, b - hy_v3_first_sample(mt), C, ch);
+		su += p[0];
+		if (p[2] >= 0.0f && (a < 0 || p[1] > m)) {
+			m = p[1];
+			a = (int)p[2];
+		}
+	}
+	*sum = su;
+	*mx = m;
+	*am = a;
 }
 
 /* Scratch floats of a context of max_batch B and width C: part, the

@@ -45,20 +45,7 @@ __global__ void v3_gn_from_kernel(int B, int C, const float *__restrict__ st,
 __global__ void v3_sums_kernel(int B, const float *__restrict__ part, float *__restrict__ st)
 {
 	GRID_STRIDE(k, (size_t)B * G)
-	{
-		const int b = (int)(k / G), g = (int)(k % G);
-		int lo, hi;
-		hy_v3_sample_tiles(b, &lo, &hi);
-		float s1 = 0.0f, s2 = 0.0f;
-		for (int mt = lo; mt <= hi; mt++) {
-			const float *p = part +
-					 (((size_t)mt * HY_V3_SLOTS + b - hy_v3_first_sample(mt)) * G + g) * 2;
-			s1 += p[0];
-			s2 += p[1];
-		}
-		st[2 * k] = s1;
-		st[2 * k + 1] = s2;
-	}
+	hy_v3_sums_of(part, (int)(k / G), (int)(k % G), &st[2 * k], &st[2 * k + 1]);
 }
 
 /* k = (b, ch) over B·C: the pools from the tiles' (sum, max, first argmax);
@@ -69,20 +56,9 @@ __global__ void v3_pools_kernel(int B, int C, const float *__restrict__ part,
 {
 	GRID_STRIDE(k, (size_t)B * C)
 	{
-		const int b = (int)(k / C), ch = (int)(k % C);
-		int lo, hi;
-		hy_v3_sample_tiles(b, &lo, &hi);
-		float sum = 0.0f, mx = 0.0f;
-		int am = -1;
-		for (int mt = lo; mt <= hi; mt++) {
-			const float *p = part +
-					 (((size_t)mt * HY_V3_SLOTS + b - hy_v3_first_sample(mt)) * C + ch) * 3;
-			sum += p[0];
-			if (p[2] >= 0.0f && (am < 0 || p[1] > mx)) {
-				mx = p[1];
-				am = (int)p[2];
-			}
-		}
+		float sum, mx;
+		int am;
+		hy_v3_pool_of(part, C, (int)(k / C), (int)(k % C), &sum, &mx, &am);
 		avg[k] = sum * (1.0f / T);
 		if (max)
 			max[k] = mx;
@@ -99,8 +75,8 @@ __global__ void v3_chan_kernel(int mts, int C, const float *__restrict__ chan,
 	{
 		float pg = 0.0f, pb = 0.0f;
 		for (int mt = 0; mt < mts; mt++) {
-			pg += chan[((size_t)mt * C + ch) * 2];
-			pb += chan[((size_t)mt * C + ch) * 2 + 1];
+			pg += chan[hy_v3_part_chan(mt, C, (int)ch)];
+			pb += chan[hy_v3_part_chan(mt, C, (int)ch) + 1];
 		}
 		dgamma[ch] += pg;
 		dbeta[ch] += pb;
