@@ -24,7 +24,12 @@
  * Comparisons: |gpu − cpu| ≤ atol + rtol·|cpu| element-wise, with atol a
  * fraction of the reference's RMS (so a tolerance means the same on any
  * scale); every tolerance is justified where it is defined. Random inputs
- * come from a seed printed at the start (CHECK_GPU_SEED overrides it). */
+ * come from a seed printed at the start (CHECK_GPU_SEED overrides it).
+ *
+ * Past STYLE.md's 1,000 lines on purpose: one program whose cases all use
+ * the same contexts, transfer helpers, tolerances and op table, kept as
+ * file statics in one translation unit (the table's end-of-run check that
+ * every op's comparison ran reads what every case marked). */
 #include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
