@@ -45,26 +45,21 @@ static void ref_gn_stats(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x, f
 	hy_nn_gn_stats_ref(B, C, (const float *)x, st);
 }
 
-/* mean, rstd [B][32] from st; a (and z when not NULL) ← GN(x)'s Mish (and
- * GN(x)) with zero pad rows. */
-static void gn_apply(int B, int C, const float *x, const float *st, const float *gamma,
-	const float *beta, float *mean, float *rstd, float *z, float *a)
+/* a ← Mish(GN(x)) with the given mean and rstd, zero pad rows: the
+ * convolutions' operand, computed in the forward from the carried sums and
+ * recomputed in the backward from the saved statistics. */
+static void gn_operand(int B, int C, const float *x, const float *gamma, const float *beta,
+	const float *mean, const float *rstd, float *a)
 {
 	const int cpg = C / G;
-	const float n = (float)(cpg * HY_NN_T);
-	for (int i = 0; i < B * G; i++)
-		hy_nn_gn_from_sums(st[2 * i], st[2 * i + 1], n, &mean[i], &rstd[i]);
 	for (int b = 0; b < B; b++)
 		for (int t = 0; t < HY_NN_TP; t++)
 			for (int ch = 0; ch < C; ch++) {
 				size_t i = ((size_t)b * HY_NN_TP + t) * C + ch;
 				int k = b * G + ch / cpg;
-				float v = tile_row(t)
-					? (x[i] - mean[k]) * rstd[k] * gamma[ch] + beta[ch]
-					: 0.0f;
-				if (z)
-					z[i] = v;
-				a[i] = tile_row(t) ? hy_nn_mish(v) : 0.0f;
+				a[i] = tile_row(t) ? hy_nn_mish((x[i] - mean[k]) * rstd[k] * gamma[ch] +
+							     beta[ch])
+						   : 0.0f;
 			}
 }
 
@@ -74,7 +69,10 @@ static void ref_gn_conv3_fwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *
 	hy_nn_act *tmp)
 {
 	const hy_nn_backend *cpu = hy_nn_backend_cpu();
-	gn_apply(B, C, (const float *)x, st, gamma, beta, mean, rstd, NULL, (float *)tmp);
+	const float n = (float)(C / G * HY_NN_T);
+	for (int i = 0; i < B * G; i++)
+		hy_nn_gn_from_sums(st[2 * i], st[2 * i + 1], n, &mean[i], &rstd[i]);
+	gn_operand(B, C, (const float *)x, gamma, beta, mean, rstd, (float *)tmp);
 	cpu->conv3_fwd(c, B, C, C, tmp, w, y);
 	if (st_out)
 		hy_nn_gn_stats_ref(B, C, (const float *)y, st_out);
@@ -90,24 +88,6 @@ static void ref_se_fwd_stats(const hy_nn_ctx *c, int B, int C, const hy_nn_act *
 		hy_nn_gn_stats_ref(B, C, (const float *)out, st_out);
 }
 
-/* mean and rstd as the forward left them: the sums are not needed again, so
- * gn_apply's own step from st is replaced by the saved values. */
-static void gn_recompute(int B, int C, const float *x, const float *gamma, const float *beta,
-	const float *mean, const float *rstd, float *z, float *a)
-{
-	const int cpg = C / G;
-	for (int b = 0; b < B; b++)
-		for (int t = 0; t < HY_NN_TP; t++)
-			for (int ch = 0; ch < C; ch++) {
-				size_t i = ((size_t)b * HY_NN_TP + t) * C + ch;
-				int k = b * G + ch / cpg;
-				float v = (x[i] - mean[k]) * rstd[k] * gamma[ch] + beta[ch];
-				if (z)
-					z[i] = v;
-				a[i] = tile_row(t) ? hy_nn_mish(v) : 0.0f;
-			}
-}
-
 static void ref_gn_conv3_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *x,
 	const float *gamma, const float *beta, const float *mean, const float *rstd,
 	const float *w, const hy_nn_act *dy, hy_nn_act *dz, float *dw, float *dgamma,
@@ -116,7 +96,7 @@ static void ref_gn_conv3_bwd(const hy_nn_ctx *c, int B, int C, const hy_nn_act *
 	const float *xf = (const float *)x;
 	float *d = (float *)dz;
 	const int cpg = C / G;
-	gn_recompute(B, C, xf, gamma, beta, mean, rstd, NULL, (float *)tmp);
+	gn_operand(B, C, xf, gamma, beta, mean, rstd, (float *)tmp);
 	hy_nn_backend_cpu()->conv3_bwd(c, B, C, C, tmp, w, dy, dz, dw); /* dz = ∂L/∂a */
 	double *pg = calloc(2 * (size_t)C, sizeof *pg);
 	if (!pg)
