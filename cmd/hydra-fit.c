@@ -25,6 +25,7 @@
 #include "train/ckptdir.h"
 #include "train/prov.h"
 #include "io/cleanup.h"
+#include "io/stopsig.h"
 #include "io/output.h"
 #include "samples/h5.h"
 #include "nn/cpupath.h"
@@ -38,16 +39,10 @@
 #include "train/plan.h"
 
 
-static volatile sig_atomic_t stop_flag;
-
 /* The first SIGINT/SIGTERM asks the trainer to save and stop; a second one
- * ends the program at once, removing any temporary file first. */
-static void on_signal(int sig)
-{
-	if (stop_flag)
-		hy_cleanup_fatal(sig);
-	stop_flag = 1;
-}
+ * ends the program at once, removing any temporary file first (taken by a
+ * thread of their own, never on a computing thread: io/stopsig.h). */
+static volatile sig_atomic_t stop_flag;
 
 typedef struct ui {
 	hy_cli *cli;
@@ -607,13 +602,10 @@ static int train_with(hy_cli *cli, hy_train_cfg *c, const char *arch_name)
 	char outbuf[PATH_MAX];
 	default_out(cli, &cfg, outbuf, sizeof outbuf);
 
-	hy_cleanup_install(); /* SIGHUP, SIGPIPE; SIGINT and SIGTERM are ours: */
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* SIGHUP, SIGPIPE...; SIGINT and SIGTERM are ours */
+	if (hy_stopsig_start(&stop_flag) && !quiet)
+		hy_cli_say(cli, "cannot start the signal thread: an interrupt may abort the run "
+			"instead of saving it");
 	cfg.stop = &stop_flag;
 
 	/* the full network asked for on the CPU (the CPU's default is small:

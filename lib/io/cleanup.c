@@ -65,13 +65,21 @@ void hy_cleanup_remove(int slot)
 		atomic_store(&slots[slot].state, FREE);
 }
 
-/* Async-signal-safe: atomic loads, unlink(2), signal(2) and raise(3) only. */
+/* Async-signal-safe: atomic loads, unlink(2), signal(2), pthread_sigmask(3)
+ * and raise(3) only. The signal is unblocked in this thread before it is
+ * raised: from a handler (where it is blocked while the handler runs) or
+ * from a thread that waits for it with sigwait (io/stopsig.h), it then ends
+ * the program at once. */
 void hy_cleanup_fatal(int sig)
 {
 	for (int i = 0; i < HY_CLEANUP_SLOTS; i++)
 		if (atomic_load(&slots[i].state) == LIVE)
 			unlink(slots[i].path);
 	signal(sig, SIG_DFL);
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
 	raise(sig);
 }
 

@@ -12,8 +12,8 @@
  * next run writing the same file removes what such a run left
  * (io/staged.h).
  *
- * This is the one piece of process-wide mutable state in lib/: a signal
- * handler can reach nothing else. The table is a fixed array of slots
+ * This and the stop signals' flag (io/stopsig.h) are the process-wide
+ * mutable state of lib/: a signal handler can reach nothing else. The table is a fixed array of slots
  * (no allocation), each with an atomic state, so the handler only reads
  * complete names; registering and unregistering are safe from any thread.
  * A program without the handlers loses nothing: registering is then only
@@ -33,9 +33,10 @@ enum {
 void hy_cleanup_install(void);
 
 /* From a program's own signal handler (async-signal-safe): removes every
- * registered file, then re-raises sig with its default action. For
- * programs that handle the first SIGINT themselves (hydra-fit saves and
- * stops) and die on the second. */
+ * registered file, then re-raises sig with its default action (unblocked
+ * in the calling thread first). For programs that handle the first SIGINT
+ * themselves (hydra-fit saves and stops: io/stopsig.h) and die on the
+ * second. */
 void hy_cleanup_fatal(int sig);
 
 /* Registers a temporary path: returns a slot number, or -1 when the table is

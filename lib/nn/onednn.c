@@ -36,7 +36,12 @@
  * from the calling thread with c->threads threads, inside a parallel
  * region (a game thread) on that thread alone. A call oneDNN refuses is
  * reported once on stderr and that op runs on the reference instead, so a
- * result is never wrong or missing. */
+ * result is never wrong or missing.
+ *
+ * oneDNN before 3.11.1 runs its JIT GEMM kernels with the stack pointer in
+ * a heap buffer: a signal handler that runs on a thread inside one writes
+ * its frame over the heap. A program whose handler returns takes its
+ * signals on a thread of their own (io/stopsig.h). */
 #include "nn/cpupath.h"
 
 #ifndef HY_HAVE_DNNL

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 /* Marks the re-executed run; its value lists the variables to remove. */
@@ -23,6 +24,12 @@ void hy_nn_threads_init(char **argv)
 			if (!strcmp(v, "OMP_WAIT_POLICY") || !strcmp(v, "OPENBLAS_NUM_THREADS"))
 				unsetenv(v);
 		unsetenv(MARK);
+		/* the name /proc/self/exe gave it ("exe"), back to the program's
+		 * (ps, top, pgrep without -f) */
+		if (argv && argv[0]) {
+			const char *b = strrchr(argv[0], '/');
+			prctl(PR_SET_NAME, b ? b + 1 : argv[0], 0, 0, 0);
+		}
 		return;
 	}
 	char set[64] = "";

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -774,6 +775,14 @@ static void run_on_eval(run *r)
 	fflush(NULL); /* metrics.jsonl's line, before the command reads it */
 	pid_t pid = fork();
 	if (pid == 0) {
+		/* the stop signals, blocked in every thread of a trainer that
+		 * takes them on a thread of its own (io/stopsig.h), are the
+		 * command's again */
+		sigset_t stop;
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGTERM);
+		sigprocmask(SIG_UNBLOCK, &stop, NULL);
 		setenv("RUN", r->out, 1);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
