@@ -4,10 +4,10 @@
  * A program that saves and stops on the first SIGINT (hydra-fit) has a
  * handler that returns. Where a signal's handler runs, the kernel first
  * writes the signal frame (the registers and the vector state, a few KiB
- * with AVX-512) below the interrupted thread's stack pointer; oneDNN
- * before 3.11.1 has JIT GEMM kernels that point the stack pointer into a
- * heap buffer while they run (oneDNN issue 4845, Debian's libdnnl 2.6
- * has them), so a handler that runs on a compute thread can overwrite
+ * with AVX-512) below the interrupted thread's stack pointer; oneDNN's
+ * JIT GEMM kernels point the stack pointer into a heap buffer while they
+ * run (oneDNN issue 4845, fixed upstream in March 2026; Debian's libdnnl
+ * 2.6 has them), so a handler that runs on a compute thread can overwrite
  * the heap, and the program aborts later in malloc ("corrupted size vs.
  * prev_size"; seen here, tests/shell/t0873-stop-signals.sh). No handler
  * may therefore run on a thread that computes.

@@ -38,8 +38,8 @@
  * reported once on stderr and that op runs on the reference instead, so a
  * result is never wrong or missing.
  *
- * oneDNN before 3.11.1 runs its JIT GEMM kernels with the stack pointer in
- * a heap buffer: a signal handler that runs on a thread inside one writes
+ * oneDNN's JIT GEMM kernels (2.6 here; fixed upstream in March 2026, oneDNN
+ * issue 4845) run with the stack pointer in a heap buffer: a signal handler that runs on a thread inside one writes
  * its frame over the heap. A program whose handler returns takes its
  * signals on a thread of their own (io/stopsig.h). */
 #include "nn/cpupath.h"

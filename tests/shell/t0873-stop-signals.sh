@@ -1,8 +1,9 @@
 #!/bin/sh
 # hydra-fit's SIGINT and SIGTERM are taken by one thread of their own
 # (lib/io/stopsig.h), never on a computing thread: oneDNN's JIT GEMM
-# kernels (before 3.11.1) point the stack pointer into the heap, and a
-# handler run there wrote its signal frame over the heap (CI, 2026-12-04:
+# kernels (libdnnl 2.6; oneDNN issue 4845) point the stack pointer into
+# the heap, and a handler run there wrote its signal frame over the heap
+# (CI, 2026-12-04:
 # "corrupted size vs. prev_size", one interrupt in about 35 under load).
 # While a run trains, every thread but "hy-signals" blocks both signals
 # (/proc/PID/task/*/status); an --on-eval command starts with them
