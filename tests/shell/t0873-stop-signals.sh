@@ -3,8 +3,8 @@
 # (lib/io/stopsig.h), never on a computing thread: oneDNN's JIT GEMM
 # kernels (libdnnl 2.6; oneDNN issue 4845) point the stack pointer into
 # the heap, and a handler run there wrote its signal frame over the heap
-# (CI, 2026-12-04:
-# "corrupted size vs. prev_size", one interrupt in about 35 under load).
+# (CI, 2026-12-04: "corrupted size vs. prev_size"; here one interrupt in
+# about 35 under load).
 # While a run trains, every thread but "hy-signals" blocks both signals
 # (/proc/PID/task/*/status); an --on-eval command starts with them
 # unblocked; the first SIGINT saves and stops (130), SIGTERM too, and a
