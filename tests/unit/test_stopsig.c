@@ -47,6 +47,15 @@ static int flag_set(void)
 	return flag != 0;
 }
 
+/* 5 s for a signal on its way to end the process */
+static void linger(void)
+{
+	for (int i = 0; i < 500; i++) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* the child's checks, as its exit status: 0 when all hold */
 static int child_first(void)
 {
@@ -94,10 +103,7 @@ static void test_second_ends(void **state)
 		if (!flag_set())
 			_exit(21);
 		kill(getpid(), SIGTERM);
-		for (int i = 0; i < 500; i++) {
-			struct timespec ts = {0, 10 * 1000 * 1000};
-			nanosleep(&ts, NULL);
-		}
+		linger();
 		_exit(22); /* still alive */
 	}
 	int st = 0;
@@ -127,10 +133,7 @@ static void test_second_removes_temporary(void **state)
 		if (!flag_set())
 			_exit(32);
 		kill(getpid(), SIGINT);
-		for (int i = 0; i < 500; i++) {
-			struct timespec ts = {0, 10 * 1000 * 1000};
-			nanosleep(&ts, NULL);
-		}
+		linger();
 		_exit(33);
 	}
 	close(pfd[1]);
