@@ -45,9 +45,13 @@ a = json.load(open(sys.argv[1]))
 u, s = map(float, open(sys.argv[2]).read().split()[-2:])
 u1, s1 = map(float, open(sys.argv[3]).read().split()[-2:])
 cpu, start = u + s, u1 + s1
+# time(1) counts CPU in 10 ms steps: a small run (the test suite's) can
+# take no more than its start-up, and then has no rate without it
+net = cpu - start
+without = "%.1f" % ((a["games"] - 4) / net) if net >= 0.05 else "not measurable"
 print("speed     %-8s at 4 seats: %d hanchan in %.2f CPU-s: %.1f per CPU-second with the "
-      "start-up, %.1f without it (a 1-seed run's %.2f CPU-s); %.1f per wall second in the arena"
-      % (sys.argv[4], a["games"], cpu, a["games"] / cpu, (a["games"] - 4) / (cpu - start),
-         start, a["games_per_s"]))
+      "start-up, %s without it (a 1-seed run's %.2f CPU-s); %.1f per wall second in the arena"
+      % (sys.argv[4], a["games"], cpu, a["games"] / max(cpu, 0.01), without, start,
+         a["games_per_s"]))
 PYEOF
 done
