@@ -50,6 +50,8 @@
 #include "nn/synth.h"
 #include "train/ppo.h"
 
+#include "../unit/fixture_cmp.h"
+
 /* ---------------------------------------------------------------- tolerances */
 
 typedef struct tol {
@@ -944,17 +946,6 @@ static void pair_free(pair *p)
 	hy_nn_work_free(&p->wg, &p->g);
 	hy_nn_model_free(&p->c);
 	hy_nn_model_free(&p->g);
-}
-
-/* ‖a − b‖ / ‖a‖ over n values. */
-static double rel_l2(const float *a, const float *b, size_t n)
-{
-	double num = 0, den = 0;
-	for (size_t i = 0; i < n; i++) {
-		num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-		den += (double)a[i] * a[i];
-	}
-	return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
 /* The whole model's loss (relative) and gradient vector (relative L2)

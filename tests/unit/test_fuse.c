@@ -17,17 +17,9 @@
 #include "nn/model.h"
 #include "nn/synth.h"
 
-static hy_nn_ctx ctx;
+#include "fixture_cmp.h"
 
-static double rel_l2(const float *a, const float *b, size_t n)
-{
-	double num = 0, den = 0;
-	for (size_t i = 0; i < n; i++) {
-		num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-		den += (double)a[i] * a[i];
-	}
-	return den > 0 ? sqrt(num / den) : sqrt(num);
-}
+static hy_nn_ctx ctx;
 
 static float *randv(hy_rng *r, size_t n, double sd, double mu)
 {

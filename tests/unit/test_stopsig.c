@@ -88,35 +88,11 @@ static void test_first_sets_flag(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
-static void test_second_ends(void **state)
+/* A child that registers a temporary file (its name sent through a pipe
+ * into name), starts the signal thread, sends itself SIGINT, waits for the
+ * flag and then sends itself `second`: its wait status. */
+static int two_signals(int second, char *name, size_t n)
 {
-	(void)state;
-	char tmpl[] = "/tmp/hydra-stopsig-XXXXXX";
-	pid_t p = fork();
-	assert_true(p >= 0);
-	if (p == 0) {
-		int slot;
-		int fd = hy_cleanup_mkstemp(tmpl, &slot);
-		if (fd < 0 || hy_stopsig_start(&flag))
-			_exit(20);
-		kill(getpid(), SIGINT);
-		if (!flag_set())
-			_exit(21);
-		kill(getpid(), SIGTERM);
-		linger();
-		_exit(22); /* still alive */
-	}
-	int st = 0;
-	assert_int_equal(waitpid(p, &st, 0), p);
-	assert_true(WIFSIGNALED(st));
-	assert_int_equal(WTERMSIG(st), SIGTERM);
-}
-
-/* Two SIGINTs: the second ends the child by SIGINT, and the temporary file
- * it registered (its name sent through a pipe) is gone. */
-static void test_second_removes_temporary(void **state)
-{
-	(void)state;
 	int pfd[2];
 	assert_int_equal(pipe(pfd), 0);
 	pid_t p = fork();
@@ -132,17 +108,36 @@ static void test_second_removes_temporary(void **state)
 		kill(getpid(), SIGINT);
 		if (!flag_set())
 			_exit(32);
-		kill(getpid(), SIGINT);
+		kill(getpid(), second);
 		linger();
-		_exit(33);
+		_exit(33); /* still alive */
 	}
 	close(pfd[1]);
-	char name[64] = "";
-	assert_int_equal(read(pfd[0], name, sizeof "/tmp/hydra-stopsig-XXXXXX"),
-		(ssize_t)sizeof "/tmp/hydra-stopsig-XXXXXX");
+	const ssize_t want = (ssize_t)sizeof "/tmp/hydra-stopsig-XXXXXX";
+	assert_true((size_t)want <= n);
+	assert_int_equal(read(pfd[0], name, (size_t)want), want);
 	close(pfd[0]);
 	int st = 0;
 	assert_int_equal(waitpid(p, &st, 0), p);
+	return st;
+}
+
+static void test_second_ends(void **state)
+{
+	(void)state;
+	char name[64] = "";
+	int st = two_signals(SIGTERM, name, sizeof name);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGTERM);
+}
+
+/* Two SIGINTs: the second ends the child by SIGINT, and the temporary file
+ * it registered is gone. */
+static void test_second_removes_temporary(void **state)
+{
+	(void)state;
+	char name[64] = "";
+	int st = two_signals(SIGINT, name, sizeof name);
 	assert_true(WIFSIGNALED(st));
 	assert_int_equal(WTERMSIG(st), SIGINT);
 	assert_int_not_equal(access(name, F_OK), 0);
